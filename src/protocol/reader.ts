@@ -72,7 +72,12 @@ export class Reader {
       if (this.pos >= this.end) throw new ProtocolError('truncated varlong');
       const b = this.buf[this.pos++];
       result |= BigInt(b & 0x7f) << shift;
-      if ((b & 0x80) === 0) return (result >> 1n) ^ -(result & 1n);
+      if ((b & 0x80) === 0) {
+        // Like Kafka's ByteUtils.readVarlong, keep the low 64 bits: a 10th byte above 0x01 must
+        // not produce a value outside the int64 range (it would fail later as a RangeError).
+        result = BigInt.asUintN(64, result);
+        return (result >> 1n) ^ -(result & 1n);
+      }
       shift += 7n;
     }
     throw new ProtocolError('varlong longer than 10 bytes');

@@ -135,12 +135,19 @@ export class Writer {
 
   /** Overwrites an int32 at an absolute position already written (e.g. a frame size). */
   patchInt32(absolutePos: number, v: number): void {
+    const bytes = Buffer.allocUnsafe(4);
+    bytes.writeInt32BE(v, 0);
+    // Byte by byte: the four bytes may straddle a flushed chunk and the next one.
     let offset = absolutePos;
+    let i = 0;
     for (const c of this.chunks) {
-      if (offset < c.length) { c.writeInt32BE(v, offset); return; }
+      while (i < 4 && offset < c.length) c[offset++] = bytes[i++];
+      if (i === 4) return;
       offset -= c.length;
     }
-    this.buf.writeInt32BE(v, this.start + offset);
+    const pending = this.pos - this.start;
+    if (offset < 0 || offset + (4 - i) > pending) throw new RangeError(`patchInt32 at ${absolutePos} is outside the ${this.length} bytes written`);
+    while (i < 4) this.buf[this.start + offset++] = bytes[i++];
   }
 
   finish(): Buffer[] {

@@ -138,6 +138,12 @@ class MessageEmitter {
     void name;
   }
 
+  /** `defaultX()`: every field at its spec default, for building responses with spread. */
+  private emitDefault(structName: string, fields: FieldSpec[]): void {
+    const body = fields.map((f) => `${camel(f.name)}: ${this.defaultValue(f)}`).join(', ');
+    this.out.push(`export function default${structName}(): ${structName} {\n  return { ${body} };\n}`);
+  }
+
   // ---------- read ----------
 
   private readPrimitive(type: string, nullable: string, flex: boolean): string {
@@ -231,7 +237,9 @@ class MessageEmitter {
       lines.push(`  let ${name}: ${this.fieldTsType(f)} = ${this.defaultValue(f)};`);
     }
     for (const f of fields) {
-      if (f.taggedVersions !== undefined && f.versions !== undefined && this.isTaggedOnly(f)) continue;
+      // Tagged fields are read only from the tag section below, also when the spec gives no
+      // `versions` (e.g. TransactionLogValue's PreviousProducerId): the writer does the same.
+      if (this.isTaggedOnly(f)) continue;
       const present = versionCond(parseVersions(f.versions ?? f.taggedVersions ?? "none"), this.valid, 'v');
       if (present === 'false') continue;
       const target = camel(f.name);
@@ -291,7 +299,9 @@ class MessageEmitter {
       case 'int64': return `w.int64(${expr})`;
       case 'float64': return `w.float64(${expr})`;
       case 'uuid': return `w.uuid(${expr})`;
-      case 'records': return `w.records(${expr}, ${flex})`;
+      case 'records':
+        // null only where the field is nullable (the reader rejects it elsewhere, as Kafka does)
+        return this.nullableChoice(nullable, `w.records(${expr}, ${flex})`, `w.records(nn(${expr}, '${expr}'), ${flex})`);
       case 'string':
         return this.nullableChoice(nullable, flex ? `w.compactNullableString(${expr})` : `w.nullableString(${expr})`,
           flex ? `w.compactString(nn(${expr}, '${expr}'))` : `w.string(nn(${expr}, '${expr}'))`);
@@ -407,6 +417,7 @@ class MessageEmitter {
     for (const f of fields) {
       if (this.isStruct(f)) this.emitCodecs(this.elemType(f), this.structFields(f), seen);
     }
+    this.emitDefault(structName, fields);
     this.emitReader(structName, fields);
     this.emitWriter(structName, fields);
   }

@@ -30,6 +30,10 @@ export interface AddOffsetsToTxnRequest {
   groupId: string;
 }
 
+export function defaultAddOffsetsToTxnRequest(): AddOffsetsToTxnRequest {
+  return { transactionalId: "", producerId: 0n, producerEpoch: 0, groupId: "" };
+}
+
 export function readAddOffsetsToTxnRequest(r: Reader, v: number): AddOffsetsToTxnRequest {
   let transactionalId: string = "";
   let producerId: bigint = 0n;

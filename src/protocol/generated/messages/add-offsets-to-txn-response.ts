@@ -28,6 +28,10 @@ export interface AddOffsetsToTxnResponse {
   errorCode: number;
 }
 
+export function defaultAddOffsetsToTxnResponse(): AddOffsetsToTxnResponse {
+  return { throttleTimeMs: 0, errorCode: 0 };
+}
+
 export function readAddOffsetsToTxnResponse(r: Reader, v: number): AddOffsetsToTxnResponse {
   let throttleTimeMs: number = 0;
   let errorCode: number = 0;

@@ -44,6 +44,10 @@ export interface AddPartitionsToTxnRequest {
   v3AndBelowTopics: AddPartitionsToTxnTopic[];
 }
 
+export function defaultAddPartitionsToTxnTopic(): AddPartitionsToTxnTopic {
+  return { name: "", partitions: [] };
+}
+
 export function readAddPartitionsToTxnTopic(r: Reader, v: number): AddPartitionsToTxnTopic {
   let name: string = "";
   let partitions: number[] = [];
@@ -78,6 +82,10 @@ export function writeAddPartitionsToTxnTopic(w: Writer, v: number, m: AddPartiti
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultAddPartitionsToTxnTransaction(): AddPartitionsToTxnTransaction {
+  return { transactionalId: "", producerId: 0n, producerEpoch: 0, verifyOnly: false, topics: [] };
 }
 
 export function readAddPartitionsToTxnTransaction(r: Reader, v: number): AddPartitionsToTxnTransaction {
@@ -143,6 +151,10 @@ export function writeAddPartitionsToTxnTransaction(w: Writer, v: number, m: AddP
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultAddPartitionsToTxnRequest(): AddPartitionsToTxnRequest {
+  return { transactions: [], v3AndBelowTransactionalId: "", v3AndBelowProducerId: 0n, v3AndBelowProducerEpoch: 0, v3AndBelowTopics: [] };
 }
 
 export function readAddPartitionsToTxnRequest(r: Reader, v: number): AddPartitionsToTxnRequest {

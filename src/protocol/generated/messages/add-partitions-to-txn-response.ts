@@ -45,6 +45,10 @@ export interface AddPartitionsToTxnResponse {
   resultsByTopicV3AndBelow: AddPartitionsToTxnTopicResult[];
 }
 
+export function defaultAddPartitionsToTxnPartitionResult(): AddPartitionsToTxnPartitionResult {
+  return { partitionIndex: 0, partitionErrorCode: 0 };
+}
+
 export function readAddPartitionsToTxnPartitionResult(r: Reader, v: number): AddPartitionsToTxnPartitionResult {
   let partitionIndex: number = 0;
   let partitionErrorCode: number = 0;
@@ -58,6 +62,10 @@ export function writeAddPartitionsToTxnPartitionResult(w: Writer, v: number, m: 
   w.int32(m.partitionIndex);
   w.int16(m.partitionErrorCode);
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultAddPartitionsToTxnTopicResult(): AddPartitionsToTxnTopicResult {
+  return { name: "", resultsByPartition: [] };
 }
 
 export function readAddPartitionsToTxnTopicResult(r: Reader, v: number): AddPartitionsToTxnTopicResult {
@@ -94,6 +102,10 @@ export function writeAddPartitionsToTxnTopicResult(w: Writer, v: number, m: AddP
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultAddPartitionsToTxnResult(): AddPartitionsToTxnResult {
+  return { transactionalId: "", topicResults: [] };
 }
 
 export function readAddPartitionsToTxnResult(r: Reader, v: number): AddPartitionsToTxnResult {
@@ -138,6 +150,10 @@ export function writeAddPartitionsToTxnResult(w: Writer, v: number, m: AddPartit
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultAddPartitionsToTxnResponse(): AddPartitionsToTxnResponse {
+  return { throttleTimeMs: 0, errorCode: 0, resultsByTransaction: [], resultsByTopicV3AndBelow: [] };
 }
 
 export function readAddPartitionsToTxnResponse(r: Reader, v: number): AddPartitionsToTxnResponse {

@@ -39,6 +39,10 @@ export interface AlterConfigsRequest {
   validateOnly: boolean;
 }
 
+export function defaultAlterableConfig(): AlterableConfig {
+  return { name: "", value: "" };
+}
+
 export function readAlterableConfig(r: Reader, v: number): AlterableConfig {
   let name: string = "";
   let value: string | null = "";
@@ -52,6 +56,10 @@ export function writeAlterableConfig(w: Writer, v: number, m: AlterableConfig): 
   if (v >= 2) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
   if (v >= 2) w.compactNullableString(m.value); else w.nullableString(m.value);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultAlterConfigsResource(): AlterConfigsResource {
+  return { resourceType: 0, resourceName: "", configs: [] };
 }
 
 export function readAlterConfigsResource(r: Reader, v: number): AlterConfigsResource {
@@ -91,6 +99,10 @@ export function writeAlterConfigsResource(w: Writer, v: number, m: AlterConfigsR
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultAlterConfigsRequest(): AlterConfigsRequest {
+  return { resources: [], validateOnly: false };
 }
 
 export function readAlterConfigsRequest(r: Reader, v: number): AlterConfigsRequest {

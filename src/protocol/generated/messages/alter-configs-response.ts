@@ -35,6 +35,10 @@ export interface AlterConfigsResponse {
   responses: AlterConfigsResourceResponse[];
 }
 
+export function defaultAlterConfigsResourceResponse(): AlterConfigsResourceResponse {
+  return { errorCode: 0, errorMessage: "", resourceType: 0, resourceName: "" };
+}
+
 export function readAlterConfigsResourceResponse(r: Reader, v: number): AlterConfigsResourceResponse {
   let errorCode: number = 0;
   let errorMessage: string | null = "";
@@ -54,6 +58,10 @@ export function writeAlterConfigsResourceResponse(w: Writer, v: number, m: Alter
   w.int8(m.resourceType);
   if (v >= 2) w.compactString(nn(m.resourceName, 'm.resourceName')); else w.string(nn(m.resourceName, 'm.resourceName'));
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultAlterConfigsResponse(): AlterConfigsResponse {
+  return { throttleTimeMs: 0, responses: [] };
 }
 
 export function readAlterConfigsResponse(r: Reader, v: number): AlterConfigsResponse {

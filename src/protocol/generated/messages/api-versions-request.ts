@@ -28,6 +28,10 @@ export interface ApiVersionsRequest {
   clientSoftwareVersion: string;
 }
 
+export function defaultApiVersionsRequest(): ApiVersionsRequest {
+  return { clientSoftwareName: "", clientSoftwareVersion: "" };
+}
+
 export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest {
   let clientSoftwareName: string = "";
   let clientSoftwareVersion: string = "";

@@ -51,6 +51,10 @@ export interface ApiVersionsResponse {
   zkMigrationReady: boolean;
 }
 
+export function defaultApiVersion(): ApiVersion {
+  return { apiKey: 0, minVersion: 0, maxVersion: 0 };
+}
+
 export function readApiVersion(r: Reader, v: number): ApiVersion {
   let apiKey: number = 0;
   let minVersion: number = 0;
@@ -67,6 +71,10 @@ export function writeApiVersion(w: Writer, v: number, m: ApiVersion): void {
   w.int16(m.minVersion);
   w.int16(m.maxVersion);
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultSupportedFeatureKey(): SupportedFeatureKey {
+  return { name: "", minVersion: 0, maxVersion: 0 };
 }
 
 export function readSupportedFeatureKey(r: Reader, v: number): SupportedFeatureKey {
@@ -99,6 +107,10 @@ export function writeSupportedFeatureKey(w: Writer, v: number, m: SupportedFeatu
   if (v >= 3) w.uvarint(0);
 }
 
+export function defaultFinalizedFeatureKey(): FinalizedFeatureKey {
+  return { name: "", maxVersionLevel: 0, minVersionLevel: 0 };
+}
+
 export function readFinalizedFeatureKey(r: Reader, v: number): FinalizedFeatureKey {
   let name: string = "";
   let maxVersionLevel: number = 0;
@@ -127,6 +139,10 @@ export function writeFinalizedFeatureKey(w: Writer, v: number, m: FinalizedFeatu
     w.int16(m.minVersionLevel);
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultApiVersionsResponse(): ApiVersionsResponse {
+  return { errorCode: 0, apiKeys: [], throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false };
 }
 
 export function readApiVersionsResponse(r: Reader, v: number): ApiVersionsResponse {

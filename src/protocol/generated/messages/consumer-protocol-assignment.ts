@@ -32,6 +32,10 @@ export interface ConsumerProtocolAssignment {
   userData: Buffer | null;
 }
 
+export function defaultTopicPartition(): TopicPartition {
+  return { topic: "", partitions: [] };
+}
+
 export function readTopicPartition(r: Reader, v: number): TopicPartition {
   let topic: string = "";
   let partitions: number[] = [];
@@ -64,6 +68,10 @@ export function writeTopicPartition(w: Writer, v: number, m: TopicPartition): vo
       }
     }
   }
+}
+
+export function defaultConsumerProtocolAssignment(): ConsumerProtocolAssignment {
+  return { assignedPartitions: [], userData: null };
 }
 
 export function readConsumerProtocolAssignment(r: Reader, v: number): ConsumerProtocolAssignment {

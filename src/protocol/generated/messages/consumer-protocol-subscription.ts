@@ -35,6 +35,10 @@ export interface ConsumerProtocolSubscription {
   rackId: string | null;
 }
 
+export function defaultTopicPartition(): TopicPartition {
+  return { topic: "", partitions: [] };
+}
+
 export function readTopicPartition(r: Reader, v: number): TopicPartition {
   let topic: string = "";
   let partitions: number[] = [];
@@ -75,6 +79,10 @@ export function writeTopicPartition(w: Writer, v: number, m: TopicPartition): vo
       }
     }
   }
+}
+
+export function defaultConsumerProtocolSubscription(): ConsumerProtocolSubscription {
+  return { topics: [], userData: null, ownedPartitions: [], generationId: -1, rackId: null };
 }
 
 export function readConsumerProtocolSubscription(r: Reader, v: number): ConsumerProtocolSubscription {

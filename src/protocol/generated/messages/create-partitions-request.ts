@@ -39,6 +39,10 @@ export interface CreatePartitionsRequest {
   validateOnly: boolean;
 }
 
+export function defaultCreatePartitionsAssignment(): CreatePartitionsAssignment {
+  return { brokerIds: [] };
+}
+
 export function readCreatePartitionsAssignment(r: Reader, v: number): CreatePartitionsAssignment {
   let brokerIds: number[] = [];
   {
@@ -70,6 +74,10 @@ export function writeCreatePartitionsAssignment(w: Writer, v: number, m: CreateP
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultCreatePartitionsTopic(): CreatePartitionsTopic {
+  return { name: "", count: 0, assignments: [] };
 }
 
 export function readCreatePartitionsTopic(r: Reader, v: number): CreatePartitionsTopic {
@@ -109,6 +117,10 @@ export function writeCreatePartitionsTopic(w: Writer, v: number, m: CreatePartit
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultCreatePartitionsRequest(): CreatePartitionsRequest {
+  return { topics: [], timeoutMs: 0, validateOnly: false };
 }
 
 export function readCreatePartitionsRequest(r: Reader, v: number): CreatePartitionsRequest {

@@ -34,6 +34,10 @@ export interface CreatePartitionsResponse {
   results: CreatePartitionsTopicResult[];
 }
 
+export function defaultCreatePartitionsTopicResult(): CreatePartitionsTopicResult {
+  return { name: "", errorCode: 0, errorMessage: null };
+}
+
 export function readCreatePartitionsTopicResult(r: Reader, v: number): CreatePartitionsTopicResult {
   let name: string = "";
   let errorCode: number = 0;
@@ -50,6 +54,10 @@ export function writeCreatePartitionsTopicResult(w: Writer, v: number, m: Create
   w.int16(m.errorCode);
   if (v >= 2) w.compactNullableString(m.errorMessage); else w.nullableString(m.errorMessage);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultCreatePartitionsResponse(): CreatePartitionsResponse {
+  return { throttleTimeMs: 0, results: [] };
 }
 
 export function readCreatePartitionsResponse(r: Reader, v: number): CreatePartitionsResponse {

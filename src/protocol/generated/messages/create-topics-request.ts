@@ -47,6 +47,10 @@ export interface CreateTopicsRequest {
   validateOnly: boolean;
 }
 
+export function defaultCreatableReplicaAssignment(): CreatableReplicaAssignment {
+  return { partitionIndex: 0, brokerIds: [] };
+}
+
 export function readCreatableReplicaAssignment(r: Reader, v: number): CreatableReplicaAssignment {
   let partitionIndex: number = 0;
   let brokerIds: number[] = [];
@@ -83,6 +87,10 @@ export function writeCreatableReplicaAssignment(w: Writer, v: number, m: Creatab
   if (v >= 5) w.uvarint(0);
 }
 
+export function defaultCreatableTopicConfig(): CreatableTopicConfig {
+  return { name: "", value: "" };
+}
+
 export function readCreatableTopicConfig(r: Reader, v: number): CreatableTopicConfig {
   let name: string = "";
   let value: string | null = "";
@@ -96,6 +104,10 @@ export function writeCreatableTopicConfig(w: Writer, v: number, m: CreatableTopi
   if (v >= 5) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
   if (v >= 5) w.compactNullableString(m.value); else w.nullableString(m.value);
   if (v >= 5) w.uvarint(0);
+}
+
+export function defaultCreatableTopic(): CreatableTopic {
+  return { name: "", numPartitions: 0, replicationFactor: 0, assignments: [], configs: [] };
 }
 
 export function readCreatableTopic(r: Reader, v: number): CreatableTopic {
@@ -162,6 +174,10 @@ export function writeCreatableTopic(w: Writer, v: number, m: CreatableTopic): vo
     }
   }
   if (v >= 5) w.uvarint(0);
+}
+
+export function defaultCreateTopicsRequest(): CreateTopicsRequest {
+  return { topics: [], timeoutMs: 60000, validateOnly: false };
 }
 
 export function readCreateTopicsRequest(r: Reader, v: number): CreateTopicsRequest {

@@ -47,6 +47,10 @@ export interface CreateTopicsResponse {
   topics: CreatableTopicResult[];
 }
 
+export function defaultCreatableTopicConfigs(): CreatableTopicConfigs {
+  return { name: "", value: "", readOnly: false, configSource: -1, isSensitive: false };
+}
+
 export function readCreatableTopicConfigs(r: Reader, v: number): CreatableTopicConfigs {
   let name: string = "";
   let value: string | null = "";
@@ -89,6 +93,10 @@ export function writeCreatableTopicConfigs(w: Writer, v: number, m: CreatableTop
     w.bool(m.isSensitive);
   }
   if (v >= 5) w.uvarint(0);
+}
+
+export function defaultCreatableTopicResult(): CreatableTopicResult {
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', errorCode: 0, errorMessage: "", topicConfigErrorCode: 0, numPartitions: -1, replicationFactor: -1, configs: [] };
 }
 
 export function readCreatableTopicResult(r: Reader, v: number): CreatableTopicResult {
@@ -190,6 +198,10 @@ export function writeCreatableTopicResult(w: Writer, v: number, m: CreatableTopi
       w.bytesRaw(b);
     }
   }
+}
+
+export function defaultCreateTopicsResponse(): CreateTopicsResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResponse {

@@ -27,6 +27,10 @@ export interface DeleteGroupsRequest {
   groupsNames: string[];
 }
 
+export function defaultDeleteGroupsRequest(): DeleteGroupsRequest {
+  return { groupsNames: [] };
+}
+
 export function readDeleteGroupsRequest(r: Reader, v: number): DeleteGroupsRequest {
   let groupsNames: string[] = [];
   {

@@ -33,6 +33,10 @@ export interface DeleteGroupsResponse {
   results: DeletableGroupResult[];
 }
 
+export function defaultDeletableGroupResult(): DeletableGroupResult {
+  return { groupId: "", errorCode: 0 };
+}
+
 export function readDeletableGroupResult(r: Reader, v: number): DeletableGroupResult {
   let groupId: string = "";
   let errorCode: number = 0;
@@ -46,6 +50,10 @@ export function writeDeletableGroupResult(w: Writer, v: number, m: DeletableGrou
   if (v >= 2) w.compactString(nn(m.groupId, 'm.groupId')); else w.string(nn(m.groupId, 'm.groupId'));
   w.int16(m.errorCode);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDeleteGroupsResponse(): DeleteGroupsResponse {
+  return { throttleTimeMs: 0, results: [] };
 }
 
 export function readDeleteGroupsResponse(r: Reader, v: number): DeleteGroupsResponse {

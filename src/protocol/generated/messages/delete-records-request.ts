@@ -38,6 +38,10 @@ export interface DeleteRecordsRequest {
   timeoutMs: number;
 }
 
+export function defaultDeleteRecordsPartition(): DeleteRecordsPartition {
+  return { partitionIndex: 0, offset: 0n };
+}
+
 export function readDeleteRecordsPartition(r: Reader, v: number): DeleteRecordsPartition {
   let partitionIndex: number = 0;
   let offset: bigint = 0n;
@@ -51,6 +55,10 @@ export function writeDeleteRecordsPartition(w: Writer, v: number, m: DeleteRecor
   w.int32(m.partitionIndex);
   w.int64(m.offset);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDeleteRecordsTopic(): DeleteRecordsTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readDeleteRecordsTopic(r: Reader, v: number): DeleteRecordsTopic {
@@ -87,6 +95,10 @@ export function writeDeleteRecordsTopic(w: Writer, v: number, m: DeleteRecordsTo
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDeleteRecordsRequest(): DeleteRecordsRequest {
+  return { topics: [], timeoutMs: 0 };
 }
 
 export function readDeleteRecordsRequest(r: Reader, v: number): DeleteRecordsRequest {

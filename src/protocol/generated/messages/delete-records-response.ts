@@ -39,6 +39,10 @@ export interface DeleteRecordsResponse {
   topics: DeleteRecordsTopicResult[];
 }
 
+export function defaultDeleteRecordsPartitionResult(): DeleteRecordsPartitionResult {
+  return { partitionIndex: 0, lowWatermark: 0n, errorCode: 0 };
+}
+
 export function readDeleteRecordsPartitionResult(r: Reader, v: number): DeleteRecordsPartitionResult {
   let partitionIndex: number = 0;
   let lowWatermark: bigint = 0n;
@@ -55,6 +59,10 @@ export function writeDeleteRecordsPartitionResult(w: Writer, v: number, m: Delet
   w.int64(m.lowWatermark);
   w.int16(m.errorCode);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDeleteRecordsTopicResult(): DeleteRecordsTopicResult {
+  return { name: "", partitions: [] };
 }
 
 export function readDeleteRecordsTopicResult(r: Reader, v: number): DeleteRecordsTopicResult {
@@ -91,6 +99,10 @@ export function writeDeleteRecordsTopicResult(w: Writer, v: number, m: DeleteRec
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDeleteRecordsResponse(): DeleteRecordsResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readDeleteRecordsResponse(r: Reader, v: number): DeleteRecordsResponse {

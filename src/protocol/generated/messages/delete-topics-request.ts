@@ -34,6 +34,10 @@ export interface DeleteTopicsRequest {
   timeoutMs: number;
 }
 
+export function defaultDeleteTopicState(): DeleteTopicState {
+  return { name: null, topicId: 'AAAAAAAAAAAAAAAAAAAAAA' };
+}
+
 export function readDeleteTopicState(r: Reader, v: number): DeleteTopicState {
   let name: string | null = null;
   let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -55,6 +59,10 @@ export function writeDeleteTopicState(w: Writer, v: number, m: DeleteTopicState)
     w.uuid(m.topicId);
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultDeleteTopicsRequest(): DeleteTopicsRequest {
+  return { topics: [], topicNames: [], timeoutMs: 0 };
 }
 
 export function readDeleteTopicsRequest(r: Reader, v: number): DeleteTopicsRequest {

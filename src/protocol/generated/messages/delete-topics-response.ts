@@ -35,6 +35,10 @@ export interface DeleteTopicsResponse {
   responses: DeletableTopicResult[];
 }
 
+export function defaultDeletableTopicResult(): DeletableTopicResult {
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', errorCode: 0, errorMessage: null };
+}
+
 export function readDeletableTopicResult(r: Reader, v: number): DeletableTopicResult {
   let name: string | null = "";
   let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -62,6 +66,10 @@ export function writeDeletableTopicResult(w: Writer, v: number, m: DeletableTopi
     w.compactNullableString(m.errorMessage);
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultDeleteTopicsResponse(): DeleteTopicsResponse {
+  return { throttleTimeMs: 0, responses: [] };
 }
 
 export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResponse {

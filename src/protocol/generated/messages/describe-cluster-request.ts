@@ -28,6 +28,10 @@ export interface DescribeClusterRequest {
   endpointType: number;
 }
 
+export function defaultDescribeClusterRequest(): DescribeClusterRequest {
+  return { includeClusterAuthorizedOperations: false, endpointType: 1 };
+}
+
 export function readDescribeClusterRequest(r: Reader, v: number): DescribeClusterRequest {
   let includeClusterAuthorizedOperations: boolean = false;
   let endpointType: number = 1;

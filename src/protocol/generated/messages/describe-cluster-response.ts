@@ -41,6 +41,10 @@ export interface DescribeClusterResponse {
   clusterAuthorizedOperations: number;
 }
 
+export function defaultDescribeClusterBroker(): DescribeClusterBroker {
+  return { brokerId: 0, host: "", port: 0, rack: null };
+}
+
 export function readDescribeClusterBroker(r: Reader, v: number): DescribeClusterBroker {
   let brokerId: number = 0;
   let host: string = "";
@@ -60,6 +64,10 @@ export function writeDescribeClusterBroker(w: Writer, v: number, m: DescribeClus
   w.int32(m.port);
   w.compactNullableString(m.rack);
   w.uvarint(0);
+}
+
+export function defaultDescribeClusterResponse(): DescribeClusterResponse {
+  return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, endpointType: 1, clusterId: "", controllerId: -1, brokers: [], clusterAuthorizedOperations: -2147483648 };
 }
 
 export function readDescribeClusterResponse(r: Reader, v: number): DescribeClusterResponse {

@@ -35,6 +35,10 @@ export interface DescribeConfigsRequest {
   includeDocumentation: boolean;
 }
 
+export function defaultDescribeConfigsResource(): DescribeConfigsResource {
+  return { resourceType: 0, resourceName: "", configurationKeys: [] };
+}
+
 export function readDescribeConfigsResource(r: Reader, v: number): DescribeConfigsResource {
   let resourceType: number = 0;
   let resourceName: string = "";
@@ -72,6 +76,10 @@ export function writeDescribeConfigsResource(w: Writer, v: number, m: DescribeCo
     }
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultDescribeConfigsRequest(): DescribeConfigsRequest {
+  return { resources: [], includeSynonyms: false, includeDocumentation: false };
 }
 
 export function readDescribeConfigsRequest(r: Reader, v: number): DescribeConfigsRequest {

@@ -54,6 +54,10 @@ export interface DescribeConfigsResponse {
   results: DescribeConfigsResult[];
 }
 
+export function defaultDescribeConfigsSynonym(): DescribeConfigsSynonym {
+  return { name: "", value: "", source: 0 };
+}
+
 export function readDescribeConfigsSynonym(r: Reader, v: number): DescribeConfigsSynonym {
   let name: string = "";
   let value: string | null = "";
@@ -82,6 +86,10 @@ export function writeDescribeConfigsSynonym(w: Writer, v: number, m: DescribeCon
     w.int8(m.source);
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultDescribeConfigsResourceResult(): DescribeConfigsResourceResult {
+  return { name: "", value: "", readOnly: false, isDefault: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
 }
 
 export function readDescribeConfigsResourceResult(r: Reader, v: number): DescribeConfigsResourceResult {
@@ -161,6 +169,10 @@ export function writeDescribeConfigsResourceResult(w: Writer, v: number, m: Desc
   if (v >= 4) w.uvarint(0);
 }
 
+export function defaultDescribeConfigsResult(): DescribeConfigsResult {
+  return { errorCode: 0, errorMessage: "", resourceType: 0, resourceName: "", configs: [] };
+}
+
 export function readDescribeConfigsResult(r: Reader, v: number): DescribeConfigsResult {
   let errorCode: number = 0;
   let errorMessage: string | null = "";
@@ -204,6 +216,10 @@ export function writeDescribeConfigsResult(w: Writer, v: number, m: DescribeConf
     }
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultDescribeConfigsResponse(): DescribeConfigsResponse {
+  return { throttleTimeMs: 0, results: [] };
 }
 
 export function readDescribeConfigsResponse(r: Reader, v: number): DescribeConfigsResponse {

@@ -28,6 +28,10 @@ export interface DescribeGroupsRequest {
   includeAuthorizedOperations: boolean;
 }
 
+export function defaultDescribeGroupsRequest(): DescribeGroupsRequest {
+  return { groups: [], includeAuthorizedOperations: false };
+}
+
 export function readDescribeGroupsRequest(r: Reader, v: number): DescribeGroupsRequest {
   let groups: string[] = [];
   let includeAuthorizedOperations: boolean = false;

@@ -47,6 +47,10 @@ export interface DescribeGroupsResponse {
   groups: DescribedGroup[];
 }
 
+export function defaultDescribedGroupMember(): DescribedGroupMember {
+  return { memberId: "", groupInstanceId: null, clientId: "", clientHost: "", memberMetadata: EMPTY, memberAssignment: EMPTY };
+}
+
 export function readDescribedGroupMember(r: Reader, v: number): DescribedGroupMember {
   let memberId: string = "";
   let groupInstanceId: string | null = null;
@@ -76,6 +80,10 @@ export function writeDescribedGroupMember(w: Writer, v: number, m: DescribedGrou
   if (v >= 5) w.compactBytes(nn(m.memberMetadata, 'm.memberMetadata')); else w.bytes(nn(m.memberMetadata, 'm.memberMetadata'));
   if (v >= 5) w.compactBytes(nn(m.memberAssignment, 'm.memberAssignment')); else w.bytes(nn(m.memberAssignment, 'm.memberAssignment'));
   if (v >= 5) w.uvarint(0);
+}
+
+export function defaultDescribedGroup(): DescribedGroup {
+  return { errorCode: 0, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
 }
 
 export function readDescribedGroup(r: Reader, v: number): DescribedGroup {
@@ -131,6 +139,10 @@ export function writeDescribedGroup(w: Writer, v: number, m: DescribedGroup): vo
     w.int32(m.authorizedOperations);
   }
   if (v >= 5) w.uvarint(0);
+}
+
+export function defaultDescribeGroupsResponse(): DescribeGroupsResponse {
+  return { throttleTimeMs: 0, groups: [] };
 }
 
 export function readDescribeGroupsResponse(r: Reader, v: number): DescribeGroupsResponse {

@@ -32,6 +32,10 @@ export interface DescribeLogDirsRequest {
   topics: DescribableLogDirTopic[] | null;
 }
 
+export function defaultDescribableLogDirTopic(): DescribableLogDirTopic {
+  return { topic: "", partitions: [] };
+}
+
 export function readDescribableLogDirTopic(r: Reader, v: number): DescribableLogDirTopic {
   let topic: string = "";
   let partitions: number[] = [];
@@ -66,6 +70,10 @@ export function writeDescribableLogDirTopic(w: Writer, v: number, m: Describable
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDescribeLogDirsRequest(): DescribeLogDirsRequest {
+  return { topics: [] };
 }
 
 export function readDescribeLogDirsRequest(r: Reader, v: number): DescribeLogDirsRequest {

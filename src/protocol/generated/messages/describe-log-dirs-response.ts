@@ -49,6 +49,10 @@ export interface DescribeLogDirsResponse {
   results: DescribeLogDirsResult[];
 }
 
+export function defaultDescribeLogDirsPartition(): DescribeLogDirsPartition {
+  return { partitionIndex: 0, partitionSize: 0n, offsetLag: 0n, isFutureKey: false };
+}
+
 export function readDescribeLogDirsPartition(r: Reader, v: number): DescribeLogDirsPartition {
   let partitionIndex: number = 0;
   let partitionSize: bigint = 0n;
@@ -68,6 +72,10 @@ export function writeDescribeLogDirsPartition(w: Writer, v: number, m: DescribeL
   w.int64(m.offsetLag);
   w.bool(m.isFutureKey);
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDescribeLogDirsTopic(): DescribeLogDirsTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readDescribeLogDirsTopic(r: Reader, v: number): DescribeLogDirsTopic {
@@ -104,6 +112,10 @@ export function writeDescribeLogDirsTopic(w: Writer, v: number, m: DescribeLogDi
     }
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDescribeLogDirsResult(): DescribeLogDirsResult {
+  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n };
 }
 
 export function readDescribeLogDirsResult(r: Reader, v: number): DescribeLogDirsResult {
@@ -157,6 +169,10 @@ export function writeDescribeLogDirsResult(w: Writer, v: number, m: DescribeLogD
     w.int64(m.usableBytes);
   }
   if (v >= 2) w.uvarint(0);
+}
+
+export function defaultDescribeLogDirsResponse(): DescribeLogDirsResponse {
+  return { throttleTimeMs: 0, errorCode: 0, results: [] };
 }
 
 export function readDescribeLogDirsResponse(r: Reader, v: number): DescribeLogDirsResponse {

@@ -32,6 +32,10 @@ export interface DescribeProducersRequest {
   topics: TopicRequest[];
 }
 
+export function defaultTopicRequest(): TopicRequest {
+  return { name: "", partitionIndexes: [] };
+}
+
 export function readTopicRequest(r: Reader, v: number): TopicRequest {
   let name: string = "";
   let partitionIndexes: number[] = [];
@@ -66,6 +70,10 @@ export function writeTopicRequest(w: Writer, v: number, m: TopicRequest): void {
     }
   }
   w.uvarint(0);
+}
+
+export function defaultDescribeProducersRequest(): DescribeProducersRequest {
+  return { topics: [] };
 }
 
 export function readDescribeProducersRequest(r: Reader, v: number): DescribeProducersRequest {

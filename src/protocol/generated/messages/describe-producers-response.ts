@@ -49,6 +49,10 @@ export interface DescribeProducersResponse {
   topics: TopicResponse[];
 }
 
+export function defaultProducerState(): ProducerState {
+  return { producerId: 0n, producerEpoch: 0, lastSequence: -1, lastTimestamp: -1n, coordinatorEpoch: 0, currentTxnStartOffset: -1n };
+}
+
 export function readProducerState(r: Reader, v: number): ProducerState {
   let producerId: bigint = 0n;
   let producerEpoch: number = 0;
@@ -74,6 +78,10 @@ export function writeProducerState(w: Writer, v: number, m: ProducerState): void
   w.int32(m.coordinatorEpoch);
   w.int64(m.currentTxnStartOffset);
   w.uvarint(0);
+}
+
+export function defaultPartitionResponse(): PartitionResponse {
+  return { partitionIndex: 0, errorCode: 0, errorMessage: null, activeProducers: [] };
 }
 
 export function readPartitionResponse(r: Reader, v: number): PartitionResponse {
@@ -118,6 +126,10 @@ export function writePartitionResponse(w: Writer, v: number, m: PartitionRespons
   w.uvarint(0);
 }
 
+export function defaultTopicResponse(): TopicResponse {
+  return { name: "", partitions: [] };
+}
+
 export function readTopicResponse(r: Reader, v: number): TopicResponse {
   let name: string = "";
   let partitions: PartitionResponse[] = [];
@@ -152,6 +164,10 @@ export function writeTopicResponse(w: Writer, v: number, m: TopicResponse): void
     }
   }
   w.uvarint(0);
+}
+
+export function defaultDescribeProducersResponse(): DescribeProducersResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readDescribeProducersResponse(r: Reader, v: number): DescribeProducersResponse {

@@ -27,6 +27,10 @@ export interface DescribeTransactionsRequest {
   transactionalIds: string[];
 }
 
+export function defaultDescribeTransactionsRequest(): DescribeTransactionsRequest {
+  return { transactionalIds: [] };
+}
+
 export function readDescribeTransactionsRequest(r: Reader, v: number): DescribeTransactionsRequest {
   let transactionalIds: string[] = [];
   {

@@ -44,6 +44,10 @@ export interface DescribeTransactionsResponse {
   transactionStates: TransactionState[];
 }
 
+export function defaultTopicData(): TopicData {
+  return { topic: "", partitions: [] };
+}
+
 export function readTopicData(r: Reader, v: number): TopicData {
   let topic: string = "";
   let partitions: number[] = [];
@@ -78,6 +82,10 @@ export function writeTopicData(w: Writer, v: number, m: TopicData): void {
     }
   }
   w.uvarint(0);
+}
+
+export function defaultTransactionState(): TransactionState {
+  return { errorCode: 0, transactionalId: "", transactionState: "", transactionTimeoutMs: 0, transactionStartTimeMs: 0n, producerId: 0n, producerEpoch: 0, topics: [] };
 }
 
 export function readTransactionState(r: Reader, v: number): TransactionState {
@@ -132,6 +140,10 @@ export function writeTransactionState(w: Writer, v: number, m: TransactionState)
     }
   }
   w.uvarint(0);
+}
+
+export function defaultDescribeTransactionsResponse(): DescribeTransactionsResponse {
+  return { throttleTimeMs: 0, transactionStates: [] };
 }
 
 export function readDescribeTransactionsResponse(r: Reader, v: number): DescribeTransactionsResponse {

@@ -30,6 +30,10 @@ export interface EndTxnRequest {
   committed: boolean;
 }
 
+export function defaultEndTxnRequest(): EndTxnRequest {
+  return { transactionalId: "", producerId: 0n, producerEpoch: 0, committed: false };
+}
+
 export function readEndTxnRequest(r: Reader, v: number): EndTxnRequest {
   let transactionalId: string = "";
   let producerId: bigint = 0n;

@@ -30,6 +30,10 @@ export interface EndTxnResponse {
   producerEpoch: number;
 }
 
+export function defaultEndTxnResponse(): EndTxnResponse {
+  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: -1 };
+}
+
 export function readEndTxnResponse(r: Reader, v: number): EndTxnResponse {
   let throttleTimeMs: number = 0;
   let errorCode: number = 0;

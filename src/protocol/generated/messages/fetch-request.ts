@@ -65,6 +65,10 @@ export interface FetchRequest {
   rackId: string;
 }
 
+export function defaultReplicaState(): ReplicaState {
+  return { replicaId: -1, replicaEpoch: -1n };
+}
+
 export function readReplicaState(r: Reader, v: number): ReplicaState {
   let replicaId: number = -1;
   let replicaEpoch: bigint = -1n;
@@ -86,6 +90,10 @@ export function writeReplicaState(w: Writer, v: number, m: ReplicaState): void {
     w.int64(m.replicaEpoch);
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultFetchPartition(): FetchPartition {
+  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' };
 }
 
 export function readFetchPartition(r: Reader, v: number): FetchPartition {
@@ -157,6 +165,10 @@ export function writeFetchPartition(w: Writer, v: number, m: FetchPartition): vo
   }
 }
 
+export function defaultFetchTopic(): FetchTopic {
+  return { topic: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
+}
+
 export function readFetchTopic(r: Reader, v: number): FetchTopic {
   let topic: string = "";
   let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -202,6 +214,10 @@ export function writeFetchTopic(w: Writer, v: number, m: FetchTopic): void {
     }
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultForgottenTopic(): ForgottenTopic {
+  return { topic: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readForgottenTopic(r: Reader, v: number): ForgottenTopic {
@@ -253,6 +269,10 @@ export function writeForgottenTopic(w: Writer, v: number, m: ForgottenTopic): vo
     }
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultFetchRequest(): FetchRequest {
+  return { clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 0, minBytes: 0, maxBytes: 2147483647, isolationLevel: 0, sessionId: 0, sessionEpoch: -1, topics: [], forgottenTopicsData: [], rackId: "" };
 }
 
 export function readFetchRequest(r: Reader, v: number): FetchRequest {

@@ -78,6 +78,10 @@ export interface FetchResponse {
   nodeEndpoints: NodeEndpoint[];
 }
 
+export function defaultEpochEndOffset(): EpochEndOffset {
+  return { epoch: -1, endOffset: -1n };
+}
+
 export function readEpochEndOffset(r: Reader, v: number): EpochEndOffset {
   let epoch: number = -1;
   let endOffset: bigint = -1n;
@@ -99,6 +103,10 @@ export function writeEpochEndOffset(w: Writer, v: number, m: EpochEndOffset): vo
     w.int64(m.endOffset);
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultLeaderIdAndEpoch(): LeaderIdAndEpoch {
+  return { leaderId: -1, leaderEpoch: -1 };
 }
 
 export function readLeaderIdAndEpoch(r: Reader, v: number): LeaderIdAndEpoch {
@@ -124,6 +132,10 @@ export function writeLeaderIdAndEpoch(w: Writer, v: number, m: LeaderIdAndEpoch)
   if (v >= 12) w.uvarint(0);
 }
 
+export function defaultSnapshotId(): SnapshotId {
+  return { endOffset: -1n, epoch: -1 };
+}
+
 export function readSnapshotId(r: Reader, v: number): SnapshotId {
   let endOffset: bigint = -1n;
   let epoch: number = -1;
@@ -137,6 +149,10 @@ export function writeSnapshotId(w: Writer, v: number, m: SnapshotId): void {
   w.int64(m.endOffset);
   w.int32(m.epoch);
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultAbortedTransaction(): AbortedTransaction {
+  return { producerId: 0n, firstOffset: 0n };
 }
 
 export function readAbortedTransaction(r: Reader, v: number): AbortedTransaction {
@@ -160,6 +176,10 @@ export function writeAbortedTransaction(w: Writer, v: number, m: AbortedTransact
     w.int64(m.firstOffset);
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultPartitionData(): PartitionData {
+  return { partitionIndex: 0, errorCode: 0, highWatermark: 0n, lastStableOffset: -1n, logStartOffset: -1n, divergingEpoch: null, currentLeader: null, snapshotId: null, abortedTransactions: [], preferredReadReplica: -1, records: null };
 }
 
 export function readPartitionData(r: Reader, v: number): PartitionData {
@@ -294,6 +314,10 @@ export function writePartitionData(w: Writer, v: number, m: PartitionData): void
   }
 }
 
+export function defaultFetchableTopicResponse(): FetchableTopicResponse {
+  return { topic: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
+}
+
 export function readFetchableTopicResponse(r: Reader, v: number): FetchableTopicResponse {
   let topic: string = "";
   let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -341,6 +365,10 @@ export function writeFetchableTopicResponse(w: Writer, v: number, m: FetchableTo
   if (v >= 12) w.uvarint(0);
 }
 
+export function defaultNodeEndpoint(): NodeEndpoint {
+  return { nodeId: 0, host: "", port: 0, rack: null };
+}
+
 export function readNodeEndpoint(r: Reader, v: number): NodeEndpoint {
   let nodeId: number = 0;
   let host: string = "";
@@ -376,6 +404,10 @@ export function writeNodeEndpoint(w: Writer, v: number, m: NodeEndpoint): void {
     w.compactNullableString(m.rack);
   }
   if (v >= 12) w.uvarint(0);
+}
+
+export function defaultFetchResponse(): FetchResponse {
+  return { throttleTimeMs: 0, errorCode: 0, sessionId: 0, responses: [], nodeEndpoints: [] };
 }
 
 export function readFetchResponse(r: Reader, v: number): FetchResponse {

@@ -29,6 +29,10 @@ export interface FindCoordinatorRequest {
   coordinatorKeys: string[];
 }
 
+export function defaultFindCoordinatorRequest(): FindCoordinatorRequest {
+  return { key: "", keyType: 0, coordinatorKeys: [] };
+}
+
 export function readFindCoordinatorRequest(r: Reader, v: number): FindCoordinatorRequest {
   let key: string = "";
   let keyType: number = 0;

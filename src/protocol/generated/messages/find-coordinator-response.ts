@@ -42,6 +42,10 @@ export interface FindCoordinatorResponse {
   coordinators: Coordinator[];
 }
 
+export function defaultCoordinator(): Coordinator {
+  return { key: "", nodeId: 0, host: "", port: 0, errorCode: 0, errorMessage: "" };
+}
+
 export function readCoordinator(r: Reader, v: number): Coordinator {
   let key: string = "";
   let nodeId: number = 0;
@@ -91,6 +95,10 @@ export function writeCoordinator(w: Writer, v: number, m: Coordinator): void {
     w.compactNullableString(m.errorMessage);
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultFindCoordinatorResponse(): FindCoordinatorResponse {
+  return { throttleTimeMs: 0, errorCode: 0, errorMessage: "", nodeId: 0, host: "", port: 0, coordinators: [] };
 }
 
 export function readFindCoordinatorResponse(r: Reader, v: number): FindCoordinatorResponse {

@@ -26,6 +26,10 @@ export interface GroupMetadataKey {
   group: string;
 }
 
+export function defaultGroupMetadataKey(): GroupMetadataKey {
+  return { group: "" };
+}
+
 export function readGroupMetadataKey(r: Reader, v: number): GroupMetadataKey {
   let group: string = "";
   group = r.string();

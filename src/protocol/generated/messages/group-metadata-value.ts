@@ -42,6 +42,10 @@ export interface GroupMetadataValue {
   members: MemberMetadata[];
 }
 
+export function defaultMemberMetadata(): MemberMetadata {
+  return { memberId: "", groupInstanceId: null, clientId: "", clientHost: "", rebalanceTimeout: -1, sessionTimeout: 0, subscription: EMPTY, assignment: EMPTY };
+}
+
 export function readMemberMetadata(r: Reader, v: number): MemberMetadata {
   let memberId: string = "";
   let groupInstanceId: string | null = null;
@@ -81,6 +85,10 @@ export function writeMemberMetadata(w: Writer, v: number, m: MemberMetadata): vo
   if (v >= 4) w.compactBytes(nn(m.subscription, 'm.subscription')); else w.bytes(nn(m.subscription, 'm.subscription'));
   if (v >= 4) w.compactBytes(nn(m.assignment, 'm.assignment')); else w.bytes(nn(m.assignment, 'm.assignment'));
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultGroupMetadataValue(): GroupMetadataValue {
+  return { protocolType: "", generation: 0, protocol: "", leader: "", currentStateTimestamp: -1n, members: [] };
 }
 
 export function readGroupMetadataValue(r: Reader, v: number): GroupMetadataValue {

@@ -30,6 +30,10 @@ export interface HeartbeatRequest {
   groupInstanceId: string | null;
 }
 
+export function defaultHeartbeatRequest(): HeartbeatRequest {
+  return { groupId: "", generationId: 0, memberId: "", groupInstanceId: null };
+}
+
 export function readHeartbeatRequest(r: Reader, v: number): HeartbeatRequest {
   let groupId: string = "";
   let generationId: number = 0;

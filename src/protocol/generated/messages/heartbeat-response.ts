@@ -28,6 +28,10 @@ export interface HeartbeatResponse {
   errorCode: number;
 }
 
+export function defaultHeartbeatResponse(): HeartbeatResponse {
+  return { throttleTimeMs: 0, errorCode: 0 };
+}
+
 export function readHeartbeatResponse(r: Reader, v: number): HeartbeatResponse {
   let throttleTimeMs: number = 0;
   let errorCode: number = 0;

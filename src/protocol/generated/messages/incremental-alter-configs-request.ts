@@ -40,6 +40,10 @@ export interface IncrementalAlterConfigsRequest {
   validateOnly: boolean;
 }
 
+export function defaultAlterableConfig(): AlterableConfig {
+  return { name: "", configOperation: 0, value: "" };
+}
+
 export function readAlterableConfig(r: Reader, v: number): AlterableConfig {
   let name: string = "";
   let configOperation: number = 0;
@@ -56,6 +60,10 @@ export function writeAlterableConfig(w: Writer, v: number, m: AlterableConfig): 
   w.int8(m.configOperation);
   if (v >= 1) w.compactNullableString(m.value); else w.nullableString(m.value);
   if (v >= 1) w.uvarint(0);
+}
+
+export function defaultAlterConfigsResource(): AlterConfigsResource {
+  return { resourceType: 0, resourceName: "", configs: [] };
 }
 
 export function readAlterConfigsResource(r: Reader, v: number): AlterConfigsResource {
@@ -95,6 +103,10 @@ export function writeAlterConfigsResource(w: Writer, v: number, m: AlterConfigsR
     }
   }
   if (v >= 1) w.uvarint(0);
+}
+
+export function defaultIncrementalAlterConfigsRequest(): IncrementalAlterConfigsRequest {
+  return { resources: [], validateOnly: false };
 }
 
 export function readIncrementalAlterConfigsRequest(r: Reader, v: number): IncrementalAlterConfigsRequest {

@@ -35,6 +35,10 @@ export interface IncrementalAlterConfigsResponse {
   responses: AlterConfigsResourceResponse[];
 }
 
+export function defaultAlterConfigsResourceResponse(): AlterConfigsResourceResponse {
+  return { errorCode: 0, errorMessage: "", resourceType: 0, resourceName: "" };
+}
+
 export function readAlterConfigsResourceResponse(r: Reader, v: number): AlterConfigsResourceResponse {
   let errorCode: number = 0;
   let errorMessage: string | null = "";
@@ -54,6 +58,10 @@ export function writeAlterConfigsResourceResponse(w: Writer, v: number, m: Alter
   w.int8(m.resourceType);
   if (v >= 1) w.compactString(nn(m.resourceName, 'm.resourceName')); else w.string(nn(m.resourceName, 'm.resourceName'));
   if (v >= 1) w.uvarint(0);
+}
+
+export function defaultIncrementalAlterConfigsResponse(): IncrementalAlterConfigsResponse {
+  return { throttleTimeMs: 0, responses: [] };
 }
 
 export function readIncrementalAlterConfigsResponse(r: Reader, v: number): IncrementalAlterConfigsResponse {

@@ -30,6 +30,10 @@ export interface InitProducerIdRequest {
   producerEpoch: number;
 }
 
+export function defaultInitProducerIdRequest(): InitProducerIdRequest {
+  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1 };
+}
+
 export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdRequest {
   let transactionalId: string | null = "";
   let transactionTimeoutMs: number = 0;

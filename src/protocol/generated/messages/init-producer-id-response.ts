@@ -30,6 +30,10 @@ export interface InitProducerIdResponse {
   producerEpoch: number;
 }
 
+export function defaultInitProducerIdResponse(): InitProducerIdResponse {
+  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0 };
+}
+
 export function readInitProducerIdResponse(r: Reader, v: number): InitProducerIdResponse {
   let throttleTimeMs: number = 0;
   let errorCode: number = 0;

@@ -39,6 +39,10 @@ export interface JoinGroupRequest {
   reason: string | null;
 }
 
+export function defaultJoinGroupRequestProtocol(): JoinGroupRequestProtocol {
+  return { name: "", metadata: EMPTY };
+}
+
 export function readJoinGroupRequestProtocol(r: Reader, v: number): JoinGroupRequestProtocol {
   let name: string = "";
   let metadata: Buffer = EMPTY;
@@ -52,6 +56,10 @@ export function writeJoinGroupRequestProtocol(w: Writer, v: number, m: JoinGroup
   if (v >= 6) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
   if (v >= 6) w.compactBytes(nn(m.metadata, 'm.metadata')); else w.bytes(nn(m.metadata, 'm.metadata'));
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultJoinGroupRequest(): JoinGroupRequest {
+  return { groupId: "", sessionTimeoutMs: 0, rebalanceTimeoutMs: -1, memberId: "", groupInstanceId: null, protocolType: "", protocols: [], reason: null };
 }
 
 export function readJoinGroupRequest(r: Reader, v: number): JoinGroupRequest {

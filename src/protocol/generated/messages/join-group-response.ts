@@ -41,6 +41,10 @@ export interface JoinGroupResponse {
   members: JoinGroupResponseMember[];
 }
 
+export function defaultJoinGroupResponseMember(): JoinGroupResponseMember {
+  return { memberId: "", groupInstanceId: null, metadata: EMPTY };
+}
+
 export function readJoinGroupResponseMember(r: Reader, v: number): JoinGroupResponseMember {
   let memberId: string = "";
   let groupInstanceId: string | null = null;
@@ -61,6 +65,10 @@ export function writeJoinGroupResponseMember(w: Writer, v: number, m: JoinGroupR
   }
   if (v >= 6) w.compactBytes(nn(m.metadata, 'm.metadata')); else w.bytes(nn(m.metadata, 'm.metadata'));
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultJoinGroupResponse(): JoinGroupResponse {
+  return { throttleTimeMs: 0, errorCode: 0, generationId: -1, protocolType: null, protocolName: "", leader: "", skipAssignment: false, memberId: "", members: [] };
 }
 
 export function readJoinGroupResponse(r: Reader, v: number): JoinGroupResponse {

@@ -35,6 +35,10 @@ export interface LeaveGroupRequest {
   members: MemberIdentity[];
 }
 
+export function defaultMemberIdentity(): MemberIdentity {
+  return { memberId: "", groupInstanceId: null, reason: null };
+}
+
 export function readMemberIdentity(r: Reader, v: number): MemberIdentity {
   let memberId: string = "";
   let groupInstanceId: string | null = null;
@@ -63,6 +67,10 @@ export function writeMemberIdentity(w: Writer, v: number, m: MemberIdentity): vo
     w.compactNullableString(m.reason);
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultLeaveGroupRequest(): LeaveGroupRequest {
+  return { groupId: "", memberId: "", members: [] };
 }
 
 export function readLeaveGroupRequest(r: Reader, v: number): LeaveGroupRequest {

@@ -35,6 +35,10 @@ export interface LeaveGroupResponse {
   members: MemberResponse[];
 }
 
+export function defaultMemberResponse(): MemberResponse {
+  return { memberId: "", groupInstanceId: "", errorCode: 0 };
+}
+
 export function readMemberResponse(r: Reader, v: number): MemberResponse {
   let memberId: string = "";
   let groupInstanceId: string | null = "";
@@ -63,6 +67,10 @@ export function writeMemberResponse(w: Writer, v: number, m: MemberResponse): vo
     w.int16(m.errorCode);
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultLeaveGroupResponse(): LeaveGroupResponse {
+  return { throttleTimeMs: 0, errorCode: 0, members: [] };
 }
 
 export function readLeaveGroupResponse(r: Reader, v: number): LeaveGroupResponse {

@@ -28,6 +28,10 @@ export interface ListGroupsRequest {
   typesFilter: string[];
 }
 
+export function defaultListGroupsRequest(): ListGroupsRequest {
+  return { statesFilter: [], typesFilter: [] };
+}
+
 export function readListGroupsRequest(r: Reader, v: number): ListGroupsRequest {
   let statesFilter: string[] = [];
   let typesFilter: string[] = [];

@@ -36,6 +36,10 @@ export interface ListGroupsResponse {
   groups: ListedGroup[];
 }
 
+export function defaultListedGroup(): ListedGroup {
+  return { groupId: "", protocolType: "", groupState: "", groupType: "" };
+}
+
 export function readListedGroup(r: Reader, v: number): ListedGroup {
   let groupId: string = "";
   let protocolType: string = "";
@@ -63,6 +67,10 @@ export function writeListedGroup(w: Writer, v: number, m: ListedGroup): void {
     w.compactString(nn(m.groupType, 'm.groupType'));
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultListGroupsResponse(): ListGroupsResponse {
+  return { throttleTimeMs: 0, errorCode: 0, groups: [] };
 }
 
 export function readListGroupsResponse(r: Reader, v: number): ListGroupsResponse {

@@ -42,6 +42,10 @@ export interface ListOffsetsRequest {
   timeoutMs: number;
 }
 
+export function defaultListOffsetsPartition(): ListOffsetsPartition {
+  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n, maxNumOffsets: 1 };
+}
+
 export function readListOffsetsPartition(r: Reader, v: number): ListOffsetsPartition {
   let partitionIndex: number = 0;
   let currentLeaderEpoch: number = -1;
@@ -69,6 +73,10 @@ export function writeListOffsetsPartition(w: Writer, v: number, m: ListOffsetsPa
     w.int32(m.maxNumOffsets);
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultListOffsetsTopic(): ListOffsetsTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readListOffsetsTopic(r: Reader, v: number): ListOffsetsTopic {
@@ -105,6 +113,10 @@ export function writeListOffsetsTopic(w: Writer, v: number, m: ListOffsetsTopic)
     }
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultListOffsetsRequest(): ListOffsetsRequest {
+  return { replicaId: 0, isolationLevel: 0, topics: [], timeoutMs: 0 };
 }
 
 export function readListOffsetsRequest(r: Reader, v: number): ListOffsetsRequest {

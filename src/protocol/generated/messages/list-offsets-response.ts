@@ -42,6 +42,10 @@ export interface ListOffsetsResponse {
   topics: ListOffsetsTopicResponse[];
 }
 
+export function defaultListOffsetsPartitionResponse(): ListOffsetsPartitionResponse {
+  return { partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+}
+
 export function readListOffsetsPartitionResponse(r: Reader, v: number): ListOffsetsPartitionResponse {
   let partitionIndex: number = 0;
   let errorCode: number = 0;
@@ -106,6 +110,10 @@ export function writeListOffsetsPartitionResponse(w: Writer, v: number, m: ListO
   if (v >= 6) w.uvarint(0);
 }
 
+export function defaultListOffsetsTopicResponse(): ListOffsetsTopicResponse {
+  return { name: "", partitions: [] };
+}
+
 export function readListOffsetsTopicResponse(r: Reader, v: number): ListOffsetsTopicResponse {
   let name: string = "";
   let partitions: ListOffsetsPartitionResponse[] = [];
@@ -140,6 +148,10 @@ export function writeListOffsetsTopicResponse(w: Writer, v: number, m: ListOffse
     }
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultListOffsetsResponse(): ListOffsetsResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readListOffsetsResponse(r: Reader, v: number): ListOffsetsResponse {

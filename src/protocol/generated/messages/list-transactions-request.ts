@@ -29,6 +29,10 @@ export interface ListTransactionsRequest {
   durationFilter: bigint;
 }
 
+export function defaultListTransactionsRequest(): ListTransactionsRequest {
+  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n };
+}
+
 export function readListTransactionsRequest(r: Reader, v: number): ListTransactionsRequest {
   let stateFilters: string[] = [];
   let producerIdFilters: bigint[] = [];

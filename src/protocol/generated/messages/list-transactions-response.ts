@@ -36,6 +36,10 @@ export interface ListTransactionsResponse {
   transactionStates: TransactionState[];
 }
 
+export function defaultTransactionState(): TransactionState {
+  return { transactionalId: "", producerId: 0n, transactionState: "" };
+}
+
 export function readTransactionState(r: Reader, v: number): TransactionState {
   let transactionalId: string = "";
   let producerId: bigint = 0n;
@@ -52,6 +56,10 @@ export function writeTransactionState(w: Writer, v: number, m: TransactionState)
   w.int64(m.producerId);
   w.compactString(nn(m.transactionState, 'm.transactionState'));
   w.uvarint(0);
+}
+
+export function defaultListTransactionsResponse(): ListTransactionsResponse {
+  return { throttleTimeMs: 0, errorCode: 0, unknownStateFilters: [], transactionStates: [] };
 }
 
 export function readListTransactionsResponse(r: Reader, v: number): ListTransactionsResponse {

@@ -35,6 +35,10 @@ export interface MetadataRequest {
   includeTopicAuthorizedOperations: boolean;
 }
 
+export function defaultMetadataRequestTopic(): MetadataRequestTopic {
+  return { topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: "" };
+}
+
 export function readMetadataRequestTopic(r: Reader, v: number): MetadataRequestTopic {
   let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let name: string | null = "";
@@ -52,6 +56,10 @@ export function writeMetadataRequestTopic(w: Writer, v: number, m: MetadataReque
   }
   if (v >= 9) (v >= 10 ? w.compactNullableString(m.name) : w.compactString(nn(m.name, 'm.name'))); else (v >= 10 ? w.nullableString(m.name) : w.string(nn(m.name, 'm.name')));
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultMetadataRequest(): MetadataRequest {
+  return { topics: [], allowAutoTopicCreation: true, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false };
 }
 
 export function readMetadataRequest(r: Reader, v: number): MetadataRequest {

@@ -58,6 +58,10 @@ export interface MetadataResponse {
   clusterAuthorizedOperations: number;
 }
 
+export function defaultMetadataResponseBroker(): MetadataResponseBroker {
+  return { nodeId: 0, host: "", port: 0, rack: null };
+}
+
 export function readMetadataResponseBroker(r: Reader, v: number): MetadataResponseBroker {
   let nodeId: number = 0;
   let host: string = "";
@@ -81,6 +85,10 @@ export function writeMetadataResponseBroker(w: Writer, v: number, m: MetadataRes
     if (v >= 9) w.compactNullableString(m.rack); else w.nullableString(m.rack);
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultMetadataResponsePartition(): MetadataResponsePartition {
+  return { errorCode: 0, partitionIndex: 0, leaderId: 0, leaderEpoch: -1, replicaNodes: [], isrNodes: [], offlineReplicas: [] };
 }
 
 export function readMetadataResponsePartition(r: Reader, v: number): MetadataResponsePartition {
@@ -184,6 +192,10 @@ export function writeMetadataResponsePartition(w: Writer, v: number, m: Metadata
   if (v >= 9) w.uvarint(0);
 }
 
+export function defaultMetadataResponseTopic(): MetadataResponseTopic {
+  return { errorCode: 0, name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', isInternal: false, partitions: [], topicAuthorizedOperations: -2147483648 };
+}
+
 export function readMetadataResponseTopic(r: Reader, v: number): MetadataResponseTopic {
   let errorCode: number = 0;
   let name: string | null = "";
@@ -242,6 +254,10 @@ export function writeMetadataResponseTopic(w: Writer, v: number, m: MetadataResp
     w.int32(m.topicAuthorizedOperations);
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultMetadataResponse(): MetadataResponse {
+  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648 };
 }
 
 export function readMetadataResponse(r: Reader, v: number): MetadataResponse {

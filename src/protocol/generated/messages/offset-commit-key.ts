@@ -28,6 +28,10 @@ export interface OffsetCommitKey {
   partition: number;
 }
 
+export function defaultOffsetCommitKey(): OffsetCommitKey {
+  return { group: "", topic: "", partition: 0 };
+}
+
 export function readOffsetCommitKey(r: Reader, v: number): OffsetCommitKey {
   let group: string = "";
   let topic: string = "";

@@ -45,6 +45,10 @@ export interface OffsetCommitRequest {
   topics: OffsetCommitRequestTopic[];
 }
 
+export function defaultOffsetCommitRequestPartition(): OffsetCommitRequestPartition {
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: "" };
+}
+
 export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCommitRequestPartition {
   let partitionIndex: number = 0;
   let committedOffset: bigint = 0n;
@@ -75,6 +79,10 @@ export function writeOffsetCommitRequestPartition(w: Writer, v: number, m: Offse
   }
   if (v >= 8) w.compactNullableString(m.committedMetadata); else w.nullableString(m.committedMetadata);
   if (v >= 8) w.uvarint(0);
+}
+
+export function defaultOffsetCommitRequestTopic(): OffsetCommitRequestTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommitRequestTopic {
@@ -111,6 +119,10 @@ export function writeOffsetCommitRequestTopic(w: Writer, v: number, m: OffsetCom
     }
   }
   if (v >= 8) w.uvarint(0);
+}
+
+export function defaultOffsetCommitRequest(): OffsetCommitRequest {
+  return { groupId: "", generationIdOrMemberEpoch: -1, memberId: "", groupInstanceId: null, retentionTimeMs: -1n, topics: [] };
 }
 
 export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitRequest {

@@ -38,6 +38,10 @@ export interface OffsetCommitResponse {
   topics: OffsetCommitResponseTopic[];
 }
 
+export function defaultOffsetCommitResponsePartition(): OffsetCommitResponsePartition {
+  return { partitionIndex: 0, errorCode: 0 };
+}
+
 export function readOffsetCommitResponsePartition(r: Reader, v: number): OffsetCommitResponsePartition {
   let partitionIndex: number = 0;
   let errorCode: number = 0;
@@ -51,6 +55,10 @@ export function writeOffsetCommitResponsePartition(w: Writer, v: number, m: Offs
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
   if (v >= 8) w.uvarint(0);
+}
+
+export function defaultOffsetCommitResponseTopic(): OffsetCommitResponseTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommitResponseTopic {
@@ -87,6 +95,10 @@ export function writeOffsetCommitResponseTopic(w: Writer, v: number, m: OffsetCo
     }
   }
   if (v >= 8) w.uvarint(0);
+}
+
+export function defaultOffsetCommitResponse(): OffsetCommitResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readOffsetCommitResponse(r: Reader, v: number): OffsetCommitResponse {

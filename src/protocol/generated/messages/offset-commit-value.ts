@@ -30,6 +30,10 @@ export interface OffsetCommitValue {
   expireTimestamp: bigint;
 }
 
+export function defaultOffsetCommitValue(): OffsetCommitValue {
+  return { offset: 0n, leaderEpoch: -1, metadata: "", commitTimestamp: 0n, expireTimestamp: -1n };
+}
+
 export function readOffsetCommitValue(r: Reader, v: number): OffsetCommitValue {
   let offset: bigint = 0n;
   let leaderEpoch: number = -1;

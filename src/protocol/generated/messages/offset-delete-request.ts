@@ -37,6 +37,10 @@ export interface OffsetDeleteRequest {
   topics: OffsetDeleteRequestTopic[];
 }
 
+export function defaultOffsetDeleteRequestPartition(): OffsetDeleteRequestPartition {
+  return { partitionIndex: 0 };
+}
+
 export function readOffsetDeleteRequestPartition(r: Reader, v: number): OffsetDeleteRequestPartition {
   let partitionIndex: number = 0;
   partitionIndex = r.int32();
@@ -45,6 +49,10 @@ export function readOffsetDeleteRequestPartition(r: Reader, v: number): OffsetDe
 
 export function writeOffsetDeleteRequestPartition(w: Writer, v: number, m: OffsetDeleteRequestPartition): void {
   w.int32(m.partitionIndex);
+}
+
+export function defaultOffsetDeleteRequestTopic(): OffsetDeleteRequestTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readOffsetDeleteRequestTopic(r: Reader, v: number): OffsetDeleteRequestTopic {
@@ -79,6 +87,10 @@ export function writeOffsetDeleteRequestTopic(w: Writer, v: number, m: OffsetDel
       }
     }
   }
+}
+
+export function defaultOffsetDeleteRequest(): OffsetDeleteRequest {
+  return { groupId: "", topics: [] };
 }
 
 export function readOffsetDeleteRequest(r: Reader, v: number): OffsetDeleteRequest {

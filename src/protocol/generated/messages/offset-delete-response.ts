@@ -39,6 +39,10 @@ export interface OffsetDeleteResponse {
   topics: OffsetDeleteResponseTopic[];
 }
 
+export function defaultOffsetDeleteResponsePartition(): OffsetDeleteResponsePartition {
+  return { partitionIndex: 0, errorCode: 0 };
+}
+
 export function readOffsetDeleteResponsePartition(r: Reader, v: number): OffsetDeleteResponsePartition {
   let partitionIndex: number = 0;
   let errorCode: number = 0;
@@ -50,6 +54,10 @@ export function readOffsetDeleteResponsePartition(r: Reader, v: number): OffsetD
 export function writeOffsetDeleteResponsePartition(w: Writer, v: number, m: OffsetDeleteResponsePartition): void {
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
+}
+
+export function defaultOffsetDeleteResponseTopic(): OffsetDeleteResponseTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readOffsetDeleteResponseTopic(r: Reader, v: number): OffsetDeleteResponseTopic {
@@ -84,6 +92,10 @@ export function writeOffsetDeleteResponseTopic(w: Writer, v: number, m: OffsetDe
       }
     }
   }
+}
+
+export function defaultOffsetDeleteResponse(): OffsetDeleteResponse {
+  return { errorCode: 0, throttleTimeMs: 0, topics: [] };
 }
 
 export function readOffsetDeleteResponse(r: Reader, v: number): OffsetDeleteResponse {

@@ -47,6 +47,10 @@ export interface OffsetFetchRequest {
   requireStable: boolean;
 }
 
+export function defaultOffsetFetchRequestTopic(): OffsetFetchRequestTopic {
+  return { name: "", partitionIndexes: [] };
+}
+
 export function readOffsetFetchRequestTopic(r: Reader, v: number): OffsetFetchRequestTopic {
   let name: string = "";
   let partitionIndexes: number[] = [];
@@ -91,6 +95,10 @@ export function writeOffsetFetchRequestTopic(w: Writer, v: number, m: OffsetFetc
   if (v >= 6) w.uvarint(0);
 }
 
+export function defaultOffsetFetchRequestTopics(): OffsetFetchRequestTopics {
+  return { name: "", partitionIndexes: [] };
+}
+
 export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchRequestTopics {
   let name: string = "";
   let partitionIndexes: number[] = [];
@@ -133,6 +141,10 @@ export function writeOffsetFetchRequestTopics(w: Writer, v: number, m: OffsetFet
     }
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultOffsetFetchRequestGroup(): OffsetFetchRequestGroup {
+  return { groupId: "", memberId: null, memberEpoch: -1, topics: [] };
 }
 
 export function readOffsetFetchRequestGroup(r: Reader, v: number): OffsetFetchRequestGroup {
@@ -191,6 +203,10 @@ export function writeOffsetFetchRequestGroup(w: Writer, v: number, m: OffsetFetc
     }
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultOffsetFetchRequest(): OffsetFetchRequest {
+  return { groupId: "", topics: [], groups: [], requireStable: false };
 }
 
 export function readOffsetFetchRequest(r: Reader, v: number): OffsetFetchRequest {

@@ -62,6 +62,10 @@ export interface OffsetFetchResponse {
   groups: OffsetFetchResponseGroup[];
 }
 
+export function defaultOffsetFetchResponsePartition(): OffsetFetchResponsePartition {
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, metadata: "", errorCode: 0 };
+}
+
 export function readOffsetFetchResponsePartition(r: Reader, v: number): OffsetFetchResponsePartition {
   let partitionIndex: number = 0;
   let committedOffset: bigint = 0n;
@@ -104,6 +108,10 @@ export function writeOffsetFetchResponsePartition(w: Writer, v: number, m: Offse
     w.int16(m.errorCode);
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultOffsetFetchResponseTopic(): OffsetFetchResponseTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readOffsetFetchResponseTopic(r: Reader, v: number): OffsetFetchResponseTopic {
@@ -150,6 +158,10 @@ export function writeOffsetFetchResponseTopic(w: Writer, v: number, m: OffsetFet
   if (v >= 6) w.uvarint(0);
 }
 
+export function defaultOffsetFetchResponsePartitions(): OffsetFetchResponsePartitions {
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, metadata: "", errorCode: 0 };
+}
+
 export function readOffsetFetchResponsePartitions(r: Reader, v: number): OffsetFetchResponsePartitions {
   let partitionIndex: number = 0;
   let committedOffset: bigint = 0n;
@@ -194,6 +206,10 @@ export function writeOffsetFetchResponsePartitions(w: Writer, v: number, m: Offs
   if (v >= 6) w.uvarint(0);
 }
 
+export function defaultOffsetFetchResponseTopics(): OffsetFetchResponseTopics {
+  return { name: "", partitions: [] };
+}
+
 export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetchResponseTopics {
   let name: string = "";
   let partitions: OffsetFetchResponsePartitions[] = [];
@@ -236,6 +252,10 @@ export function writeOffsetFetchResponseTopics(w: Writer, v: number, m: OffsetFe
     }
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultOffsetFetchResponseGroup(): OffsetFetchResponseGroup {
+  return { groupId: "", topics: [], errorCode: 0 };
 }
 
 export function readOffsetFetchResponseGroup(r: Reader, v: number): OffsetFetchResponseGroup {
@@ -287,6 +307,10 @@ export function writeOffsetFetchResponseGroup(w: Writer, v: number, m: OffsetFet
     w.int16(m.errorCode);
   }
   if (v >= 6) w.uvarint(0);
+}
+
+export function defaultOffsetFetchResponse(): OffsetFetchResponse {
+  return { throttleTimeMs: 0, topics: [], errorCode: 0, groups: [] };
 }
 
 export function readOffsetFetchResponse(r: Reader, v: number): OffsetFetchResponse {

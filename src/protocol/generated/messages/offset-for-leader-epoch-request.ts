@@ -39,6 +39,10 @@ export interface OffsetForLeaderEpochRequest {
   topics: OffsetForLeaderTopic[];
 }
 
+export function defaultOffsetForLeaderPartition(): OffsetForLeaderPartition {
+  return { partition: 0, currentLeaderEpoch: -1, leaderEpoch: 0 };
+}
+
 export function readOffsetForLeaderPartition(r: Reader, v: number): OffsetForLeaderPartition {
   let partition: number = 0;
   let currentLeaderEpoch: number = -1;
@@ -59,6 +63,10 @@ export function writeOffsetForLeaderPartition(w: Writer, v: number, m: OffsetFor
   }
   w.int32(m.leaderEpoch);
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultOffsetForLeaderTopic(): OffsetForLeaderTopic {
+  return { topic: "", partitions: [] };
 }
 
 export function readOffsetForLeaderTopic(r: Reader, v: number): OffsetForLeaderTopic {
@@ -95,6 +103,10 @@ export function writeOffsetForLeaderTopic(w: Writer, v: number, m: OffsetForLead
     }
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultOffsetForLeaderEpochRequest(): OffsetForLeaderEpochRequest {
+  return { replicaId: -2, topics: [] };
 }
 
 export function readOffsetForLeaderEpochRequest(r: Reader, v: number): OffsetForLeaderEpochRequest {

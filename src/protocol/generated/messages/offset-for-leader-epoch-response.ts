@@ -40,6 +40,10 @@ export interface OffsetForLeaderEpochResponse {
   topics: OffsetForLeaderTopicResult[];
 }
 
+export function defaultEpochEndOffset(): EpochEndOffset {
+  return { errorCode: 0, partition: 0, leaderEpoch: -1, endOffset: -1n };
+}
+
 export function readEpochEndOffset(r: Reader, v: number): EpochEndOffset {
   let errorCode: number = 0;
   let partition: number = 0;
@@ -63,6 +67,10 @@ export function writeEpochEndOffset(w: Writer, v: number, m: EpochEndOffset): vo
   }
   w.int64(m.endOffset);
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultOffsetForLeaderTopicResult(): OffsetForLeaderTopicResult {
+  return { topic: "", partitions: [] };
 }
 
 export function readOffsetForLeaderTopicResult(r: Reader, v: number): OffsetForLeaderTopicResult {
@@ -99,6 +107,10 @@ export function writeOffsetForLeaderTopicResult(w: Writer, v: number, m: OffsetF
     }
   }
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultOffsetForLeaderEpochResponse(): OffsetForLeaderEpochResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readOffsetForLeaderEpochResponse(r: Reader, v: number): OffsetForLeaderEpochResponse {

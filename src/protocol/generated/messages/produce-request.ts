@@ -40,6 +40,10 @@ export interface ProduceRequest {
   topicData: TopicProduceData[];
 }
 
+export function defaultPartitionProduceData(): PartitionProduceData {
+  return { index: 0, records: null };
+}
+
 export function readPartitionProduceData(r: Reader, v: number): PartitionProduceData {
   let index: number = 0;
   let records: Buffer | Buffer[] | null = null;
@@ -53,6 +57,10 @@ export function writePartitionProduceData(w: Writer, v: number, m: PartitionProd
   w.int32(m.index);
   if (v >= 9) w.records(m.records, true); else w.records(m.records, false);
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultTopicProduceData(): TopicProduceData {
+  return { name: "", partitionData: [] };
 }
 
 export function readTopicProduceData(r: Reader, v: number): TopicProduceData {
@@ -89,6 +97,10 @@ export function writeTopicProduceData(w: Writer, v: number, m: TopicProduceData)
     }
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultProduceRequest(): ProduceRequest {
+  return { transactionalId: null, acks: 0, timeoutMs: 0, topicData: [] };
 }
 
 export function readProduceRequest(r: Reader, v: number): ProduceRequest {

@@ -62,6 +62,10 @@ export interface ProduceResponse {
   nodeEndpoints: NodeEndpoint[];
 }
 
+export function defaultBatchIndexAndErrorMessage(): BatchIndexAndErrorMessage {
+  return { batchIndex: 0, batchIndexErrorMessage: null };
+}
+
 export function readBatchIndexAndErrorMessage(r: Reader, v: number): BatchIndexAndErrorMessage {
   let batchIndex: number = 0;
   let batchIndexErrorMessage: string | null = null;
@@ -85,6 +89,10 @@ export function writeBatchIndexAndErrorMessage(w: Writer, v: number, m: BatchInd
   if (v >= 9) w.uvarint(0);
 }
 
+export function defaultLeaderIdAndEpoch(): LeaderIdAndEpoch {
+  return { leaderId: -1, leaderEpoch: -1 };
+}
+
 export function readLeaderIdAndEpoch(r: Reader, v: number): LeaderIdAndEpoch {
   let leaderId: number = -1;
   let leaderEpoch: number = -1;
@@ -106,6 +114,10 @@ export function writeLeaderIdAndEpoch(w: Writer, v: number, m: LeaderIdAndEpoch)
     w.int32(m.leaderEpoch);
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultPartitionProduceResponse(): PartitionProduceResponse {
+  return { index: 0, errorCode: 0, baseOffset: 0n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage: null, currentLeader: null };
 }
 
 export function readPartitionProduceResponse(r: Reader, v: number): PartitionProduceResponse {
@@ -205,6 +217,10 @@ export function writePartitionProduceResponse(w: Writer, v: number, m: Partition
   }
 }
 
+export function defaultTopicProduceResponse(): TopicProduceResponse {
+  return { name: "", partitionResponses: [] };
+}
+
 export function readTopicProduceResponse(r: Reader, v: number): TopicProduceResponse {
   let name: string = "";
   let partitionResponses: PartitionProduceResponse[] = [];
@@ -239,6 +255,10 @@ export function writeTopicProduceResponse(w: Writer, v: number, m: TopicProduceR
     }
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultNodeEndpoint(): NodeEndpoint {
+  return { nodeId: 0, host: "", port: 0, rack: null };
 }
 
 export function readNodeEndpoint(r: Reader, v: number): NodeEndpoint {
@@ -276,6 +296,10 @@ export function writeNodeEndpoint(w: Writer, v: number, m: NodeEndpoint): void {
     w.compactNullableString(m.rack);
   }
   if (v >= 9) w.uvarint(0);
+}
+
+export function defaultProduceResponse(): ProduceResponse {
+  return { responses: [], throttleTimeMs: 0, nodeEndpoints: [] };
 }
 
 export function readProduceResponse(r: Reader, v: number): ProduceResponse {

@@ -27,6 +27,10 @@ export interface SaslAuthenticateRequest {
   authBytes: Buffer;
 }
 
+export function defaultSaslAuthenticateRequest(): SaslAuthenticateRequest {
+  return { authBytes: EMPTY };
+}
+
 export function readSaslAuthenticateRequest(r: Reader, v: number): SaslAuthenticateRequest {
   let authBytes: Buffer = EMPTY;
   authBytes = v >= 2 ? r.compactBytes() : r.bytes();

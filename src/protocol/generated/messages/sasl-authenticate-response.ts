@@ -30,6 +30,10 @@ export interface SaslAuthenticateResponse {
   sessionLifetimeMs: bigint;
 }
 
+export function defaultSaslAuthenticateResponse(): SaslAuthenticateResponse {
+  return { errorCode: 0, errorMessage: "", authBytes: EMPTY, sessionLifetimeMs: 0n };
+}
+
 export function readSaslAuthenticateResponse(r: Reader, v: number): SaslAuthenticateResponse {
   let errorCode: number = 0;
   let errorMessage: string | null = "";

@@ -27,6 +27,10 @@ export interface SaslHandshakeRequest {
   mechanism: string;
 }
 
+export function defaultSaslHandshakeRequest(): SaslHandshakeRequest {
+  return { mechanism: "" };
+}
+
 export function readSaslHandshakeRequest(r: Reader, v: number): SaslHandshakeRequest {
   let mechanism: string = "";
   mechanism = r.string();

@@ -28,6 +28,10 @@ export interface SaslHandshakeResponse {
   mechanisms: string[];
 }
 
+export function defaultSaslHandshakeResponse(): SaslHandshakeResponse {
+  return { errorCode: 0, mechanisms: [] };
+}
+
 export function readSaslHandshakeResponse(r: Reader, v: number): SaslHandshakeResponse {
   let errorCode: number = 0;
   let mechanisms: string[] = [];

@@ -38,6 +38,10 @@ export interface SyncGroupRequest {
   assignments: SyncGroupRequestAssignment[];
 }
 
+export function defaultSyncGroupRequestAssignment(): SyncGroupRequestAssignment {
+  return { memberId: "", assignment: EMPTY };
+}
+
 export function readSyncGroupRequestAssignment(r: Reader, v: number): SyncGroupRequestAssignment {
   let memberId: string = "";
   let assignment: Buffer = EMPTY;
@@ -51,6 +55,10 @@ export function writeSyncGroupRequestAssignment(w: Writer, v: number, m: SyncGro
   if (v >= 4) w.compactString(nn(m.memberId, 'm.memberId')); else w.string(nn(m.memberId, 'm.memberId'));
   if (v >= 4) w.compactBytes(nn(m.assignment, 'm.assignment')); else w.bytes(nn(m.assignment, 'm.assignment'));
   if (v >= 4) w.uvarint(0);
+}
+
+export function defaultSyncGroupRequest(): SyncGroupRequest {
+  return { groupId: "", generationId: 0, memberId: "", groupInstanceId: null, protocolType: null, protocolName: null, assignments: [] };
 }
 
 export function readSyncGroupRequest(r: Reader, v: number): SyncGroupRequest {

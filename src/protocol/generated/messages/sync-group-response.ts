@@ -31,6 +31,10 @@ export interface SyncGroupResponse {
   assignment: Buffer;
 }
 
+export function defaultSyncGroupResponse(): SyncGroupResponse {
+  return { throttleTimeMs: 0, errorCode: 0, protocolType: null, protocolName: null, assignment: EMPTY };
+}
+
 export function readSyncGroupResponse(r: Reader, v: number): SyncGroupResponse {
   let throttleTimeMs: number = 0;
   let errorCode: number = 0;

@@ -26,6 +26,10 @@ export interface TransactionLogKey {
   transactionalId: string;
 }
 
+export function defaultTransactionLogKey(): TransactionLogKey {
+  return { transactionalId: "" };
+}
+
 export function readTransactionLogKey(r: Reader, v: number): TransactionLogKey {
   let transactionalId: string = "";
   transactionalId = r.string();

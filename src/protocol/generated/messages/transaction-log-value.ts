@@ -40,6 +40,10 @@ export interface TransactionLogValue {
   clientTransactionVersion: number;
 }
 
+export function defaultPartitionsSchema(): PartitionsSchema {
+  return { topic: "", partitionIds: [] };
+}
+
 export function readPartitionsSchema(r: Reader, v: number): PartitionsSchema {
   let topic: string = "";
   let partitionIds: number[] = [];
@@ -76,6 +80,10 @@ export function writePartitionsSchema(w: Writer, v: number, m: PartitionsSchema)
   if (v >= 1) w.uvarint(0);
 }
 
+export function defaultTransactionLogValue(): TransactionLogValue {
+  return { producerId: 0n, previousProducerId: -1n, nextProducerId: -1n, producerEpoch: 0, transactionTimeoutMs: 0, transactionStatus: 0, transactionPartitions: [], transactionLastUpdateTimestampMs: 0n, transactionStartTimestampMs: 0n, clientTransactionVersion: 0 };
+}
+
 export function readTransactionLogValue(r: Reader, v: number): TransactionLogValue {
   let producerId: bigint = 0n;
   let previousProducerId: bigint = -1n;
@@ -88,12 +96,6 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
   let transactionStartTimestampMs: bigint = 0n;
   let clientTransactionVersion: number = 0;
   producerId = r.int64();
-  if (v >= 1) {
-    previousProducerId = r.int64();
-  }
-  if (v >= 1) {
-    nextProducerId = r.int64();
-  }
   producerEpoch = r.int16();
   transactionTimeoutMs = r.int32();
   transactionStatus = r.int8();
@@ -111,9 +113,6 @@ export function readTransactionLogValue(r: Reader, v: number): TransactionLogVal
   }
   transactionLastUpdateTimestampMs = r.int64();
   transactionStartTimestampMs = r.int64();
-  if (v >= 1) {
-    clientTransactionVersion = r.int16();
-  }
   if (v >= 1) r.taggedFields((tag, r) => {
     switch (tag) {
       case 0:

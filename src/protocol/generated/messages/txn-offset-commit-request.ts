@@ -46,6 +46,10 @@ export interface TxnOffsetCommitRequest {
   topics: TxnOffsetCommitRequestTopic[];
 }
 
+export function defaultTxnOffsetCommitRequestPartition(): TxnOffsetCommitRequestPartition {
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: "" };
+}
+
 export function readTxnOffsetCommitRequestPartition(r: Reader, v: number): TxnOffsetCommitRequestPartition {
   let partitionIndex: number = 0;
   let committedOffset: bigint = 0n;
@@ -69,6 +73,10 @@ export function writeTxnOffsetCommitRequestPartition(w: Writer, v: number, m: Tx
   }
   if (v >= 3) w.compactNullableString(m.committedMetadata); else w.nullableString(m.committedMetadata);
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultTxnOffsetCommitRequestTopic(): TxnOffsetCommitRequestTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffsetCommitRequestTopic {
@@ -105,6 +113,10 @@ export function writeTxnOffsetCommitRequestTopic(w: Writer, v: number, m: TxnOff
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultTxnOffsetCommitRequest(): TxnOffsetCommitRequest {
+  return { transactionalId: "", groupId: "", producerId: 0n, producerEpoch: 0, generationId: -1, memberId: "", groupInstanceId: null, topics: [] };
 }
 
 export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommitRequest {

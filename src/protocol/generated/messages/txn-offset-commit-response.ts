@@ -38,6 +38,10 @@ export interface TxnOffsetCommitResponse {
   topics: TxnOffsetCommitResponseTopic[];
 }
 
+export function defaultTxnOffsetCommitResponsePartition(): TxnOffsetCommitResponsePartition {
+  return { partitionIndex: 0, errorCode: 0 };
+}
+
 export function readTxnOffsetCommitResponsePartition(r: Reader, v: number): TxnOffsetCommitResponsePartition {
   let partitionIndex: number = 0;
   let errorCode: number = 0;
@@ -51,6 +55,10 @@ export function writeTxnOffsetCommitResponsePartition(w: Writer, v: number, m: T
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultTxnOffsetCommitResponseTopic(): TxnOffsetCommitResponseTopic {
+  return { name: "", partitions: [] };
 }
 
 export function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffsetCommitResponseTopic {
@@ -87,6 +95,10 @@ export function writeTxnOffsetCommitResponseTopic(w: Writer, v: number, m: TxnOf
     }
   }
   if (v >= 3) w.uvarint(0);
+}
+
+export function defaultTxnOffsetCommitResponse(): TxnOffsetCommitResponse {
+  return { throttleTimeMs: 0, topics: [] };
 }
 
 export function readTxnOffsetCommitResponse(r: Reader, v: number): TxnOffsetCommitResponse {
