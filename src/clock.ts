@@ -13,11 +13,23 @@ export interface Clock {
   setTimeout(fn: () => void, delayMs: number): Timer;
 }
 
+/** Node timers hold at most 2^31-1 ms; longer delays re-arm until due. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimeout(fn, delayMs) {
-    const t = setTimeout(fn, delayMs);
-    t.unref?.();
+    const due = Date.now() + delayMs;
+    let t: NodeJS.Timeout;
+    const arm = (ms: number) => {
+      t = setTimeout(() => {
+        const left = due - Date.now();
+        if (left > 0) arm(Math.min(left, MAX_TIMER_MS));
+        else fn();
+      }, Math.min(Math.max(ms, 0), MAX_TIMER_MS));
+      t.unref?.();
+    };
+    arm(delayMs);
     return { cancel: () => clearTimeout(t) };
   },
 };

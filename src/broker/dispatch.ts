@@ -1,0 +1,124 @@
+/**
+ * apiKey → handler, version gate, header rules, error translation at one boundary.
+ *
+ * - ApiVersions of a version above the advertised range is answered in v0 form with
+ *   UNSUPPORTED_VERSION and ApiVersions' own range (clients retry at that version).
+ * - Any other unknown API key, or a version outside the advertised range, is a ProtocolError:
+ *   the connection is closed, as Kafka's SocketServer does.
+ * - Versions inside the advertised range but in its `refuse` part (Produce v0-2, JoinGroup v0-1)
+ *   are answered with UNSUPPORTED_VERSION (advertised only for clients' range checks).
+ * - Only APIs with a registered handler are advertised.
+ */
+import { KafkaApiError, ProtocolError } from '../errors.js';
+import { advertisedApis, type AdvertisedApi } from '../protocol/generated/advertised.js';
+import { codecFor, type ApiCodec } from '../protocol/generated/api-table.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { API_VERSIONS_KEY, readRequestHeaderStart, responseHeaderFlexible, writeResponseHeader } from '../protocol/headers.js';
+import { Reader } from '../protocol/reader.js';
+import { Writer } from '../protocol/writer.js';
+import type { Handler } from './handler.js';
+import type { RequestContext } from './request-context.js';
+import type { Logger } from '../logger.js';
+
+export interface DecodedRequest {
+  apiKey: number;
+  apiVersion: number;
+  correlationId: number;
+  clientId: string | null;
+  body: unknown;
+}
+
+/** Hooks the test-control API uses to observe or alter traffic (off unless set). */
+export interface DispatchInterceptor {
+  /** May return a replacement response (e.g. an injected error), or undefined to continue. */
+  before?(ctx: RequestContext, req: DecodedRequest, handler: Handler): Promise<unknown | undefined> | unknown | undefined;
+  after?(ctx: RequestContext, req: DecodedRequest, response: unknown): void;
+}
+
+interface Entry {
+  handler: Handler;
+  codec: ApiCodec<any, any>;
+  adv: AdvertisedApi;
+}
+
+export class Dispatcher {
+  private readonly entries = new Map<number, Entry>();
+  interceptor: DispatchInterceptor | null = null;
+
+  constructor(private readonly log: Logger) {}
+
+  register(handler: Handler<any>): void {
+    const codec = codecFor(handler.apiKey);
+    const adv = advertisedApis.find((a) => a.apiKey === handler.apiKey);
+    if (!codec || !adv) throw new Error(`no codec or advertised range for api key ${handler.apiKey}`);
+    this.entries.set(handler.apiKey, { handler, codec, adv });
+  }
+
+  /** The ApiVersions table: every registered API with its advertised range. */
+  advertised(): { apiKey: number; minVersion: number; maxVersion: number }[] {
+    return [...this.entries.values()]
+      .sort((a, b) => a.adv.apiKey - b.adv.apiKey)
+      .map((e) => ({ apiKey: e.adv.apiKey, minVersion: e.adv.min, maxVersion: e.adv.max }));
+  }
+
+  /**
+   * Handles one frame (without its size prefix). Returns the response frame's chunks (size
+   * prefix included), or null when no response is sent (acks=0 Produce).
+   * Throws ProtocolError when the connection must be closed.
+   */
+  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Promise<Buffer[] | null> {
+    const r = new Reader(frame);
+    const h = readRequestHeaderStart(r);
+    const entry = this.entries.get(h.apiKey);
+    if (h.apiKey === API_VERSIONS_KEY && entry && h.apiVersion > entry.adv.max) {
+      return this.encode(entry.codec, h.correlationId, 0, {
+        errorCode: ErrorCode.UNSUPPORTED_VERSION,
+        apiKeys: [{ apiKey: API_VERSIONS_KEY, minVersion: entry.adv.min, maxVersion: entry.adv.max }],
+        throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false,
+      });
+    }
+    if (!entry) throw new ProtocolError(`unsupported api key ${h.apiKey}`);
+    if (h.apiVersion < entry.adv.min || h.apiVersion > entry.adv.max) {
+      throw new ProtocolError(`unsupported version ${h.apiVersion} of api key ${h.apiKey} (${entry.codec.name})`);
+    }
+    const v = h.apiVersion;
+    const flexible = entry.codec.flexibleFrom >= 0 && v >= entry.codec.flexibleFrom;
+    if (flexible) r.taggedFields();
+    const body = entry.codec.readRequest(r, v);
+    if (r.remaining !== 0) throw new ProtocolError(`${r.remaining} unexpected bytes after ${entry.codec.name} v${v} request`);
+    const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
+    const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
+
+    let response: unknown;
+    const refuse = entry.adv.refuse;
+    try {
+      if (refuse && v >= refuse[0] && v <= refuse[1]) {
+        response = entry.handler.errorResponse(body as never, ErrorCode.UNSUPPORTED_VERSION, ctx);
+        if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError(`Produce v${v} with acks=0 is not supported`);
+      } else {
+        const injected = this.interceptor?.before ? await this.interceptor.before(ctx, decoded, entry.handler) : undefined;
+        response = injected !== undefined ? injected : await entry.handler.handle(ctx, body as never);
+      }
+    } catch (err) {
+      if (err instanceof ProtocolError) throw err;
+      if (!(err instanceof KafkaApiError)) {
+        this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
+      }
+      const code = err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+      response = entry.handler.errorResponse(body as never, code, ctx);
+    }
+    if (response === undefined) return null;
+    this.interceptor?.after?.(ctx, decoded, response);
+    return this.encode(entry.codec, h.correlationId, v, response);
+  }
+
+  private encode(codec: ApiCodec<any, any>, correlationId: number, v: number, response: unknown): Buffer[] {
+    const w = new Writer(512);
+    w.int32(0);
+    const flexible = codec.flexibleFrom >= 0 && v >= codec.flexibleFrom;
+    writeResponseHeader(w, correlationId, responseHeaderFlexible(codec.apiKey, flexible));
+    codec.writeResponse(w, v, response);
+    w.patchInt32(0, w.length - 4);
+    return w.finish();
+  }
+}

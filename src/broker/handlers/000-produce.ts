@@ -1,0 +1,95 @@
+/**
+ * Produce (key 0), advertised 0-11; v0-2 (message formats 0/1) answered UNSUPPORTED_VERSION.
+ *
+ * Behavior (Kafka's KafkaApis.handleProduceRequest / ReplicaManager.appendRecords):
+ * - Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION for that partition; Produce never
+ *   creates topics. Internal topics: INVALID_TOPIC_EXCEPTION.
+ * - acks outside {-1, 0, 1}: INVALID_REQUIRED_ACKS for every partition that passed the topic checks.
+ * - Each partition's bytes must be exactly one v2 batch (v3+): otherwise INVALID_RECORD; magic
+ *   0/1: INVALID_RECORD; CRC, size and batch-field checks happen in PartitionLog.appendAsLeader.
+ * - acks=0: no response is written; if any partition failed the connection is closed instead,
+ *   so the client notices and refreshes metadata.
+ * - acks=-1 with `samsa.flush.on.acks.all`: the reply waits for an fsync covering the batch
+ *   (group commit: concurrent producers share one fsync).
+ * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
+ * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
+ */
+import { KafkaApiError, ProtocolError, toErrorCode } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { PartitionProduceResponse, TopicProduceResponse } from '../../protocol/generated/messages/produce-response.js';
+import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
+import { INTERNAL_TOPICS } from '../metadata.js';
+
+const BATCH_HEADER_BYTES = 61;
+const MAGIC_OFFSET = 16;
+const LENGTH_OFFSET = 8;
+const ATTRIBUTES_OFFSET = 21;
+const COMPRESSION_ZSTD = 4;
+
+function failed(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
+  return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage, currentLeader: null };
+}
+
+/** Kafka's ProduceRequest.validateRecords: one batch of magic 2, zstd only from v7. */
+function validateRecordsShape(records: Buffer, apiVersion: number): void {
+  if (records.length < BATCH_HEADER_BYTES) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests must have at least one record batch');
+  const magic = records.readInt8(MAGIC_OFFSET);
+  if (magic < 0 || magic > 2) throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `invalid magic ${magic}`);
+  if (magic < 2) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests with version 3 and above must use message format v2');
+  const total = 12 + records.readInt32BE(LENGTH_OFFSET);
+  if (total > records.length) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests must have at least one record batch');
+  if (total < records.length) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests with version 3 and above must have exactly one record batch');
+  if (apiVersion < 7 && (records.readInt16BE(ATTRIBUTES_OFFSET) & 7) === COMPRESSION_ZSTD) {
+    throw new KafkaApiError(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, 'zstd requires Produce v7 or later');
+  }
+}
+
+export const produceHandler = defineHandler({
+  apiKey: 0,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
+    const durable = req.acks === -1 && broker.flushOnAcksAll;
+    let anyError = false;
+    const responses: TopicProduceResponse[] = await Promise.all(req.topicData.map(async (topic) => {
+      const info = broker.metadata.get(topic.name);
+      const partitionResponses = await Promise.all(topic.partitionData.map(async (p): Promise<PartitionProduceResponse> => {
+        if (!info || p.index < 0 || p.index >= info.partitions) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION);
+        if (!acksValid) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        const log = broker.logs.getLog(topic.name, p.index);
+        if (!log) return failed(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const records = p.records;
+        if (records === null || Array.isArray(records)) return failed(p.index, ErrorCode.INVALID_RECORD, 'null records');
+        try {
+          validateRecordsShape(records, ctx.apiVersion);
+          const result = await log.appendAsLeader(records, broker.leaderEpoch);
+          if (durable) await log.flushUpTo(result.lastOffset + 1);
+          return {
+            index: p.index, errorCode: ErrorCode.NONE, baseOffset: BigInt(result.baseOffset),
+            logAppendTimeMs: BigInt(result.logAppendTimeMs), logStartOffset: BigInt(result.logStartOffset),
+            recordErrors: [], errorMessage: null, currentLeader: null,
+          };
+        } catch (err) {
+          if (!(err instanceof KafkaApiError)) broker.log.error(`append to ${topic.name}-${p.index} failed`, err);
+          return failed(p.index, toErrorCode(err), err instanceof KafkaApiError ? null : null);
+        }
+      }));
+      for (const r of partitionResponses) if (r.errorCode !== ErrorCode.NONE) anyError = true;
+      return { name: topic.name, partitionResponses };
+    }));
+    if (req.acks === 0) {
+      if (anyError) throw new ProtocolError('acks=0 produce failed: closing the connection so the client refreshes metadata');
+      return undefined;
+    }
+    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+  },
+  errorResponse(req: ProduceRequest, errorCode) {
+    return {
+      responses: req.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => failed(p.index, errorCode)) })),
+      throttleTimeMs: 0,
+      nodeEndpoints: [],
+    };
+  },
+});

@@ -1,0 +1,75 @@
+/**
+ * ListOffsets (key 2), versions 1-9.
+ *
+ * Behavior (Kafka's ReplicaManager.fetchOffset / UnifiedLog.fetchOffsetByTimestamp):
+ * - -1 latest: the high watermark (read_uncommitted) or last stable offset (read_committed).
+ * - -2 earliest and -4 earliest-local (v8+): the log start offset.
+ * - -3 max timestamp (v7+): first record carrying the partition's largest timestamp; empty log -1.
+ * - -5 latest-tiered (v9+): -1 (no tiered storage).
+ * - Other negative values, or a special value below the version that introduced it:
+ *   UNSUPPORTED_VERSION for that partition.
+ * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
+ * - The same partition twice: INVALID_REQUEST for it.
+ * Version notes: v1 single offset (v0's old_style_offsets unused); v2 isolation level; v4 leader
+ * epochs; v6 flexible; v7 -3; v8 -4; v9 -5.
+ */
+import { KafkaApiError, toErrorCode } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { ListOffsetsPartitionResponse } from '../../protocol/generated/messages/list-offsets-response.js';
+
+const LATEST = -1n;
+const EARLIEST = -2n;
+const MAX_TIMESTAMP = -3n;
+const EARLIEST_LOCAL = -4n;
+const LATEST_TIERED = -5n;
+
+function result(partitionIndex: number, errorCode: number, offset = -1n, timestamp = -1n, leaderEpoch = -1): ListOffsetsPartitionResponse {
+  return { partitionIndex, errorCode, oldStyleOffsets: [], timestamp, offset, leaderEpoch };
+}
+
+export const listOffsetsHandler = defineHandler({
+  apiKey: 2,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const v = ctx.apiVersion;
+    const epoch = broker.leaderEpoch;
+    const topics = await Promise.all(req.topics.map(async (t) => {
+      const info = broker.metadata.get(t.name);
+      const seen = new Map<number, number>();
+      for (const p of t.partitions) seen.set(p.partitionIndex, (seen.get(p.partitionIndex) ?? 0) + 1);
+      const partitions = await Promise.all(t.partitions.map(async (p) => {
+        if ((seen.get(p.partitionIndex) ?? 0) > 1) return result(p.partitionIndex, ErrorCode.INVALID_REQUEST);
+        const log = info && p.partitionIndex >= 0 && p.partitionIndex < info.partitions ? broker.logs.getLog(t.name, p.partitionIndex) : undefined;
+        if (!log) return result(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
+          return result(p.partitionIndex, p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH);
+        }
+        const ts = p.timestamp;
+        const fetchable = req.isolationLevel === 1 ? broker.lastStableOffset(log) : log.highWatermark;
+        try {
+          if (ts === LATEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(fetchable), -1n, epoch);
+          if (ts === EARLIEST || (ts === EARLIEST_LOCAL && v >= 8)) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, epoch);
+          if (ts === MAX_TIMESTAMP && v >= 7) {
+            const m = await log.maxTimestampAndOffset();
+            if (m.offset < 0) return result(p.partitionIndex, ErrorCode.NONE);
+            return result(p.partitionIndex, ErrorCode.NONE, BigInt(m.offset), BigInt(m.timestamp), epoch);
+          }
+          if (ts === LATEST_TIERED && v >= 9) return result(p.partitionIndex, ErrorCode.NONE);
+          if (ts < 0n) return result(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
+          const found = await log.offsetForTimestamp(Number(ts));
+          if (!found || found.offset >= fetchable) return result(p.partitionIndex, ErrorCode.NONE);
+          return result(p.partitionIndex, ErrorCode.NONE, BigInt(found.offset), BigInt(found.timestamp), epoch);
+        } catch (err) {
+          if (!(err instanceof KafkaApiError)) broker.log.error(`list offsets ${t.name}-${p.partitionIndex} failed`, err);
+          return result(p.partitionIndex, toErrorCode(err));
+        }
+      }));
+      return { name: t.name, partitions };
+    }));
+    return { throttleTimeMs: 0, topics };
+  },
+  errorResponse(req, errorCode) {
+    return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => result(p.partitionIndex, errorCode)) })) };
+  },
+});

@@ -1,0 +1,103 @@
+/**
+ * Metadata (key 3), versions 0-12.
+ *
+ * Behavior (Kafka's KafkaApis.handleTopicMetadataRequest):
+ * - topics null (v1+) or empty list at v0: every topic, internal ones flagged is_internal; never
+ *   auto-creates. topics [] (v1+): brokers and cluster only.
+ * - A missing topic with auto-creation allowed (auto.create.topics.enable and, from v4, the
+ *   request flag): created with num.partitions / default.replication.factor. Kafka answers
+ *   UNKNOWN_TOPIC_OR_PARTITION while its controller creates the topic in the background; a single
+ *   node creates it at once and answers with the new topic (clients would only retry).
+ * - Illegal name: INVALID_TOPIC_EXCEPTION; missing without auto-creation: UNKNOWN_TOPIC_OR_PARTITION.
+ * - v10+ topic ids; v12 lookup by id (unknown id: UNKNOWN_TOPIC_ID with a null name); v10-11 with
+ *   a topic id or null name: INVALID_REQUEST.
+ * - controller_id is this node; leader epoch is the broker's leader epoch (replication later).
+ * Version notes: v1 controller/is_internal/rack; v2 cluster id; v3 throttle; v4 auto-create
+ * flag; v5 offline replicas; v7 leader epoch; v8-10 authorized operations (answered -2147483648
+ * = not requested); v9 flexible; v10 topic ids; v11 drops cluster authorized operations.
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
+import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const NO_OPERATIONS = -2147483648;
+
+function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID): MetadataResponseTopic {
+  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NO_OPERATIONS };
+}
+
+export const metadataHandler = defineHandler({
+  apiKey: 3,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const v = ctx.apiVersion;
+    const nodeId = broker.nodeId;
+    const describe = (t: TopicInfo): MetadataResponseTopic => ({
+      errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
+      partitions: Array.from({ length: t.partitions }, (_, i) => ({
+        errorCode: ErrorCode.NONE, partitionIndex: i, leaderId: nodeId, leaderEpoch: broker.leaderEpoch,
+        replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [],
+      })),
+      topicAuthorizedOperations: NO_OPERATIONS,
+    });
+    let topics: MetadataResponseTopic[];
+    const all = req.topics === null || (v === 0 && req.topics.length === 0);
+    if (all) {
+      topics = [...broker.metadata.topics.values()].map(describe);
+    } else {
+      const allowAuto = broker.config.autoCreateTopicsEnable && (v < 4 || req.allowAutoTopicCreation);
+      topics = [];
+      for (const rt of req.topics!) {
+        if (v >= 10 && v <= 11 && (rt.name === null || rt.topicId !== ZERO_UUID)) {
+          throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'topic ids are not supported in Metadata v10-11 requests');
+        }
+        if (rt.name === null) {
+          const byId = broker.metadata.getById(rt.topicId);
+          topics.push(byId ? describe(byId) : topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId));
+          continue;
+        }
+        const existing = broker.metadata.get(rt.name);
+        if (existing) {
+          topics.push(describe(existing));
+          continue;
+        }
+        if (topicNameProblem(rt.name)) {
+          topics.push(topicError(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION));
+          continue;
+        }
+        if (!allowAuto || INTERNAL_TOPICS.has(rt.name)) {
+          topics.push(topicError(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        try {
+          topics.push(describe(await broker.autoCreateTopic(rt.name)));
+        } catch (err) {
+          topics.push(topicError(rt.name, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+        }
+      }
+    }
+    const self = broker.endpointFor(ctx.listenerName);
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId, host: self.host, port: self.port, rack: null }],
+      clusterId: broker.metadata.clusterId,
+      controllerId: nodeId,
+      topics,
+      clusterAuthorizedOperations: NO_OPERATIONS,
+    };
+  },
+  errorResponse(req, errorCode, ctx) {
+    const self = ctx.broker.endpointFor(ctx.listenerName);
+    return {
+      throttleTimeMs: 0,
+      brokers: [{ nodeId: ctx.broker.nodeId, host: self.host, port: self.port, rack: null }],
+      clusterId: ctx.broker.metadata.clusterId,
+      controllerId: ctx.broker.nodeId,
+      topics: (req.topics ?? []).map((t) => topicError(t.name, errorCode, t.topicId)),
+      clusterAuthorizedOperations: NO_OPERATIONS,
+    };
+  },
+});

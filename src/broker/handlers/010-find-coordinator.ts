@@ -1,0 +1,40 @@
+/**
+ * FindCoordinator (key 10), versions 0-6.
+ *
+ * Behavior:
+ * - A single node coordinates every group and every transactional id: the answer is this broker's
+ *   advertised endpoint for the listener the request came in on.
+ * - key_type 0 (group) and 1 (transaction) are served; anything else (2 = share group, v6) answers
+ *   INVALID_REQUEST (v0-3 top-level, v4+ per key). An empty key is not rejected (as in Kafka).
+ * Version notes: v1 adds key_type and throttle time; v3 flexible; v4+ (KIP-699) batches keys in
+ * `coordinatorKeys` and answers per key in `coordinators`.
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+
+const GROUP = 0;
+const TRANSACTION = 1;
+
+export const findCoordinatorHandler = defineHandler({
+  apiKey: 10,
+  handle(ctx, req) {
+    const self = ctx.broker.endpointFor(ctx.listenerName);
+    const answer = (key: string) => {
+      if (req.keyType !== GROUP && req.keyType !== TRANSACTION) {
+        return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unsupported key type ${req.keyType}` };
+      }
+      return { key, nodeId: ctx.broker.nodeId, host: self.host, port: self.port, errorCode: ErrorCode.NONE, errorMessage: null };
+    };
+    if (ctx.apiVersion >= 4) {
+      return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map(answer) };
+    }
+    const a = answer(req.key);
+    return { throttleTimeMs: 0, errorCode: a.errorCode, errorMessage: a.errorMessage, nodeId: a.nodeId, host: a.host, port: a.port, coordinators: [] };
+  },
+  errorResponse(req, errorCode) {
+    return {
+      throttleTimeMs: 0, errorCode, errorMessage: null, nodeId: -1, host: '', port: -1,
+      coordinators: req.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: null })),
+    };
+  },
+});

@@ -1,0 +1,40 @@
+/**
+ * ApiVersions (key 18), versions 0-4.
+ *
+ * Behavior:
+ * - Lists every API Samsa has a handler for, with the range from protocol-specs/apis.json.
+ * - A version above 4 never reaches here: dispatch answers it in v0 form with
+ *   UNSUPPORTED_VERSION and ApiVersions' own range, so clients can retry (KIP-511).
+ * - No supported or finalized features are advertised (a finalized transaction.version >= 2
+ *   would switch Java 4 producers to transactions V2).
+ * Version notes: v1+ adds throttle time; v3+ is flexible and carries the client's software
+ * name/version (KIP-511), which is accepted without validation; the response header is always v0.
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+
+export const apiVersionsHandler = defineHandler({
+  apiKey: 18,
+  handle(ctx) {
+    return {
+      errorCode: ErrorCode.NONE,
+      apiKeys: ctx.broker.dispatcher.advertised(),
+      throttleTimeMs: 0,
+      supportedFeatures: [],
+      finalizedFeaturesEpoch: -1n,
+      finalizedFeatures: [],
+      zkMigrationReady: false,
+    };
+  },
+  errorResponse(_req, errorCode, ctx) {
+    return {
+      errorCode,
+      apiKeys: ctx.broker.dispatcher.advertised(),
+      throttleTimeMs: 0,
+      supportedFeatures: [],
+      finalizedFeaturesEpoch: -1n,
+      finalizedFeatures: [],
+      zkMigrationReady: false,
+    };
+  },
+});

@@ -1,0 +1,150 @@
+/**
+ * CreateTopics (key 19), versions 2-7.
+ *
+ * Behavior (Kafka's ControllerApis.createTopics + ReplicationControlManager.createTopics):
+ * - One result per distinct name. A name listed twice gets a single INVALID_REQUEST
+ *   "Duplicate topic name." and nothing is created for it.
+ * - Checks per topic, in Kafka's order: `__cluster_metadata` (INVALID_REQUEST), legal name
+ *   (INVALID_TOPIC_EXCEPTION "Topic name is invalid: ..."), already exists (TOPIC_ALREADY_EXISTS),
+ *   '.'/'_' collision (INVALID_TOPIC_EXCEPTION), configs (INVALID_CONFIG: null value, unknown name,
+ *   bad value), then partitions/replication factor (INVALID_REPLICATION_FACTOR / INVALID_PARTITIONS,
+ *   -1 = num.partitions / default.replication.factor; a factor above 1 cannot be placed on one node).
+ * - Manual assignments: num_partitions and replication_factor must both be -1 (INVALID_REQUEST);
+ *   each partition's replicas must be exactly this node (INVALID_REPLICA_ASSIGNMENT with Kafka's
+ *   validateManualPartitionAssignment messages: empty list, unregistered broker, broker twice,
+ *   inconsistent replica count); indexes must be 0..n-1 without repeats.
+ * - validate_only: the same results, success fields included, nothing created (topic_id is the
+ *   zero UUID there, since no topic exists).
+ * - Success (v5+): num_partitions, replication_factor and every effective topic config, sorted by
+ *   name, with source / read_only / is_sensitive (src/config.ts resolveTopicConfig); v7 topic_id.
+ *   Errors carry num_partitions -1, replication_factor -1, no configs.
+ * - timeout_ms is not waited on: a single node creates the topic before answering.
+ * Version notes: v1+ error_message and validate_only (min advertised 2); v2 throttle; v4 the
+ * -1 defaults (KIP-464, accepted on every version as Kafka 4 does); v5 flexible, returns configs;
+ * v7 topic_id.
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import type { Broker } from '../broker.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import {
+  defaultCreatableTopicResult,
+  type CreatableTopicResult,
+} from '../../protocol/generated/messages/create-topics-response.js';
+import type { CreatableTopic } from '../../protocol/generated/messages/create-topics-request.js';
+import { resolveTopicConfig } from '../../config.js';
+import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+function failure(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
+  return { ...defaultCreatableTopicResult(), name, errorCode, errorMessage };
+}
+
+/**
+ * Kafka's validateManualPartitionAssignment for a cluster of one node; returns the partition
+ * count, or throws INVALID_REQUEST / INVALID_REPLICA_ASSIGNMENT.
+ */
+function checkManualAssignments(t: CreatableTopic, nodeId: number): number {
+  if (t.replicationFactor !== -1) {
+    throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
+  }
+  if (t.numPartitions !== -1) {
+    throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
+  }
+  const seen = new Set<number>();
+  let replicas: number | null = null;
+  for (const a of t.assignments) {
+    if (seen.has(a.partitionIndex)) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partitionIndex}`);
+    }
+    checkReplicaList(a.brokerIds, nodeId, replicas);
+    replicas = a.brokerIds.length;
+    seen.add(a.partitionIndex);
+  }
+  for (let i = 0; i < seen.size; i++) {
+    if (!seen.has(i)) throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+  }
+  return seen.size;
+}
+
+/** One partition's replica list against the single registered broker (shared with CreatePartitions). */
+export function checkReplicaList(brokerIds: readonly number[], nodeId: number, expectedReplicas: number | null): void {
+  if (brokerIds.length === 0) {
+    throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
+  }
+  const sorted = [...brokerIds].sort((a, b) => a - b);
+  let prev: number | null = null;
+  for (const id of sorted) {
+    if (id !== nodeId) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${id}, but no such broker is registered.`);
+    }
+    if (id === prev) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${prev} more than once.`);
+    }
+    prev = id;
+  }
+  if (expectedReplicas !== null && sorted.length !== expectedReplicas) {
+    throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${expectedReplicas} replica(s).`);
+  }
+}
+
+async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean): Promise<CreatableTopicResult> {
+  const name = t.name;
+  if (name !== '__cluster_metadata') broker.metadata.checkCreatable(name);
+  const raw: Record<string, string | null> = {};
+  for (const c of t.configs) raw[c.name] = c.value;
+  const configs = name === '__cluster_metadata' ? {} : validateTopicConfigs(raw);
+  let numPartitions = t.numPartitions;
+  let replicationFactor = t.replicationFactor;
+  if (t.assignments.length > 0) {
+    numPartitions = checkManualAssignments(t, broker.nodeId);
+    replicationFactor = 1;
+  }
+  const info = await broker.createTopic({ name, numPartitions, replicationFactor, configs, validateOnly });
+  const entries = resolveTopicConfig(broker.rawConfig, info.configs).entries;
+  return {
+    name,
+    topicId: validateOnly || !info.topicId ? ZERO_UUID : info.topicId,
+    errorCode: ErrorCode.NONE,
+    errorMessage: null,
+    topicConfigErrorCode: ErrorCode.NONE,
+    numPartitions: info.partitions,
+    replicationFactor: info.replicationFactor,
+    configs: entries.map((e) => ({ name: e.name, value: e.value, readOnly: e.readOnly, configSource: e.configSource, isSensitive: e.isSensitive })),
+  };
+}
+
+export const createTopicsHandler = defineHandler({
+  apiKey: 19,
+  async handle(ctx, req) {
+    const counts = new Map<string, number>();
+    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const answered = new Set<string>();
+    const topics: CreatableTopicResult[] = [];
+    for (const t of req.topics) {
+      if (answered.has(t.name)) continue;
+      answered.add(t.name);
+      if (counts.get(t.name)! > 1) {
+        topics.push(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+        continue;
+      }
+      try {
+        topics.push(await createOne(ctx.broker, t, req.validateOnly));
+      } catch (err) {
+        if (err instanceof KafkaApiError) {
+          topics.push(failure(t.name, err.errorCode, apiErrorMessage(err)));
+        } else {
+          ctx.broker.log.error(`CreateTopics: creating ${t.name} failed`, err);
+          topics.push(failure(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, null));
+        }
+      }
+    }
+    return { throttleTimeMs: 0, topics };
+  },
+  errorResponse(req, errorCode) {
+    const names = [...new Set(req.topics.map((t) => t.name))];
+    return { throttleTimeMs: 0, topics: names.map((n) => failure(n, errorCode, null)) };
+  },
+});

@@ -1,0 +1,142 @@
+/**
+ * DeleteTopics (key 20), versions 1-6.
+ *
+ * Behavior (Kafka's ControllerApis.deleteTopics + ReplicationControlManager.deleteTopics):
+ * - delete.topic.enable=false: the whole request fails before any work; every listed topic gets
+ *   TOPIC_DELETION_DISABLED (v3+) or INVALID_REQUEST (v0-2, "Topic deletion is disabled.").
+ * - v0-5 name topics in topic_names; v6 in topics[] by name or by id (not both:
+ *   INVALID_REQUEST "You may not specify both topic name and topic id."; neither:
+ *   "Neither topic name nor id were specified.").
+ * - A name or id listed twice: one INVALID_REQUEST "Duplicate topic name." / "Duplicate topic id.";
+ *   a name resolving to an id also listed: INVALID_REQUEST "The provided topic name maps to an ID
+ *   that was already supplied." (for the name) and "Duplicate topic id." (for the id).
+ * - Unknown name: UNKNOWN_TOPIC_OR_PARTITION with the zero id; unknown id: UNKNOWN_TOPIC_ID, name null.
+ * - Success: NONE with the topic's name and id; the topic's logs are deleted before answering.
+ * - Deviation: Kafka's controller deletes internal topics too (only the kafka-topics tool refuses).
+ *   Samsa refuses `__consumer_offsets` / `__transaction_state`, whose logs hold the coordinators'
+ *   state, with INVALID_TOPIC_EXCEPTION (the code DeleteRecords gives internal topics) and the
+ *   kafka-topics tool's message "Topic T is a kafka internal topic and is not allowed to be marked
+ *   for deletion.".
+ * - Kafka shuffles the result order on purpose; Samsa answers in request order.
+ * Version notes: v1 throttle; v4 flexible; v5 error_message; v6 topics by name or id (KIP-516).
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { DeletableTopicResult } from '../../protocol/generated/messages/delete-topics-response.js';
+import { INTERNAL_TOPICS } from '../metadata.js';
+import { apiErrorMessage } from '../topic-configs.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+function result(name: string | null, topicId: string, errorCode: number, errorMessage: string | null = null): DeletableTopicResult {
+  return { name, topicId, errorCode, errorMessage };
+}
+
+export const deleteTopicsHandler = defineHandler({
+  apiKey: 20,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const v = ctx.apiVersion;
+    if (!broker.rawConfig['delete.topic.enable']) {
+      throw v < 3
+        ? new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Topic deletion is disabled.')
+        : new KafkaApiError(ErrorCode.TOPIC_DELETION_DISABLED);
+    }
+    const responses: DeletableTopicResult[] = [];
+    // Entries in request order: a name to look up, an id to look up, or an answer already known.
+    type Entry = { kind: 'name'; name: string } | { kind: 'id'; id: string };
+    const entries: Entry[] = [];
+    const nameCount = new Map<string, number>();
+    const idCount = new Map<string, number>();
+    const addName = (name: string) => {
+      nameCount.set(name, (nameCount.get(name) ?? 0) + 1);
+      entries.push({ kind: 'name', name });
+    };
+    if (v >= 6) {
+      for (const t of req.topics) {
+        if (t.name === null) {
+          if (t.topicId === ZERO_UUID) {
+            responses.push(result(null, ZERO_UUID, ErrorCode.INVALID_REQUEST, 'Neither topic name nor id were specified.'));
+          } else {
+            idCount.set(t.topicId, (idCount.get(t.topicId) ?? 0) + 1);
+            entries.push({ kind: 'id', id: t.topicId });
+          }
+        } else if (t.topicId === ZERO_UUID) {
+          addName(t.name);
+        } else {
+          responses.push(result(t.name, t.topicId, ErrorCode.INVALID_REQUEST, 'You may not specify both topic name and topic id.'));
+        }
+      }
+    } else {
+      for (const name of req.topicNames) addName(name);
+    }
+
+    // Resolve everything to names first (ids of unknown topics answer UNKNOWN_TOPIC_ID).
+    const toDelete = new Map<string, { name: string; id: string }>(); // by topic id
+    const answered = new Set<string>();
+    for (const e of entries) {
+      const key = e.kind === 'name' ? `n:${e.name}` : `i:${e.id}`;
+      if (answered.has(key)) continue;
+      answered.add(key);
+      if (e.kind === 'name') {
+        if (nameCount.get(e.name)! > 1) {
+          responses.push(result(e.name, ZERO_UUID, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
+          continue;
+        }
+        const info = broker.metadata.get(e.name);
+        if (!info) {
+          responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          continue;
+        }
+        if (idCount.has(info.topicId) || toDelete.has(info.topicId)) {
+          responses.push(result(e.name, info.topicId, ErrorCode.INVALID_REQUEST, 'The provided topic name maps to an ID that was already supplied.'));
+          idCount.set(info.topicId, 2); // the id entry answers "Duplicate topic id."
+          toDelete.delete(info.topicId);
+          continue;
+        }
+        toDelete.set(info.topicId, { name: info.name, id: info.topicId });
+      } else {
+        if (idCount.get(e.id)! > 1) continue; // answered below, once
+        const info = broker.metadata.getById(e.id);
+        if (!info) {
+          responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID));
+          continue;
+        }
+        toDelete.set(info.topicId, { name: info.name, id: info.topicId });
+      }
+    }
+    for (const [id, n] of idCount) {
+      if (n > 1) {
+        toDelete.delete(id);
+        responses.push(result(null, id, ErrorCode.INVALID_REQUEST, 'Duplicate topic id.'));
+      }
+    }
+
+    for (const { name, id } of toDelete.values()) {
+      if (INTERNAL_TOPICS.has(name)) {
+        responses.push(result(name, id, ErrorCode.INVALID_TOPIC_EXCEPTION,
+          `Topic ${name} is a kafka internal topic and is not allowed to be marked for deletion.`));
+        continue;
+      }
+      try {
+        await broker.deleteTopic(name);
+        responses.push(result(name, id, ErrorCode.NONE));
+      } catch (err) {
+        if (err instanceof KafkaApiError) {
+          responses.push(result(name, id, err.errorCode, apiErrorMessage(err)));
+        } else {
+          broker.log.error(`DeleteTopics: deleting ${name} failed`, err);
+          responses.push(result(name, id, ErrorCode.UNKNOWN_SERVER_ERROR));
+        }
+      }
+    }
+    return { throttleTimeMs: 0, responses };
+  },
+  errorResponse(req, errorCode, ctx) {
+    const responses = ctx.apiVersion >= 6
+      ? req.topics.map((t) => result(t.name, t.topicId, errorCode))
+      : req.topicNames.map((n) => result(n, ZERO_UUID, errorCode));
+    return { throttleTimeMs: 0, responses };
+  },
+});

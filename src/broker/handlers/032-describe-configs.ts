@@ -1,0 +1,110 @@
+/**
+ * DescribeConfigs (key 32), versions 1-4.
+ *
+ * Behavior (Kafka's ConfigHelper.describeConfigs):
+ * - TOPIC (2): an illegal name answers INVALID_TOPIC_EXCEPTION with Topic.validate's message; an
+ *   unknown topic UNKNOWN_TOPIC_OR_PARTITION with no message and no configs. Otherwise every topic
+ *   config (src/config.ts resolveTopicConfig): overrides are DYNAMIC_TOPIC_CONFIG (1), values
+ *   inherited from a broker setting set in the static config STATIC_BROKER_CONFIG (4), the rest
+ *   DEFAULT_CONFIG (5); read_only false.
+ * - BROKER (4): name = this node's id gives every broker setting (STATIC_BROKER_CONFIG when set,
+ *   else DEFAULT_CONFIG; all read-only, Samsa has no dynamic broker configs; passwords sensitive
+ *   with a null value). Name "" gives the cluster-wide dynamic defaults: none, so no entries. A
+ *   name that is not an integer: INVALID_REQUEST "Broker id must be an integer, but it is: X";
+ *   another id: INVALID_REQUEST "Unexpected broker id, expected N or empty string, but received X".
+ * - Other resource types (BROKER_LOGGER, CLIENT_METRICS, GROUP, unknown): INVALID_REQUEST
+ *   "Unsupported resource type: NAME" (Kafka serves the first three; Samsa has none of them).
+ * - configuration_keys: null or empty = all; unknown names are silently left out.
+ * - Synonyms only with include_synonyms (v1+), highest priority first; documentation only with
+ *   include_documentation (v3+), else null. Entries are sorted by name.
+ * - Per-resource error messages fall back to the error's default text, as Kafka's
+ *   messageWithFallback does, except the unknown-topic answer, whose message is null.
+ * Version notes: v1 include_synonyms, config_source, synonyms (v0 is_default not served);
+ * v2 same as v1; v3 include_documentation, config_type, documentation; v4 flexible.
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../../protocol/generated/messages/describe-configs-response.js';
+import type { DescribeConfigsResource } from '../../protocol/generated/messages/describe-configs-request.js';
+import type { Broker } from '../broker.js';
+import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
+import { ResourceType, apiErrorMessage, kafkaTopicNameProblem, parseJavaInt, resourceTypeName } from '../topic-configs.js';
+
+/** Kafka's Errors.message() for the codes this handler can answer with a thrown error. */
+const DEFAULT_MESSAGES: Record<number, string> = {
+  [ErrorCode.INVALID_REQUEST]: 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.',
+  [ErrorCode.UNKNOWN_SERVER_ERROR]: 'The server experienced an unexpected error when processing the request.',
+};
+
+function configsOf(broker: Broker, resource: DescribeConfigsResource): ConfigEntry[] | null {
+  switch (resource.resourceType) {
+    case ResourceType.TOPIC: {
+      const problem = kafkaTopicNameProblem(resource.resourceName);
+      if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
+      const info = broker.metadata.get(resource.resourceName);
+      if (!info) return null;
+      return resolveTopicConfig(broker.rawConfig, info.configs).entries;
+    }
+    case ResourceType.BROKER: {
+      if (resource.resourceName === '') return [];
+      const id = parseJavaInt(resource.resourceName);
+      if (id === null) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${resource.resourceName}`);
+      if (id !== broker.nodeId) {
+        throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`);
+      }
+      return describeBrokerConfig(broker.rawConfig);
+    }
+    default:
+      throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${resourceTypeName(resource.resourceType)}`);
+  }
+}
+
+function errorResult(resource: DescribeConfigsResource, errorCode: number, errorMessage: string | null): DescribeConfigsResult {
+  return { errorCode, errorMessage, resourceType: resource.resourceType, resourceName: resource.resourceName, configs: [] };
+}
+
+export const describeConfigsHandler = defineHandler({
+  apiKey: 32,
+  handle(ctx, req) {
+    const v = ctx.apiVersion;
+    const withSynonyms = req.includeSynonyms;
+    const withDocs = v >= 3 && req.includeDocumentation;
+    const results = req.resources.map((resource): DescribeConfigsResult => {
+      let entries: ConfigEntry[] | null;
+      try {
+        entries = configsOf(ctx.broker, resource);
+      } catch (err) {
+        if (err instanceof KafkaApiError) {
+          const own = apiErrorMessage(err);
+          return errorResult(resource, err.errorCode, own ?? DEFAULT_MESSAGES[err.errorCode] ?? null);
+        }
+        ctx.broker.log.error(`DescribeConfigs: ${resourceTypeName(resource.resourceType)} ${resource.resourceName} failed`, err);
+        return errorResult(resource, ErrorCode.UNKNOWN_SERVER_ERROR, DEFAULT_MESSAGES[ErrorCode.UNKNOWN_SERVER_ERROR]!);
+      }
+      if (entries === null) return errorResult(resource, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+      const keys = resource.configurationKeys;
+      const wanted = keys === null || keys.length === 0 ? null : new Set(keys);
+      const configs: DescribeConfigsResourceResult[] = [];
+      for (const e of entries) {
+        if (wanted && !wanted.has(e.name)) continue;
+        configs.push({
+          name: e.name,
+          value: e.value,
+          readOnly: e.readOnly,
+          isDefault: e.isDefault,
+          configSource: e.configSource,
+          isSensitive: e.isSensitive,
+          synonyms: withSynonyms ? e.synonyms.map((s) => ({ name: s.name, value: s.value, source: s.source })) : [],
+          configType: e.configType,
+          documentation: withDocs ? e.documentation : null,
+        });
+      }
+      return { errorCode: ErrorCode.NONE, errorMessage: null, resourceType: resource.resourceType, resourceName: resource.resourceName, configs };
+    });
+    return { throttleTimeMs: 0, results };
+  },
+  errorResponse(req, errorCode) {
+    return { throttleTimeMs: 0, results: req.resources.map((r) => errorResult(r, errorCode, null)) };
+  },
+});

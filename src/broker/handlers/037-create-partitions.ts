@@ -1,0 +1,68 @@
+/**
+ * CreatePartitions (key 37), versions 0-3.
+ *
+ * Behavior (Kafka's ControllerApis.createPartitions + ReplicationControlManager.createPartitions):
+ * - A topic listed twice: one INVALID_REQUEST "Duplicate topic name." and nothing done for it.
+ * - Unknown topic: UNKNOWN_TOPIC_OR_PARTITION (no message).
+ * - count == current: INVALID_PARTITIONS "Topic already has N partition(s)."; count < current:
+ *   INVALID_PARTITIONS "The topic T currently has N partition(s); M would not be an increase."
+ * - assignments (when not null) must number exactly the partitions added: else
+ *   INVALID_REPLICA_ASSIGNMENT "Attempted to add X additional partition(s), but only Y
+ *   assignment(s) were specified."; each must name exactly this node, with the topic's replica
+ *   count (validateManualPartitionAssignment messages, see CreateTopics).
+ * - validate_only: the same checks and answers, no partition created.
+ * - timeout_ms is not waited on: the new partitions exist when the answer leaves.
+ * Version notes: v1 same as v0; v2 flexible; v3 same as v2 (throttling behaviour only).
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { CreatePartitionsTopicResult } from '../../protocol/generated/messages/create-partitions-response.js';
+import { apiErrorMessage } from '../topic-configs.js';
+import { checkReplicaList } from './019-create-topics.js';
+
+export const createPartitionsHandler = defineHandler({
+  apiKey: 37,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const counts = new Map<string, number>();
+    for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
+    const done = new Set<string>();
+    const results: CreatePartitionsTopicResult[] = [];
+    for (const t of req.topics) {
+      if (done.has(t.name)) continue;
+      done.add(t.name);
+      if (counts.get(t.name)! > 1) {
+        results.push({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+        continue;
+      }
+      try {
+        // Existence and count checks (Kafka's order), without creating anything yet.
+        await broker.createPartitions(t.name, t.count, true);
+        const info = broker.metadata.get(t.name)!;
+        if (t.assignments !== null) {
+          const additional = t.count - info.partitions;
+          if (t.assignments.length !== additional) {
+            throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+              `Attempted to add ${additional} additional partition(s), but only ${t.assignments.length} assignment(s) were specified.`);
+          }
+          for (const a of t.assignments) checkReplicaList(a.brokerIds, broker.nodeId, info.replicationFactor);
+        }
+        if (!req.validateOnly) await broker.createPartitions(t.name, t.count, false);
+        results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
+      } catch (err) {
+        if (err instanceof KafkaApiError) {
+          results.push({ name: t.name, errorCode: err.errorCode, errorMessage: apiErrorMessage(err) });
+        } else {
+          broker.log.error(`CreatePartitions: ${t.name} failed`, err);
+          results.push({ name: t.name, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null });
+        }
+      }
+    }
+    return { throttleTimeMs: 0, results };
+  },
+  errorResponse(req, errorCode) {
+    const names = [...new Set(req.topics.map((t) => t.name))];
+    return { throttleTimeMs: 0, results: names.map((name) => ({ name, errorCode, errorMessage: null })) };
+  },
+});

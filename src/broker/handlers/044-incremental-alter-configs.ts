@@ -1,0 +1,41 @@
+/**
+ * IncrementalAlterConfigs (key 44), versions 0-1: per-key operations SET (0), DELETE (1),
+ * APPEND (2) and SUBTRACT (3) on the resource's overrides; keys not listed are left alone.
+ *
+ * Behavior (Kafka 4: ConfigAdminManager.preprocess on the broker, then the controller's
+ * ConfigurationControlManager.incrementalAlterConfigResource; shared with AlterConfigs in
+ * topic-configs.ts alterConfigResources):
+ * - The same resource twice: INVALID_REQUEST "Each resource must appear at most once." for each;
+ *   a key twice: INVALID_REQUEST "Error due to duplicate config keys"; a null value for anything
+ *   but DELETE: INVALID_REQUEST "Null value not supported for : a, b"; an operation outside 0-3:
+ *   INVALID_REQUEST "Unknown operations type N".
+ * - TOPIC: APPEND / SUBTRACT only on list configs (INVALID_CONFIG "Can't APPEND to key K because
+ *   its type is not LIST."), starting from the override or else the config's default; APPEND adds
+ *   the comma-separated values not yet present, SUBTRACT removes them. The resulting override set
+ *   is validated (INVALID_CONFIG) before the topic's existence is checked (UNKNOWN_TOPIC_OR_PARTITION
+ *   "The topic 'T' does not exist."). DELETE of a key that has no override is a no-op.
+ * - BROKER: Samsa has no dynamic broker configs: DELETE-only requests are NONE (nothing to
+ *   remove); SET / APPEND / SUBTRACT are INVALID_REQUEST "Cannot update these configs dynamically:
+ *   Set(...)". A non-empty name must be this node's id.
+ * - BROKER_LOGGER / CLIENT_METRICS / GROUP: INVALID_REQUEST "Resource type X is not supported by
+ *   this broker" (Kafka serves them: log4j levels, KIP-714 and KIP-848 group configs). Unknown
+ *   types: INVALID_REQUEST "Unknown resource type N".
+ * - validate_only: every check, nothing applied. Results in request order.
+ * Version notes: v1 flexible.
+ */
+import { defineHandler } from '../handler.js';
+import { alterConfigResources } from '../topic-configs.js';
+
+export const incrementalAlterConfigsHandler = defineHandler({
+  apiKey: 44,
+  handle(ctx, req) {
+    const responses = alterConfigResources(ctx.broker, req.resources, { validateOnly: req.validateOnly, incremental: true });
+    return { throttleTimeMs: 0, responses };
+  },
+  errorResponse(req, errorCode) {
+    return {
+      throttleTimeMs: 0,
+      responses: req.resources.map((r) => ({ errorCode, errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName })),
+    };
+  },
+});

@@ -1,0 +1,59 @@
+/**
+ * DescribeCluster (key 60), versions 0-1.
+ *
+ * Behavior (Kafka's KafkaApis.handleDescribeCluster → AuthHelper.computeDescribeClusterResponse):
+ * - brokers: this node with its advertised host/port for the listener the request came in on,
+ *   rack null; cluster_id; controller_id = this node (a KRaft broker names a live broker there,
+ *   never its real controller, and one node is both).
+ * - endpoint_type (v1): 1 (brokers) is served. 2 (controllers) answers MISMATCHED_ENDPOINT_TYPE
+ *   "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type
+ *   CONTROLLER"; any other value UNSUPPORTED_ENDPOINT_TYPE "Unsupported endpoint type N" (the
+ *   unknown check first). On v0 both are INVALID_REQUEST. A refusal carries only the code and
+ *   message: empty cluster id, controller -1, no brokers.
+ * - cluster_authorized_operations: -2147483648 unless requested; when requested, every operation
+ *   Kafka supports on the CLUSTER resource (no authorizer: CREATE, ALTER, DESCRIBE,
+ *   CLUSTER_ACTION, DESCRIBE_CONFIGS, ALTER_CONFIGS, IDEMPOTENT_WRITE = 8096).
+ * Version notes: v0 flexible; v1 adds endpoint_type (KIP-919).
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { defaultDescribeClusterResponse } from '../../protocol/generated/messages/describe-cluster-response.js';
+
+const BROKER_ENDPOINT = 1;
+const CONTROLLER_ENDPOINT = 2;
+const NOT_REQUESTED = -2147483648;
+/** AclOperation codes CREATE(5) ALTER(7) DESCRIBE(8) CLUSTER_ACTION(9) DESCRIBE_CONFIGS(10) ALTER_CONFIGS(11) IDEMPOTENT_WRITE(12). */
+export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
+
+export const describeClusterHandler = defineHandler({
+  apiKey: 60,
+  handle(ctx, req) {
+    const v = ctx.apiVersion;
+    const type = v >= 1 ? req.endpointType : BROKER_ENDPOINT;
+    if (type !== BROKER_ENDPOINT) {
+      const known = type === CONTROLLER_ENDPOINT;
+      return {
+        ...defaultDescribeClusterResponse(),
+        errorCode: v === 0 ? ErrorCode.INVALID_REQUEST : known ? ErrorCode.MISMATCHED_ENDPOINT_TYPE : ErrorCode.UNSUPPORTED_ENDPOINT_TYPE,
+        errorMessage: known
+          ? 'The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type CONTROLLER'
+          : `Unsupported endpoint type ${type}`,
+      };
+    }
+    const broker = ctx.broker;
+    const self = broker.endpointFor(ctx.listenerName);
+    return {
+      throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
+      errorMessage: null,
+      endpointType: BROKER_ENDPOINT,
+      clusterId: broker.metadata.clusterId,
+      controllerId: broker.nodeId,
+      brokers: [{ brokerId: broker.nodeId, host: self.host, port: self.port, rack: null }],
+      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NOT_REQUESTED,
+    };
+  },
+  errorResponse(_req, errorCode) {
+    return { ...defaultDescribeClusterResponse(), errorCode };
+  },
+});

@@ -1,0 +1,23 @@
+/** Admin API handlers (topics, records, configs, cluster). */
+import type { Handler } from '../handler.js';
+import { createTopicsHandler } from './019-create-topics.js';
+import { deleteTopicsHandler } from './020-delete-topics.js';
+import { deleteRecordsHandler } from './021-delete-records.js';
+import { describeConfigsHandler } from './032-describe-configs.js';
+import { alterConfigsHandler } from './033-alter-configs.js';
+import { describeLogDirsHandler } from './035-describe-log-dirs.js';
+import { createPartitionsHandler } from './037-create-partitions.js';
+import { incrementalAlterConfigsHandler } from './044-incremental-alter-configs.js';
+import { describeClusterHandler } from './060-describe-cluster.js';
+
+export const adminHandlers: Handler<any>[] = [
+  createTopicsHandler,
+  deleteTopicsHandler,
+  deleteRecordsHandler,
+  describeConfigsHandler,
+  alterConfigsHandler,
+  describeLogDirsHandler,
+  createPartitionsHandler,
+  incrementalAlterConfigsHandler,
+  describeClusterHandler,
+];

@@ -1,0 +1,19 @@
+/** Every registered handler; ApiVersions advertises exactly these (see dispatch.ts). */
+import type { Handler } from '../handler.js';
+import { produceHandler } from './000-produce.js';
+import { fetchHandler } from './001-fetch.js';
+import { listOffsetsHandler } from './002-list-offsets.js';
+import { metadataHandler } from './003-metadata.js';
+import { findCoordinatorHandler } from './010-find-coordinator.js';
+import { apiVersionsHandler } from './018-api-versions.js';
+import { adminHandlers } from './admin.js';
+
+export const allHandlers: Handler<any>[] = [
+  produceHandler,
+  fetchHandler,
+  listOffsetsHandler,
+  metadataHandler,
+  findCoordinatorHandler,
+  apiVersionsHandler,
+  ...adminHandlers,
+];

@@ -1,0 +1,71 @@
+/**
+ * The broker's runtime view of its Kafka-named configuration (src/config.ts): the handful of
+ * values the request path reads often, in camelCase, and the translation of a topic's effective
+ * configuration into the storage layer's LogConfig.
+ */
+import { advertisedListeners, brokerListeners, resolveTopicConfig, type BrokerConfig, type Listener } from '../config.js';
+import type { LogConfig } from '../storage/partition-log.js';
+
+export interface RuntimeSettings {
+  nodeId: number;
+  clusterId: string | null;
+  listeners: Listener[];
+  advertisedListeners: Listener[];
+  logDirs: string[];
+  numPartitions: number;
+  defaultReplicationFactor: number;
+  autoCreateTopicsEnable: boolean;
+  deleteTopicEnable: boolean;
+  socketRequestMaxBytes: number;
+  fetchMaxBytes: number;
+  flushOnAcksAll: boolean;
+  retentionCheckIntervalMs: number;
+  flushSchedulerIntervalMs: number;
+}
+
+function asList(v: unknown): string[] {
+  if (Array.isArray(v)) return v.map(String);
+  return String(v).split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+export function settingsFromConfig(c: BrokerConfig): RuntimeSettings {
+  return {
+    nodeId: Number(c['node.id']),
+    clusterId: (c['cluster.id'] as string | null) ?? null,
+    listeners: brokerListeners(c),
+    advertisedListeners: advertisedListeners(c),
+    logDirs: asList(c['log.dirs']),
+    numPartitions: Number(c['num.partitions']),
+    defaultReplicationFactor: Number(c['default.replication.factor']),
+    autoCreateTopicsEnable: Boolean(c['auto.create.topics.enable']),
+    deleteTopicEnable: Boolean(c['delete.topic.enable']),
+    socketRequestMaxBytes: Number(c['socket.request.max.bytes']),
+    fetchMaxBytes: Number(c['fetch.max.bytes']),
+    flushOnAcksAll: Boolean(c['samsa.flush.on.acks.all']),
+    retentionCheckIntervalMs: Number(c['log.retention.check.interval.ms']),
+    flushSchedulerIntervalMs: Number(c['log.flush.scheduler.interval.ms']),
+  };
+}
+
+const NEVER = Number.MAX_SAFE_INTEGER;
+
+/** The storage LogConfig for a topic with these dynamic overrides. */
+export function logConfigFor(c: BrokerConfig, overrides: Readonly<Record<string, string>>): LogConfig {
+  const v = resolveTopicConfig(c, overrides).values as Record<string, unknown>;
+  const num = (name: string) => Math.min(Number(v[name]), NEVER);
+  return {
+    segmentBytes: num('segment.bytes'),
+    segmentMs: num('segment.ms'),
+    segmentJitterMs: num('segment.jitter.ms'),
+    retentionMs: num('retention.ms'),
+    retentionBytes: num('retention.bytes'),
+    maxMessageBytes: num('max.message.bytes'),
+    messageTimestampType: v['message.timestamp.type'] === 'LogAppendTime' ? 'LogAppendTime' : 'CreateTime',
+    indexIntervalBytes: num('index.interval.bytes'),
+    segmentIndexBytes: num('segment.index.bytes'),
+    flushMessages: num('flush.messages'),
+    flushMs: num('flush.ms'),
+    cleanupPolicy: asList(v['cleanup.policy']).join(','),
+    fileDeleteDelayMs: num('file.delete.delay.ms'),
+  };
+}

@@ -1,0 +1,250 @@
+/**
+ * Topic config overrides as the admin APIs handle them (CreateTopics, AlterConfigs,
+ * IncrementalAlterConfigs, DescribeConfigs), in Kafka's words.
+ *
+ * The config table itself (names, types, defaults, value validation, DescribeConfigs entries)
+ * lives in src/config.ts; this module only applies Kafka's request-level rules on top of it:
+ * - validateTopicConfigs: Kafka's controller order (null values first, then unknown names, then
+ *   values), each failing with INVALID_CONFIG and the controller's message.
+ * - applyIncrementalOps: SET / DELETE / APPEND / SUBTRACT over the current overrides
+ *   (ConfigurationControlManager.incrementalAlterConfigResource).
+ * - kafkaTopicNameProblem: the client library's Topic.validate wording, used by the config APIs
+ *   (the controller's CreateTopics wording lives in metadata.ts).
+ */
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
+import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
+
+/**
+ * Validates topic config overrides; returns the same map without nulls (there are none when it
+ * returns). Throws KafkaApiError(INVALID_CONFIG) with Kafka's message:
+ * "Null value not supported for topic configs: X", "Unknown topic config name: X", or
+ * "Invalid value V for configuration X: reason".
+ */
+export function validateTopicConfigs(configs: Record<string, string | null>): Record<string, string> {
+  const names = Object.keys(configs);
+  for (const name of names) {
+    if (configs[name] === null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${name}`);
+  }
+  for (const name of names) {
+    if (!isTopicConfigName(name)) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Unknown topic config name: ${name}`);
+  }
+  const out: Record<string, string> = {};
+  for (const name of names) {
+    const value = configs[name] as string;
+    const problem = validateTopicConfig(name, value);
+    if (problem !== null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, problem);
+    out[name] = value;
+  }
+  return out;
+}
+
+/** IncrementalAlterConfigs operation codes. */
+export const OpType = { SET: 0, DELETE: 1, APPEND: 2, SUBTRACT: 3 } as const;
+const OP_NAMES = ['SET', 'DELETE', 'APPEND', 'SUBTRACT'];
+
+export interface IncrementalOp {
+  name: string;
+  configOperation: number;
+  value: string | null;
+}
+
+/**
+ * Applies incremental operations to a copy of `current` (a topic's overrides). APPEND/SUBTRACT
+ * work on list configs only, starting from the override or else the topic config's default;
+ * APPEND adds values not yet present, SUBTRACT removes every listed value. Throws KafkaApiError:
+ * INVALID_REQUEST "Unknown operations type N", INVALID_CONFIG "Can't APPEND to key K because its
+ * type is not LIST.". The result still needs validateTopicConfigs.
+ */
+export function applyIncrementalOps(current: Readonly<Record<string, string>>, ops: readonly IncrementalOp[]): Record<string, string> {
+  const next: Record<string, string> = { ...current };
+  for (const op of ops) {
+    switch (op.configOperation) {
+      case OpType.SET:
+        next[op.name] = op.value as string;
+        break;
+      case OpType.DELETE:
+        delete next[op.name];
+        break;
+      case OpType.APPEND:
+      case OpType.SUBTRACT: {
+        const opName = OP_NAMES[op.configOperation];
+        if (!isTopicConfigName(op.name) || TOPIC_CONFIGS[op.name].type !== 'list') {
+          throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Can't ${opName} to key ${op.name} because its type is not LIST.`);
+        }
+        const base = Object.prototype.hasOwnProperty.call(next, op.name) ? next[op.name] : TOPIC_CONFIGS[op.name].default;
+        const parts = (base ?? '').split(',').filter((s) => s !== '');
+        const given = (op.value ?? '').split(',');
+        if (op.configOperation === OpType.APPEND) {
+          for (const v of given) if (!parts.includes(v)) parts.push(v);
+        } else {
+          for (const v of given) {
+            const i = parts.indexOf(v);
+            if (i >= 0) parts.splice(i, 1);
+          }
+        }
+        next[op.name] = parts.join(',');
+        break;
+      }
+      default:
+        throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${op.configOperation}`);
+    }
+  }
+  return next;
+}
+
+const MAX_NAME_LENGTH = 249;
+
+/** Kafka's Topic.validate message for an illegal name (the config APIs' wording), or null. */
+export function kafkaTopicNameProblem(topic: string): string | null {
+  if (topic.length === 0) return "Topic name is illegal, it can't be empty";
+  if (topic === '.' || topic === '..') return 'Topic name cannot be "." or ".."';
+  if (topic.length > MAX_NAME_LENGTH) return `Topic name is illegal, it can't be longer than ${MAX_NAME_LENGTH} characters, topic name: ${topic}`;
+  if (!/^[a-zA-Z0-9._-]+$/.test(topic)) return `Topic name "${topic}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
+  return null;
+}
+
+/** ConfigResource.Type ids. */
+export const ResourceType = { UNKNOWN: 0, TOPIC: 2, BROKER: 4, BROKER_LOGGER: 8, CLIENT_METRICS: 16, GROUP: 32 } as const;
+
+/** Kafka's enum name of a resource type id (UNKNOWN for ids it does not define). */
+export function resourceTypeName(id: number): string {
+  switch (id) {
+    case ResourceType.TOPIC: return 'TOPIC';
+    case ResourceType.BROKER: return 'BROKER';
+    case ResourceType.BROKER_LOGGER: return 'BROKER_LOGGER';
+    case ResourceType.CLIENT_METRICS: return 'CLIENT_METRICS';
+    case ResourceType.GROUP: return 'GROUP';
+    default: return 'UNKNOWN';
+  }
+}
+
+/** Java's Integer.parseInt acceptance (optional sign, decimal digits, int32 range), else null. */
+export function parseJavaInt(s: string): number | null {
+  if (!/^[+-]?\d+$/.test(s)) return null;
+  const n = Number(s);
+  return n >= -2147483648 && n <= 2147483647 ? n : null;
+}
+
+/** The message of a KafkaApiError as Kafka's ApiError.message() gives it: null when none was set. */
+export function apiErrorMessage(err: KafkaApiError): string | null {
+  return err.message === '' || err.message === errorName(err.errorCode) ? null : err.message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// AlterConfigs / IncrementalAlterConfigs
+
+export interface AlterResourceRequest {
+  resourceType: number;
+  resourceName: string;
+  /** Legacy AlterConfigs entries arrive here as SET operations. */
+  configs: IncrementalOp[];
+}
+
+export interface AlterResourceResult {
+  errorCode: number;
+  errorMessage: string | null;
+  resourceType: number;
+  resourceName: string;
+}
+
+/** What the alter path needs of the broker (a structural slice of Broker, easy to fake in tests). */
+export interface ConfigAlterTarget {
+  readonly nodeId: number;
+  readonly metadata: { get(name: string): { configs: Record<string, string> } | undefined };
+  setTopicConfigs(name: string, configs: Record<string, string>): void;
+}
+
+/**
+ * Both alter APIs, resource by resource in request order, following Kafka 4's broker-side
+ * ConfigAdminManager.preprocess and then the controller (ControllerConfigurationValidator,
+ * ConfigurationControlManager):
+ * - the same (type, name) twice: INVALID_REQUEST "Each resource must appear at most once." for each;
+ * - a config name twice: INVALID_REQUEST "Error due to duplicate config keys";
+ * - null values (legacy: any; incremental: other than DELETE): INVALID_REQUEST
+ *   "Null value not supported for : a, b";
+ * - TOPIC: "" → INVALID_REQUEST "Default topic resources are not allowed."; illegal name →
+ *   INVALID_TOPIC_EXCEPTION; then the new override set (legacy: exactly the listed configs;
+ *   incremental: the operations applied to the current overrides) is validated (INVALID_CONFIG);
+ *   then an unknown topic is UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.";
+ *   validate_only stops there;
+ * - BROKER: a non-empty name must be this node's id (INVALID_REQUEST "Node id must be an integer,
+ *   but it is: X" / "Unexpected broker id, expected N, but received X"). Samsa has no dynamic
+ *   broker configs: removing (DELETE, or a legacy request with no entries) is a no-op answered
+ *   NONE; setting anything is INVALID_REQUEST "Cannot update these configs dynamically: Set(a, b)",
+ *   Kafka's answer for a broker config that is not dynamically updatable;
+ * - BROKER_LOGGER (incremental), CLIENT_METRICS, GROUP: INVALID_REQUEST "Resource type X is not
+ *   supported by this broker" (Kafka serves them; Samsa has none); any other type (and
+ *   BROKER_LOGGER in legacy AlterConfigs, as in Kafka): INVALID_REQUEST "Unknown resource type N".
+ */
+export function alterConfigResources(
+  broker: ConfigAlterTarget,
+  resources: readonly AlterResourceRequest[],
+  opts: { validateOnly: boolean; incremental: boolean },
+): AlterResourceResult[] {
+  const seen = new Map<string, number>();
+  const key = (r: AlterResourceRequest) => `${r.resourceType}\u0000${r.resourceName}`;
+  for (const r of resources) seen.set(key(r), (seen.get(key(r)) ?? 0) + 1);
+  return resources.map((r) => {
+    const base = { resourceType: r.resourceType, resourceName: r.resourceName };
+    try {
+      if (seen.get(key(r))! > 1) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
+      alterOne(broker, r, opts);
+      return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
+    } catch (err) {
+      if (!(err instanceof KafkaApiError)) throw err;
+      return { ...base, errorCode: err.errorCode, errorMessage: apiErrorMessage(err) };
+    }
+  });
+}
+
+function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): void {
+  const names = new Set<string>();
+  for (const c of r.configs) {
+    if (names.has(c.name)) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
+    names.add(c.name);
+  }
+  const nulls = r.configs.filter((c) => c.value === null && (!opts.incremental || c.configOperation !== OpType.DELETE)).map((c) => c.name);
+  if (nulls.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Null value not supported for : ${nulls.join(', ')}`);
+  switch (r.resourceType) {
+    case ResourceType.TOPIC: {
+      const name = r.resourceName;
+      if (name === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
+      const problem = kafkaTopicNameProblem(name);
+      if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
+      const info = broker.metadata.get(name);
+      let next: Record<string, string | null>;
+      if (opts.incremental) {
+        next = applyIncrementalOps(info?.configs ?? {}, r.configs);
+      } else {
+        next = {};
+        for (const c of r.configs) next[c.name] = c.value;
+      }
+      const valid = validateTopicConfigs(next);
+      if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+      if (!opts.validateOnly) broker.setTopicConfigs(name, valid);
+      return;
+    }
+    case ResourceType.BROKER: {
+      if (r.resourceName !== '') {
+        const id = parseJavaInt(r.resourceName);
+        if (id === null) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${r.resourceName}`);
+        if (id !== broker.nodeId) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId}, but received ${r.resourceName}`);
+      }
+      if (opts.incremental) {
+        const bad = r.configs.find((c) => !(c.configOperation >= OpType.SET && c.configOperation <= OpType.SUBTRACT));
+        if (bad) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${bad.configOperation}`);
+      }
+      const setting = r.configs.filter((c) => !opts.incremental || c.configOperation !== OpType.DELETE).map((c) => c.name);
+      if (setting.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: Set(${setting.join(', ')})`);
+      return;
+    }
+    case ResourceType.BROKER_LOGGER:
+    case ResourceType.CLIENT_METRICS:
+    case ResourceType.GROUP:
+      if (r.resourceType !== ResourceType.BROKER_LOGGER || opts.incremental) {
+        throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Resource type ${resourceTypeName(r.resourceType)} is not supported by this broker`);
+      }
+  }
+  throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unknown resource type ${r.resourceType}`);
+}

@@ -1,0 +1,57 @@
+/**
+ * `npm start` / `samsa start`: load the Kafka-named configuration (--config FILE, --override
+ * key=value, KAFKA_* environment variables), start the broker, stop gracefully on SIGTERM/SIGINT
+ * (stop accepting, answer in-flight requests, flush, close files, exit 0).
+ */
+import { loadConfig } from './config.js';
+import { Broker } from './broker/broker.js';
+import { ConfigError } from './errors.js';
+import { createLogger } from './logger.js';
+
+export async function runBroker(argv: string[]): Promise<void> {
+  const log = createLogger();
+  let broker: Broker;
+  try {
+    const config = loadConfig({ argv, env: process.env, cwd: process.cwd() });
+    broker = await Broker.start({ config, logger: log });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`samsa: ${err.message}\n`);
+      process.exit(2);
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (e && e.code === 'EADDRINUSE') {
+      process.stderr.write(`samsa: port already in use (${e.message}); stop the other broker or set --override listeners=PLAINTEXT://:PORT\n`);
+      process.exit(2);
+    }
+    if (e && (e.code === 'EACCES' || e.code === 'EROFS')) {
+      process.stderr.write(`samsa: cannot use the data directory (${e.message}); set --override log.dirs=/writable/path\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  log.info(`Samsa started: cluster ${broker.metadata.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    broker.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('stop failed', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+const isMain = process.argv[1] && /main\.(ts|js)$/.test(process.argv[1]);
+if (isMain) {
+  runBroker(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`samsa: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,147 @@
+/**
+ * One client connection: frames in, one request at a time, replies strictly in request order.
+ *
+ * Like Kafka (which mutes a channel while its request is in flight), a connection handles its
+ * requests serially: a long-polling Fetch or a JoinGroup waiting for a rebalance holds back the
+ * requests behind it, and replies leave in the order requests arrived. Reading pauses when too
+ * many frames are queued or the socket's write buffer is full (backpressure).
+ * A ProtocolError closes this connection only.
+ */
+import type { Socket } from 'node:net';
+import { ProtocolError } from '../errors.js';
+import { FrameDecoder } from '../protocol/framing.js';
+import type { Dispatcher } from '../broker/dispatch.js';
+import type { RequestContext } from '../broker/request-context.js';
+import type { Logger } from '../logger.js';
+
+const MAX_QUEUED_FRAMES = 64;
+
+export interface ConnectionOptions {
+  id: number;
+  maxFrameBytes: number;
+  listenerName: string;
+  dispatcher: Dispatcher;
+  log: Logger;
+  baseContext: Pick<RequestContext, 'broker'>;
+}
+
+export class Connection {
+  private readonly decoder: FrameDecoder;
+  private readonly queue: Buffer[] = [];
+  private processing = false;
+  private draining = false;
+  private closedFlag = false;
+  private resolveClosed!: () => void;
+  readonly closed: Promise<void>;
+  private readonly remoteAddress: string;
+  /** Resolves when the current request (and everything queued) has been answered. */
+  private idleWaiters: (() => void)[] = [];
+
+  constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
+    this.decoder = new FrameDecoder(opts.maxFrameBytes);
+    this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
+    this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    socket.setNoDelay(true);
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', (err) => opts.log.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`));
+    socket.on('close', () => this.onClose());
+    socket.on('drain', () => this.maybeResume());
+  }
+
+  get id(): number {
+    return this.opts.id;
+  }
+
+  private onData(chunk: Buffer): void {
+    if (this.closedFlag || this.draining) return;
+    let frames: Buffer[];
+    try {
+      frames = this.decoder.push(chunk);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    for (const f of frames) this.queue.push(f);
+    if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
+    if (!this.processing) void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    this.processing = true;
+    try {
+      while (this.queue.length > 0 && !this.closedFlag) {
+        const frame = this.queue.shift()!;
+        const reply = await this.opts.dispatcher.dispatch(frame, {
+          broker: this.opts.baseContext.broker,
+          connectionId: this.opts.id,
+          remoteAddress: this.remoteAddress,
+          listenerName: this.opts.listenerName,
+          closed: this.closed,
+        });
+        if (reply && !this.closedFlag) this.write(reply);
+        this.maybeResume();
+      }
+    } catch (err) {
+      this.fail(err);
+    } finally {
+      this.processing = false;
+      if (this.queue.length === 0) {
+        const waiters = this.idleWaiters;
+        this.idleWaiters = [];
+        for (const w of waiters) w();
+      }
+    }
+  }
+
+  private write(chunks: Buffer[]): void {
+    if (chunks.length === 1) {
+      this.socket.write(chunks[0]);
+      return;
+    }
+    this.socket.cork();
+    for (const c of chunks) this.socket.write(c);
+    this.socket.uncork();
+  }
+
+  private maybeResume(): void {
+    if (this.closedFlag || this.draining) return;
+    if (this.queue.length < MAX_QUEUED_FRAMES / 2 && !this.socket.writableNeedDrain && this.socket.isPaused()) this.socket.resume();
+  }
+
+  private fail(err: unknown): void {
+    if (err instanceof ProtocolError) {
+      this.opts.log.debug(`closing connection ${this.opts.id} from ${this.remoteAddress}: ${err.message}`);
+    } else {
+      this.opts.log.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
+    }
+    this.destroy();
+  }
+
+  destroy(): void {
+    this.socket.destroy();
+    this.onClose();
+  }
+
+  private onClose(): void {
+    if (this.closedFlag) return;
+    this.closedFlag = true;
+    this.queue.length = 0;
+    this.resolveClosed();
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const w of waiters) w();
+  }
+
+  /** Graceful stop: read nothing more, answer what was received, then close. */
+  async drainAndClose(): Promise<void> {
+    this.draining = true;
+    this.socket.pause();
+    if (this.processing || this.queue.length > 0) {
+      await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    }
+    if (!this.closedFlag) {
+      await new Promise<void>((resolve) => this.socket.end(resolve));
+      this.destroy();
+    }
+  }
+}

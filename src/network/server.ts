@@ -1,0 +1,76 @@
+/**
+ * Listeners (Kafka's `listeners`): one net.Server each; accepts connections and hands them to a
+ * Connection. stop(): stop accepting, let every connection answer what it has received, close.
+ */
+import { createServer, type Server } from 'node:net';
+import { Connection } from './connection.js';
+import type { Dispatcher } from '../broker/dispatch.js';
+import type { Broker } from '../broker/broker.js';
+import type { Logger } from '../logger.js';
+
+export interface ListenerSpec {
+  name: string;
+  host: string;
+  port: number;
+}
+
+export interface BoundListener extends ListenerSpec {
+  /** The port actually bound (differs from `port` when 0 was asked). */
+  boundPort: number;
+}
+
+export class SocketServer {
+  private readonly servers: Server[] = [];
+  private readonly connections = new Set<Connection>();
+  private nextId = 1;
+  readonly bound: BoundListener[] = [];
+  /** Called when a connection is accepted (test control uses it). */
+  onConnection: ((c: Connection) => void) | null = null;
+
+  constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number }) {}
+
+  async listen(listeners: ListenerSpec[]): Promise<BoundListener[]> {
+    for (const l of listeners) {
+      const server = createServer({ noDelay: true }, (socket) => {
+        const c = new Connection(socket, {
+          id: this.nextId++,
+          maxFrameBytes: this.opts.maxFrameBytes,
+          listenerName: l.name,
+          dispatcher: this.opts.dispatcher,
+          log: this.opts.log,
+          baseContext: { broker: this.opts.broker },
+        });
+        this.connections.add(c);
+        void c.closed.then(() => this.connections.delete(c));
+        this.onConnection?.(c);
+      });
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen({ port: l.port, host: l.host || undefined }, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      const addr = server.address();
+      const boundPort = typeof addr === 'object' && addr ? addr.port : l.port;
+      this.servers.push(server);
+      this.bound.push({ ...l, boundPort });
+    }
+    return this.bound;
+  }
+
+  get connectionCount(): number {
+    return this.connections.size;
+  }
+
+  /** Closes every open connection at once (test control: disconnect all clients). */
+  dropAll(): void {
+    for (const c of this.connections) c.destroy();
+  }
+
+  async stop(): Promise<void> {
+    const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    await Promise.all([...this.connections].map((c) => c.drainAndClose()));
+    await Promise.all(closing);
+  }
+}

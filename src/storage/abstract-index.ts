@@ -1,0 +1,125 @@
+/**
+ * Shared machinery of the offset and time indexes (Kafka `AbstractIndex`): fixed-size entries,
+ * kept in memory for binary search and written through to the file as they are appended.
+ *
+ * Sizing (a documented deviation): Kafka preallocates each index file to `segment.index.bytes`
+ * and mmaps it, trimming it to the used size on roll and close. Node has no mmap, so Samsa keeps
+ * the entries in a Buffer that grows by doubling and writes each new entry at its place in the
+ * file (a page-cache `writeSync`); the file is therefore always exactly `entries * entrySize`
+ * bytes, never needs trimming, and a torn tail shows as a size that is not a multiple of the
+ * entry size. `segment.index.bytes` still bounds the number of entries (`isFull` rolls the
+ * segment, as in Kafka).
+ *
+ * Indexes are derived data: no checksum; if `sanityCheck` fails the segment rebuilds them from
+ * the log (LogSegment.recover). Concurrency: call only from the owning partition's serial queue,
+ * except `lookup`, which only reads memory.
+ */
+import type { FileHandle } from './fs.js';
+
+export class CorruptIndexError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CorruptIndexError';
+  }
+}
+
+export abstract class AbstractIndex {
+  protected buf: Buffer;
+  protected entryCount: number;
+  /** Set when the file's length is not a whole number of entries (a torn write). */
+  protected tornBytes: number;
+
+  protected constructor(
+    protected readonly file: FileHandle,
+    readonly baseOffset: number,
+    readonly maxIndexSize: number,
+    protected readonly entrySize: number,
+    initial: Buffer,
+  ) {
+    this.entryCount = Math.floor(initial.length / entrySize);
+    this.tornBytes = initial.length - this.entryCount * entrySize;
+    this.buf = Buffer.alloc(Math.max(initial.length, entrySize * 64));
+    initial.copy(this.buf, 0, 0, this.entryCount * entrySize);
+  }
+
+  get path(): string {
+    return this.file.path;
+  }
+
+  get entries(): number {
+    return this.entryCount;
+  }
+
+  get maxEntries(): number {
+    return Math.floor(this.maxIndexSize / this.entrySize);
+  }
+
+  get isFull(): boolean {
+    return this.entryCount >= this.maxEntries;
+  }
+
+  get sizeBytes(): number {
+    return this.entryCount * this.entrySize;
+  }
+
+  protected relativeOffset(offset: number): number {
+    const rel = offset - this.baseOffset;
+    if (rel < 0 || rel > 0x7fffffff) throw new RangeError(`offset ${offset} cannot be relative to ${this.baseOffset}`);
+    return rel;
+  }
+
+  /** Appends one encoded entry: memory first, then the file at its slot. */
+  protected appendEntry(entry: Buffer): void {
+    const at = this.entryCount * this.entrySize;
+    if (at + this.entrySize > this.buf.length) {
+      const next = Buffer.alloc(Math.min(Math.max(this.buf.length * 2, at + this.entrySize), Math.max(this.maxIndexSize, at + this.entrySize)));
+      this.buf.copy(next, 0, 0, at);
+      this.buf = next;
+    }
+    if (this.tornBytes > 0) {
+      this.file.truncate(at);
+      this.tornBytes = 0;
+    }
+    this.file.writeAt(entry, at);
+    entry.copy(this.buf, at);
+    this.entryCount++;
+  }
+
+  /** Largest slot whose key (read by keyAt) is <= target, or -1. */
+  protected largestLowerBound(target: number, keyAt: (slot: number) => number): number {
+    let lo = 0;
+    let hi = this.entryCount - 1;
+    if (hi < 0 || keyAt(0) > target) return -1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (keyAt(mid) <= target) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Keeps the first n entries (file and memory). */
+  protected truncateToEntries(n: number): void {
+    if (n >= this.entryCount && this.tornBytes === 0) return;
+    this.entryCount = Math.min(n, this.entryCount);
+    this.tornBytes = 0;
+    this.file.truncate(this.entryCount * this.entrySize);
+  }
+
+  /** Drops every entry. */
+  reset(): void {
+    this.entryCount = 0;
+    this.tornBytes = 0;
+    this.file.truncate(0);
+  }
+
+  sync(): Promise<void> {
+    return this.file.sync();
+  }
+
+  close(): Promise<void> {
+    return this.file.close();
+  }
+
+  abstract sanityCheck(logSizeBytes: number): void;
+}

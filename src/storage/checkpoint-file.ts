@@ -1,0 +1,31 @@
+/**
+ * Kafka's text checkpoint format (`CheckpointFile`): a version line, a count line, then one entry
+ * per line. Written atomically (tmp file, fsync, rename).
+ *
+ *   0
+ *   2
+ *   <entry>
+ *   <entry>
+ */
+import type { Fs } from './fs.js';
+
+export async function readCheckpoint(fs: Fs, filePath: string): Promise<string[][] | null> {
+  if (!(await fs.exists(filePath))) return null;
+  const text = (await fs.readFile(filePath)).toString('utf8');
+  const lines = text.split('\n');
+  if (lines[0]?.trim() !== '0') throw new Error(`${filePath}: unsupported checkpoint version ${JSON.stringify(lines[0])}`);
+  const count = Number(lines[1]);
+  if (!Number.isInteger(count) || count < 0) throw new Error(`${filePath}: bad entry count ${JSON.stringify(lines[1])}`);
+  const entries: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    const line = lines[2 + i];
+    if (line === undefined || line.trim() === '') throw new Error(`${filePath}: expected ${count} entries, found ${i}`);
+    entries.push(line.trim().split(/\s+/));
+  }
+  return entries;
+}
+
+export async function writeCheckpoint(fs: Fs, filePath: string, entries: (string | number)[][]): Promise<void> {
+  const text = ['0', String(entries.length), ...entries.map((e) => e.join(' '))].join('\n') + '\n';
+  await fs.writeFileAtomic(filePath, Buffer.from(text, 'utf8'));
+}

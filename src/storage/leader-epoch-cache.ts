@@ -1,0 +1,113 @@
+/**
+ * `leader-epoch-checkpoint`: the first offset written in each leader epoch (Kafka
+ * `LeaderEpochFileCache`). Entries (epoch, startOffset) strictly increase in both fields. Used for
+ * ListOffsets leader epochs and, later, OffsetForLeaderEpoch and follower truncation.
+ *
+ * Persisted in Kafka's checkpoint format ("<epoch> <startOffset>" lines) whenever it changes;
+ * rebuildable from the partitionLeaderEpoch field of the batches (recovery does that).
+ */
+import * as path from 'node:path';
+import type { Fs } from './fs.js';
+import { LEADER_EPOCH_CHECKPOINT_FILE } from './file-names.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+
+export interface EpochEntry {
+  epoch: number;
+  startOffset: number;
+}
+
+export class LeaderEpochCache {
+  private entries: EpochEntry[] = [];
+  private dirty = false;
+
+  private constructor(
+    private readonly fs: Fs,
+    private readonly file: string,
+  ) {}
+
+  static async load(fs: Fs, dir: string): Promise<LeaderEpochCache> {
+    const cache = new LeaderEpochCache(fs, path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    try {
+      const rows = await readCheckpoint(fs, cache.file);
+      for (const [e, o] of rows ?? []) cache.assign(Number(e), Number(o));
+    } catch {
+      // A damaged checkpoint is rebuilt from the log by recovery; start empty.
+      cache.entries = [];
+    }
+    cache.dirty = false;
+    return cache;
+  }
+
+  get all(): readonly EpochEntry[] {
+    return this.entries;
+  }
+
+  latestEpoch(): number {
+    return this.entries.length ? this.entries[this.entries.length - 1].epoch : -1;
+  }
+
+  /** Records that `epoch` starts at `startOffset` if it is newer than the latest; returns true if changed. */
+  assign(epoch: number, startOffset: number): boolean {
+    if (epoch < 0) return false;
+    const last = this.entries[this.entries.length - 1];
+    if (last && epoch <= last.epoch) return false;
+    while (this.entries.length && this.entries[this.entries.length - 1].startOffset >= startOffset) this.entries.pop();
+    this.entries.push({ epoch, startOffset });
+    this.dirty = true;
+    return true;
+  }
+
+  /** The epoch of the batch holding `offset` (-1 if unknown). */
+  epochForOffset(offset: number): number {
+    let e = -1;
+    for (const entry of this.entries) {
+      if (entry.startOffset <= offset) e = entry.epoch;
+      else break;
+    }
+    return e;
+  }
+
+  /** Epoch of the earliest entry if it starts at or below `logStartOffset` (ListOffsets -2), else -1. */
+  earliestEpochAt(logStartOffset: number): number {
+    const first = this.entries[0];
+    return first && first.startOffset <= logStartOffset ? first.epoch : -1;
+  }
+
+  /** Drops entries starting at or after `endOffset` (log truncated to endOffset). */
+  truncateFromEnd(endOffset: number): void {
+    const before = this.entries.length;
+    this.entries = this.entries.filter((e) => e.startOffset < endOffset);
+    if (this.entries.length !== before) this.dirty = true;
+  }
+
+  /** Moves the first entry up to the new log start offset (Kafka `truncateFromStartAsyncFlush`). */
+  truncateFromStart(startOffset: number): void {
+    let i = 0;
+    while (i + 1 < this.entries.length && this.entries[i + 1].startOffset <= startOffset) i++;
+    if (i > 0) {
+      this.entries = this.entries.slice(i);
+      this.dirty = true;
+    }
+    const first = this.entries[0];
+    if (first && first.startOffset < startOffset) {
+      this.entries[0] = { epoch: first.epoch, startOffset };
+      this.dirty = true;
+    }
+  }
+
+  clear(): void {
+    if (this.entries.length) this.dirty = true;
+    this.entries = [];
+  }
+
+  async flushIfDirty(): Promise<void> {
+    if (!this.dirty) return;
+    this.dirty = false;
+    try {
+      await writeCheckpoint(this.fs, this.file, this.entries.map((e) => [e.epoch, e.startOffset]));
+    } catch (err) {
+      this.dirty = true;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,889 @@
+/**
+ * The log of one partition on this broker: a directory of segments plus the partition's offsets
+ * (Kafka `UnifiedLog` + `LocalLog`, without producer state and transactions yet).
+ *
+ * Offsets kept apart on purpose, for replication later:
+ * - logStartOffset: first offset a consumer may fetch (moved by retention and DeleteRecords);
+ * - logEndOffset:   the offset the next appended record gets;
+ * - highWatermark:  the last offset known replicated + 1. With one replica it is advanced to the
+ *                   log end offset after every append (`maybeIncrementHighWatermark`).
+ * - recoveryPoint:  offsets below it are fsynced; recovery after a crash starts at its segment.
+ *
+ * Files in the partition directory (Kafka names, see file-names.ts):
+ *   <base>.log/.index/.timeindex, partition.metadata ("version: 0\ntopic_id: <id>"),
+ *   leader-epoch-checkpoint, and, Samsa's per-partition variants of Kafka's per-log-dir files:
+ *   log-start-offset-checkpoint, recovery-point-offset-checkpoint (Kafka's checkpoint format with
+ *   one "<topic> <partition> <offset>" entry) and the clean-shutdown marker .kafka_cleanshutdown.
+ *   Keeping them per partition makes a partition directory self-contained and costs one small
+ *   atomic file write per DeleteRecords / segment roll / close.
+ *
+ * Concurrency: every mutation (append, roll, retention, DeleteRecords, close) runs through one
+ * promise-chain queue, so offsets are assigned in call order. Reads do not queue: they take a
+ * snapshot of the segment list and pin the segments they touch, so a concurrent retention pass
+ * cannot close a file under them. fsyncs run outside the queue (group commit).
+ *
+ * Failures: an I/O error while appending is answered KAFKA_STORAGE_ERROR after the segment is
+ * rolled back to its previous size (the log stays usable). A failed fsync, or a write whose
+ * rollback fails, takes the log offline (every call then fails with KAFKA_STORAGE_ERROR) — after a
+ * failed fsync the kernel may have dropped the dirty pages, so retrying is not safe (Kafka takes
+ * the whole log dir offline). Reopening the log recovers it from what is on disk.
+ */
+import * as path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { KafkaApiError } from '../errors.js';
+import type { Clock } from '../clock.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { Fs } from './fs.js';
+import { LogSegment, type SegmentConfig } from './log-segment.js';
+import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { validateRecords, type AppendOrigin } from './log-validator.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  PARTITION_METADATA_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  SWAP_FILE_SUFFIX,
+  deleteDirName,
+  parseOffsetFileName,
+} from './file-names.js';
+import {
+  batchSize,
+  lastOffsetDelta,
+  maxTimestamp as batchMaxTimestamp,
+  partitionLeaderEpoch,
+  setBaseOffset,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
+  baseOffset as batchBaseOffset,
+} from '../protocol/records/record-batch.js';
+
+/** Topic-level log settings under Kafka's names (camelCased). */
+export interface LogConfig {
+  /** segment.bytes */
+  segmentBytes: number;
+  /** segment.ms */
+  segmentMs: number;
+  /** segment.jitter.ms */
+  segmentJitterMs?: number;
+  /** retention.ms; -1 keeps data forever */
+  retentionMs: number;
+  /** retention.bytes; -1 means no size limit */
+  retentionBytes: number;
+  /** max.message.bytes: largest batch, including its 12-byte prefix */
+  maxMessageBytes: number;
+  /** message.timestamp.type */
+  messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** index.interval.bytes */
+  indexIntervalBytes: number;
+  /** segment.index.bytes */
+  segmentIndexBytes: number;
+  /** flush.messages: fsync after this many appended records */
+  flushMessages: number;
+  /** flush.ms: fsync when the last flush is older than this (checked by LogManager) */
+  flushMs: number;
+  /** cleanup.policy: "delete", "compact" or "compact,delete" */
+  cleanupPolicy: string;
+  /** file.delete.delay.ms */
+  fileDeleteDelayMs: number;
+}
+
+/** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */
+export const defaultLogConfig: Readonly<LogConfig> = Object.freeze({
+  segmentBytes: 1073741824,
+  segmentMs: 604800000,
+  segmentJitterMs: 0,
+  retentionMs: 604800000,
+  retentionBytes: -1,
+  maxMessageBytes: 1048588,
+  messageTimestampType: 'CreateTime',
+  indexIntervalBytes: 4096,
+  segmentIndexBytes: 10485760,
+  flushMessages: Number.MAX_SAFE_INTEGER,
+  flushMs: Number.MAX_SAFE_INTEGER,
+  cleanupPolicy: 'delete',
+  fileDeleteDelayMs: 60000,
+});
+
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+  /** The broker time stamped on LogAppendTime topics, else -1. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordCount: number;
+}
+
+export interface ReadResult {
+  records: Buffer[];
+  sizeBytes: number;
+}
+
+export interface TimestampAndOffset {
+  offset: number;
+  timestamp: number;
+  /** partitionLeaderEpoch of the batch holding the record (-1 if none). */
+  leaderEpoch: number;
+}
+
+export interface PartitionLogOptions {
+  fs: Fs;
+  dir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  clock: Clock;
+  topicId?: string;
+}
+
+function storageError(err: unknown, what: string): KafkaApiError {
+  if (err instanceof KafkaApiError) return err;
+  return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
+
+export class PartitionLog {
+  readonly topic: string;
+  readonly partition: number;
+  readonly dir: string;
+  topicId: string;
+  config: LogConfig;
+
+  private readonly fs: Fs;
+  private readonly clock: Clock;
+  /** Sorted by base offset; replaced (never mutated) so readers can hold a snapshot. */
+  private segments: LogSegment[] = [];
+  private startOffset = 0;
+  private endOffset = 0;
+  private hw = 0;
+  private recoveryPointOffset = 0;
+  private flushedOffset = 0;
+  private lastFlushMs: number;
+  private epochs!: LeaderEpochCache;
+  private queue: Promise<unknown> = Promise.resolve();
+  private offlineError: KafkaApiError | null = null;
+  private closed = false;
+  private readonly listeners = new Set<() => void>();
+  private syncInFlight: { target: number; promise: Promise<void> } | null = null;
+  private nextSync: Promise<void> | null = null;
+  private rollFlushChain: Promise<void> = Promise.resolve();
+  private readonly pendingDeletes = new Map<LogSegment, { cancel(): void }>();
+  private readonly runningDeletes = new Set<Promise<void>>();
+
+  private constructor(opts: PartitionLogOptions) {
+    this.fs = opts.fs;
+    this.dir = opts.dir;
+    this.topic = opts.topic;
+    this.partition = opts.partition;
+    this.config = opts.config;
+    this.clock = opts.clock;
+    this.topicId = opts.topicId ?? '';
+    this.lastFlushMs = opts.clock.now();
+  }
+
+  get logStartOffset(): number {
+    return this.startOffset;
+  }
+
+  get logEndOffset(): number {
+    return this.endOffset;
+  }
+
+  get highWatermark(): number {
+    return this.hw;
+  }
+
+  /** Offsets below this are known to be on stable storage. */
+  get recoveryPoint(): number {
+    return this.recoveryPointOffset;
+  }
+
+  get leaderEpochCache(): LeaderEpochCache {
+    return this.epochs;
+  }
+
+  get isOffline(): boolean {
+    return this.offlineError !== null;
+  }
+
+  /** Total bytes of all segments. */
+  get sizeBytes(): number {
+    let s = 0;
+    for (const seg of this.segments) s += seg.sizeBytes;
+    return s;
+  }
+
+  get numberOfSegments(): number {
+    return this.segments.length;
+  }
+
+  /** Base offsets of the segments, oldest first (for tests and DescribeLogDirs). */
+  get segmentBaseOffsets(): number[] {
+    return this.segments.map((s) => s.baseOffset);
+  }
+
+  /** Time of the last completed flush (for flush.ms). */
+  get lastFlushTimeMs(): number {
+    return this.lastFlushMs;
+  }
+
+  /** Records appended but not yet fsynced (for flush.messages). */
+  get unflushedMessages(): number {
+    return this.endOffset - this.flushedOffset;
+  }
+
+  private get segmentConfig(): SegmentConfig {
+    return { indexIntervalBytes: this.config.indexIntervalBytes, segmentIndexBytes: this.config.segmentIndexBytes };
+  }
+
+  private rollJitter(): number {
+    const j = this.config.segmentJitterMs ?? 0;
+    return j > 0 ? Math.floor(Math.random() * j) : 0;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Loading
+
+  /**
+   * Opens (creating if needed) the partition directory and loads its segments. Without the
+   * clean-shutdown marker, segments from the recovery point on are recovered: each batch is
+   * checked, the first invalid or torn one and everything after it is cut off, and the indexes
+   * are rebuilt.
+   */
+  static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
+    const log = new PartitionLog(opts);
+    await log.load(opts.topicId);
+    return log;
+  }
+
+  private async load(topicId: string | undefined): Promise<void> {
+    const { fs, dir } = this;
+    await fs.mkdir(dir);
+    await this.loadTopicId(topicId);
+
+    const cleanMarker = path.join(dir, CLEAN_SHUTDOWN_FILE);
+    const clean = await fs.exists(cleanMarker);
+    if (clean) {
+      await fs.unlink(cleanMarker);
+      await fs.syncDir(dir);
+    }
+
+    const names = await fs.readdir(dir);
+    const bases: number[] = [];
+    const indexFiles: { name: string; offset: number }[] = [];
+    for (const name of names) {
+      if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith(SWAP_FILE_SUFFIX) || name.endsWith('.tmp')) {
+        await fs.unlink(path.join(dir, name));
+        continue;
+      }
+      const parsed = parseOffsetFileName(name);
+      if (!parsed) continue;
+      if (parsed.suffix === LOG_FILE_SUFFIX) bases.push(parsed.offset);
+      else if (parsed.suffix === '.index' || parsed.suffix === '.timeindex' || parsed.suffix === '.txnindex') indexFiles.push({ name, offset: parsed.offset });
+    }
+    bases.sort((a, b) => a - b);
+    const baseSet = new Set(bases);
+    for (const f of indexFiles) if (!baseSet.has(f.offset)) await fs.unlink(path.join(dir, f.name)); // orphan index
+
+    this.epochs = await LeaderEpochCache.load(fs, dir);
+    const checkpointedStart = await this.readOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE);
+    const checkpointedRecovery = await this.readOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE);
+
+    const now = this.clock.now();
+    const segs: LogSegment[] = [];
+    for (const base of bases) {
+      segs.push(await LogSegment.open({ fs, dir, baseOffset: base, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }));
+    }
+
+    let recovered = false;
+    if (!clean && segs.length > 0) {
+      const recoveryPoint = checkpointedRecovery ?? 0;
+      let first = 0;
+      for (let i = 0; i < segs.length; i++) if (segs[i].baseOffset <= recoveryPoint) first = i;
+      recovered = true;
+      for (let i = first; i < segs.length; i++) {
+        const res = await segs[i].recover((buf, pos) => {
+          this.epochs.assign(partitionLeaderEpoch(buf, pos), batchBaseOffset(buf, pos));
+        });
+        if (res.truncatedBytes > 0) {
+          // Everything after damage is unreliable: drop later segments (Kafka LogLoader.recoverSegment).
+          for (const later of segs.splice(i + 1)) await later.deleteFiles();
+          break;
+        }
+      }
+    }
+
+    if (segs.length === 0) {
+      segs.push(await LogSegment.create({ fs, dir, baseOffset: checkpointedStart ?? 0, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }));
+    }
+    const active = segs[segs.length - 1];
+    await active.loadIndexes();
+    this.segments = segs;
+    this.endOffset = await active.readNextOffset();
+    this.startOffset = Math.max(checkpointedStart ?? 0, segs[0].baseOffset);
+
+    if (this.startOffset > this.endOffset) {
+      // The log start was moved past data that did not survive; start empty at the log start.
+      for (const s of this.segments) await s.deleteFiles();
+      this.segments = [await LogSegment.create({ fs, dir, baseOffset: this.startOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() })];
+      this.endOffset = this.startOffset;
+      this.epochs.clear();
+    }
+
+    this.epochs.truncateFromEnd(this.endOffset);
+    this.epochs.truncateFromStart(this.startOffset);
+    await this.epochs.flushIfDirty();
+
+    if (recovered) {
+      // Make what recovery validated durable, so the recovery point can move to the end.
+      for (const s of this.segments) await s.flush();
+      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
+    }
+    this.recoveryPointOffset = clean || recovered ? this.endOffset : checkpointedRecovery ?? 0;
+    this.flushedOffset = this.recoveryPointOffset;
+    this.hw = this.endOffset;
+  }
+
+  private async loadTopicId(topicId: string | undefined): Promise<void> {
+    const file = path.join(this.dir, PARTITION_METADATA_FILE);
+    let stored: string | undefined;
+    if (await this.fs.exists(file)) {
+      const text = (await this.fs.readFile(file)).toString('utf8');
+      const m = /topic_id:\s*(\S+)/.exec(text);
+      stored = m?.[1];
+    }
+    if (stored && topicId && stored !== topicId) {
+      throw new KafkaApiError(ErrorCode.INCONSISTENT_TOPIC_ID, `${this.dir}: partition.metadata has topic id ${stored}, expected ${topicId}`);
+    }
+    this.topicId = stored ?? topicId ?? '';
+    if (topicId && !stored) await this.persistTopicId(topicId);
+  }
+
+  /** Sets the topic id and writes partition.metadata (Kafka's format). */
+  async persistTopicId(topicId: string): Promise<void> {
+    await this.fs.writeFileAtomic(path.join(this.dir, PARTITION_METADATA_FILE), Buffer.from(`version: 0\ntopic_id: ${topicId}\n`, 'utf8'));
+    this.topicId = topicId;
+  }
+
+  private async readOffsetCheckpoint(file: string): Promise<number | null> {
+    try {
+      const rows = await readCheckpoint(this.fs, path.join(this.dir, file));
+      const row = rows?.find((r) => r[0] === this.topic && Number(r[1]) === this.partition);
+      const v = row ? Number(row[2]) : NaN;
+      return Number.isSafeInteger(v) && v >= 0 ? v : null;
+    } catch {
+      return null;
+    }
+  }
+
+  private writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
+    return writeCheckpoint(this.fs, path.join(this.dir, file), [[this.topic, this.partition, offset]]);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Queue and state checks
+
+  private enqueue<T>(op: () => Promise<T> | T): Promise<T> {
+    const run = this.queue.then(() => {
+      this.checkOnline();
+      return op();
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private checkOnline(): void {
+    if (this.offlineError) throw this.offlineError;
+    if (this.closed) throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `log ${this.topic}-${this.partition} is closed`);
+  }
+
+  private markOffline(err: unknown, what: string): KafkaApiError {
+    const e = storageError(err, what);
+    this.offlineError ??= new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `log ${this.topic}-${this.partition} is offline after: ${e.message}`, { cause: err });
+    return e;
+  }
+
+  private get activeSegment(): LogSegment {
+    return this.segments[this.segments.length - 1];
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Append
+
+  /**
+   * Validates `records` (one or more concatenated v2 batches, see log-validator.ts), assigns
+   * offsets and the leader epoch in place (and the broker time on LogAppendTime topics), and
+   * writes the bytes as they are. The buffer is modified and must not be reused by the caller.
+   */
+  async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: { origin?: AppendOrigin }): Promise<AppendResult> {
+    this.checkOnline();
+    const info = validateRecords(records, this.config, opts?.origin ?? 'client');
+    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch));
+    if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
+    this.notifyAppend();
+    return result;
+  }
+
+  private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number): Promise<AppendResult> {
+    const now = this.clock.now();
+    const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';
+    const firstOffset = this.endOffset;
+    let next = firstOffset;
+    let maxTs = -1;
+    for (let pos = 0; pos < validBytes; ) {
+      setBaseOffset(buf, pos, next);
+      setPartitionLeaderEpoch(buf, pos, leaderEpoch);
+      if (logAppendTime) setLogAppendTime(buf, pos, now);
+      const ts = batchMaxTimestamp(buf, pos);
+      if (ts > maxTs) maxTs = ts;
+      next += lastOffsetDelta(buf, pos) + 1;
+      pos += batchSize(buf, pos);
+    }
+    const lastOffset = next - 1;
+
+    let segment = this.activeSegment;
+    if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {
+      segment = await this.roll(firstOffset);
+    }
+    try {
+      segment.append(buf, 0, validBytes);
+    } catch (err) {
+      if ((err as { rollbackFailed?: boolean }).rollbackFailed) throw this.markOffline(err, 'append');
+      throw storageError(err, `append to ${segment.logPath}`);
+    }
+    this.endOffset = next;
+    this.maybeIncrementHighWatermark(next);
+    if (leaderEpoch >= 0 && this.epochs.assign(leaderEpoch, firstOffset)) {
+      try {
+        await this.epochs.flushIfDirty();
+      } catch (err) {
+        throw this.markOffline(err, 'leader-epoch-checkpoint');
+      }
+    }
+    return { baseOffset: firstOffset, lastOffset, logAppendTimeMs: logAppendTime ? now : -1, logStartOffset: this.startOffset, recordCount: offsetCount };
+  }
+
+  /** Single replica: everything appended is "replicated". Replication will call this with the ISR's minimum. */
+  private maybeIncrementHighWatermark(offset: number): void {
+    if (offset > this.hw) this.hw = Math.min(offset, this.endOffset);
+  }
+
+  /** Starts a new active segment at `newBaseOffset`; the old one is flushed in the background. */
+  private async roll(newBaseOffset: number): Promise<LogSegment> {
+    const old = this.activeSegment;
+    if (old.sizeBytes === 0) return old;
+    old.onBecomeInactive();
+    const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() });
+    this.segments = [...this.segments, seg];
+    // Like Kafka's roll: flush the finished segment asynchronously, then move the recovery point.
+    this.rollFlushChain = this.rollFlushChain
+      .then(async () => {
+        if (old.isClosed) return;
+        await old.flush();
+        if (newBaseOffset > this.recoveryPointOffset && this.allSyncedBelow(newBaseOffset)) {
+          this.recoveryPointOffset = newBaseOffset;
+          await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
+        }
+      })
+      .catch((err) => {
+        this.markOffline(err, `flush of rolled segment ${old.baseOffset}`);
+      });
+    return seg;
+  }
+
+  private allSyncedBelow(offset: number): boolean {
+    for (const s of this.segments) if (s.baseOffset < offset && s.needsSync && s !== this.activeSegment) return false;
+    return true;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Read
+
+  /**
+   * Whole batches from the one containing `fetchOffset`, at most `maxBytes` (but the first batch
+   * whole when `minOneMessage`), never batches starting at or after `maxOffset` (default: log
+   * end). Continues into following segments while bytes remain. Buffers are slices of what was
+   * read from the segment files, not decoded.
+   */
+  async read(fetchOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number }): Promise<ReadResult> {
+    this.checkOnline();
+    const leo = this.endOffset;
+    if (fetchOffset < this.startOffset || fetchOffset > leo) {
+      throw new KafkaApiError(
+        ErrorCode.OFFSET_OUT_OF_RANGE,
+        `fetch offset ${fetchOffset} is outside [${this.startOffset}, ${leo}] of ${this.topic}-${this.partition}`,
+      );
+    }
+    const limit = Math.min(opts.maxOffset ?? leo, leo);
+    if (fetchOffset >= limit) return { records: [], sizeBytes: 0 };
+
+    const segs = this.segments;
+    let idx = floorSegmentIndex(segs, fetchOffset);
+    if (idx < 0) idx = 0;
+    const pinned = segs.slice(idx);
+    for (const s of pinned) s.pin();
+    try {
+      const records: Buffer[] = [];
+      let sizeBytes = 0;
+      let offset = fetchOffset;
+      for (const seg of pinned) {
+        if (seg.baseOffset >= limit) break;
+        const remaining = maxBytes - sizeBytes;
+        const first = records.length === 0;
+        if (!first && remaining <= 0) break;
+        const data = await seg.read(offset, Math.max(0, remaining), { minOneMessage: opts.minOneMessage && first, maxOffset: limit });
+        if (data === null) continue;
+        if (data.length === 0) break;
+        records.push(data);
+        sizeBytes += data.length;
+        offset = lastOffsetIn(data) + 1;
+        if (offset >= limit) break;
+      }
+      return { records, sizeBytes };
+    } finally {
+      for (const s of pinned) s.unpin();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Timestamps (ListOffsets)
+
+  /**
+   * ListOffsets by timestamp: the first record (not batch) with timestamp >= `timestampMs` and
+   * offset >= logStartOffset; null when there is none below the high watermark (behaviours.md
+   * L8–L10; the handler applies the LSO for read_committed).
+   */
+  async offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null> {
+    this.checkOnline();
+    const segs = this.segments;
+    for (const s of segs) s.pin();
+    try {
+      const start = this.startOffset;
+      for (const seg of segs) {
+        if (seg.isClosed) continue;
+        await seg.loadIndexes();
+        if (seg.maxTimestampSoFar < timestampMs) continue;
+        const found = await seg.findOffsetByTimestamp(timestampMs, start);
+        if (found) return found.offset < this.hw ? found : null;
+      }
+      return null;
+    } finally {
+      for (const s of segs) s.unpin();
+    }
+  }
+
+  /** ListOffsets MAX_TIMESTAMP (-3): the first record carrying the largest timestamp; -1/-1 when empty. */
+  async maxTimestampAndOffset(): Promise<TimestampAndOffset> {
+    this.checkOnline();
+    const segs = this.segments;
+    for (const s of segs) s.pin();
+    try {
+      let best: LogSegment | null = null;
+      for (const seg of segs) {
+        if (seg.isClosed) continue;
+        await seg.loadIndexes();
+        if (seg.sizeBytes > 0 && seg.maxTimestampSoFar >= 0 && (!best || seg.maxTimestampSoFar > best.maxTimestampSoFar)) best = seg;
+      }
+      const found = best ? await best.findMaxTimestampRecord() : null;
+      return found ?? { offset: -1, timestamp: -1, leaderEpoch: -1 };
+    } finally {
+      for (const s of segs) s.unpin();
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // DeleteRecords and retention
+
+  /**
+   * DeleteRecords: moves the log start offset to `offset` (-1 = the high watermark) and deletes
+   * segments that lie wholly below it. Returns the new log start offset (the low watermark).
+   * OFFSET_OUT_OF_RANGE when offset > high watermark or < -1; POLICY_VIOLATION on a compact-only
+   * topic (behaviours.md DR1–DR6).
+   */
+  deleteRecordsBefore(offset: number): Promise<number> {
+    return this.enqueue(async () => {
+      if (!this.config.cleanupPolicy.split(',').map((s) => s.trim()).includes('delete')) {
+        throw new KafkaApiError(ErrorCode.POLICY_VIOLATION, `records of ${this.topic} cannot be deleted: cleanup.policy=${this.config.cleanupPolicy}`);
+      }
+      const target = offset === -1 ? this.hw : offset;
+      if (target < 0 || target > this.hw) {
+        throw new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `cannot delete records before ${offset}: high watermark is ${this.hw}`);
+      }
+      if (target <= this.startOffset) return this.startOffset;
+      try {
+        await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, target);
+      } catch (err) {
+        throw this.markOffline(err, 'log-start-offset-checkpoint');
+      }
+      this.startOffset = target;
+      this.epochs.truncateFromStart(target);
+      await this.epochs.flushIfDirty().catch(() => undefined);
+      await this.deleteSegments(await this.deletableSegments(async (_seg, next) => next !== undefined && next.baseOffset <= this.startOffset));
+      return this.startOffset;
+    });
+  }
+
+  /**
+   * Deletes whole segments breaching the log start offset, retention.bytes and retention.ms (in
+   * Kafka's order, `UnifiedLog.deleteOldSegments`); retention only applies when cleanup.policy
+   * includes "delete". The active segment can go too when it is expired and fully below the high
+   * watermark; a new empty segment is rolled first. Returns the number of segments deleted.
+   */
+  enforceRetention(nowMs: number): Promise<number> {
+    return this.enqueue(async () => {
+      let deleted = await this.deleteSegments(await this.deletableSegments(async (_s, next) => next !== undefined && next.baseOffset <= this.startOffset));
+      if (this.config.cleanupPolicy.split(',').map((s) => s.trim()).includes('delete')) {
+        if (this.config.retentionBytes >= 0) {
+          let diff = this.sizeBytes - this.config.retentionBytes;
+          if (diff > 0) {
+            deleted += await this.deleteSegments(
+              await this.deletableSegments(async (seg) => {
+                if (diff - seg.sizeBytes >= 0) {
+                  diff -= seg.sizeBytes;
+                  return true;
+                }
+                return false;
+              }),
+            );
+          }
+        }
+        if (this.config.retentionMs >= 0) {
+          deleted += await this.deleteSegments(
+            await this.deletableSegments(async (seg) => nowMs - (await seg.largestTimestamp()) > this.config.retentionMs),
+          );
+        }
+      }
+      return deleted;
+    });
+  }
+
+  /** Kafka `deletableSegments`: the longest prefix matching `predicate`, fully below the HW, never an empty active segment. */
+  private async deletableSegments(predicate: (seg: LogSegment, next: LogSegment | undefined) => Promise<boolean>): Promise<LogSegment[]> {
+    const out: LogSegment[] = [];
+    const segs = this.segments;
+    for (let i = 0; i < segs.length; i++) {
+      const seg = segs[i];
+      const next = segs[i + 1];
+      const upperBound = next ? next.baseOffset : this.endOffset;
+      const lastAndEmpty = !next && seg.sizeBytes === 0;
+      if (lastAndEmpty || this.hw < upperBound || !(await predicate(seg, next))) break;
+      out.push(seg);
+    }
+    return out;
+  }
+
+  private async deleteSegments(toDelete: LogSegment[]): Promise<number> {
+    if (toDelete.length === 0) return 0;
+    try {
+      if (toDelete.length === this.segments.length) await this.roll(this.endOffset);
+      const gone = new Set(toDelete);
+      this.segments = this.segments.filter((s) => !gone.has(s));
+      if (this.segments[0].baseOffset > this.startOffset) {
+        this.startOffset = this.segments[0].baseOffset;
+        this.epochs.truncateFromStart(this.startOffset);
+        await this.epochs.flushIfDirty();
+      }
+      for (const seg of toDelete) {
+        await seg.renameToDeleted();
+        this.scheduleDelete(seg);
+      }
+    } catch (err) {
+      throw this.markOffline(err, 'segment deletion');
+    }
+    return toDelete.length;
+  }
+
+  /** Deletes the renamed files after file.delete.delay.ms, so in-flight reads finish first. */
+  private scheduleDelete(seg: LogSegment): void {
+    const run = (): void => {
+      this.pendingDeletes.delete(seg);
+      // Leftovers keep their .deleted suffix and are removed at the next load.
+      const p: Promise<void> = seg
+        .deleteFiles()
+        .catch(() => undefined)
+        .finally(() => this.runningDeletes.delete(p));
+      this.runningDeletes.add(p);
+    };
+    if (this.config.fileDeleteDelayMs <= 0) {
+      run();
+      return;
+    }
+    const timer = this.clock.setTimeout(run, this.config.fileDeleteDelayMs);
+    this.pendingDeletes.set(seg, timer);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Flush (fsync)
+
+  /**
+   * Group commit: resolves once every offset below `offset` is fsynced. Callers arriving while an
+   * fsync is running share the next one, so N concurrent producers cost about two fsyncs, not N.
+   * Only .log files are synced (indexes are rebuilt by recovery).
+   */
+  flushUpTo(offset: number): Promise<void> {
+    if (this.offlineError) return Promise.reject(this.offlineError);
+    if (offset <= this.flushedOffset) return Promise.resolve();
+    if (this.syncInFlight && this.syncInFlight.target >= offset) return this.syncInFlight.promise;
+    if (!this.nextSync) {
+      const prev = this.syncInFlight?.promise.catch(() => undefined) ?? Promise.resolve();
+      this.nextSync = prev.then(() => {
+        this.nextSync = null;
+        return this.startSyncRound(false);
+      });
+    }
+    return this.nextSync;
+  }
+
+  /** fsyncs everything written so far (logs and indexes). */
+  async flush(): Promise<void> {
+    await this.syncInFlight?.promise.catch(() => undefined);
+    await this.startSyncRound(true);
+  }
+
+  private startSyncRound(full: boolean): Promise<void> {
+    if (this.offlineError) return Promise.reject(this.offlineError);
+    const target = this.endOffset;
+    const segs = this.segments.filter((s) => !s.isClosed && (s.needsSync || full));
+    const promise = Promise.all(segs.map((s) => (full ? s.flush() : s.syncLog()))).then(
+      () => {
+        if (target > this.flushedOffset) this.flushedOffset = target;
+        if (this.flushedOffset > this.recoveryPointOffset) this.recoveryPointOffset = this.flushedOffset;
+        this.lastFlushMs = this.clock.now();
+      },
+      (err) => {
+        throw this.markOffline(err, 'fsync');
+      },
+    );
+    const entry = { target, promise };
+    this.syncInFlight = entry;
+    const clear = (): void => {
+      if (this.syncInFlight === entry) this.syncInFlight = null;
+    };
+    promise.then(clear, clear);
+    return promise;
+  }
+
+  /** Writes recovery-point-offset-checkpoint with the current recovery point (LogManager calls this periodically). */
+  async checkpointRecoveryPoint(): Promise<void> {
+    if (this.offlineError || this.closed) return;
+    await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.recoveryPointOffset);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Notifications and lifecycle
+
+  /** Calls `listener` after each successful append (long-polling fetches). Returns an unsubscribe function. */
+  onAppend(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  private notifyAppend(): void {
+    for (const l of [...this.listeners]) {
+      try {
+        l();
+      } catch {
+        // A listener's failure is its own; the append succeeded.
+      }
+    }
+  }
+
+  /**
+   * Flushes, writes the checkpoints and the clean-shutdown marker, and closes every file. After a
+   * storage failure, closes the files without the marker so the next open recovers.
+   */
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const run = this.queue.then(async () => {
+      if (this.closed) return;
+      await this.rollFlushChain;
+      const healthy = !this.offlineError;
+      if (healthy) {
+        try {
+          await this.flush();
+          await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
+        } catch {
+          // Stays offline; no marker is written below.
+        }
+      }
+      this.closed = true;
+      this.listeners.clear();
+      await this.finishPendingDeletes();
+      for (const seg of this.segments) await seg.close().catch(() => undefined);
+      if (healthy && !this.offlineError) {
+        await this.fs.writeFileAtomic(path.join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));
+      }
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Resolves when segment deletions whose delay has passed are done (tests, shutdown). */
+  async deletionsSettled(): Promise<void> {
+    while (this.runningDeletes.size > 0) await Promise.all([...this.runningDeletes]);
+  }
+
+  private async finishPendingDeletes(): Promise<void> {
+    await this.deletionsSettled();
+    for (const [seg, timer] of [...this.pendingDeletes]) {
+      timer.cancel();
+      this.pendingDeletes.delete(seg);
+      await seg.deleteFiles().catch(() => undefined);
+    }
+  }
+
+  /**
+   * Topic deletion: closes the files without flushing, renames the directory to
+   * `<topic>-<partition>.<uuid>-delete` (one atomic step, so a crash never leaves a half-deleted
+   * partition that would load again) and removes it. LogManager.loadAll removes leftovers.
+   */
+  delete(): Promise<void> {
+    const run = this.queue.then(async () => {
+      this.closed = true;
+      this.listeners.clear();
+      await this.rollFlushChain;
+      await this.finishPendingDeletes();
+      for (const seg of this.segments) await seg.close().catch(() => undefined);
+      this.segments = [];
+      const parent = path.dirname(this.dir);
+      const renamed = path.join(parent, deleteDirName(this.topic, this.partition, randomUUID().replace(/-/g, '')));
+      await this.fs.rename(this.dir, renamed);
+      await this.fs.syncDir(parent);
+      await this.fs.rmdir(renamed);
+    });
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+}
+
+/** Index of the last segment whose base offset is <= offset (-1 if none). */
+function floorSegmentIndex(segs: readonly LogSegment[], offset: number): number {
+  let lo = 0;
+  let hi = segs.length - 1;
+  let ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (segs[mid].baseOffset <= offset) {
+      ans = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return ans;
+}
+
+/** Last offset of the last batch in a buffer of whole batches. */
+function lastOffsetIn(data: Buffer): number {
+  let pos = 0;
+  let last = -1;
+  while (pos < data.length) {
+    last = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos);
+    pos += batchSize(data, pos);
+  }
+  return last;
+}

@@ -1,0 +1,37 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { decodeRecordBatches } from '../../src/protocol/records/record.js';
+import { defaultLogConfig, type LogConfig } from '../../src/storage/partition-log.js';
+
+export function tempDir(prefix = 'samsa-storage-'): { dir: string; cleanup: () => void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}
+
+export function config(overrides: Partial<LogConfig> = {}): LogConfig {
+  return { ...defaultLogConfig, fileDeleteDelayMs: 0, ...overrides };
+}
+
+/** A batch of `count` records with values "<prefix>-<i>" and the given timestamps. */
+export function batch(count: number, opts: { prefix?: string; timestamp?: number; valueBytes?: number; compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd' } = {}): Buffer {
+  const ts = BigInt(opts.timestamp ?? 1_700_000_000_000);
+  return buildRecordBatch({
+    compression: opts.compression,
+    records: Array.from({ length: count }, (_, i) => ({
+      key: null,
+      value: opts.valueBytes ? Buffer.alloc(opts.valueBytes, i & 0xff) : Buffer.from(`${opts.prefix ?? 'v'}-${i}`),
+      timestamp: ts + BigInt(i),
+    })),
+  });
+}
+
+/** Offsets of every record in the returned buffers. */
+export function offsetsOf(buffers: Buffer[]): number[] {
+  return buffers.flatMap((b) => decodeRecordBatches(b).flatMap((d) => d.records.map((r) => Number(r.offset))));
+}
+
+export function valuesOf(buffers: Buffer[]): string[] {
+  return buffers.flatMap((b) => decodeRecordBatches(b).flatMap((d) => d.records.map((r) => r.value?.toString() ?? '<null>')));
+}
