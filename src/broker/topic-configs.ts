@@ -8,12 +8,12 @@
  *   values), each failing with INVALID_CONFIG and the controller's message.
  * - applyIncrementalOps: SET / DELETE / APPEND / SUBTRACT over the current overrides
  *   (ConfigurationControlManager.incrementalAlterConfigResource).
- * - kafkaTopicNameProblem: the client library's Topic.validate wording, used by the config APIs
- *   (the controller's CreateTopics wording lives in metadata.ts).
+ * - alterConfigResources: both alter APIs, resource by resource.
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
+import { topicNameProblem } from './metadata.js';
 
 /**
  * Validates topic config overrides; returns the same map without nulls (there are none when it
@@ -91,17 +91,6 @@ export function applyIncrementalOps(current: Readonly<Record<string, string>>, o
     }
   }
   return next;
-}
-
-const MAX_NAME_LENGTH = 249;
-
-/** Kafka's Topic.validate message for an illegal name (the config APIs' wording), or null. */
-export function kafkaTopicNameProblem(topic: string): string | null {
-  if (topic.length === 0) return "Topic name is illegal, it can't be empty";
-  if (topic === '.' || topic === '..') return 'Topic name cannot be "." or ".."';
-  if (topic.length > MAX_NAME_LENGTH) return `Topic name is illegal, it can't be longer than ${MAX_NAME_LENGTH} characters, topic name: ${topic}`;
-  if (!/^[a-zA-Z0-9._-]+$/.test(topic)) return `Topic name "${topic}" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`;
-  return null;
 }
 
 /** ConfigResource.Type ids. */
@@ -210,7 +199,7 @@ function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { va
     case ResourceType.TOPIC: {
       const name = r.resourceName;
       if (name === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
-      const problem = kafkaTopicNameProblem(name);
+      const problem = topicNameProblem(name);
       if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
       const info = broker.metadata.get(name);
       let next: Record<string, string | null>;

@@ -2,7 +2,8 @@
  * DescribeConfigs (key 32), versions 1-4.
  *
  * Behavior (Kafka's ConfigHelper.describeConfigs):
- * - TOPIC (2): an illegal name answers INVALID_TOPIC_EXCEPTION with Topic.validate's message; an
+ * - TOPIC (2): an illegal name answers INVALID_TOPIC_EXCEPTION with Topic.validate's message
+ *   ("Topic name is invalid: ...", Kafka 4 wording); an
  *   unknown topic UNKNOWN_TOPIC_OR_PARTITION with no message and no configs. Otherwise every topic
  *   config (src/config.ts resolveTopicConfig): overrides are DYNAMIC_TOPIC_CONFIG (1), values
  *   inherited from a broker setting set in the static config STATIC_BROKER_CONFIG (4), the rest
@@ -29,7 +30,8 @@ import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../..
 import type { DescribeConfigsResource } from '../../protocol/generated/messages/describe-configs-request.js';
 import type { Broker } from '../broker.js';
 import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
-import { ResourceType, apiErrorMessage, kafkaTopicNameProblem, parseJavaInt, resourceTypeName } from '../topic-configs.js';
+import { ResourceType, apiErrorMessage, parseJavaInt, resourceTypeName } from '../topic-configs.js';
+import { topicNameProblem } from '../metadata.js';
 
 /** Kafka's Errors.message() for the codes this handler can answer with a thrown error. */
 const DEFAULT_MESSAGES: Record<number, string> = {
@@ -40,7 +42,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
 function configsOf(broker: Broker, resource: DescribeConfigsResource): ConfigEntry[] | null {
   switch (resource.resourceType) {
     case ResourceType.TOPIC: {
-      const problem = kafkaTopicNameProblem(resource.resourceName);
+      const problem = topicNameProblem(resource.resourceName);
       if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
       const info = broker.metadata.get(resource.resourceName);
       if (!info) return null;

@@ -72,7 +72,7 @@ test('unknown topic, illegal topic name', async () => {
   ]);
   assert.equal(unknown, { errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null, resourceType: TOPIC, resourceName: 'dc-missing', configs: [] });
   assert.is(illegal.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
-  assert.is(illegal.errorMessage, `Topic name "bad/name" is illegal, it contains a character other than ASCII alphanumerics, '.', '_' and '-'`);
+  assert.is(illegal.errorMessage, `Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`);
 });
 
 test('broker: this node id gives every setting (read-only, static or default); "" gives no dynamic defaults', async () => {
