@@ -99,6 +99,8 @@ export interface StartSamsaOptions {
   nodeArgs?: string[];
   /** Parent directory for the fresh data dir (default os.tmpdir(), on disk here). */
   dataParent?: string;
+  /** Use this existing data directory instead of a fresh one (e.g. to restart on the same data). */
+  dataDir?: string;
   readyTimeoutMs?: number;
 }
 
@@ -111,7 +113,7 @@ export async function startSamsa(opts: StartSamsaOptions = {}): Promise<SamsaPro
   assertBuilt();
   const host = '127.0.0.1';
   const port = await freePort();
-  const dataDir = mkdtempSync(join(opts.dataParent ?? tmpdir(), 'samsa-bench-'));
+  const dataDir = opts.dataDir ?? mkdtempSync(join(opts.dataParent ?? tmpdir(), 'samsa-bench-'));
   const overrides: Record<string, string> = { 'log.dirs': dataDir, listeners: `PLAINTEXT://${host}:${port}`, ...(opts.overrides ?? {}) };
   const args = [...(opts.nodeArgs ?? []), BROKER_MAIN];
   for (const [k, v] of Object.entries(overrides)) args.push('--override', `${k}=${v}`);

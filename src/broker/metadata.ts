@@ -130,7 +130,7 @@ export class ClusterMetadata {
   }
 
   addTopic(t: Omit<TopicInfo, 'topicId'> & { topicId?: string }): TopicInfo {
-    const info: TopicInfo = { ...t, topicId: t.topicId ?? newUuid() };
+    const info: TopicInfo = { ...t, topicId: t.topicId || newUuid() };
     this.index(info);
     this.persist();
     return info;

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { MemFs } from '../../src/storage/fs.js';
 import { OffsetIndex } from '../../src/storage/offset-index.js';
-import { CorruptIndexError } from '../../src/storage/abstract-index.js';
+import { CorruptIndexError, WRITE_BEHIND_ENTRIES } from '../../src/storage/abstract-index.js';
 
 async function fresh(maxBytes = 1024): Promise<{ fs: MemFs; idx: OffsetIndex }> {
   const fs = new MemFs();
@@ -26,6 +26,8 @@ test('entries are 8 bytes (relative offset, position) in the file and reload ide
   const { fs, idx } = await fresh();
   idx.append(101, 64);
   idx.append(300, 4096);
+  assert.is(fs.contents('/d/00000000000000000100.index').length, 0, 'entries are written behind');
+  await idx.sync();
   const bytes = fs.contents('/d/00000000000000000100.index');
   assert.is(bytes.toString('hex'), '00000001' + '00000040' + '000000c8' + '00001000');
   const again = await OffsetIndex.open(fs, '/d/00000000000000000100.index', 100, 1024);
@@ -46,10 +48,22 @@ test('non-increasing offsets are refused; the index reports full at segment.inde
 test('truncateTo removes entries at or above the offset', async () => {
   const { fs, idx } = await fresh();
   for (let i = 1; i <= 5; i++) idx.append(100 + i * 10, i * 100);
+  idx.writePending();
+  assert.is(fs.contents('/d/00000000000000000100.index').length, 40);
   idx.truncateTo(130);
   assert.is(idx.entries, 2);
   assert.equal(idx.lookup(1000), { offset: 120, position: 200 });
   assert.is(fs.contents('/d/00000000000000000100.index').length, 16);
+});
+
+test('the file catches up every WRITE_BEHIND_ENTRIES entries without a sync', async () => {
+  const { fs, idx } = await fresh(1 << 20);
+  for (let i = 1; i <= WRITE_BEHIND_ENTRIES; i++) idx.append(100 + i, i);
+  assert.is(fs.contents('/d/00000000000000000100.index').length, WRITE_BEHIND_ENTRIES * 8);
+  idx.append(100 + WRITE_BEHIND_ENTRIES + 1, WRITE_BEHIND_ENTRIES + 1);
+  assert.is(fs.contents('/d/00000000000000000100.index').length, WRITE_BEHIND_ENTRIES * 8);
+  await idx.close();
+  assert.is(fs.contents('/d/00000000000000000100.index').length, (WRITE_BEHIND_ENTRIES + 1) * 8, 'close writes the rest');
 });
 
 test('sanityCheck rejects a torn length, disorder and positions beyond the log', async () => {

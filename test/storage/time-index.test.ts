@@ -27,6 +27,7 @@ test('maybeAppend keeps only growing timestamps; lookup finds the largest timest
 test('entries are 12 bytes (timestamp int64, relative offset int32) and reload', async () => {
   const { fs, idx } = await fresh();
   idx.maybeAppend(1_700_000_000_000, 52);
+  await idx.sync();
   assert.is(fs.contents('/d/00000000000000000050.timeindex').toString('hex'), '0000018bcfe56800' + '00000002');
   const again = await TimeIndex.open(fs, '/d/00000000000000000050.timeindex', 50, 1200);
   again.sanityCheck();
