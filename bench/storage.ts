@@ -80,6 +80,8 @@ async function logAppends(label: string, n: number, mode: 'none' | 'fsync-each' 
   const dir = path.join(root, `log-${mode}`, 'bench-0');
   const log = await PartitionLog.open({ fs: nodeFs, dir, topic: 'bench', partition: 0, config: { ...defaultLogConfig }, clock: systemClock });
   const template = makeBatch();
+  // Copies made up front: appendAsLeader rewrites its input in place, as it would a request buffer.
+  const inputs = Array.from({ length: n }, () => Buffer.from(template));
   const t0 = now();
   if (mode === 'group') {
     const producers = 64;
@@ -87,15 +89,14 @@ async function logAppends(label: string, n: number, mode: 'none' | 'fsync-each' 
     await Promise.all(
       Array.from({ length: producers }, async () => {
         while (next < n) {
-          next++;
-          const r = await log.appendAsLeader(Buffer.from(template), 0);
+          const r = await log.appendAsLeader(inputs[next++], 0);
           await log.flushUpTo(r.lastOffset + 1);
         }
       }),
     );
   } else {
     for (let i = 0; i < n; i++) {
-      const r = await log.appendAsLeader(Buffer.from(template), 0);
+      const r = await log.appendAsLeader(inputs[i], 0);
       if (mode === 'fsync-each') await log.flushUpTo(r.lastOffset + 1);
     }
   }

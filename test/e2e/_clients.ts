@@ -12,8 +12,12 @@ import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { Producer as PlatformaticProducer } from '@platformatic/kafka';
 import { kcat, python, type RunResult } from '../support/external.js';
+import type { LogLevel } from '../../src/logger.js';
 
 const { Kafka, logLevel } = kafkajs;
+
+/** Broker log level for these tests: SAMSA_E2E_LOG=debug shows every request the broker refuses. */
+export const e2eLogLevel = (process.env.SAMSA_E2E_LOG ?? 'warn') as LogLevel;
 
 /** A record as every reader reports it. */
 export interface Rec {

@@ -8,14 +8,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Admin, compressionsAlgorithms } from '@platformatic/kafka';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { b64, byPartitionOffset, describeRun, hostPort, producePlatformatic, readConfluent, readKcat, type OutRec } from './_clients.js';
+import { b64, byPartitionOffset, describeRun, hostPort, producePlatformatic, readConfluent, readKcat, type OutRec, e2eLogLevel } from './_clients.js';
 
 let b: RunningBroker;
 let bs: string;
 let admin: Admin;
 
 test.before(async () => {
-  b = await startBroker({ port: 0, config: { 'num.partitions': 1 } });
+  b = await startBroker({ port: 0, config: { 'num.partitions': 1 }, logLevel: e2eLogLevel });
   bs = hostPort(b.port);
   admin = new Admin({ clientId: 'e2e-platformatic-admin', bootstrapBrokers: [bs], retries: 2, timeout: 10_000 });
 });
@@ -56,7 +56,8 @@ test('Admin.createTopics creates the topic with the requested partitions; metada
     assert.equal(p.isr, [1]);
   }
   assert.ok((await admin.listTopics()).includes('pf-admin'));
-  await admin.createPartitions({ topics: [{ name: 'pf-admin', count: 5, assignments: [] }] });
+  // Two new partitions, each explicitly on broker 1.
+  await admin.createPartitions({ topics: [{ name: 'pf-admin', count: 5, assignments: [{ brokerIds: [1] }, { brokerIds: [1] }] }] });
   const md2 = await admin.metadata({ topics: ['pf-admin'], forceUpdate: true });
   assert.is(md2.topics.get('pf-admin')!.partitionsCount, 5);
   await admin.deleteTopics({ topics: ['pf-admin'] });

@@ -53,6 +53,7 @@ test('recover truncates a torn tail, rebuilds the indexes, and reports why', asy
   assert.is(res.truncatedBytes, batch(3).length - 5);
   assert.match(res.reason ?? '', /cut short/);
   assert.is(await reopened.readNextOffset(), 27);
+  await reopened.flush();
   assert.ok(fs.contents('/p/00000000000000000000.index').length > 0, 'index rebuilt');
   const r = await reopened.read(20, 1, { minOneMessage: true });
   assert.is(baseOffset(r!, 0), 18);

@@ -1,0 +1,31 @@
+/**
+ * Request/response framing with the generated codecs, shared by the CLI's socket client
+ * (client.ts) and the test control's in-process calls (testing/group-view.ts).
+ */
+import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
+import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from '../protocol/headers.js';
+import { Reader } from '../protocol/reader.js';
+import { Writer } from '../protocol/writer.js';
+
+export type ApiKeyNumber = keyof ApiTypes;
+
+function isFlexible(apiKey: ApiKeyNumber, version: number): boolean {
+  const codec = apiCodecs[apiKey];
+  return codec.flexibleFrom >= 0 && version >= codec.flexibleFrom;
+}
+
+/** One request frame without its 4-byte size prefix. */
+export function encodeRequest<K extends ApiKeyNumber>(apiKey: K, version: number, correlationId: number, clientId: string | null, body: ApiTypes[K]['request']): Buffer {
+  const w = new Writer(256);
+  writeRequestHeader(w, { apiKey: Number(apiKey), apiVersion: version, correlationId, clientId }, isFlexible(apiKey, version));
+  apiCodecs[apiKey].writeRequest(w, version, body as never);
+  return w.toBuffer();
+}
+
+/** Decodes one response frame (without its size prefix); returns the correlation id and body. */
+export function decodeResponse<K extends ApiKeyNumber>(apiKey: K, version: number, frame: Buffer): { correlationId: number; body: ApiTypes[K]['response'] } {
+  const r = new Reader(frame);
+  const correlationId = readResponseHeader(r, responseHeaderFlexible(Number(apiKey), isFlexible(apiKey, version)));
+  const body = apiCodecs[apiKey].readResponse(r, version) as ApiTypes[K]['response'];
+  return { correlationId, body };
+}
