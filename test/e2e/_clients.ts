@@ -10,7 +10,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
-import { Producer as PlatformaticProducer } from '@platformatic/kafka';
+import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka';
 import { kcat, python, type RunResult } from '../support/external.js';
 import type { LogLevel } from '../../src/logger.js';
 
@@ -331,20 +331,30 @@ export async function readKcat(bootstrap: string, topic: string, partitions: num
 
 /**
  * Produces with kcat, one kcat run per record (kcat cannot set per-message headers, partitions
- * or timestamps, and a file argument is sent as one message byte-for-byte). Null values are
- * sent with -Z and an empty file. Timestamps are not settable with kcat (ignored).
+ * or timestamps). A non-empty value is passed as a file argument, which kcat sends as one message
+ * byte-for-byte. kcat skips empty files and empty input lines, so an empty or null value is sent
+ * as a "key:" line with -K: (and -Z for null); that needs a non-null key without ':'.
+ * Timestamps cannot be set with kcat (ignored: the broker sees kcat's create time).
  */
 export async function produceKcat(bootstrap: string, topic: string, records: OutRec[], dir: string, extra: string[] = []): Promise<void> {
   let i = 0;
   for (const r of records) {
-    const file = path.join(dir, `kcat-msg-${i++}`);
-    writeFileSync(file, r.value ?? Buffer.alloc(0));
     const args = ['-P', '-b', bootstrap, '-t', topic, '-p', String(r.partition), ...extra];
-    if (r.key !== null) args.push('-k', r.key.toString('utf8'));
-    if (r.value === null) args.push('-Z');
     for (const [k, v] of r.headers ?? []) args.push('-H', v === null ? k : `${k}=${v.toString('utf8')}`);
-    args.push(file);
-    const res = await kcat(args, { timeoutMs: 30_000 });
+    let input: Buffer | undefined;
+    if (r.value === null || r.value.length === 0) {
+      const key = r.key?.toString('utf8');
+      if (key === undefined || key.includes(':') || key.includes('\n')) throw new Error('kcat can send an empty or null value only with a key without ":"');
+      args.push('-K:');
+      if (r.value === null) args.push('-Z');
+      input = Buffer.from(`${key}:\n`);
+    } else {
+      const file = path.join(dir, `kcat-msg-${process.pid}-${i++}`);
+      writeFileSync(file, r.value);
+      if (r.key !== null) args.push('-k', r.key.toString('utf8'));
+      args.push(file);
+    }
+    const res = await kcat(args, { timeoutMs: 30_000, input });
     if (res.code !== 0) throw new Error(`kcat -P failed: ${describeRun(res)}`);
   }
 }
@@ -353,25 +363,35 @@ export async function produceKcat(bootstrap: string, topic: string, records: Out
 // kafkajs and platformatic producers
 // ---------------------------------------------------------------------------------------------
 
+/** kafkajs headers object: repeated names become arrays (kafkajs then sends one header each). */
+function kafkajsHeaders(headers: [string, Buffer | null][] | undefined): Record<string, any> {
+  const out: Record<string, any> = {};
+  for (const [k, v] of headers ?? []) {
+    if (k in out) out[k] = [...(Array.isArray(out[k]) ? out[k] : [out[k]]), v];
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** One kafkajs send() with every record (kafkajs keeps the order within each partition). */
 export async function produceKafkajs(bootstrap: string, topic: string, records: OutRec[], opts: { acks?: number; compression?: number } = {}): Promise<{ partition: number; baseOffset: string; errorCode: number }[]> {
   const kafka = new Kafka({ clientId: 'e2e-kafkajs', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 2 } });
   const producer = kafka.producer({ allowAutoTopicCreation: true });
   await producer.connect();
   try {
-    const out: { partition: number; baseOffset: string; errorCode: number }[] = [];
-    // One send per record keeps the order and partition explicit.
-    for (const r of records) {
-      const headers: Record<string, Buffer> = {};
-      for (const [k, v] of r.headers ?? []) headers[k] = v as Buffer;
-      const res = await producer.send({
-        topic,
-        acks: opts.acks,
-        compression: opts.compression,
-        messages: [{ partition: r.partition, key: r.key, value: r.value, headers, timestamp: r.timestamp !== undefined ? String(r.timestamp) : undefined }],
-      });
-      out.push(...res.map((x) => ({ partition: x.partition, baseOffset: x.baseOffset ?? '', errorCode: x.errorCode })));
-    }
-    return out;
+    const res = await producer.send({
+      topic,
+      acks: opts.acks,
+      compression: opts.compression,
+      messages: records.map((r) => ({
+        partition: r.partition,
+        key: r.key,
+        value: r.value,
+        headers: kafkajsHeaders(r.headers),
+        timestamp: r.timestamp !== undefined ? String(r.timestamp) : undefined,
+      })),
+    });
+    return res.map((x) => ({ partition: x.partition, baseOffset: x.baseOffset ?? '', errorCode: x.errorCode }));
   } finally {
     await producer.disconnect();
   }
@@ -395,5 +415,60 @@ export async function producePlatformatic(bootstrap: string, topic: string, reco
     return (res.offsets ?? []).map((o) => ({ partition: o.partition, offset: o.offset }));
   } finally {
     await producer.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// @platformatic/kafka low-level Fetch (v17, topic ids; no consumer group is joined)
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * Reads partitions from offset 0 to their high watermark with Consumer.fetch() (Fetch v17 by
+ * topic id), which does not join a group. Decompression is the client's (no zstd on Node < 22.15).
+ */
+export async function readPlatformaticFetch(bootstrap: string, topic: string, partitions: number[], timeoutMs = 15_000): Promise<Rec[]> {
+  const consumer = new PlatformaticConsumer({ clientId: 'e2e-platformatic-fetch', groupId: 'samsa-e2e-unused', bootstrapBrokers: [bootstrap], retries: 1, timeout: 10_000 });
+  const deadline = Date.now() + timeoutMs;
+  const out: Rec[] = [];
+  try {
+    const md = await consumer.metadata({ topics: [topic], forceUpdate: true });
+    const t = md.topics.get(topic);
+    if (!t) throw new Error(`platformatic: no metadata for ${topic}`);
+    for (const p of partitions) {
+      const leader = t.partitions[p].leader;
+      let offset = 0n;
+      for (;;) {
+        if (Date.now() > deadline) throw new Error(`platformatic fetch: deadline passed at ${topic}/${p} offset ${offset}`);
+        const res = await consumer.fetch({
+          node: leader,
+          maxWaitTime: 100,
+          minBytes: 1,
+          maxBytes: 10 << 20,
+          topics: [{ topicId: t.id, partitions: [{ partition: p, currentLeaderEpoch: -1, fetchOffset: offset, lastFetchedEpoch: -1, partitionMaxBytes: 10 << 20 }] }],
+        });
+        if (res.errorCode !== 0) throw new Error(`platformatic fetch: top-level error ${res.errorCode}`);
+        const part = res.responses[0].partitions[0];
+        if (part.errorCode !== 0) throw new Error(`platformatic fetch: partition error ${part.errorCode}`);
+        for (const batch of part.records ?? []) {
+          for (const r of batch.records) {
+            const o = batch.firstOffset + BigInt(r.offsetDelta);
+            if (o < offset) continue;
+            out.push({
+              partition: p,
+              offset: Number(o),
+              timestamp: Number(batch.firstTimestamp + r.timestampDelta),
+              key: b64(r.key),
+              value: b64(r.value),
+              headers: r.headers.map(([k, v]) => [k === null ? '' : k.toString('utf8'), b64(v)] as [string, string | null]),
+            });
+            offset = o + 1n;
+          }
+        }
+        if (offset >= part.highWatermark) break;
+      }
+    }
+    return out;
+  } finally {
+    await consumer.close();
   }
 }

@@ -116,4 +116,51 @@ c.close()
   assert.equal(got.got, [[4, 'm4'], [5, 'm5']]);
 });
 
+test('confluent AdminClient: create_topics (validate_only, existing), create_partitions, describe/alter configs, delete_topics', async () => {
+  const script = `
+import sys, json
+from confluent_kafka.admin import AdminClient, NewTopic, NewPartitions, ConfigResource
+a = AdminClient({'bootstrap.servers': sys.argv[1]})
+def outcome(fs):
+    out = {}
+    for k, f in fs.items():
+        try:
+            f.result(10); out[str(k)] = 'ok'
+        except Exception as e:
+            err = e.args[0] if e.args else e
+            out[str(k)] = err.name() if hasattr(err, 'name') else repr(e)
+    return out
+print(json.dumps({'validate': outcome(a.create_topics([NewTopic('cpa-v', 2, 1)], validate_only=True))}))
+print(json.dumps({'exists_after_validate': 'cpa-v' in a.list_topics(timeout=10).topics}))
+print(json.dumps({'create': outcome(a.create_topics([NewTopic('cpa', 2, 1, config={'retention.ms': '7200000'})]))}))
+print(json.dumps({'again': outcome(a.create_topics([NewTopic('cpa', 2, 1)]))}))
+print(json.dumps({'grow': outcome(a.create_partitions([NewPartitions('cpa', 4)]))}))
+print(json.dumps({'partitions': len(a.list_topics('cpa', timeout=10).topics['cpa'].partitions)}))
+res = a.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, 'cpa')])
+cfg = list(res.values())[0].result(10)
+print(json.dumps({'retention.ms': cfg['retention.ms'].value, 'cleanup.policy': cfg['cleanup.policy'].value, 'default': cfg['cleanup.policy'].is_default}))
+print(json.dumps({'alter': outcome(a.alter_configs([ConfigResource(ConfigResource.Type.TOPIC, 'cpa', set_config={'retention.ms': '60000'})]))}))
+cfg = list(a.describe_configs([ConfigResource(ConfigResource.Type.TOPIC, 'cpa')]).values())[0].result(10)
+print(json.dumps({'retention.ms.after': cfg['retention.ms'].value}))
+print(json.dumps({'delete': outcome(a.delete_topics(['cpa'], operation_timeout=10))}))
+print(json.dumps({'delete_again': outcome(a.delete_topics(['cpa'], operation_timeout=10))}))
+`;
+  const res = await python(script, [bs], { timeoutMs: 45_000 });
+  assert.is(res.code, 0, describeRun(res));
+  const o = Object.assign({}, ...jsonLines(res, 'confluent admin'));
+  assert.equal(o.validate, { 'cpa-v': 'ok' });
+  assert.is(o.exists_after_validate, false);
+  assert.equal(o.create, { cpa: 'ok' });
+  assert.equal(o.again, { cpa: 'TOPIC_ALREADY_EXISTS' });
+  assert.equal(o.grow, { cpa: 'ok' });
+  assert.is(o.partitions, 4);
+  assert.is(o['retention.ms'], '7200000');
+  assert.is(o['cleanup.policy'], 'delete');
+  assert.is(o.default, true);
+  assert.equal(o.alter, { 'ConfigResource(Type.TOPIC,cpa)': 'ok' });
+  assert.is(o['retention.ms.after'], '60000');
+  assert.equal(o.delete, { cpa: 'ok' });
+  assert.equal(o.delete_again, { cpa: 'UNKNOWN_TOPIC_OR_PART' });
+});
+
 test.run();

@@ -144,6 +144,21 @@ test('producer acks 0, 1, -1 and gzip; fetchTopicOffsets follows', async () => {
   assert.equal(records[2].headers, [['h', b64('v')]]);
 });
 
+test('a batch above the topic\'s max.message.bytes is refused with MESSAGE_TOO_LARGE and nothing is appended', async () => {
+  const topic = 'ka-big';
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic, configEntries: [{ name: 'max.message.bytes', value: '2048' }] }] });
+  const producer = kafka.producer();
+  await producer.connect();
+  try {
+    const err = await rejects(producer.send({ topic, acks: 1, messages: [{ value: Buffer.alloc(4096, 1) }] }));
+    assert.equal(errorTypes(err), ['MESSAGE_TOO_LARGE'], String(err));
+    const ok = await producer.send({ topic, acks: 1, messages: [{ value: Buffer.alloc(100, 2) }] });
+    assert.is(ok[0].baseOffset, '0', 'the refused batch took no offset');
+  } finally {
+    await producer.disconnect();
+  }
+});
+
 test('fetchTopicOffsetsByTimestamp finds the first offset at or after a timestamp', async () => {
   const topic = 'ka-ts';
   await admin.createTopics({ waitForLeaders: true, topics: [{ topic, numPartitions: 1 }] });
