@@ -27,18 +27,22 @@
  *                           the broker is restarted on the same data before the fetch phase, so
  *                           the second profile (samsa-fetch-*) holds start-up + fetch only
  *   --data-parent DIR       where the spawned broker's fresh data dir goes [os.tmpdir()]
- *   --time-limit S [110]    hard bound for the whole run
- *   --json                  also print one JSON line with every figure
+ *   --time-limit S [110]    hard bound for one run
+ *   --reps N [1]            repeat the run N times (fresh broker and topic each) and print
+ *                           medians (min–max)
+ *   --json                  also print one JSON line per run with every figure
  *
  * Figures: msgs/s and MiB/s of record values; request latency p50/p99 (send → response);
- * broker CPU seconds per phase (from /proc/PID/stat) and per GiB of values; client CPU.
+ * broker CPU seconds per phase (from /proc/PID/stat) and per GiB of values; client CPU; CPU
+ * seconds used meanwhile by other processes (other sessions share the 2 cores: a noise indicator).
  * No assertions: it prints what it measured.
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { encodeRequest, decodeResponse, KafkaConn, createTopics } from './lib/kafka-conn.js';
-import { percentile, procCpuSeconds, sleep, startSamsa, type SamsaProcess } from './lib/proc.js';
+import { median, percentile, procCpuSeconds, sleep, startSamsa, type SamsaProcess } from './lib/proc.js';
+import { machineCpu } from './lib/run.js';
 
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
@@ -68,13 +72,14 @@ interface Options {
   dataParent: string | undefined;
   timeLimit: number;
   json: boolean;
+  reps: number;
 }
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     bootstrap: null, brokerPid: 0, partitions: 8, connections: 4, inflight: 8, batch: 64, recordSize: 1024, partsPerRequest: 1,
     acks: 1, flush: true, duration: 10, count: 0, fetchConnections: 2, partitionMaxBytes: 1048576, fetchMaxBytes: 52428800,
-    fetch: true, cpuProf: null, profilePhase: 'all', dataParent: undefined, timeLimit: 110, json: false,
+    fetch: true, cpuProf: null, profilePhase: 'all', dataParent: undefined, timeLimit: 110, json: false, reps: 1,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -120,6 +125,7 @@ function parseArgs(argv: string[]): Options {
       case '--data-parent': o.dataParent = val(); break;
       case '--time-limit': o.timeLimit = num(); break;
       case '--json': o.json = true; break;
+      case '--reps': o.reps = Math.max(1, num()); break;
       case '-h': case '--help':
         process.stdout.write('see the comment at the top of bench/loadgen.ts\n');
         process.exit(0);
@@ -323,79 +329,12 @@ function fmt(n: number, digits = 0): string {
   return n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 }
 
-async function main(): Promise<void> {
-  const o = parseArgs(process.argv.slice(2));
-  const hardDeadline = performance.now() + o.timeLimit * 1000;
-  const guard = setTimeout(() => {
-    process.stderr.write(`loadgen: time limit of ${o.timeLimit} s reached, giving up\n`);
-    process.exit(3);
-  }, (o.timeLimit + 20) * 1000);
-  guard.unref();
+type RunSummary = ReturnType<typeof summarize>;
 
-  let broker: SamsaProcess | null = null;
-  let host = '127.0.0.1';
-  let port = 0;
-  let brokerPid = o.brokerPid;
-  const overrides: Record<string, string> = {};
-  if (o.acks === -1 && o.flush) overrides['samsa.flush.on.acks.all'] = 'true';
-  const nodeArgs = (tag: string) => (o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProf, '--cpu-prof-name', `samsa-${tag}-${process.pid}.cpuprofile`] : []);
-  if (o.bootstrap) {
-    const [h, p] = o.bootstrap.split(':');
-    host = h === 'localhost' ? '127.0.0.1' : h;
-    if (host !== '127.0.0.1') throw new Error('only 127.0.0.1 is allowed');
-    port = Number(p);
-  } else {
-    const profTag = o.profilePhase === 'all' ? 'all' : 'produce';
-    broker = await startSamsa({ overrides, nodeArgs: nodeArgs(profTag), dataParent: o.dataParent });
-    port = broker.port;
-    brokerPid = broker.pid;
-  }
-  const topic = `loadgen-${process.pid}-${Date.now().toString(36)}`;
-  const admin = await KafkaConn.connect(host, port);
-  await createTopics(admin, [{ name: topic, partitions: o.partitions }]);
-  admin.close();
-
-  const cpu = () => (brokerPid ? procCpuSeconds(brokerPid) : NaN);
-  const client0 = process.cpuUsage();
-  const c0 = cpu();
-  const prod = await producePhase(o, host, port, topic, hardDeadline);
-  const c1 = cpu();
-  const clientProduce = process.cpuUsage(client0);
-  const valueBytes = prod.messages * o.recordSize;
-
-  let fetch: FetchResult | null = null;
-  let c2 = NaN;
-  let c3 = NaN;
-  let clientFetch: NodeJS.CpuUsage | null = null;
-  if (o.fetch && broker && o.cpuProf && o.profilePhase !== 'all') {
-    // Separate profiles per phase: restart the broker on the same data.
-    const dataDir = broker.dataDir;
-    await broker.stop({ keepData: true });
-    if (o.profilePhase === 'fetch') {
-      broker = await startSamsa({ overrides, nodeArgs: nodeArgs('fetch'), dataDir });
-      port = broker.port;
-      brokerPid = broker.pid;
-    } else {
-      broker = null;
-      brokerPid = 0;
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  }
-  if (o.fetch && (broker || o.bootstrap)) {
-    await sleep(200);
-    const f0 = process.cpuUsage();
-    c2 = cpu();
-    fetch = await fetchPhase(o, host, port, topic, prod.highWatermarks, hardDeadline);
-    c3 = cpu();
-    clientFetch = process.cpuUsage(f0);
-  }
-  const rssMiB = broker ? broker.rssMiB() : NaN;
-  if (broker) await broker.stop();
-
+function summarize(o: Options, prod: ProduceResult, produceCpu: number, clientProduceS: number, fetch: FetchResult | null, fetchCpu: number, clientFetchS: number, rssMiB: number, otherCpuS: number) {
   const lat = prod.latenciesMs.subarray(0, prod.latencyCount);
-  const produceCpu = c1 - c0;
-  const fetchCpu = c3 - c2;
-  const summary = {
+  const valueBytes = prod.messages * o.recordSize;
+  return {
     config: {
       partitions: o.partitions, connections: o.connections, inflight: o.inflight, batch: o.batch, recordSize: o.recordSize,
       partsPerRequest: o.partsPerRequest, acks: o.acks === -1 ? 'all' : '1', flushOnAcksAll: o.acks === -1 && o.flush,
@@ -407,33 +346,141 @@ async function main(): Promise<void> {
       latencyMs: { p50: percentile(lat, 50), p99: percentile(lat, 99), max: percentile(lat, 100) },
       brokerCpuS: produceCpu, brokerCpuSPerGiB: produceCpu / (valueBytes / GiB),
       brokerCoreUtil: produceCpu / prod.secs,
-      clientCpuS: (clientProduce.user + clientProduce.system) / 1e6,
+      clientCpuS: clientProduceS,
     },
     fetch: fetch && {
       messages: fetch.messages, requests: fetch.requests, errors: fetch.errors, firstError: fetch.firstError, secs: fetch.secs,
       timedOut: fetch.timedOut, msgsPerSec: fetch.messages / fetch.secs, mibPerSec: (fetch.messages * o.recordSize) / MiB / fetch.secs,
       wireMiBPerSec: fetch.wireBytes / MiB / fetch.secs,
       brokerCpuS: fetchCpu, brokerCpuSPerGiB: fetchCpu / ((fetch.messages * o.recordSize) / GiB),
-      clientCpuS: clientFetch ? (clientFetch.user + clientFetch.system) / 1e6 : NaN,
+      clientCpuS: clientFetchS,
     },
     brokerRssMiB: rssMiB,
+    /** CPU seconds used by other processes on the machine during the run (noise indicator). */
+    otherCpuS,
   };
+}
 
-  const p = summary.produce;
+async function runOnce(o: Options, rep: number): Promise<RunSummary> {
+  const hardDeadline = performance.now() + o.timeLimit * 1000;
+  let broker: SamsaProcess | null = null;
+  let host = '127.0.0.1';
+  let port = 0;
+  let brokerPid = o.brokerPid;
+  const overrides: Record<string, string> = {};
+  if (o.acks === -1 && o.flush) overrides['samsa.flush.on.acks.all'] = 'true';
+  const nodeArgs = (tag: string) => (o.cpuProf ? ['--cpu-prof', '--cpu-prof-dir', o.cpuProf, '--cpu-prof-name', `samsa-${tag}-${process.pid}-${rep}.cpuprofile`] : []);
+  if (o.bootstrap) {
+    const [h, p] = o.bootstrap.split(':');
+    host = h === 'localhost' ? '127.0.0.1' : h;
+    if (host !== '127.0.0.1') throw new Error('only 127.0.0.1 is allowed');
+    port = Number(p);
+  } else {
+    const profTag = o.profilePhase === 'all' ? 'all' : 'produce';
+    broker = await startSamsa({ overrides, nodeArgs: nodeArgs(profTag), dataParent: o.dataParent });
+    port = broker.port;
+    brokerPid = broker.pid;
+  }
+  try {
+    const topic = `loadgen-${process.pid}-${rep}-${Date.now().toString(36)}`;
+    const admin = await KafkaConn.connect(host, port);
+    await createTopics(admin, [{ name: topic, partitions: o.partitions }]);
+    admin.close();
+
+    const cpu = () => (brokerPid ? procCpuSeconds(brokerPid) : NaN);
+    const m0 = machineCpu();
+    const client0 = process.cpuUsage();
+    const c0 = cpu();
+    const prod = await producePhase(o, host, port, topic, hardDeadline);
+    const c1 = cpu();
+    const clientProduce = process.cpuUsage(client0);
+    const m1 = machineCpu();
+
+    let fetch: FetchResult | null = null;
+    let c2 = NaN;
+    let c3 = NaN;
+    let clientFetchS = NaN;
+    let otherFetch = 0;
+    if (o.fetch && broker && o.cpuProf && o.profilePhase !== 'all') {
+      // Separate profiles per phase: restart the broker on the same data.
+      const dataDir = broker.dataDir;
+      await broker.stop({ keepData: true });
+      broker = null;
+      brokerPid = 0;
+      if (o.profilePhase === 'fetch') {
+        broker = await startSamsa({ overrides, nodeArgs: nodeArgs('fetch'), dataDir });
+        port = broker.port;
+        brokerPid = broker.pid;
+      } else {
+        rmSync(dataDir, { recursive: true, force: true });
+      }
+    }
+    if (o.fetch && (broker || o.bootstrap)) {
+      await sleep(200);
+      const m2 = machineCpu();
+      const f0 = process.cpuUsage();
+      c2 = cpu();
+      fetch = await fetchPhase(o, host, port, topic, prod.highWatermarks, hardDeadline);
+      c3 = cpu();
+      const cf = process.cpuUsage(f0);
+      clientFetchS = (cf.user + cf.system) / 1e6;
+      const m3 = machineCpu();
+      otherFetch = m3.busy - m2.busy - (c3 - c2) - clientFetchS;
+    }
+    const rssMiB = broker ? broker.rssMiB() : NaN;
+    const clientProduceS = (clientProduce.user + clientProduce.system) / 1e6;
+    const otherProduce = m1.busy - m0.busy - (c1 - c0) - clientProduceS;
+    return summarize(o, prod, c1 - c0, clientProduceS, fetch, c3 - c2, clientFetchS, rssMiB, otherProduce + otherFetch);
+  } finally {
+    if (broker) await broker.stop();
+  }
+}
+
+function render(o: Options, runs: RunSummary[]): string {
+  const s0 = runs[0];
+  const many = runs.length > 1;
+  const med = (f: (r: RunSummary) => number | undefined, d = 0) => {
+    const v = runs.map(f).filter((x): x is number => typeof x === 'number' && Number.isFinite(x));
+    if (v.length === 0) return '-';
+    const m = fmt(median(v), d);
+    return many ? `${m} (${fmt(Math.min(...v), d)}–${fmt(Math.max(...v), d)})` : m;
+  };
+  const sum = (f: (r: RunSummary) => number) => runs.reduce((a, r) => a + f(r), 0);
   const lines = [
     `loadgen: ${o.partitions} partitions, ${o.connections} conns x ${o.inflight} in flight, batches of ${o.batch} x ${o.recordSize} B` +
-      ` (${o.partsPerRequest} per request), acks=${summary.config.acks}${summary.config.flushOnAcksAll ? ' +fsync' : ''}`,
+      ` (${o.partsPerRequest} per request), acks=${s0.config.acks}${s0.config.flushOnAcksAll ? ' +fsync' : ''}` +
+      (many ? `; medians of ${runs.length} runs (min–max)` : ''),
     '| phase | messages | secs | msgs/s | MiB/s | p50 / p99 ms | broker CPU-s | broker CPU-s/GiB | client CPU-s | errors |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    `| produce | ${fmt(p.messages)} | ${fmt(p.secs, 2)} | ${fmt(p.msgsPerSec)} | ${fmt(p.mibPerSec, 1)} | ${fmt(p.latencyMs.p50, 2)} / ${fmt(p.latencyMs.p99, 2)} | ${fmt(p.brokerCpuS, 2)} | ${fmt(p.brokerCpuSPerGiB, 2)} | ${fmt(p.clientCpuS, 2)} | ${p.errors}${p.firstError ? ` (${p.firstError})` : ''} |`,
+    `| produce | ${med((r) => r.produce.messages)} | ${med((r) => r.produce.secs, 2)} | ${med((r) => r.produce.msgsPerSec)} | ${med((r) => r.produce.mibPerSec, 1)} | ` +
+      `${med((r) => r.produce.latencyMs.p50, 2)} / ${med((r) => r.produce.latencyMs.p99, 2)} | ${med((r) => r.produce.brokerCpuS, 2)} | ` +
+      `${med((r) => r.produce.brokerCpuSPerGiB, 2)} | ${med((r) => r.produce.clientCpuS, 2)} | ${sum((r) => r.produce.errors)}${runs.find((r) => r.produce.firstError)?.produce.firstError ?? ''} |`,
   ];
-  const f = summary.fetch;
-  if (f) {
-    lines.push(`| fetch | ${fmt(f.messages)} | ${fmt(f.secs, 2)} | ${fmt(f.msgsPerSec)} | ${fmt(f.mibPerSec, 1)} | - | ${fmt(f.brokerCpuS, 2)} | ${fmt(f.brokerCpuSPerGiB, 2)} | ${fmt(f.clientCpuS, 2)} | ${f.errors}${f.firstError ? ` (${f.firstError})` : ''}${f.timedOut ? ' TIMED OUT' : ''} |`);
+  if (runs.every((r) => r.fetch)) {
+    lines.push(`| fetch | ${med((r) => r.fetch?.messages)} | ${med((r) => r.fetch?.secs, 2)} | ${med((r) => r.fetch?.msgsPerSec)} | ${med((r) => r.fetch?.mibPerSec, 1)} | - | ` +
+      `${med((r) => r.fetch?.brokerCpuS, 2)} | ${med((r) => r.fetch?.brokerCpuSPerGiB, 2)} | ${med((r) => r.fetch?.clientCpuS, 2)} | ` +
+      `${sum((r) => r.fetch?.errors ?? 0)}${runs.find((r) => r.fetch?.firstError)?.fetch?.firstError ?? ''}${runs.some((r) => r.fetch?.timedOut) ? ' TIMED OUT' : ''} |`);
   }
-  if (Number.isFinite(rssMiB)) lines.push(`broker RSS at the end: ${fmt(rssMiB, 0)} MiB`);
-  process.stdout.write(lines.join('\n') + '\n');
-  if (o.json) process.stdout.write(JSON.stringify(summary) + '\n');
+  lines.push(`broker RSS at the end: ${med((r) => r.brokerRssMiB)} MiB; CPU-s used by other processes meanwhile: ${med((r) => r.otherCpuS, 2)}`);
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const o = parseArgs(process.argv.slice(2));
+  const guard = setTimeout(() => {
+    process.stderr.write(`loadgen: time limit of ${o.timeLimit} s reached, giving up\n`);
+    process.exit(3);
+  }, (o.timeLimit + 20) * 1000 * o.reps);
+  guard.unref();
+  const runs: RunSummary[] = [];
+  for (let rep = 1; rep <= o.reps; rep++) {
+    const r = await runOnce(o, rep);
+    runs.push(r);
+    if (o.reps > 1) process.stderr.write(`  run ${rep}: produce ${fmt(r.produce.msgsPerSec)} msgs/s ${fmt(r.produce.mibPerSec, 1)} MiB/s, ${fmt(r.produce.brokerCpuSPerGiB, 2)} broker CPU-s/GiB` +
+      (r.fetch ? `; fetch ${fmt(r.fetch.msgsPerSec)} msgs/s ${fmt(r.fetch.mibPerSec, 1)} MiB/s` : '') + `; others ${fmt(r.otherCpuS, 2)} CPU-s\n`);
+    if (o.json) process.stdout.write(JSON.stringify(r) + '\n');
+  }
+  process.stdout.write(render(o, runs) + '\n');
   clearTimeout(guard);
 }
 

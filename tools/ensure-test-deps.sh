@@ -9,7 +9,7 @@ set -euo pipefail
 have_all() {
   command -v kcat >/dev/null 2>&1 &&
     [ -x /usr/bin/python3 ] &&
-    /usr/bin/python3 -c 'import confluent_kafka, kafka' >/dev/null 2>&1
+    /usr/bin/python3 -c 'import confluent_kafka, kafka, lz4, zstandard, snappy' >/dev/null 2>&1
 }
 
 if have_all; then
@@ -17,7 +17,7 @@ if have_all; then
 fi
 
 fail() {
-  echo "ensure-test-deps: $* (needed: kcat python3-confluent-kafka python3-kafka)" >&2
+  echo "ensure-test-deps: $* (needed: kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy)" >&2
   exit 1
 }
 
@@ -32,9 +32,9 @@ fi
 command -v apt-get >/dev/null 2>&1 || fail "test clients are missing and apt-get is not available"
 
 export DEBIAN_FRONTEND=noninteractive
-echo "ensure-test-deps: installing kcat python3-confluent-kafka python3-kafka with apt-get" >&2
+echo "ensure-test-deps: installing kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy with apt-get" >&2
 "${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends kcat python3-confluent-kafka python3-kafka </dev/null >&2 ||
+"${SUDO[@]}" apt-get install -y -qq --no-install-recommends kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy </dev/null >&2 ||
   fail "apt-get install failed"
 
 have_all || fail "installed, but kcat or the python clients are still not usable"

@@ -17,6 +17,9 @@ import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, type RuntimeSettings } from './settings.js';
 import type { BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
+import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
+import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
+import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -43,6 +46,10 @@ export class Broker {
   readonly nodeId: number;
   /** Leader epoch of every partition on this single node (bumps come with replication). */
   readonly leaderEpoch = 0;
+  /** Consumer groups and committed offsets (state = replay of __consumer_offsets). */
+  readonly groupCoordinator: GroupCoordinator;
+  /** Producer ids and transactions (state = replay of __transaction_state); set by start(). */
+  txnCoordinator!: TxnCoordinator;
   stopping = false;
   private server: SocketServer | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
@@ -57,6 +64,7 @@ export class Broker {
     this.nodeId = opts.settings.nodeId;
     this.dispatcher = new Dispatcher(opts.log);
     for (const h of allHandlers) this.dispatcher.register(h);
+    this.groupCoordinator = GroupCoordinator.forBroker(this);
   }
 
   get flushOnAcksAll(): boolean {
@@ -75,9 +83,16 @@ export class Broker {
     await logs.loadAll();
     const broker = new Broker({ settings, raw: opts.config, clock, log, metadata, logs });
     await broker.reconcileLogs();
+    await broker.groupCoordinator.startup();
+    broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
+    await broker.txnCoordinator.startup();
     // log.flush.scheduler.interval.ms defaults to Long.MAX (never): schedule nothing then.
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
-    logs.startBackgroundTasks({ retentionCheckIntervalMs: settings.retentionCheckIntervalMs, flushIntervalMs });
+    logs.startBackgroundTasks({
+      retentionCheckIntervalMs: settings.retentionCheckIntervalMs, flushIntervalMs,
+      producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
+      producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
+    });
     broker.server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes });
     try {
       await broker.server.listen(settings.listeners);
@@ -114,11 +129,6 @@ export class Broker {
     const host = adv?.host || 'localhost';
     const port = adv && adv.port !== 0 ? adv.port : (bound?.boundPort ?? 9092);
     return { host, port };
-  }
-
-  /** The last stable offset (read_committed bound); equals the high watermark until transactions land (issue 4). */
-  lastStableOffset(log: PartitionLog): number {
-    return log.highWatermark;
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
@@ -233,6 +243,8 @@ export class Broker {
     if (this.stopping) return;
     this.stopping = true;
     this.resolveStopped();
+    await this.txnCoordinator?.shutdown();
+    await this.groupCoordinator.shutdown();
     await this.server?.stop();
     await this.logs.close();
   }

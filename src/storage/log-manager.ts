@@ -12,7 +12,9 @@
  *   retention.bytes and log-start-offset breaches, per log;
  * - the flush check every `log.flush.scheduler.interval.ms` (off unless given): logs whose last
  *   flush is older than their flush.ms are fsynced;
- * - recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (default 60000).
+ * - recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (default 60000);
+ * - producer expiry every `producer.id.expiration.check.interval.ms` (when given): producers idle
+ *   longer than `producer.id.expiration.ms` without an open transaction are forgotten.
  * Each task re-arms itself after it finishes, so runs never overlap.
  *
  * Concurrency: the map of logs is only changed from these methods; every per-log operation goes
@@ -46,6 +48,10 @@ export interface BackgroundTaskOptions {
   flushIntervalMs?: number;
   /** log.flush.offset.checkpoint.interval.ms */
   recoveryPointCheckpointIntervalMs?: number;
+  /** producer.id.expiration.check.interval.ms; no producer expiry when omitted */
+  producerIdExpirationCheckIntervalMs?: number;
+  /** producer.id.expiration.ms (default 86400000) */
+  producerIdExpirationMs?: number;
 }
 
 function key(topic: string, partition: number): string {
@@ -161,6 +167,25 @@ export class LogManager {
     this.schedule('retention', opts.retentionCheckIntervalMs ?? 300000, () => this.enforceRetentionAll());
     if (opts.flushIntervalMs !== undefined) this.schedule('flush', opts.flushIntervalMs, () => this.flushDirtyLogs());
     this.schedule('recovery-point-checkpoint', opts.recoveryPointCheckpointIntervalMs ?? 60000, () => this.checkpointRecoveryPoints());
+    if (opts.producerIdExpirationCheckIntervalMs !== undefined) {
+      const expirationMs = opts.producerIdExpirationMs ?? 86400000;
+      this.schedule('producer-expiry', opts.producerIdExpirationCheckIntervalMs, () => this.removeExpiredProducersAll(expirationMs));
+    }
+  }
+
+  /** One producer-expiry pass over every log; returns producers removed. */
+  async removeExpiredProducersAll(expirationMs: number): Promise<number> {
+    let removed = 0;
+    const now = this.clock.now();
+    for (const log of this.allLogs()) {
+      if (log.isOffline) continue;
+      try {
+        removed += await log.removeExpiredProducers(now, expirationMs);
+      } catch (err) {
+        this.onError(err, `producer expiry ${log.topic}-${log.partition}`);
+      }
+    }
+    return removed;
   }
 
   private schedule(task: string, intervalMs: number, fn: () => Promise<unknown>): void {

@@ -1,6 +1,7 @@
 /**
- * One segment of a partition log: `<base>.log` plus its `.index` and `.timeindex` (Kafka
- * `LogSegment`).
+ * One segment of a partition log: `<base>.log` plus its `.index`, `.timeindex` and `.txnindex`
+ * (Kafka `LogSegment`). The .txnindex (aborted transactions whose marker is in this segment) is
+ * opened on first use; PartitionLog appends to it and `recover()` cuts entries past the log end.
  *
  * The .log file is a concatenation of v2 record batches exactly as they were appended (the
  * bytes a producer sent, with baseOffset and partitionLeaderEpoch assigned). `read` returns slices
@@ -25,6 +26,7 @@ import type { FileHandle, Fs } from './fs.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { CorruptIndexError } from './abstract-index.js';
+import { TransactionIndex } from './txn-index.js';
 import {
   DELETED_FILE_SUFFIX,
   logFileName,
@@ -89,6 +91,8 @@ export interface RecoverResult {
 export class LogSegment {
   private offsetIdx: OffsetIndex | null = null;
   private timeIdx: TimeIndex | null = null;
+  private txnIdx: TransactionIndex | null = null;
+  private txnIdxLoad: Promise<TransactionIndex> | null = null;
   private indexLoad: Promise<void> | null = null;
   private bytesSinceLastIndexEntry = 0;
   private maxTs = -1;
@@ -127,6 +131,7 @@ export class LogSegment {
     await seg.loadIndexes();
     seg.offsetIdx!.reset();
     seg.timeIdx!.reset();
+    (await seg.existingTxnIndex())?.truncateTo(opts.baseOffset);
     return seg;
   }
 
@@ -175,6 +180,23 @@ export class LogSegment {
     } finally {
       this.indexLoad = null;
     }
+  }
+
+  /** The aborted-transaction index, opened (and created if missing) on first use. */
+  async txnIndex(): Promise<TransactionIndex> {
+    if (this.txnIdx) return this.txnIdx;
+    this.txnIdxLoad ??= TransactionIndex.open(this.fs, txnIndexFileName(this.dir, this.baseOffset)).then((t) => {
+      this.txnIdx = t;
+      return t;
+    });
+    return this.txnIdxLoad;
+  }
+
+  /** The .txnindex if it exists or is open (no file is created). */
+  async existingTxnIndex(): Promise<TransactionIndex | null> {
+    if (this.txnIdx) return this.txnIdx;
+    if (this.txnIdxLoad || (await this.fs.exists(txnIndexFileName(this.dir, this.baseOffset)))) return this.txnIndex();
+    return null;
   }
 
   private get offsetIndex(): OffsetIndex {
@@ -514,6 +536,7 @@ export class LogSegment {
     this.nextOff = nextOffset;
     this.maxTsKnown = true;
     this.writeGeneration++;
+    (await this.existingTxnIndex())?.truncateTo(nextOffset);
     return { truncatedBytes, reason: truncatedBytes > 0 ? reason : undefined };
   }
 
@@ -556,7 +579,7 @@ export class LogSegment {
     this.pin();
     try {
       const gen = this.writeGeneration;
-      await Promise.all([this.log.sync(), this.offsetIdx?.sync(), this.timeIdx?.sync()]);
+      await Promise.all([this.log.sync(), this.offsetIdx?.sync(), this.timeIdx?.sync(), this.txnIdx?.sync()]);
       if (gen > this.syncedGeneration) this.syncedGeneration = gen;
     } finally {
       this.unpin();
@@ -580,7 +603,8 @@ export class LogSegment {
     this.closed = true;
     this.onBecomeInactive();
     await this.waitUnpinned();
-    await Promise.all([this.log.close(), this.offsetIdx?.close(), this.timeIdx?.close()]);
+    const txn = this.txnIdx ?? (this.txnIdxLoad ? await this.txnIdxLoad.catch(() => null) : null);
+    await Promise.all([this.log.close(), this.offsetIdx?.close(), this.timeIdx?.close(), txn?.close()]);
   }
 
   /** Renames the segment's files with the `.deleted` suffix (Kafka's asynchronous delete, step 1). */

@@ -14,13 +14,14 @@
  * 5. batchLength below the v2 header, CRC-32C mismatch → CORRUPT_MESSAGE (P6).
  * 6. lastOffsetDelta + 1 != recordsCount, or recordsCount <= 0 → INVALID_RECORD (P14).
  * 7. control bit from a client → INVALID_RECORD (P15); producerId >= 0 with baseSequence < 0 →
- *    INVALID_RECORD (P16).
+ *    INVALID_RECORD (P16) (client batches only: transaction markers carry sequence -1).
  * 8. LogAppendTime topic and the producer set the LogAppendTime bit → INVALID_TIMESTAMP (P17b).
  * 9. unknown compression codec (5-7) → UNSUPPORTED_COMPRESSION_TYPE.
  * Then: no complete batch → INVALID_RECORD (P10); total > segment.bytes → RECORD_LIST_TOO_LARGE (P25).
  *
  * Not checked here (gaps): per-record CreateTime bounds (message.timestamp.after/before.max.ms,
- * P17), keys on compacted topics (P18), producer sequences (producer-state, later).
+ * P17), keys on compacted topics (P18). Producer sequences and epochs are checked inside the
+ * append queue (producer-state.ts).
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -88,7 +89,7 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
     if (count !== delta + 1) fail(ErrorCode.INVALID_RECORD, `inconsistent batch: ${count} records, lastOffsetDelta ${delta}`);
     const attrs = buf[pos + ATTRIBUTES_OFFSET + 1];
     if (origin === 'client' && (attrs & ATTR_CONTROL) !== 0) fail(ErrorCode.INVALID_RECORD, 'clients may not write control batches');
-    if (producerId(buf, pos) >= 0 && baseSequence(buf, pos) < 0) fail(ErrorCode.INVALID_RECORD, 'idempotent batch without a base sequence');
+    if (origin === 'client' && producerId(buf, pos) >= 0 && baseSequence(buf, pos) < 0) fail(ErrorCode.INVALID_RECORD, 'idempotent batch without a base sequence');
     if (config.messageTimestampType === 'LogAppendTime' && (attrs & ATTR_TIMESTAMP_TYPE) !== 0 && origin === 'client') {
       fail(ErrorCode.INVALID_TIMESTAMP, 'Producer should not set timestamp type to LogAppendTime');
     }

@@ -1,6 +1,6 @@
 /**
  * The log of one partition on this broker: a directory of segments plus the partition's offsets
- * (Kafka `UnifiedLog` + `LocalLog`, without producer state and transactions yet).
+ * and producer state (Kafka `UnifiedLog` + `LocalLog`).
  *
  * Offsets kept apart on purpose, for replication later:
  * - logStartOffset: first offset a consumer may fetch (moved by retention and DeleteRecords);
@@ -8,6 +8,14 @@
  * - highWatermark:  the last offset known replicated + 1. With one replica it is advanced to the
  *                   log end offset after every append (`maybeIncrementHighWatermark`).
  * - recoveryPoint:  offsets below it are fsynced; recovery after a crash starts at its segment.
+ * - lastStableOffset: the first offset of the oldest open transaction, else the high watermark;
+ *                   read_committed consumers read below it.
+ *
+ * Producer state (producer-state.ts): sequence and epoch checks run inside the append queue;
+ * a retried batch is answered with its original offsets and not written again. The state is
+ * saved as `<offset>.snapshot` at every segment roll and at close, and rebuilt on open from the
+ * latest snapshot at or below the log end plus a replay of the batches after it. Aborted
+ * transactions go to the `.txnindex` of the segment holding their ABORT marker.
  *
  * Files in the partition directory (Kafka names, see file-names.ts):
  *   <base>.log/.index/.timeindex, partition.metadata ("version: 0\ntopic_id: <id>"),
@@ -38,6 +46,8 @@ import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+import { ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
+import { decodeRecordBatch } from '../protocol/records/record.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   CLEANED_FILE_SUFFIX,
@@ -45,10 +55,12 @@ import {
   LOG_FILE_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   PARTITION_METADATA_FILE,
+  PRODUCER_SNAPSHOT_FILE_SUFFIX,
   RECOVERY_POINT_CHECKPOINT_FILE,
   SWAP_FILE_SUFFIX,
   deleteDirName,
   parseOffsetFileName,
+  producerSnapshotFileName,
 } from './file-names.js';
 import {
   batchSize,
@@ -59,6 +71,11 @@ import {
   setLogAppendTime,
   setPartitionLeaderEpoch,
   baseOffset as batchBaseOffset,
+  baseSequence as batchBaseSequence,
+  isControl as batchIsControl,
+  isTransactional as batchIsTransactional,
+  producerEpoch as batchProducerEpoch,
+  producerId as batchProducerId,
 } from '../protocol/records/record-batch.js';
 
 /** Topic-level log settings under Kafka's names (camelCased). */
@@ -115,6 +132,8 @@ export interface AppendResult {
   logAppendTimeMs: number;
   logStartOffset: number;
   recordCount: number;
+  /** The batch repeated one of the producer's last five: nothing was written (behaviours.md I2). */
+  duplicate?: boolean;
 }
 
 export interface ReadResult {
@@ -171,6 +190,9 @@ export class PartitionLog {
   private rollFlushChain: Promise<void> = Promise.resolve();
   private readonly pendingDeletes = new Map<LogSegment, { cancel(): void }>();
   private readonly runningDeletes = new Set<Promise<void>>();
+  private producers!: ProducerStateManager;
+  /** Offsets of the producer snapshot files on disk, ascending. */
+  private snapshotOffsets: number[] = [];
 
   private constructor(opts: PartitionLogOptions) {
     this.fs = opts.fs;
@@ -198,6 +220,22 @@ export class PartitionLog {
   /** Offsets below this are known to be on stable storage. */
   get recoveryPoint(): number {
     return this.recoveryPointOffset;
+  }
+
+  /** Kafka `lastStableOffset`: the first offset of the oldest open transaction, capped at the high watermark. */
+  get lastStableOffset(): number {
+    const fuo = this.producers.firstUnstableOffset();
+    return fuo === null ? this.hw : Math.min(fuo, this.hw);
+  }
+
+  /** The producer state (read-only use: DescribeProducers, tests). */
+  get producerState(): ProducerStateManager {
+    return this.producers;
+  }
+
+  /** Producers with state on this partition (DescribeProducers). */
+  activeProducers(): ProducerStateEntry[] {
+    return this.producers.activeProducers();
   }
 
   get leaderEpochCache(): LeaderEpochCache {
@@ -344,6 +382,73 @@ export class PartitionLog {
     this.recoveryPointOffset = clean || recovered ? this.endOffset : checkpointedRecovery ?? 0;
     this.flushedOffset = this.recoveryPointOffset;
     this.hw = this.endOffset;
+    await this.loadProducerState(names);
+  }
+
+  /**
+   * Rebuilds the producer state: the latest readable snapshot at or below the log end (snapshots
+   * above it describe data that is gone and are deleted), then every batch after it, which also
+   * re-adds aborted transactions missing from the .txnindex.
+   */
+  private async loadProducerState(names: string[]): Promise<void> {
+    this.producers = new ProducerStateManager(`${this.topic}-${this.partition}`);
+    const offsets: number[] = [];
+    for (const name of names) {
+      const parsed = parseOffsetFileName(name);
+      if (parsed && parsed.suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) offsets.push(parsed.offset);
+    }
+    offsets.sort((a, b) => a - b);
+    let from = this.startOffset;
+    const kept: number[] = [];
+    let loaded = false;
+    for (let i = offsets.length - 1; i >= 0; i--) {
+      const off = offsets[i];
+      const file = producerSnapshotFileName(this.dir, off);
+      if (off > this.endOffset) {
+        await this.fs.unlink(file).catch(() => undefined);
+        continue;
+      }
+      if (!loaded) {
+        try {
+          this.producers.loadSnapshot(await this.fs.readFile(file));
+          loaded = true;
+          from = Math.max(off, this.startOffset);
+        } catch {
+          this.producers.clear();
+          await this.fs.unlink(file).catch(() => undefined);
+          continue;
+        }
+      }
+      kept.unshift(off);
+    }
+    this.snapshotOffsets = kept;
+    const now = this.clock.now();
+    let offset = from;
+    while (offset < this.endOffset) {
+      const { records } = await this.read(offset, 1 << 20, { minOneMessage: true, maxOffset: this.endOffset });
+      if (records.length === 0) break;
+      let next = offset;
+      for (const chunk of records) {
+        for (let pos = 0; pos < chunk.length; pos += batchSize(chunk, pos)) {
+          next = batchBaseOffset(chunk, pos) + lastOffsetDelta(chunk, pos) + 1;
+          if (batchBaseOffset(chunk, pos) < offset && next <= offset) continue;
+          const info = batchInfoAt(chunk, pos);
+          if (info.producerId < 0) continue;
+          const aborted = this.producers.replayBatch(info, now);
+          if (aborted) await this.indexAbortedTxn(aborted);
+        }
+      }
+      if (next <= offset) break;
+      offset = next;
+    }
+  }
+
+  /** Adds an aborted transaction to the .txnindex of the segment holding its marker. */
+  private async indexAbortedTxn(t: AbortedTxn): Promise<void> {
+    const segs = this.segments;
+    const idx = floorSegmentIndex(segs, t.lastOffset);
+    const seg = segs[Math.max(0, idx)];
+    (await seg.txnIndex()).append(t);
   }
 
   private async loadTopicId(topicId: string | undefined): Promise<void> {
@@ -419,14 +524,26 @@ export class PartitionLog {
    */
   async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: { origin?: AppendOrigin }): Promise<AppendResult> {
     this.checkOnline();
-    const info = validateRecords(records, this.config, opts?.origin ?? 'client');
-    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch));
+    const origin = opts?.origin ?? 'client';
+    const info = validateRecords(records, this.config, origin);
+    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
+    if (result.duplicate) return result;
     if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
     this.notifyAppend();
     return result;
   }
 
-  private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number): Promise<AppendResult> {
+  private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number, origin: AppendOrigin): Promise<AppendResult> {
+    if (origin === 'client' && batchProducerId(buf, 0) >= 0) {
+      // Kafka analyzeAndValidateProducerState: a retry of a recent batch is answered, not written.
+      const dup = this.producers.findDuplicate({
+        producerId: batchProducerId(buf, 0), producerEpoch: batchProducerEpoch(buf, 0),
+        baseSequence: batchBaseSequence(buf, 0), lastOffsetDelta: lastOffsetDelta(buf, 0),
+      });
+      if (dup) {
+        return { baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: dup.timestamp, logStartOffset: this.startOffset, recordCount: 0, duplicate: true };
+      }
+    }
     const now = this.clock.now();
     const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';
     const firstOffset = this.endOffset;
@@ -443,6 +560,12 @@ export class PartitionLog {
     }
     const lastOffset = next - 1;
 
+    const infos: BatchInfo[] = [];
+    for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) {
+      if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
+    }
+    const staged = infos.length > 0 ? this.producers.prepare(infos, now, true) : null;
+
     let segment = this.activeSegment;
     if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {
       segment = await this.roll(firstOffset);
@@ -454,6 +577,15 @@ export class PartitionLog {
       throw storageError(err, `append to ${segment.logPath}`);
     }
     this.endOffset = next;
+    if (staged) {
+      for (const t of this.producers.commit(staged)) {
+        try {
+          (await segment.txnIndex()).append(t);
+        } catch (err) {
+          throw this.markOffline(err, 'txnindex append');
+        }
+      }
+    }
     this.maybeIncrementHighWatermark(next);
     if (leaderEpoch >= 0 && this.epochs.assign(leaderEpoch, firstOffset)) {
       try {
@@ -475,6 +607,8 @@ export class PartitionLog {
     const old = this.activeSegment;
     if (old.sizeBytes === 0) return old;
     old.onBecomeInactive();
+    // Kafka takes a producer snapshot at every roll, so loading never replays more than a segment.
+    await this.takeProducerSnapshot(newBaseOffset);
     const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() });
     this.segments = [...this.segments, seg];
     // Like Kafka's roll: flush the finished segment asynchronously, then move the recovery point.
@@ -491,6 +625,43 @@ export class PartitionLog {
         this.markOffline(err, `flush of rolled segment ${old.baseOffset}`);
       });
     return seg;
+  }
+
+  /** Writes `<offset>.snapshot` (state after every batch below `offset`); keeps the newest few. */
+  private async takeProducerSnapshot(offset: number): Promise<void> {
+    if (this.snapshotOffsets[this.snapshotOffsets.length - 1] === offset) return;
+    await this.fs.writeFileAtomic(producerSnapshotFileName(this.dir, offset), this.producers.serialize());
+    this.snapshotOffsets = [...this.snapshotOffsets.filter((o) => o < offset), offset];
+    await this.deleteSnapshotsBelow(this.snapshotOffsets.length > 3 ? this.snapshotOffsets[this.snapshotOffsets.length - 3] : 0);
+  }
+
+  private async deleteSnapshotsBelow(offset: number): Promise<void> {
+    for (const o of this.snapshotOffsets.filter((x) => x < offset)) await this.fs.unlink(producerSnapshotFileName(this.dir, o)).catch(() => undefined);
+    this.snapshotOffsets = this.snapshotOffsets.filter((x) => x >= offset);
+  }
+
+  /** producer.id.expiration.ms: forgets producers idle that long without an open transaction. */
+  removeExpiredProducers(nowMs: number, expirationMs: number): Promise<number> {
+    return this.enqueue(() => this.producers.removeExpiredProducers(nowMs, expirationMs));
+  }
+
+  /**
+   * Aborted transactions overlapping [fetchOffset, upperBoundOffset) (Kafka
+   * `collectAbortedTransactions`), for read_committed fetches.
+   */
+  async collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): Promise<AbortedTxn[]> {
+    const segs = this.segments;
+    const out: AbortedTxn[] = [];
+    for (let i = Math.max(0, floorSegmentIndex(segs, fetchOffset)); i < segs.length; i++) {
+      const seg = segs[i];
+      if (seg.isClosed) continue;
+      const idx = await seg.existingTxnIndex();
+      if (!idx) continue;
+      const r = idx.collect(fetchOffset, upperBoundOffset);
+      out.push(...r.aborted);
+      if (r.complete) break;
+    }
+    return out;
   }
 
   private allSyncedBelow(offset: number): boolean {
@@ -618,6 +789,7 @@ export class PartitionLog {
         throw this.markOffline(err, 'log-start-offset-checkpoint');
       }
       this.startOffset = target;
+      this.producers.truncateHead(target);
       this.epochs.truncateFromStart(target);
       await this.epochs.flushIfDirty().catch(() => undefined);
       await this.deleteSegments(await this.deletableSegments(async (_seg, next) => next !== undefined && next.baseOffset <= this.startOffset));
@@ -682,6 +854,7 @@ export class PartitionLog {
       this.segments = this.segments.filter((s) => !gone.has(s));
       if (this.segments[0].baseOffset > this.startOffset) {
         this.startOffset = this.segments[0].baseOffset;
+        this.producers.truncateHead(this.startOffset);
         this.epochs.truncateFromStart(this.startOffset);
         await this.epochs.flushIfDirty();
       }
@@ -806,6 +979,7 @@ export class PartitionLog {
         try {
           await this.flush();
           await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
+          await this.takeProducerSnapshot(this.endOffset);
         } catch {
           // Stays offline; no marker is written below.
         }
@@ -886,4 +1060,31 @@ function lastOffsetIn(data: Buffer): number {
     pos += batchSize(data, pos);
   }
   return last;
+}
+
+/** The producer-state view of the batch at pos (control batches are decoded for their type). */
+function batchInfoAt(buf: Buffer, pos: number): BatchInfo {
+  const base = batchBaseOffset(buf, pos);
+  const delta = lastOffsetDelta(buf, pos);
+  const info: BatchInfo = {
+    producerId: batchProducerId(buf, pos),
+    producerEpoch: batchProducerEpoch(buf, pos),
+    baseSequence: batchBaseSequence(buf, pos),
+    lastOffsetDelta: delta,
+    firstOffset: base,
+    lastOffset: base + delta,
+    maxTimestamp: batchMaxTimestamp(buf, pos),
+    isTransactional: batchIsTransactional(buf, pos),
+    isControl: batchIsControl(buf, pos),
+  };
+  if (info.isControl) {
+    try {
+      const rec = decodeRecordBatch(buf.subarray(pos, pos + batchSize(buf, pos))).records[0];
+      if (rec?.key && rec.key.length >= 4) info.controlType = rec.key.readInt16BE(2);
+      if (rec?.value && rec.value.length >= 6) info.coordinatorEpoch = rec.value.readInt32BE(2);
+    } catch {
+      info.controlType = -1;
+    }
+  }
+  return info;
 }

@@ -11,6 +11,13 @@
  *   so the client notices and refreshes metadata.
  * - acks=-1 with `samsa.flush.on.acks.all`: the reply waits for an fsync covering the batch
  *   (group commit: concurrent producers share one fsync).
+ * - Idempotent batches (producer id >= 0): sequence/epoch checks in the partition's producer
+ *   state; an exact retry of a recent batch answers NONE with the original base offset (I2).
+ * - Transactional batches: a null transactional_id fails every partition with
+ *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED (P22); with `transaction.partition.verification.enable`
+ *   the coordinator must have the partition in the producer's ongoing transaction, else
+ *   INVALID_TXN_STATE (v11: TRANSACTION_ABORTABLE), INVALID_PRODUCER_ID_MAPPING,
+ *   INVALID_PRODUCER_EPOCH, or NOT_ENOUGH_REPLICAS when the coordinator cannot tell (R8-R11).
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
@@ -26,6 +33,11 @@ const MAGIC_OFFSET = 16;
 const LENGTH_OFFSET = 8;
 const ATTRIBUTES_OFFSET = 21;
 const COMPRESSION_ZSTD = 4;
+const ATTR_TRANSACTIONAL = 0x10;
+
+function isTransactionalBatch(records: Buffer | null | unknown): boolean {
+  return Buffer.isBuffer(records) && records.length >= BATCH_HEADER_BYTES && (records[ATTRIBUTES_OFFSET + 1] & ATTR_TRANSACTIONAL) !== 0;
+}
 
 function failed(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage, currentLeader: null };
@@ -52,6 +64,10 @@ export const produceHandler = defineHandler({
     const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
     const durable = req.acks === -1 && broker.flushOnAcksAll;
     let anyError = false;
+    if (req.transactionalId === null && req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))) {
+      throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    }
+    const verify = broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false;
     const responses: TopicProduceResponse[] = await Promise.all(req.topicData.map(async (topic) => {
       const info = broker.metadata.get(topic.name);
       const partitionResponses = await Promise.all(topic.partitionData.map(async (p): Promise<PartitionProduceResponse> => {
@@ -64,6 +80,15 @@ export const produceHandler = defineHandler({
         if (records === null || Array.isArray(records)) return failed(p.index, ErrorCode.INVALID_RECORD, 'null records');
         try {
           validateRecordsShape(records, ctx.apiVersion);
+          if (req.transactionalId !== null && verify && isTransactionalBatch(records)) {
+            const code = await broker.txnCoordinator.verifyPartition(req.transactionalId, records.readInt32BE(43) * 0x1_0000_0000 + records.readUInt32BE(47), records.readInt16BE(51), topic.name, p.index);
+            if (code === ErrorCode.INVALID_TXN_STATE) {
+              return ctx.apiVersion >= 11
+                ? failed(p.index, ErrorCode.TRANSACTION_ABORTABLE, 'Partition was not added to the transaction')
+                : failed(p.index, ErrorCode.INVALID_TXN_STATE, 'Partition was not added to the transaction');
+            }
+            if (code !== ErrorCode.NONE) return failed(p.index, code);
+          }
           const result = await log.appendAsLeader(records, broker.leaderEpoch);
           if (durable) await log.flushUpTo(result.lastOffset + 1);
           return {
@@ -73,7 +98,8 @@ export const produceHandler = defineHandler({
           };
         } catch (err) {
           if (!(err instanceof KafkaApiError)) broker.log.error(`append to ${topic.name}-${p.index} failed`, err);
-          return failed(p.index, toErrorCode(err), err instanceof KafkaApiError ? null : null);
+          const code = toErrorCode(err);
+          return { ...failed(p.index, code), logStartOffset: code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || code === ErrorCode.INVALID_PRODUCER_EPOCH ? BigInt(log.logStartOffset) : -1n };
         }
       }));
       for (const r of partitionResponses) if (r.errorCode !== ErrorCode.NONE) anyError = true;

@@ -13,7 +13,8 @@
  * - Fetch sessions (KIP-227) are declined: every response has session_id 0, so clients send full
  *   fetches; an incremental fetch naming an unknown session gets FETCH_SESSION_ID_NOT_FOUND.
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
- *   (read_committed).
+ *   (read_committed, R1-R5): read_committed answers also list the aborted transactions that
+ *   overlap the returned batches (from the .txnindex); the client drops their records.
  * Version notes: v4 isolation level and LSO; v5 log_start_offset; v7 sessions; v9 current leader
  * epoch; v11 rack id / preferred read replica; v12 flexible; v13+ topics by id (UNKNOWN_TOPIC_ID
  * for an unknown one); v15 replica state; v16+ node_endpoints.
@@ -59,19 +60,30 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
         continue;
       }
       try {
-        const maxOffset = req.isolationLevel === READ_COMMITTED ? broker.lastStableOffset(log) : log.highWatermark;
+        const lso = log.lastStableOffset;
+        const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
         const limit = Math.min(p.partitionMaxBytes, bytesLeft);
         const fetchOffset = Number(p.fetchOffset);
         const read = limit > 0 || total === 0
           ? await log.read(fetchOffset, Math.max(limit, 0), { minOneMessage: total === 0, maxOffset })
           : await log.read(fetchOffset, 0, { minOneMessage: false, maxOffset });
+        let abortedTransactions: PartitionData['abortedTransactions'] = null;
+        if (req.isolationLevel === READ_COMMITTED) {
+          abortedTransactions = [];
+          if (read.records.length > 0) {
+            const upper = nextOffsetAfter(read.records[read.records.length - 1]);
+            for (const t of await log.collectAbortedTransactions(fetchOffset, upper)) {
+              abortedTransactions.push({ producerId: BigInt(t.producerId), firstOffset: BigInt(t.firstOffset) });
+            }
+          }
+        }
         bytesLeft -= read.sizeBytes;
         total += read.sizeBytes;
         partitions.push({
           partitionIndex: p.partition, errorCode: ErrorCode.NONE,
-          highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(broker.lastStableOffset(log)), logStartOffset: BigInt(log.logStartOffset),
+          highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
           divergingEpoch: null, currentLeader: null, snapshotId: null,
-          abortedTransactions: req.isolationLevel === READ_COMMITTED ? [] : null,
+          abortedTransactions,
           preferredReadReplica: -1,
           records: read.records,
         });
@@ -83,6 +95,15 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
     responses.push({ topic: info?.name ?? t.topic, topicId: info?.topicId ?? t.topicId ?? ZERO_UUID, partitions });
   }
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] }, bytes: total };
+}
+
+/** The offset after the last batch of a buffer of whole batches. */
+function nextOffsetAfter(data: Buffer): number {
+  let next = 0;
+  for (let pos = 0; pos + 61 <= data.length; pos += 12 + data.readInt32BE(pos + 8)) {
+    next = data.readInt32BE(pos) * 0x1_0000_0000 + data.readUInt32BE(pos + 4) + data.readInt32BE(pos + 23) + 1;
+  }
+  return next;
 }
 
 function hasError(res: FetchResponse): boolean {

@@ -46,7 +46,7 @@ export const listOffsetsHandler = defineHandler({
           return result(p.partitionIndex, p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH);
         }
         const ts = p.timestamp;
-        const fetchable = req.isolationLevel === 1 ? broker.lastStableOffset(log) : log.highWatermark;
+        const fetchable = req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark;
         try {
           if (ts === LATEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(fetchable), -1n, epoch);
           if (ts === EARLIEST || (ts === EARLIEST_LOCAL && v >= 8)) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, epoch);

@@ -7,6 +7,8 @@ import { metadataHandler } from './003-metadata.js';
 import { findCoordinatorHandler } from './010-find-coordinator.js';
 import { apiVersionsHandler } from './018-api-versions.js';
 import { adminHandlers } from './admin.js';
+import { groupHandlers } from './groups.js';
+import { txnHandlers } from './txn.js';
 
 export const allHandlers: Handler<any>[] = [
   produceHandler,
@@ -16,4 +18,6 @@ export const allHandlers: Handler<any>[] = [
   findCoordinatorHandler,
   apiVersionsHandler,
   ...adminHandlers,
+  ...groupHandlers,
+  ...txnHandlers,
 ];
