@@ -16,7 +16,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { API_VERSIONS_KEY, readRequestHeaderStart, responseHeaderFlexible, writeResponseHeader } from '../protocol/headers.js';
 import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
-import type { Handler } from './handler.js';
+import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
 import type { Logger } from '../logger.js';
 
@@ -63,10 +63,11 @@ export class Dispatcher {
 
   /**
    * Handles one frame (without its size prefix). Returns the response frame's chunks (size
-   * prefix included), or null when no response is sent (acks=0 Produce).
-   * Throws ProtocolError when the connection must be closed.
+   * prefix included), null when no response is sent (acks=0 Produce), or a promise of either when
+   * the handler deferred its reply (the connection may then read its next request).
+   * Throws (or the promise rejects with) ProtocolError when the connection must be closed.
    */
-  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Promise<Buffer[] | null> {
+  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Promise<Buffer[] | null | { later: Promise<Buffer[] | null> }> {
     const r = new Reader(frame);
     const h = readRequestHeaderStart(r);
     const entry = this.entries.get(h.apiKey);
@@ -104,12 +105,30 @@ export class Dispatcher {
       if (!(err instanceof KafkaApiError)) {
         this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
       }
+      // An acks=0 Produce must never get a reply: close instead, so the client refreshes metadata.
+      if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError('acks=0 produce failed');
       const code = err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
       response = entry.handler.errorResponse(body as never, code, ctx);
     }
+    if (response instanceof DeferredResponse) {
+      const later = response.promise.then(
+        (res) => this.finish(entry, ctx, decoded, res),
+        (err) => {
+          if (err instanceof ProtocolError) throw err;
+          if (!(err instanceof KafkaApiError)) this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
+          if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError('acks=0 produce failed');
+          return this.finish(entry, ctx, decoded, entry.handler.errorResponse(body as never, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR, ctx));
+        },
+      );
+      return { later };
+    }
+    return this.finish(entry, ctx, decoded, response);
+  }
+
+  private finish(entry: Entry, ctx: RequestContext, decoded: DecodedRequest, response: unknown): Buffer[] | null {
     if (response === undefined) return null;
     this.interceptor?.after?.(ctx, decoded, response);
-    return this.encode(entry.codec, h.correlationId, v, response);
+    return this.encode(entry.codec, decoded.correlationId, decoded.apiVersion, response);
   }
 
   private encode(codec: ApiCodec<any, any>, correlationId: number, v: number, response: unknown): Buffer[] {

@@ -1,22 +1,91 @@
 #!/usr/bin/env node
 /**
- * The `samsa` command. `samsa` or `samsa start [--config FILE] [--override key=value ...]` runs a
- * broker (Kafka-named settings; KAFKA_* environment variables as in the apache/kafka image).
+ * The `samsa` command.
+ *
+ *   samsa [start] [--config server.properties] [--override key=value ...]   run a broker
+ *   samsa topics list|create|describe|delete                               manage topics
+ *   samsa produce TOPIC / samsa consume TOPIC                              kcat-like data in and out
+ *   samsa groups list|describe                                             consumer groups and lag
+ *
+ * The broker takes Kafka-named settings (and KAFKA_* environment variables as in the apache/kafka
+ * image); the client commands take --bootstrap host:port (default localhost:9092).
  */
 import { runBroker } from '../main.js';
+import { UsageError } from './args.js';
+import { consumeCommand, groupsCommand, produceCommand, topicsCommand, type Io } from './commands.js';
+
+const HELP = `usage: samsa <command> [options]
+
+  start [--config FILE] [--override key=value ...]   run a broker (the default command)
+  topics list|create|describe|delete                 manage topics
+  produce TOPIC [--value V | stdin lines]            produce records (key, headers, partition)
+  consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group
+  groups list|describe GROUP                         consumer groups, committed offsets and lag
+
+Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP).
+'samsa <command> --help' describes a command's options.
+`;
 
 const args = process.argv.slice(2);
-const sub = args[0] && !args[0].startsWith('-') ? args[0] : 'start';
+const sub = args[0] && !args[0].startsWith('-') ? args[0] : args[0] === '--help' || args[0] === '-h' ? 'help' : 'start';
 const rest = sub === args[0] ? args.slice(1) : args;
 
-if (sub === 'start') {
-  runBroker(rest).catch((err) => {
-    process.stderr.write(`samsa: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
-    process.exit(1);
-  });
-} else if (sub === 'help' || sub === '--help') {
-  process.stdout.write('usage: samsa [start] [--config server.properties] [--override key=value ...]\n');
-} else {
-  process.stderr.write(`samsa: unknown command '${sub}' (try: samsa start)\n`);
-  process.exit(2);
+const io: Io = {
+  out: (s) => { process.stdout.write(s); },
+  err: (s) => { process.stderr.write(s); },
+  stdin: process.stdin,
+  progress: process.stderr.isTTY === true,
+};
+
+async function client(run: () => Promise<number>): Promise<void> {
+  try {
+    const code = await run();
+    process.exitCode = code;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`samsa ${sub}: ${err.message}\n(try 'samsa ${sub} --help')\n`);
+      process.exitCode = 2;
+    } else {
+      process.stderr.write(`samsa ${sub}: ${err instanceof Error ? err.message : String(err)}\n`);
+      if (process.env.SAMSA_DEBUG && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+      process.exitCode = 1;
+    }
+  }
+}
+
+// Output piped into `head` and closed early is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
+switch (sub) {
+  case 'start':
+    runBroker(rest).catch((err) => {
+      process.stderr.write(`samsa: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.exit(1);
+    });
+    break;
+  case 'topics':
+    void client(() => topicsCommand(rest, io));
+    break;
+  case 'produce':
+    void client(() => produceCommand(rest, io));
+    break;
+  case 'consume': {
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    process.once('SIGTERM', () => abort.abort());
+    void client(() => consumeCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+    break;
+  }
+  case 'groups':
+    void client(() => groupsCommand(rest, io));
+    break;
+  case 'help':
+    process.stdout.write(HELP);
+    break;
+  default:
+    process.stderr.write(`samsa: unknown command '${sub}'\n${HELP}`);
+    process.exitCode = 2;
 }

@@ -15,6 +15,8 @@ import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
 
 const MAX_QUEUED_FRAMES = 64;
+/** Deferred replies (e.g. acks=all waiting for an fsync) a connection may have outstanding. */
+const MAX_DEFERRED_REPLIES = 32;
 
 export interface ConnectionOptions {
   id: number;
@@ -36,6 +38,9 @@ export class Connection {
   private readonly remoteAddress: string;
   /** Resolves when the current request (and everything queued) has been answered. */
   private idleWaiters: (() => void)[] = [];
+  /** Replies that are not ready yet, in request order; later replies wait behind them. */
+  private deferred: Promise<Buffer[] | null>[] = [];
+  private deferredTail: Promise<void> = Promise.resolve();
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.decoder = new FrameDecoder(opts.maxFrameBytes);
@@ -78,7 +83,14 @@ export class Connection {
           listenerName: this.opts.listenerName,
           closed: this.closed,
         });
-        if (reply && !this.closedFlag) this.write(reply);
+        if (reply && 'later' in reply) {
+          this.defer(reply.later);
+          if (this.deferred.length >= MAX_DEFERRED_REPLIES) await this.deferred[0].catch(() => undefined);
+        } else if (this.deferred.length > 0) {
+          this.defer(Promise.resolve(reply));
+        } else if (reply && !this.closedFlag) {
+          this.write(reply);
+        }
         this.maybeResume();
       }
     } catch (err) {
@@ -91,6 +103,22 @@ export class Connection {
         for (const w of waiters) w();
       }
     }
+  }
+
+  /** Queues a reply that becomes ready later; replies are written strictly in request order. */
+  private defer(p: Promise<Buffer[] | null>): void {
+    p.catch(() => undefined);
+    this.deferred.push(p);
+    this.deferredTail = this.deferredTail.then(async () => {
+      try {
+        const chunks = await p;
+        if (chunks && !this.closedFlag) this.write(chunks);
+      } catch (err) {
+        this.fail(err);
+      } finally {
+        this.deferred.shift();
+      }
+    });
   }
 
   private write(chunks: Buffer[]): void {
@@ -139,6 +167,7 @@ export class Connection {
     if (this.processing || this.queue.length > 0) {
       await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     }
+    await this.deferredTail;
     if (!this.closedFlag) {
       await new Promise<void>((resolve) => this.socket.end(resolve));
       this.destroy();

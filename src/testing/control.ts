@@ -25,7 +25,7 @@ import type { FetchRequest } from '../protocol/generated/messages/fetch-request.
 import { defaultListOffsetsPartitionResponse, type ListOffsetsResponse } from '../protocol/generated/messages/list-offsets-response.js';
 import type { ListOffsetsRequest } from '../protocol/generated/messages/list-offsets-request.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
-import { DispatchGroupView, INTERNAL_CONNECTION_ID, type GroupSnapshot, type GroupView } from './group-view.js';
+import { groupViewFor, INTERNAL_CONNECTION_ID, type GroupSnapshot, type GroupView } from './group-view.js';
 
 /** An API by name (`'Produce'`) or key (`0`). */
 export type ApiName = keyof typeof ApiKey;
@@ -174,6 +174,13 @@ interface Waiter {
   unsubscribe?: () => void;
 }
 
+/** A handler's result, waiting for a deferred reply (`{ promise }`) if it returned one. */
+async function settle(result: unknown): Promise<unknown> {
+  const r = await result;
+  if (r && typeof r === 'object' && 'promise' in r && (r as { promise: unknown }).promise instanceof Promise) return (r as { promise: Promise<unknown> }).promise;
+  return r;
+}
+
 const TOPIC_SCOPED = new Set<number>([0, 1, 2, 3]);
 
 export class BrokerControl {
@@ -188,7 +195,7 @@ export class BrokerControl {
   groups: GroupView;
 
   constructor(private readonly broker: Broker) {
-    this.groups = new DispatchGroupView(broker);
+    this.groups = groupViewFor(broker);
     const interceptor: DispatchInterceptor = {
       before: (ctx, req, handler) => this.before(ctx, req, handler),
       after: (ctx, req, res) => this.after(ctx, req, res),
@@ -382,7 +389,7 @@ export class BrokerControl {
             .map((t) => t.name !== topic ? t : { ...t, partitionData: t.partitionData.filter((p) => (hit(p.index) ? (failed.push(p.index), false) : true)) })
             .filter((t) => t.partitionData.length > 0),
         };
-        const res = (await handler.handle(ctx, reduced as never)) as ProduceResponse;
+        const res = (await settle(handler.handle(ctx, reduced as never))) as ProduceResponse;
         let tr = res.responses.find((t) => t.name === topic);
         if (!tr) res.responses.push((tr = { name: topic, partitionResponses: [] }));
         for (const p of failed) tr.partitionResponses.push({ ...defaultPartitionProduceResponse(), index: p, errorCode: code, baseOffset: -1n, errorMessage: errorName(code) });
@@ -400,7 +407,7 @@ export class BrokerControl {
             .map((t) => !isTopic(t) ? t : { ...t, partitions: t.partitions.filter((p) => (hit(p.partition) ? (failed.push({ topic: t.topic, topicId: t.topicId, partition: p.partition }), false) : true)) })
             .filter((t) => t.partitions.length > 0),
         };
-        const res = (await handler.handle(ctx, reduced as never)) as FetchResponse;
+        const res = (await settle(handler.handle(ctx, reduced as never))) as FetchResponse;
         for (const f of failed) {
           let tr = res.responses.find((t) => isTopic(t));
           if (!tr) res.responses.push((tr = { topic: f.topic, topicId: f.topicId, partitions: [] }));
@@ -417,14 +424,14 @@ export class BrokerControl {
             .map((t) => t.name !== topic ? t : { ...t, partitions: t.partitions.filter((p) => (hit(p.partitionIndex) ? (failed.push(p.partitionIndex), false) : true)) })
             .filter((t) => t.partitions.length > 0),
         };
-        const res = (await handler.handle(ctx, reduced as never)) as ListOffsetsResponse;
+        const res = (await settle(handler.handle(ctx, reduced as never))) as ListOffsetsResponse;
         let tr = res.topics.find((t) => t.name === topic);
         if (!tr) res.topics.push((tr = { name: topic, partitions: [] }));
         for (const p of failed) tr.partitions.push({ ...defaultListOffsetsPartitionResponse(), partitionIndex: p, errorCode: code });
         return res;
       }
       case 3: {
-        const res = (await handler.handle(ctx, req.body as never)) as MetadataResponse;
+        const res = (await settle(handler.handle(ctx, req.body as never))) as MetadataResponse;
         for (const t of res.topics) {
           if (t.name !== topic) continue;
           if (rule.partition === undefined) t.errorCode = code;

@@ -45,13 +45,15 @@ export class DispatchGroupView implements GroupView {
   private async call<K extends ApiKeyNumber>(apiKey: K, version: number, body: ApiTypes[K]['request']): Promise<ApiTypes[K]['response']> {
     const cid = this.correlationId++;
     const frame = encodeRequest(apiKey, version, cid, 'samsa-test-control', body);
-    const out = await this.broker.dispatcher.dispatch(frame, {
+    const reply: unknown = await this.broker.dispatcher.dispatch(frame, {
       broker: this.broker,
       connectionId: INTERNAL_CONNECTION_ID,
       remoteAddress: 'in-process',
       listenerName: this.broker.listeners[0]?.name ?? 'PLAINTEXT',
       closed: new Promise<void>(() => {}),
     });
+    // A handler may defer its reply ({ later }); wait for it either way.
+    const out = reply && typeof reply === 'object' && 'later' in reply ? await (reply as { later: Promise<Buffer[] | null> }).later : (reply as Buffer[] | null);
     if (!out) throw new Error(`no response to in-process api ${String(apiKey)}`);
     return decodeResponse(apiKey, version, Buffer.concat(out).subarray(4)).body;
   }
@@ -80,4 +82,35 @@ export class DispatchGroupView implements GroupView {
     if (!p || p.errorCode !== ErrorCode.NONE || p.committedOffset < 0n) return null;
     return p.committedOffset;
   }
+}
+
+/** The part of the group coordinator (src/coordinator/group) the control reads. */
+export interface GroupCoordinatorLike {
+  describeGroup(groupId: string, includeAuthorizedOperations: boolean): Promise<{ errorCode: number; groupState: string; members: { memberId: string; clientId: string; clientHost: string }[] }>;
+  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<{ name: string; partitions: { partitionIndex: number; committedOffset: bigint; errorCode: number }[] }[]>;
+}
+
+/** Reads the broker's group coordinator directly (no encoding). */
+export class CoordinatorGroupView implements GroupView {
+  readonly available = true;
+  constructor(private readonly coordinator: GroupCoordinatorLike) {}
+
+  async describeGroup(groupId: string): Promise<GroupSnapshot | null> {
+    const g = await this.coordinator.describeGroup(groupId, false);
+    if (g.errorCode !== ErrorCode.NONE) return null;
+    return { groupId, state: g.groupState, members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost })) };
+  }
+
+  async committedOffset(groupId: string, topic: string, partition: number): Promise<bigint | null> {
+    const topics = await this.coordinator.fetchOffsets(groupId, [{ name: topic, partitionIndexes: [partition] }]);
+    const p = topics.find((t) => t.name === topic)?.partitions.find((x) => x.partitionIndex === partition);
+    if (!p || p.errorCode !== ErrorCode.NONE || p.committedOffset < 0n) return null;
+    return p.committedOffset;
+  }
+}
+
+/** The coordinator's view when the broker has one, else the request path. */
+export function groupViewFor(broker: Broker): GroupView {
+  const gc = (broker as unknown as { groupCoordinator?: GroupCoordinatorLike }).groupCoordinator;
+  return gc && typeof gc.describeGroup === 'function' && typeof gc.fetchOffsets === 'function' ? new CoordinatorGroupView(gc) : new DispatchGroupView(broker);
 }

@@ -22,7 +22,7 @@
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
 import { KafkaApiError, ProtocolError, toErrorCode } from '../../errors.js';
-import { defineHandler } from '../handler.js';
+import { DeferredResponse, defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionProduceResponse, TopicProduceResponse } from '../../protocol/generated/messages/produce-response.js';
 import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
@@ -64,6 +64,7 @@ export const produceHandler = defineHandler({
     const acksValid = req.acks === -1 || req.acks === 0 || req.acks === 1;
     const durable = req.acks === -1 && broker.flushOnAcksAll;
     let anyError = false;
+    const durableWaits: Promise<void>[] = [];
     if (req.transactionalId === null && req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))) {
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
@@ -90,12 +91,18 @@ export const produceHandler = defineHandler({
             if (code !== ErrorCode.NONE) return failed(p.index, code);
           }
           const result = await log.appendAsLeader(records, broker.leaderEpoch);
-          if (durable) await log.flushUpTo(result.lastOffset + 1);
-          return {
+          const res: PartitionProduceResponse = {
             index: p.index, errorCode: ErrorCode.NONE, baseOffset: BigInt(result.baseOffset),
             logAppendTimeMs: BigInt(result.logAppendTimeMs), logStartOffset: BigInt(result.logStartOffset),
             recordErrors: [], errorMessage: null, currentLeader: null,
           };
+          if (durable) {
+            durableWaits.push(log.flushUpTo(result.lastOffset + 1).catch((err) => {
+              broker.log.error(`fsync of ${topic.name}-${p.index} failed`, err);
+              Object.assign(res, failed(p.index, toErrorCode(err) === ErrorCode.UNKNOWN_SERVER_ERROR ? ErrorCode.KAFKA_STORAGE_ERROR : toErrorCode(err)));
+            }));
+          }
+          return res;
         } catch (err) {
           if (!(err instanceof KafkaApiError)) broker.log.error(`append to ${topic.name}-${p.index} failed`, err);
           const code = toErrorCode(err);
@@ -109,7 +116,11 @@ export const produceHandler = defineHandler({
       if (anyError) throw new ProtocolError('acks=0 produce failed: closing the connection so the client refreshes metadata');
       return undefined;
     }
-    return { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    const response = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    // The batches are appended in request order; only the reply waits for the fsync, so the
+    // connection reads its next request meanwhile and concurrent fsyncs are shared.
+    if (durableWaits.length > 0) return new DeferredResponse(Promise.all(durableWaits).then(() => response));
+    return response;
   },
   errorResponse(req: ProduceRequest, errorCode) {
     return {

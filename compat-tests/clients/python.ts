@@ -1,0 +1,240 @@
+/**
+ * confluent-kafka-python and kafka-python drivers: one long-lived /usr/bin/python3 agent process
+ * per client (confluent_agent.py, kafka_python_agent.py) that takes one JSON command per line, so
+ * Python's start-up is paid once per run, not per operation. Every call has a deadline; at the
+ * deadline the agent is killed and the call fails.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createInterface } from 'node:readline';
+import { SYSTEM_PYTHON } from '../../test/support/external.js';
+import { fromPython } from '../lib/errors.js';
+import type { ClientName, Driver, ErrName, OutRec, ProduceOpts, ProduceResult, ReadOpts, Rec, TxnBatch } from '../lib/types.js';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+
+export class PythonAgent {
+  private child: ChildProcess;
+  private next = 1;
+  private waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
+  private stderr = '';
+  private dead: Error | null = null;
+
+  constructor(script: string) {
+    this.child = spawn(SYSTEM_PYTHON, ['-u', path.join(HERE, script)], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
+    });
+    this.child.stderr!.on('data', (d) => {
+      this.stderr = (this.stderr + d).slice(-8000);
+    });
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      let msg: any;
+      try {
+        msg = JSON.parse(line);
+      } catch {
+        return; // a library printed something: ignore
+      }
+      const w = this.waiting.get(msg.id);
+      if (!w) return;
+      this.waiting.delete(msg.id);
+      clearTimeout(w.timer);
+      if ('ok' in msg) w.resolve(msg.ok);
+      else w.reject(new Error(`python agent: ${msg.fail}`));
+    });
+    this.child.on('exit', (code, signal) => {
+      this.dead = new Error(`python agent ${script} exited (code ${code}, signal ${signal}); stderr: ${this.stderr.slice(-2000)}`);
+      for (const w of this.waiting.values()) {
+        clearTimeout(w.timer);
+        w.reject(this.dead);
+      }
+      this.waiting.clear();
+    });
+    this.child.stdin!.on('error', () => {});
+  }
+
+  call<T = any>(op: string, args: unknown, timeoutMs = 60_000): Promise<T> {
+    if (this.dead) return Promise.reject(this.dead);
+    const id = this.next++;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting.delete(id);
+        reject(new Error(`python agent: ${op} did not answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`));
+        this.child.kill('SIGKILL'); // its state is unknown now: no later call may use it
+      }, timeoutMs);
+      this.waiting.set(id, { resolve, reject, timer });
+      this.child.stdin!.write(JSON.stringify({ id, op, args }) + '\n');
+    });
+  }
+
+  close(): Promise<void> {
+    if (this.dead || this.child.exitCode !== null) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.child.kill('SIGKILL');
+      }, 5000);
+      this.child.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      this.child.stdin!.end();
+    });
+  }
+}
+
+function produceResult(r: { reports: any[]; unflushed: number }): ProduceResult {
+  const acks = r.reports.map((x) => (x === null ? { error: 'client:not-delivered' } : { partition: x.partition, offset: x.offset, error: fromPython(x.error) }));
+  const first = acks.find((a) => a.error !== null);
+  return { error: first ? first.error : r.unflushed > 0 ? 'client:unflushed' : null, acks };
+}
+
+function recs(list: any[]): Rec[] {
+  return list.map((l) => ({ partition: l.partition, offset: l.offset, timestamp: l.timestamp, tstype: l.tstype ?? null, key: l.key, value: l.value, headers: l.headers }));
+}
+
+const wire = (records: OutRec[]) => records.map((r) => ({ ...r, headers: r.headers ?? [] }));
+
+// ---------------------------------------------------------------------------------------------
+
+const CODEC_CONF: Record<string, string> = { none: 'none', gzip: 'gzip', snappy: 'snappy', lz4: 'lz4', zstd: 'zstd' };
+
+export async function confluentDriver(bootstrap: string): Promise<Driver> {
+  const agent = new PythonAgent('confluent_agent.py');
+  const info = await agent.call('init', { bootstrap }, 30_000);
+  const d: Driver = {
+    name: 'confluent' as ClientName,
+    version: `confluent-kafka ${info.version} (librdkafka ${info.librdkafka})`,
+    writeCodecs: ['gzip', 'snappy', 'lz4', 'zstd'],
+    readCodecs: ['gzip', 'snappy', 'lz4', 'zstd'],
+    can: { nullKey: true, emptyKey: true, nullValue: true, emptyValue: true, headers: true, nullHeaderValue: true, binaryKey: true, explicitTimestamp: true, explicitPartition: true, reportsTimestampType: true },
+    lacks: { deleteRecords: 'confluent-kafka 1.7 has no AdminClient.delete_records (added in 2.4)' },
+    staticMembership: true,
+    async produce(topic: string, records: OutRec[], o: ProduceOpts = {}) {
+      const config: Record<string, unknown> = { 'compression.type': CODEC_CONF[o.compression ?? 'none'], acks: String(o.acks ?? -1) };
+      if (o.idempotent) config['enable.idempotence'] = true;
+      else config['enable.idempotence'] = false;
+      if (o.clientId) config['client.id'] = o.clientId;
+      if (o.failFast) Object.assign(config, { 'message.timeout.ms': 5000, 'topic.metadata.propagation.max.ms': 2000 });
+      return produceResult(await agent.call('produce', { topic, records: wire(records), config, handle: o.handle, timeoutS: 25 }));
+    },
+    async closeProducer(handle) {
+      await agent.call('close_producer', { handle });
+    },
+    async read(topic: string, o: ReadOpts) {
+      const reset = o.reset === 'none' ? 'error' : o.reset ?? 'earliest';
+      const r = await agent.call('read', { topic, partitions: o.partitions, from: o.from, reset, count: o.count, timeoutMs: o.timeoutMs, isolation: o.isolation, stopOnError: o.reset === 'none' }, o.timeoutMs + 20_000);
+      return { records: recs(r.records), errors: r.errors.map(fromPython) };
+    },
+    async createTopic(t) {
+      return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
+    },
+    async deleteTopic(name) {
+      return fromPython((await agent.call('delete_topic', { name })).error);
+    },
+    async describeTopic(name) {
+      const r = await agent.call('describe_topic', { name });
+      return { error: fromPython(r.error), partitions: r.partitions };
+    },
+    async describeConfigs(topic) {
+      const r = await agent.call('describe_configs', { topic });
+      return { error: fromPython(r.error), configs: r.configs ? Object.fromEntries(Object.entries(r.configs).map(([k, v]: [string, any]) => [k, v.value])) : undefined };
+    },
+    async alterConfigs(topic, set) {
+      return fromPython((await agent.call('alter_configs', { topic, set })).error);
+    },
+    async listOffsets(topic, partition, timestamps) {
+      const r = await agent.call('list_offsets', { topic, partition, timestamps });
+      const byTime: Record<string, number | ErrName> = {};
+      for (const ts of timestamps) byTime[String(ts)] = typeof r[String(ts)] === 'number' ? r[String(ts)] : fromPython(r[String(ts)]);
+      return { earliest: r.earliest, latest: r.latest, byTime };
+    },
+    async groupOpen(o) {
+      await agent.call('group_open', o);
+    },
+    async groupPoll(handle, timeoutMs, max) {
+      const r = await agent.call('group_poll', { handle, timeoutMs, max }, timeoutMs + 20_000);
+      return { records: recs(r.records), errors: r.errors.map(fromPython), assignment: r.assignment, assigns: r.assigns };
+    },
+    async groupCommit(handle) {
+      return fromPython((await agent.call('group_commit', { handle })).error);
+    },
+    async groupClose(handle) {
+      await agent.call('group_close', { handle });
+    },
+    async transactions(topic: string, transactionalId: string, batches: TxnBatch[]) {
+      const r = await agent.call('txn', { topic, transactionalId, batches: batches.map((b) => ({ commit: b.commit, records: wire(b.records) })) }, 90_000);
+      return { error: fromPython(r.error), results: r.batches.map(produceResult) };
+    },
+    close: () => agent.close(),
+  };
+  return d;
+}
+
+export async function kafkaPythonDriver(bootstrap: string): Promise<Driver> {
+  const agent = new PythonAgent('kafka_python_agent.py');
+  const info = await agent.call('init', { bootstrap }, 30_000);
+  return {
+    name: 'kafka-python',
+    version: `kafka-python ${info.version}`,
+    writeCodecs: ['gzip', 'snappy', 'lz4', 'zstd'],
+    readCodecs: ['gzip', 'snappy', 'lz4', 'zstd'],
+    can: { nullKey: true, emptyKey: true, nullValue: true, emptyValue: true, headers: true, nullHeaderValue: false, binaryKey: true, explicitTimestamp: true, explicitPartition: true, reportsTimestampType: true },
+    lacks: {
+      deleteRecords: 'kafka-python 2.0.2 has no delete_records',
+      transactions: 'kafka-python 2.0.2 has no transactional producer and no isolation_level',
+      idempotent: 'kafka-python 2.0.2 has no idempotent producer',
+      staticMembership: 'kafka-python 2.0.2 has no group_instance_id',
+    },
+    async produce(topic, records, o: ProduceOpts = {}) {
+      const config: Record<string, unknown> = { compression_type: o.compression && o.compression !== 'none' ? o.compression : null, acks: o.acks === -1 || o.acks === undefined ? 'all' : o.acks, max_in_flight_requests_per_connection: 1 };
+      if (o.clientId) config.client_id = o.clientId;
+      if (o.failFast) Object.assign(config, { max_block_ms: 5000, request_timeout_ms: 5000 });
+      return produceResult(await agent.call('produce', { topic, records: wire(records), config, handle: o.handle, timeoutS: 25 }));
+    },
+    async closeProducer(handle) {
+      await agent.call('close_producer', { handle });
+    },
+    async read(topic, o) {
+      const r = await agent.call('read', { topic, partitions: o.partitions, from: o.from, reset: o.reset ?? 'earliest', count: o.count, timeoutMs: o.timeoutMs, stopOnError: o.reset === 'none' }, o.timeoutMs + 20_000);
+      return { records: recs(r.records), errors: r.errors.map(fromPython) };
+    },
+    async createTopic(t) {
+      return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
+    },
+    async deleteTopic(name) {
+      return fromPython((await agent.call('delete_topic', { name })).error);
+    },
+    async describeTopic(name) {
+      const r = await agent.call('describe_topic', { name });
+      return { error: fromPython(r.error), partitions: r.partitions };
+    },
+    async describeConfigs(topic) {
+      const r = await agent.call('describe_configs', { topic });
+      return { error: fromPython(r.error), configs: r.configs ? Object.fromEntries(Object.entries(r.configs).map(([k, v]: [string, any]) => [k, v.value])) : undefined };
+    },
+    async alterConfigs(topic, set) {
+      return fromPython((await agent.call('alter_configs', { topic, set })).error);
+    },
+    async listOffsets(topic, partition, timestamps) {
+      const r = await agent.call('list_offsets', { topic, partition, timestamps });
+      const byTime: Record<string, number> = {};
+      for (const ts of timestamps) byTime[String(ts)] = r[String(ts)];
+      return { earliest: r.earliest, latest: r.latest, byTime };
+    },
+    async groupOpen(o) {
+      await agent.call('group_open', o);
+    },
+    async groupPoll(handle, timeoutMs, max) {
+      const r = await agent.call('group_poll', { handle, timeoutMs, max }, timeoutMs + 20_000);
+      return { records: recs(r.records), errors: r.errors.map(fromPython), assignment: r.assignment, assigns: r.assigns };
+    },
+    async groupCommit(handle) {
+      return fromPython((await agent.call('group_commit', { handle })).error);
+    },
+    async groupClose(handle) {
+      await agent.call('group_close', { handle });
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * OffsetCommit (key 8), versions 2-9.
+ *
+ * Behavior (behaviours.md OC1-OC10):
+ * - group_id "": INVALID_GROUP_ID for every partition. Unknown topic or partition index:
+ *   UNKNOWN_TOPIC_OR_PARTITION for those partitions; the rest is committed.
+ * - Generation -1 without member id (assign mode: kcat, librdkafka assign()) commits to an Empty
+ *   or missing group (a missing one becomes a simple Empty group); otherwise the member must be
+ *   known (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID) and of the current generation
+ *   (ILLEGAL_GENERATION); CompletingRebalance gives REBALANCE_IN_PROGRESS.
+ * - Generation >= 0 to a missing group: ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND from v9.
+ * - Metadata longer than offset.metadata.max.bytes: OFFSET_METADATA_TOO_LARGE (that partition).
+ * Version notes: v2-4 retention_time_ms (-1: offsets.retention.minutes); v3 throttle time; v6
+ * committed_leader_epoch; v7 group_instance_id; v8 flexible; v9 (KIP-848) memberEpoch naming.
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
+import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
+
+function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetCommitResponseTopic[] {
+  return req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+}
+
+export const offsetCommitHandler = defineHandler({
+  apiKey: 8,
+  async handle(ctx, req) {
+    if (req.groupId === '') return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.INVALID_GROUP_ID) };
+    const metadata = ctx.broker.metadata;
+    const known = (topic: string, p: number) => {
+      const info = metadata.get(topic);
+      return info !== undefined && p >= 0 && p < info.partitions;
+    };
+    const valid = req.topics
+      .map((t) => ({ name: t.name, partitions: t.partitions.filter((p) => known(t.name, p.partitionIndex)) }))
+      .filter((t) => t.partitions.length > 0);
+    const codes = new Map<string, number>();
+    if (valid.length > 0) {
+      const committed = await ctx.broker.groupCoordinator.commitOffsets({
+        groupId: req.groupId,
+        generationId: req.generationIdOrMemberEpoch,
+        memberId: req.memberId,
+        groupInstanceId: req.groupInstanceId,
+        retentionTimeMs: ctx.apiVersion <= 4 ? Number(req.retentionTimeMs) : -1,
+        topics: valid,
+      }, ctx.apiVersion);
+      for (const t of committed) for (const p of t.partitions) codes.set(`${p.partitionIndex}:${t.name}`, p.errorCode);
+    }
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => ({
+        name: t.name,
+        partitions: t.partitions.map((p) => ({
+          partitionIndex: p.partitionIndex,
+          errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+        })),
+      })),
+    };
+  },
+  errorResponse(req, errorCode) {
+    return { throttleTimeMs: 0, topics: everyPartition(req, errorCode) };
+  },
+});

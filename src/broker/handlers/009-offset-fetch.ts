@@ -1,0 +1,67 @@
+/**
+ * OffsetFetch (key 9), versions 1-9.
+ *
+ * Behavior (behaviours.md OF1-OF5): unknown group or never-committed partition: offset -1,
+ * leader epoch -1, metadata "", NONE; topics null (v2+) = every committed partition of the
+ * group; group_id "" INVALID_GROUP_ID. require_stable (v7+) has no effect until transactional
+ * offset commits exist (issue 4).
+ * Version notes: v1 errors per partition only; v2 top-level error_code and topics null; v3
+ * throttle time; v5 committed_leader_epoch; v6 flexible; v7 require_stable; v8 batches groups
+ * (`groups` in, `groups` out, per-group error_code); v9 member id/epoch (KIP-848 groups; classic
+ * groups ignore them, as Kafka does).
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { OffsetFetchRequest } from '../../protocol/generated/messages/offset-fetch-request.js';
+import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protocol/generated/messages/offset-fetch-response.js';
+import type { GroupCoordinator } from '../../coordinator/group/group-coordinator.js';
+
+type Topics = { name: string; partitionIndexes: number[] }[] | null;
+
+function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTopic[] {
+  return (topics ?? []).map((t) => ({
+    name: t.name,
+    partitions: t.partitionIndexes.map((p) => ({ partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode })),
+  }));
+}
+
+/** One group's answer: its topics and error code. */
+async function fetchGroup(coordinator: GroupCoordinator, groupId: string | null, topics: Topics): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
+  if (groupId === null || groupId === '') return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
+  try {
+    return { topics: await coordinator.fetchOffsets(groupId, topics), errorCode: ErrorCode.NONE };
+  } catch (err) {
+    if (!(err instanceof KafkaApiError)) throw err;
+    return { topics: [], errorCode: err.errorCode };
+  }
+}
+
+function errorForVersion(req: OffsetFetchRequest, v: number, errorCode: number): OffsetFetchResponse {
+  if (v >= 8) {
+    return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups: req.groups.map((g) => ({ groupId: g.groupId, topics: [], errorCode })) };
+  }
+  // v1 has no top-level error: every requested partition carries it.
+  return { throttleTimeMs: 0, topics: v < 2 ? failedTopics(req.topics, errorCode) : [], errorCode, groups: [] };
+}
+
+export const offsetFetchHandler = defineHandler({
+  apiKey: 9,
+  async handle(ctx, req) {
+    const v = ctx.apiVersion;
+    const coordinator = ctx.broker.groupCoordinator;
+    if (v >= 8) {
+      const groups = await Promise.all(req.groups.map(async (g) => {
+        const r = await fetchGroup(coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })));
+        return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
+      }));
+      return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
+    }
+    const r = await fetchGroup(coordinator, req.groupId, req.topics);
+    if (r.errorCode !== ErrorCode.NONE) return errorForVersion(req, v, r.errorCode);
+    return { throttleTimeMs: 0, topics: r.topics, errorCode: ErrorCode.NONE, groups: [] };
+  },
+  errorResponse(req, errorCode, ctx) {
+    return errorForVersion(req, ctx.apiVersion, errorCode);
+  },
+});

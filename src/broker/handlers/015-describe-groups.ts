@@ -1,0 +1,37 @@
+/**
+ * DescribeGroups (key 15), versions 0-5.
+ *
+ * Behavior (behaviours.md G1-G2): an unknown group is NONE with state "Dead" and no members;
+ * a Stable group shows its protocol name and each member's metadata and assignment, other
+ * states show members without them. group_id "" is INVALID_GROUP_ID for that entry.
+ * Version notes: v1 throttle time; v3 authorized operations (READ, DELETE, DESCRIBE without
+ * ACLs; INT_MIN when not asked for); v4 group_instance_id; v5 flexible.
+ */
+import { KafkaApiError } from '../../errors.js';
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
+
+function failed(groupId: string, errorCode: number): DescribedGroup {
+  return { errorCode, groupId, groupState: '', protocolType: '', protocolData: '', members: [], authorizedOperations: -2147483648 };
+}
+
+export const describeGroupsHandler = defineHandler({
+  apiKey: 15,
+  async handle(ctx, req) {
+    const coordinator = ctx.broker.groupCoordinator;
+    const groups = await Promise.all(req.groups.map(async (groupId) => {
+      if (groupId === '') return failed(groupId, ErrorCode.INVALID_GROUP_ID);
+      try {
+        return await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
+      } catch (err) {
+        if (!(err instanceof KafkaApiError)) throw err;
+        return failed(groupId, err.errorCode);
+      }
+    }));
+    return { throttleTimeMs: 0, groups };
+  },
+  errorResponse(req, errorCode) {
+    return { throttleTimeMs: 0, groups: req.groups.map((g) => failed(g, errorCode)) };
+  },
+});

@@ -1,0 +1,45 @@
+/**
+ * AddPartitionsToTxn (key 24), versions 0-3 (v4+ is the batched broker form, not advertised).
+ *
+ * Behavior (behaviours.md AP1-AP7): unknown transactional id or producer id mismatch:
+ * INVALID_PRODUCER_ID_MAPPING for every partition; wrong epoch: PRODUCER_FENCED (v0-1:
+ * INVALID_PRODUCER_EPOCH); PrepareCommit/PrepareAbort: CONCURRENT_TRANSACTIONS; an unknown
+ * partition: UNKNOWN_TOPIC_OR_PARTITION for it and OPERATION_NOT_ATTEMPTED for the others
+ * (nothing added); otherwise the partitions join the transaction (Ongoing).
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { AddPartitionsToTxnRequest } from '../../protocol/generated/messages/add-partitions-to-txn-request.js';
+import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/messages/add-partitions-to-txn-response.js';
+
+function uniform(req: AddPartitionsToTxnRequest, code: number | ((topic: string, p: number) => number)): AddPartitionsToTxnTopicResult[] {
+  return req.v3AndBelowTopics.map((t) => ({
+    name: t.name,
+    resultsByPartition: t.partitions.map((p) => ({ partitionIndex: p, partitionErrorCode: typeof code === 'number' ? code : code(t.name, p) })),
+  }));
+}
+
+function respond(results: AddPartitionsToTxnTopicResult[]): AddPartitionsToTxnResponse {
+  return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, resultsByTransaction: [], resultsByTopicV3AndBelow: results };
+}
+
+export const addPartitionsToTxnHandler = defineHandler({
+  apiKey: 24,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const known = (topic: string, p: number): boolean => {
+      const info = broker.metadata.get(topic);
+      return !!info && p >= 0 && p < info.partitions && !!broker.getLog(topic, p);
+    };
+    if (req.v3AndBelowTopics.some((t) => t.partitions.some((p) => !known(t.name, p)))) {
+      return respond(uniform(req, (t, p) => (known(t, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)));
+    }
+    const fenced = ctx.apiVersion >= 2 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
+    const partitions = req.v3AndBelowTopics.flatMap((t) => t.partitions.map((partition) => ({ topic: t.name, partition })));
+    const code = await broker.txnCoordinator.addPartitions(req.v3AndBelowTransactionalId, Number(req.v3AndBelowProducerId), req.v3AndBelowProducerEpoch, partitions, fenced);
+    return respond(uniform(req, code));
+  },
+  errorResponse(req, errorCode) {
+    return respond(uniform(req, errorCode));
+  },
+});

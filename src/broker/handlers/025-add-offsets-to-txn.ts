@@ -1,0 +1,19 @@
+/**
+ * AddOffsetsToTxn (key 25), versions 0-4: adds the `__consumer_offsets` partition of group_id to
+ * the transaction, with AddPartitionsToTxn's checks and errors (behaviours.md AO1); wrong epoch is
+ * PRODUCER_FENCED (v0-1: INVALID_PRODUCER_EPOCH).
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+
+export const addOffsetsToTxnHandler = defineHandler({
+  apiKey: 25,
+  async handle(ctx, req) {
+    const fenced = ctx.apiVersion >= 2 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
+    const errorCode = await ctx.broker.txnCoordinator.addOffsets(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, fenced);
+    return { throttleTimeMs: 0, errorCode };
+  },
+  errorResponse(_req, errorCode) {
+    return { throttleTimeMs: 0, errorCode };
+  },
+});

@@ -1,0 +1,24 @@
+/**
+ * EndTxn (key 26), versions 0-4.
+ *
+ * Behavior (behaviours.md E1-E8): Ongoing → PrepareCommit/PrepareAbort is written and NONE
+ * answered at once; the COMMIT/ABORT markers go to every partition afterwards, then
+ * CompleteCommit/CompleteAbort. Empty: INVALID_TXN_STATE; a retried commit/abort of a completed
+ * transaction: NONE; the opposite decision: INVALID_TXN_STATE; while markers are pending: the same
+ * decision CONCURRENT_TRANSACTIONS, the opposite INVALID_TXN_STATE; wrong epoch PRODUCER_FENCED
+ * (v0-1: INVALID_PRODUCER_EPOCH); unknown id / producer id: INVALID_PRODUCER_ID_MAPPING.
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+
+export const endTxnHandler = defineHandler({
+  apiKey: 26,
+  async handle(ctx, req) {
+    const fenced = ctx.apiVersion >= 2 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
+    const r = await ctx.broker.txnCoordinator.endTxn(req.transactionalId, Number(req.producerId), req.producerEpoch, req.committed, fenced);
+    return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
+  },
+  errorResponse(_req, errorCode) {
+    return { throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 };
+  },
+});

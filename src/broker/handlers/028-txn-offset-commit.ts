@@ -1,0 +1,53 @@
+/**
+ * TxnOffsetCommit (key 28), versions 0-4.
+ *
+ * Behavior (behaviours.md TO1-TO9): the group's `__consumer_offsets` partition must be in the
+ * producer's ongoing transaction (AddOffsetsToTxn first), else INVALID_TXN_STATE (v4:
+ * TRANSACTION_ABORTABLE); wrong epoch INVALID_PRODUCER_EPOCH; unknown topic or partition:
+ * UNKNOWN_TOPIC_OR_PARTITION for it; metadata above offset.metadata.max.bytes:
+ * OFFSET_METADATA_TOO_LARGE. Accepted offsets stay invisible to OffsetFetch until the
+ * transaction commits (they are written to the group's shard just before the COMMIT marker) and
+ * are dropped on abort. Group membership is not checked (Kafka accepts generation -1 and checks
+ * member/generation only when given: not implemented, see docs/gaps.md).
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
+import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
+import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
+
+function uniform(req: TxnOffsetCommitRequest, code: (topic: string, p: number) => number): TxnOffsetCommitResponse {
+  return {
+    throttleTimeMs: 0,
+    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name, p.partitionIndex) })) })),
+  };
+}
+
+export const txnOffsetCommitHandler = defineHandler({
+  apiKey: 28,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const maxMeta = broker.groupCoordinator.config.offsetMetadataMaxBytes;
+    const perPartition = new Map<string, number>();
+    const offsets: PendingOffset[] = [];
+    for (const t of req.topics) {
+      const info = broker.metadata.get(t.name);
+      for (const p of t.partitions) {
+        const k = `${t.name}\u0000${p.partitionIndex}`;
+        if (!info || p.partitionIndex < 0 || p.partitionIndex >= info.partitions) perPartition.set(k, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        else if (Buffer.byteLength(p.committedMetadata ?? '', 'utf8') > maxMeta) perPartition.set(k, ErrorCode.OFFSET_METADATA_TOO_LARGE);
+        else offsets.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata ?? '' });
+      }
+    }
+    let code: number = ErrorCode.NONE;
+    if (offsets.length > 0) {
+      const notAdded = ctx.apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
+      code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, offsets, notAdded);
+      if (code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
+    }
+    return uniform(req, (t, p) => perPartition.get(`${t}\u0000${p}`) ?? code);
+  },
+  errorResponse(req, errorCode) {
+    return uniform(req, () => errorCode);
+  },
+});

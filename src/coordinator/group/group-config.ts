@@ -1,0 +1,60 @@
+/** The group coordinator's settings, from the broker's Kafka-named configuration. */
+import type { BrokerConfig } from '../../config.js';
+
+export interface GroupConfig {
+  /** offsets.topic.num.partitions: shards, when the topic does not exist yet. */
+  numPartitions: number;
+  /** offsets.topic.segment.bytes */
+  segmentBytes: number;
+  /** group.initial.rebalance.delay.ms */
+  initialRebalanceDelayMs: number;
+  /** group.min.session.timeout.ms / group.max.session.timeout.ms */
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  /** group.max.size */
+  maxSize: number;
+  /** A parked new member's JoinGroup is given up after this (Kafka's constant, 5 minutes). */
+  newMemberJoinTimeoutMs: number;
+  /** offsets.retention.minutes, in ms */
+  offsetsRetentionMs: number;
+  /** offsets.retention.check.interval.ms */
+  offsetsRetentionCheckIntervalMs: number;
+  /** offset.metadata.max.bytes */
+  offsetMetadataMaxBytes: number;
+}
+
+export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
+
+export function groupConfigFrom(c: BrokerConfig): GroupConfig {
+  const raw = c as unknown as Record<string, unknown>;
+  const num = (name: string) => Number(raw[name]);
+  return {
+    numPartitions: num('offsets.topic.num.partitions'),
+    segmentBytes: num('offsets.topic.segment.bytes'),
+    initialRebalanceDelayMs: num('group.initial.rebalance.delay.ms'),
+    minSessionTimeoutMs: num('group.min.session.timeout.ms'),
+    maxSessionTimeoutMs: num('group.max.session.timeout.ms'),
+    maxSize: num('group.max.size'),
+    newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
+    offsetsRetentionMs: num('offsets.retention.minutes') * 60_000,
+    offsetsRetentionCheckIntervalMs: num('offsets.retention.check.interval.ms'),
+    offsetMetadataMaxBytes: num('offset.metadata.max.bytes'),
+  };
+}
+
+/** Kafka's defaults with Samsa's initial rebalance delay of 0 (tests start from this). */
+export function defaultGroupConfig(over: Partial<GroupConfig> = {}): GroupConfig {
+  return {
+    numPartitions: 50,
+    segmentBytes: 104857600,
+    initialRebalanceDelayMs: 0,
+    minSessionTimeoutMs: 6000,
+    maxSessionTimeoutMs: 1800000,
+    maxSize: 2147483647,
+    newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
+    offsetsRetentionMs: 10080 * 60_000,
+    offsetsRetentionCheckIntervalMs: 600000,
+    offsetMetadataMaxBytes: 4096,
+    ...over,
+  };
+}

@@ -1,0 +1,248 @@
+/**
+ * The group coordinator service (Kafka's GroupCoordinatorService): routes each group to its
+ * `__consumer_offsets` partition (abs(javaStringHash(groupId)) % partitions), runs the request
+ * as an operation on that shard, and owns the offsets topic's life cycle:
+ *
+ * - start-up: when `__consumer_offsets` exists, every partition is loaded (replayed) before the
+ *   broker accepts connections;
+ * - otherwise the topic is created on first use (FindCoordinator, or any group request), with
+ *   cleanup.policy=compact and replication factor 1, then loaded;
+ * - shutdown: parked JoinGroup/SyncGroup requests are answered NOT_COORDINATOR, queued
+ *   operations finish, timers stop.
+ */
+import { KafkaApiError } from '../../errors.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { JoinGroupRequest } from '../../protocol/generated/messages/join-group-request.js';
+import type { JoinGroupResponse } from '../../protocol/generated/messages/join-group-response.js';
+import type { SyncGroupRequest } from '../../protocol/generated/messages/sync-group-request.js';
+import type { SyncGroupResponse } from '../../protocol/generated/messages/sync-group-response.js';
+import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
+import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
+import type { Broker } from '../../broker/broker.js';
+import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog } from '../runtime/coordinator-log.js';
+import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
+import { groupConfigFrom, type GroupConfig } from './group-config.js';
+import { GroupCoordinatorShard } from './group-shard.js';
+import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
+import type { CommitRequest, FetchedTopic, TopicCodes } from './offset-metadata-manager.js';
+import { groupRecordSerde, type GroupCoordinatorRecord } from './records.js';
+
+export const OFFSETS_TOPIC = '__consumer_offsets';
+
+type Rec = GroupCoordinatorRecord;
+
+/** Java's String.hashCode over UTF-16 code units. */
+export function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Kafka's partitionFor: Utils.abs(hash) % partitions, where abs(MIN_INT) = 0. */
+export function partitionForGroup(groupId: string, partitions: number): number {
+  const h = javaStringHash(groupId);
+  return (h === -2147483648 ? 0 : Math.abs(h)) % partitions;
+}
+
+/** Access to the `__consumer_offsets` topic. */
+export interface OffsetsTopic {
+  /** Its partition count, or null while it does not exist. */
+  partitions(): number | null;
+  create(numPartitions: number): Promise<void>;
+  log(partition: number): CoordinatorLog;
+}
+
+/** An offsets topic in memory (unit tests; `logs` survive a coordinator "restart"). */
+export class MemoryOffsetsTopic implements OffsetsTopic {
+  readonly logs = new Map<number, MemoryCoordinatorLog>();
+  private count: number | null = null;
+
+  partitions(): number | null {
+    return this.count;
+  }
+
+  async create(numPartitions: number): Promise<void> {
+    this.count = numPartitions;
+    for (let p = 0; p < numPartitions; p++) if (!this.logs.has(p)) this.logs.set(p, new MemoryCoordinatorLog());
+  }
+
+  log(partition: number): MemoryCoordinatorLog {
+    return this.logs.get(partition)!;
+  }
+}
+
+function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
+  return {
+    partitions: () => broker.metadata.get(OFFSETS_TOPIC)?.partitions ?? null,
+    create: async (numPartitions) => {
+      if (broker.metadata.get(OFFSETS_TOPIC)) return;
+      await broker.createTopic({
+        name: OFFSETS_TOPIC,
+        numPartitions,
+        // One node: offsets.topic.replication.factor is capped at the live broker count (1).
+        replicationFactor: 1,
+        configs: { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(config.segmentBytes) },
+      });
+    },
+    log: (partition) => {
+      const log = broker.getLog(OFFSETS_TOPIC, partition);
+      if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${OFFSETS_TOPIC}-${partition} has no log`);
+      return new PartitionCoordinatorLog(log, broker.leaderEpoch, { flush: broker.flushOnAcksAll });
+    },
+  };
+}
+
+export interface GroupCoordinatorOptions {
+  clock: Clock;
+  logger: Logger;
+  config: GroupConfig;
+  topic: OffsetsTopic;
+}
+
+export class GroupCoordinator {
+  readonly runtime: CoordinatorRuntime<GroupCoordinatorShard, Rec>;
+  private numPartitions: number;
+  private activating: Promise<void> | null = null;
+  private active = false;
+  private closed = false;
+
+  constructor(private readonly opts: GroupCoordinatorOptions) {
+    this.numPartitions = opts.topic.partitions() ?? opts.config.numPartitions;
+    this.runtime = new CoordinatorRuntime<GroupCoordinatorShard, Rec>({
+      name: 'group coordinator',
+      clock: opts.clock,
+      logger: opts.logger,
+      serde: groupRecordSerde,
+      newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config),
+    });
+  }
+
+  static forBroker(broker: Broker): GroupCoordinator {
+    const config = groupConfigFrom(broker.rawConfig);
+    return new GroupCoordinator({ clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config) });
+  }
+
+  get config(): GroupConfig {
+    return this.opts.config;
+  }
+
+  /** Start-up: load every partition of an existing offsets topic. */
+  async startup(): Promise<void> {
+    if (this.opts.topic.partitions() !== null) await this.ensureActive();
+  }
+
+  get isActive(): boolean {
+    return this.active;
+  }
+
+  /** Creates the offsets topic if needed and loads every partition (once). */
+  ensureActive(): Promise<void> {
+    if (this.closed) return Promise.reject(new KafkaApiError(ErrorCode.NOT_COORDINATOR));
+    if (!this.activating) {
+      this.activating = (async () => {
+        const topic = this.opts.topic;
+        if (topic.partitions() === null) await topic.create(this.opts.config.numPartitions);
+        this.numPartitions = topic.partitions()!;
+        await Promise.all(Array.from({ length: this.numPartitions }, (_, p) => this.runtime.load(p, topic.log(p))));
+        this.active = true;
+      })().catch((err) => {
+        this.activating = null;
+        this.opts.logger.error('group coordinator: loading __consumer_offsets failed', err);
+        throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      });
+    }
+    return this.activating;
+  }
+
+  partitionFor(groupId: string): number {
+    return partitionForGroup(groupId, this.numPartitions);
+  }
+
+  private async run<T>(groupId: string, op: (shard: GroupCoordinatorShard) => CoordinatorResult<T, Rec>): Promise<T> {
+    await this.ensureActive();
+    return this.runtime.schedule(this.partitionFor(groupId), op);
+  }
+
+  async joinGroup(jc: JoinContext, req: JoinGroupRequest): Promise<JoinGroupResponse> {
+    const pending = await this.run(req.groupId, (s) => s.groups.join(jc, req));
+    return pending.promise;
+  }
+
+  async syncGroup(req: SyncGroupRequest): Promise<SyncGroupResponse> {
+    const pending = await this.run(req.groupId, (s) => s.groups.sync(req));
+    return pending.promise;
+  }
+
+  heartbeat(req: { groupId: string; memberId: string; groupInstanceId: string | null; generationId: number }): Promise<number> {
+    return this.run(req.groupId, (s) => s.groups.heartbeat(req));
+  }
+
+  leaveGroup(groupId: string, members: LeavingMember[]): Promise<LeaveResult> {
+    return this.run(groupId, (s) => s.groups.leave(groupId, members));
+  }
+
+  commitOffsets(req: CommitRequest, apiVersion: number): Promise<TopicCodes[]> {
+    return this.run(req.groupId, (s) => s.offsets.commit(req, apiVersion));
+  }
+
+  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<FetchedTopic[]> {
+    return this.run(groupId, (s) => answer(s.offsets.fetch(groupId, topics)));
+  }
+
+  deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): Promise<{ errorCode: number; topics: TopicCodes[] }> {
+    return this.run(groupId, (s) => s.offsets.deleteOffsets(groupId, topics));
+  }
+
+  async describeGroup(groupId: string, includeAuthorizedOperations: boolean): Promise<DescribedGroup> {
+    if (!this.active && this.opts.topic.partitions() === null) return this.dead(groupId, includeAuthorizedOperations);
+    return this.run(groupId, (s) => answer(s.groups.describe(groupId, includeAuthorizedOperations)));
+  }
+
+  private dead(groupId: string, ops: boolean): DescribedGroup {
+    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops ? (1 << 3) | (1 << 6) | (1 << 8) : -2147483648 };
+  }
+
+  async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {
+    if (!this.active && this.opts.topic.partitions() === null) return [];
+    await this.ensureActive();
+    const perShard = await this.runtime.scheduleAll((s) => answer(s.groups.list(statesFilter, typesFilter)));
+    return perShard.flat();
+  }
+
+  /** DeleteGroups: one operation per shard; results in request order, duplicates collapsed. */
+  async deleteGroups(groupIds: string[]): Promise<{ groupId: string; errorCode: number }[]> {
+    const unique = [...new Set(groupIds)];
+    if (!this.active && this.opts.topic.partitions() === null) return unique.map((groupId) => ({ groupId, errorCode: ErrorCode.GROUP_ID_NOT_FOUND }));
+    await this.ensureActive();
+    const byShard = new Map<number, string[]>();
+    for (const id of unique) {
+      const p = this.partitionFor(id);
+      byShard.set(p, [...(byShard.get(p) ?? []), id]);
+    }
+    const results = new Map<string, number>();
+    await Promise.all([...byShard].map(async ([p, ids]) => {
+      try {
+        for (const r of await this.runtime.schedule(p, (s) => s.deleteGroups(ids))) results.set(r.groupId, r.errorCode);
+      } catch (err) {
+        const code = err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
+        for (const id of ids) results.set(id, code);
+      }
+    }));
+    return unique.map((groupId) => ({ groupId, errorCode: results.get(groupId)! }));
+  }
+
+  /** Every shard's queue empty (tests with a manual clock). */
+  idle(): Promise<void> {
+    return this.runtime.idle();
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.activating?.catch(() => undefined);
+    await this.runtime.close();
+    this.active = false;
+  }
+}

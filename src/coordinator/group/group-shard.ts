@@ -1,0 +1,71 @@
+/**
+ * One `__consumer_offsets` partition's group coordinator state (Kafka's GroupCoordinatorShard):
+ * the classic groups and the committed offsets of every group that hashes to this partition.
+ * Replay dispatches records to the two managers; DeleteGroups and offset retention need both.
+ */
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runtime/runtime.js';
+import type { GroupConfig } from './group-config.js';
+import { GroupMetadataManager } from './group-metadata-manager.js';
+import { OffsetMetadataManager } from './offset-metadata-manager.js';
+import type { GroupCoordinatorRecord } from './records.js';
+
+type Rec = GroupCoordinatorRecord;
+
+const EXPIRATION_KEY = 'expire-group-metadata';
+
+export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
+  readonly groups: GroupMetadataManager;
+  readonly offsets: OffsetMetadataManager;
+
+  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig) {
+    this.groups = new GroupMetadataManager(ctx, config);
+    this.offsets = new OffsetMetadataManager(ctx, config, this.groups);
+  }
+
+  replay(record: Rec): void {
+    if (record.type === 'group') this.groups.replay(record);
+    else this.offsets.replay(record);
+  }
+
+  onLoaded(): void {
+    this.groups.onLoaded();
+    this.scheduleExpiration();
+  }
+
+  onUnloaded(): void {
+    this.groups.onUnloaded();
+  }
+
+  /** DeleteGroups: Empty groups lose their offsets and their metadata (tombstones). */
+  deleteGroups(groupIds: string[]): CoordinatorResult<{ groupId: string; errorCode: number }[], Rec> {
+    const records: Rec[] = [];
+    const results = groupIds.map((groupId) => {
+      const errorCode = this.groups.deletable(groupId);
+      if (errorCode === ErrorCode.NONE) {
+        records.push(...this.offsets.tombstonesFor(groupId));
+        records.push(this.groups.groupTombstone(groupId));
+      }
+      return { groupId, errorCode };
+    });
+    return { records, response: () => results };
+  }
+
+  private scheduleExpiration(): void {
+    this.ctx.schedule(EXPIRATION_KEY, this.config.offsetsRetentionCheckIntervalMs, () => this.expireGroupMetadata());
+  }
+
+  /** Periodic: expired offsets are deleted; Empty groups left without offsets are deleted. */
+  expireGroupMetadata(): CoordinatorResult<void, Rec> {
+    const now = this.ctx.now();
+    const records: Rec[] = [];
+    for (const group of this.groups.groups.values()) {
+      const { records: tombstones, remaining } = this.offsets.expired(group, now);
+      records.push(...tombstones);
+      if (remaining === 0 && group.is('Empty') && group.pendingMembers.size === 0) records.push(this.groups.groupTombstone(group.groupId));
+    }
+    if (records.length > 0) this.ctx.log.info(`group coordinator partition ${this.ctx.partition}: expiring ${records.length} records`);
+    this.scheduleExpiration();
+    return { records, response: () => undefined };
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * Committed offsets of one coordinator shard (Kafka's OffsetMetadataManager): OffsetCommit,
+ * OffsetFetch, OffsetDelete and the retention of offsets of empty groups. Every change is an
+ * OffsetCommit record (tombstone = deleted) applied by `replay`.
+ *
+ * Commit validation follows ClassicGroup.validateOffsetCommit: generation -1 with no member is
+ * an "assign mode" commit (kcat, librdkafka assign()), accepted for Empty groups and groups that
+ * do not exist (those become simple Empty groups on replay); a member commit must come from a
+ * known member of the current generation, and not while the group is CompletingRebalance.
+ */
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { CoordinatorResult, ShardContext } from '../runtime/runtime.js';
+import type { ClassicGroup } from './classic-group.js';
+import type { GroupConfig } from './group-config.js';
+import type { GroupMetadataManager } from './group-metadata-manager.js';
+import type { GroupCoordinatorRecord, OffsetCommitRecord } from './records.js';
+
+type Rec = GroupCoordinatorRecord;
+
+export interface OffsetAndMetadata {
+  offset: bigint;
+  leaderEpoch: number;
+  metadata: string;
+  commitTimestampMs: number;
+  /** Explicit expiry (OffsetCommit v2-4 retention_time_ms), else null. */
+  expireTimestampMs: number | null;
+}
+
+export interface CommitRequest {
+  groupId: string;
+  generationId: number;
+  memberId: string;
+  groupInstanceId: string | null;
+  /** -1: the broker's offsets.retention.minutes applies. */
+  retentionTimeMs: number;
+  topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; committedLeaderEpoch: number; committedMetadata: string | null }[] }[];
+}
+
+export interface PartitionCode {
+  partitionIndex: number;
+  errorCode: number;
+}
+
+export interface TopicCodes {
+  name: string;
+  partitions: PartitionCode[];
+}
+
+export interface FetchedPartition {
+  partitionIndex: number;
+  committedOffset: bigint;
+  committedLeaderEpoch: number;
+  metadata: string;
+  errorCode: number;
+}
+
+export interface FetchedTopic {
+  name: string;
+  partitions: FetchedPartition[];
+}
+
+export class OffsetMetadataManager {
+  /** group → topic → partition → offset */
+  readonly offsets = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>();
+
+  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, private readonly groups: GroupMetadataManager) {}
+
+  replay(r: OffsetCommitRecord): void {
+    const v = r.value;
+    if (v === null) {
+      const topics = this.offsets.get(r.groupId);
+      const parts = topics?.get(r.topic);
+      if (!topics || !parts) return;
+      parts.delete(r.partition);
+      if (parts.size === 0) topics.delete(r.topic);
+      if (topics.size === 0) this.offsets.delete(r.groupId);
+      return;
+    }
+    // Offsets without a group (assign-mode commits) make a simple Empty group, as in Kafka.
+    this.groups.getOrCreate(r.groupId);
+    let topics = this.offsets.get(r.groupId);
+    if (!topics) this.offsets.set(r.groupId, (topics = new Map()));
+    let parts = topics.get(r.topic);
+    if (!parts) topics.set(r.topic, (parts = new Map()));
+    parts.set(r.partition, {
+      offset: v.offset,
+      leaderEpoch: v.leaderEpoch,
+      metadata: v.metadata,
+      commitTimestampMs: Number(v.commitTimestamp),
+      expireTimestampMs: v.expireTimestamp === -1n ? null : Number(v.expireTimestamp),
+    });
+  }
+
+  hasOffsets(groupId: string): boolean {
+    return this.offsets.has(groupId);
+  }
+
+  /** Group-level validation of a commit; NONE when the commit may proceed. */
+  private validateCommit(req: CommitRequest, apiVersion: number): number {
+    const group = this.groups.groups.get(req.groupId);
+    if (!group) {
+      if (req.generationId < 0) return ErrorCode.NONE;
+      return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+    }
+    if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    if (req.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
+    if (req.generationId >= 0 || req.memberId !== '' || req.groupInstanceId !== null) {
+      const invalid = group.validateMember(req.memberId, req.groupInstanceId);
+      if (invalid !== ErrorCode.NONE) return invalid;
+      if (req.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
+    } else if (!group.is('Empty')) {
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    return ErrorCode.NONE;
+  }
+
+  commit(req: CommitRequest, apiVersion: number): CoordinatorResult<TopicCodes[], Rec> {
+    const groupError = this.validateCommit(req, apiVersion);
+    const now = this.ctx.now();
+    const records: OffsetCommitRecord[] = [];
+    const topics: TopicCodes[] = req.topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map((p) => {
+        if (groupError !== ErrorCode.NONE) return { partitionIndex: p.partitionIndex, errorCode: groupError };
+        const metadata = p.committedMetadata ?? '';
+        if (Buffer.byteLength(metadata, 'utf8') > this.config.offsetMetadataMaxBytes) {
+          return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.OFFSET_METADATA_TOO_LARGE };
+        }
+        records.push({
+          type: 'offset', groupId: req.groupId, topic: t.name, partition: p.partitionIndex,
+          value: {
+            offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata,
+            commitTimestamp: BigInt(now),
+            expireTimestamp: req.retentionTimeMs >= 0 ? BigInt(now + req.retentionTimeMs) : -1n,
+          },
+        });
+        return { partitionIndex: p.partitionIndex, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    return { records, response: () => topics };
+  }
+
+  /** Committed offsets; `topics` null = every committed partition of the group. */
+  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): FetchedTopic[] {
+    const committed = this.offsets.get(groupId);
+    const entry = (p: number, o: OffsetAndMetadata | undefined): FetchedPartition => o
+      ? { partitionIndex: p, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE }
+      : { partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+    if (topics === null) {
+      if (!committed) return [];
+      return [...committed].map(([name, parts]) => ({
+        name,
+        partitions: [...parts].sort((a, b) => a[0] - b[0]).map(([p, o]) => entry(p, o)),
+      }));
+    }
+    return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(p, committed?.get(t.name)?.get(p))) }));
+  }
+
+  /** OffsetDelete: top-level error, or per-partition codes and the tombstones to write. */
+  deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): CoordinatorResult<{ errorCode: number; topics: TopicCodes[] }, Rec> {
+    const group = this.groups.groups.get(groupId);
+    const whole = (errorCode: number) => ({ records: [], response: () => ({ errorCode, topics: [] as TopicCodes[] }) });
+    if (!group || group.is('Dead')) return whole(ErrorCode.GROUP_ID_NOT_FOUND);
+    let subscribed: Set<string> | null = new Set();
+    if (!group.is('Empty')) {
+      if (group.protocolType !== 'consumer') return whole(ErrorCode.NON_EMPTY_GROUP);
+      subscribed = group.subscribedTopics();
+    }
+    const committed = this.offsets.get(groupId);
+    const records: OffsetCommitRecord[] = [];
+    const out: TopicCodes[] = topics.map((t) => ({
+      name: t.name,
+      partitions: t.partitions.map(({ partitionIndex }) => {
+        if (subscribed === null || subscribed.has(t.name)) return { partitionIndex, errorCode: ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC };
+        if (committed?.get(t.name)?.has(partitionIndex)) records.push(this.tombstone(groupId, t.name, partitionIndex));
+        return { partitionIndex, errorCode: ErrorCode.NONE };
+      }),
+    }));
+    return { records, response: () => ({ errorCode: ErrorCode.NONE, topics: out }) };
+  }
+
+  tombstone(groupId: string, topic: string, partition: number): OffsetCommitRecord {
+    return { type: 'offset', groupId, topic, partition, value: null };
+  }
+
+  /** Tombstones for every offset of the group (DeleteGroups). */
+  tombstonesFor(groupId: string): OffsetCommitRecord[] {
+    const out: OffsetCommitRecord[] = [];
+    for (const [topic, parts] of this.offsets.get(groupId) ?? []) for (const p of parts.keys()) out.push(this.tombstone(groupId, topic, p));
+    return out;
+  }
+
+  /**
+   * Offsets past retention (Kafka's cleanupExpiredOffsets): in an Empty group with a protocol
+   * type, counted from when the group became Empty; in a simple group (no protocol type), from
+   * the commit; in a Stable consumer group, only offsets of topics no member subscribes to, from
+   * the commit. An explicit expire timestamp wins. Returns the tombstones and how many offsets
+   * the group keeps.
+   */
+  expired(group: ClassicGroup, nowMs: number): { records: OffsetCommitRecord[]; remaining: number } {
+    const committed = this.offsets.get(group.groupId);
+    if (!committed) return { records: [], remaining: 0 };
+    let baseOf: ((o: OffsetAndMetadata, topic: string) => number | null);
+    if (group.protocolType === null) {
+      baseOf = (o) => o.commitTimestampMs;
+    } else if (group.is('Empty')) {
+      baseOf = () => group.stateTimestampMs;
+    } else if (group.is('Stable') && group.protocolType === 'consumer') {
+      const subscribed = group.subscribedTopics();
+      baseOf = (o, topic) => (subscribed && !subscribed.has(topic) ? o.commitTimestampMs : null);
+    } else {
+      baseOf = () => null;
+    }
+    const records: OffsetCommitRecord[] = [];
+    let remaining = 0;
+    for (const [topic, parts] of committed) {
+      for (const [p, o] of parts) {
+        const base = baseOf(o, topic);
+        const expired = base !== null && (o.expireTimestampMs !== null ? nowMs >= o.expireTimestampMs : nowMs - base >= this.config.offsetsRetentionMs);
+        if (expired) records.push(this.tombstone(group.groupId, topic, p));
+        else remaining++;
+      }
+    }
+    return { records, remaining };
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * Wires the transaction coordinator to a Broker: `__transaction_state` through the broker's topic
+ * creation and logs, data partitions for markers, the producer-id block file in the log dir, and
+ * the Kafka-named settings.
+ */
+import * as path from 'node:path';
+import { KafkaApiError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { Broker } from '../../broker/broker.js';
+import type { Fs } from '../../storage/fs.js';
+import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
+import type { GroupCoordinatorRecord } from '../group/records.js';
+import { ProducerIdManager } from './producer-id-manager.js';
+import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from './txn-coordinator.js';
+
+export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string): TxnCoordinator {
+  const c = broker.rawConfig as Record<string, unknown>;
+  const num = (k: string, d: number): number => {
+    const v = Number(c[k]);
+    return Number.isFinite(v) ? v : d;
+  };
+  const pendingFile = path.join(logDir, 'samsa-pending-txn-offsets.json');
+  const segmentBytes = num('transaction.state.log.segment.bytes', 104857600);
+  const env: TxnEnvironment = {
+    stateTopicPartitions: () => broker.metadata.get(TRANSACTION_STATE_TOPIC)?.partitions ?? null,
+    createStateTopic: async (numPartitions) => {
+      if (broker.metadata.get(TRANSACTION_STATE_TOPIC)) return;
+      await broker.createTopic({
+        name: TRANSACTION_STATE_TOPIC,
+        numPartitions,
+        replicationFactor: 1,
+        configs: { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(segmentBytes) },
+      });
+    },
+    stateLog: (partition) => {
+      const log = broker.getLog(TRANSACTION_STATE_TOPIC, partition);
+      if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${TRANSACTION_STATE_TOPIC}-${partition} has no log`);
+      // Transaction state must survive a crash once acknowledged: always fsync.
+      return new PartitionCoordinatorLog(log, broker.leaderEpoch, { flush: true });
+    },
+    partitionLog: (topic, partition) => broker.getLog(topic, partition),
+    pendingOffsetsFile: {
+      load: async () => ((await fs.exists(pendingFile)) ? (await fs.readFile(pendingFile)).toString('utf8') : null),
+      save: (text) => fs.writeFileAtomic(pendingFile, Buffer.from(text, 'utf8')),
+    },
+    leaderEpoch: broker.leaderEpoch,
+    offsetsPartitionFor: async (groupId) => {
+      await broker.groupCoordinator.ensureActive();
+      return broker.groupCoordinator.partitionFor(groupId);
+    },
+    // Committed transactional offsets become ordinary OffsetCommit records of the group's shard
+    // (the runtime appends them to __consumer_offsets and replays them), before the marker.
+    commitTxnOffsets: async (partition, groups) => {
+      const now = BigInt(broker.clock.now());
+      const records: GroupCoordinatorRecord[] = groups.flatMap((g) => g.offsets.map((o) => ({
+        type: 'offset' as const, groupId: g.groupId, topic: o.topic, partition: o.partition,
+        value: { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: now, expireTimestamp: -1n },
+      })));
+      await broker.groupCoordinator.runtime.schedule(partition, () => ({ records, response: () => undefined }));
+    },
+  };
+  return new TxnCoordinator({
+    clock: broker.clock,
+    logger: broker.log,
+    producerIds: new ProducerIdManager(fs, logDir, broker.nodeId),
+    env,
+    numPartitions: num('transaction.state.log.num.partitions', 50),
+    settings: {
+      transactionMaxTimeoutMs: num('transaction.max.timeout.ms', 900000),
+      transactionalIdExpirationMs: num('transactional.id.expiration.ms', 604800000),
+      abortTimedOutIntervalMs: num('transaction.abort.timed.out.transaction.cleanup.interval.ms', 10000),
+      removeExpiredIntervalMs: num('transaction.remove.expired.transaction.cleanup.interval.ms', 3600000),
+    },
+  });
+}

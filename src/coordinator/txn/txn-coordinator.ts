@@ -1,0 +1,444 @@
+/**
+ * The transaction coordinator service (Kafka `TransactionCoordinator` + `TransactionStateManager`
+ * + `TransactionMarkerChannelManager`, single node):
+ *
+ * - producer ids: `ProducerIdManager` (blocks persisted before use, never repeated);
+ * - transactional ids live in `__transaction_state`, partition abs(hash(id)) % partitions, one
+ *   coordinator-runtime shard per partition (txn-shard.ts). The topic is created on first use
+ *   (cleanup.policy=compact) and, when it exists at start-up, every partition is loaded before the
+ *   broker accepts connections;
+ * - markers: when a transaction enters PrepareCommit/PrepareAbort (EndTxn, a fencing
+ *   InitProducerId, a timeout, or found so after a restart) a COMMIT/ABORT control batch is
+ *   appended to every partition of the transaction (skipping partitions that no longer exist),
+ *   then CompleteCommit/CompleteAbort is written. Failed marker writes are retried with backoff.
+ */
+import { KafkaApiError } from '../../errors.js';
+import type { Clock, Timer } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { buildRecordBatch } from '../../protocol/records/record.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import { MemoryCoordinatorLog, type CoordinatorLog } from '../runtime/coordinator-log.js';
+import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
+import { ProducerIdManager } from './producer-id-manager.js';
+import { txnRecordSerde, type TxnLogRecord } from './records.js';
+import { TxnShard, TxnState, TXN_STATE_NAMES, splitTpKey, tpKey, type InitPidResult, type TxnMetadata, type TxnSettings } from './txn-shard.js';
+
+export const TRANSACTION_STATE_TOPIC = '__transaction_state';
+
+/** Java's String.hashCode over UTF-16 code units. */
+function javaStringHash(s: string): number {
+  let h = 0;
+  for (let i = 0; i < s.length; i++) h = (Math.imul(31, h) + s.charCodeAt(i)) | 0;
+  return h;
+}
+
+/** Kafka `partitionFor`: Utils.abs(hash) % partitions (abs(MIN_INT) = 0). */
+export function partitionForTxnId(id: string, partitions: number): number {
+  const h = javaStringHash(id);
+  return (h === -2147483648 ? 0 : Math.abs(h)) % partitions;
+}
+
+/** What the coordinator needs from the broker (a memory implementation serves unit tests). */
+export interface TxnEnvironment {
+  /** Partition count of __transaction_state, or null while it does not exist. */
+  stateTopicPartitions(): number | null;
+  createStateTopic(numPartitions: number): Promise<void>;
+  stateLog(partition: number): CoordinatorLog;
+  /** The log of a data partition (markers), or undefined when it no longer exists. */
+  partitionLog(topic: string, partition: number): PartitionLog | undefined;
+  leaderEpoch: number;
+  /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
+  offsetsPartitionFor?(groupId: string): Promise<number>;
+  /**
+   * Durable storage for TxnOffsetCommit offsets waiting for their transaction's outcome (one
+   * small JSON document, replaced atomically); memory when absent.
+   */
+  pendingOffsetsFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
+  /** Commit: makes a transaction's offsets of groups on `partition` visible (before its marker there). */
+  commitTxnOffsets?(partition: number, offsets: PendingGroupOffsets[]): Promise<void>;
+}
+
+export interface PendingOffset {
+  topic: string;
+  partition: number;
+  offset: bigint;
+  leaderEpoch: number;
+  metadata: string;
+}
+
+export interface PendingGroupOffsets {
+  groupId: string;
+  offsets: PendingOffset[];
+}
+
+export interface TxnCoordinatorOptions {
+  clock: Clock;
+  logger: Logger;
+  producerIds: ProducerIdManager;
+  env: TxnEnvironment;
+  numPartitions: number;
+  settings: TxnSettings;
+}
+
+export interface DescribedTxn {
+  errorCode: number;
+  transactionalId: string;
+  transactionState: string;
+  transactionTimeoutMs: number;
+  transactionStartTimeMs: bigint;
+  producerId: bigint;
+  producerEpoch: number;
+  topics: { topic: string; partitions: number[] }[];
+}
+
+/** Builds a COMMIT (1) / ABORT (0) control batch (Kafka `EndTransactionMarker`). */
+export function buildMarkerBatch(producerId: number, producerEpoch: number, commit: boolean, coordinatorEpoch: number, timestampMs: number): Buffer {
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(0, 0);
+  key.writeInt16BE(commit ? 1 : 0, 2);
+  const value = Buffer.alloc(6);
+  value.writeInt16BE(0, 0);
+  value.writeInt32BE(coordinatorEpoch, 2);
+  return buildRecordBatch({
+    producerId: BigInt(producerId), producerEpoch, baseSequence: -1, transactional: true, control: true,
+    records: [{ key, value, timestamp: BigInt(timestampMs) }],
+  });
+}
+
+const MARKER_RETRY_MS = 100;
+const MARKER_MAX_RETRY_MS = 5000;
+
+export class TxnCoordinator {
+  readonly runtime: CoordinatorRuntime<TxnShard, TxnLogRecord>;
+  private numPartitions: number;
+  private activating: Promise<void> | null = null;
+  private closed = false;
+  private readonly markerWork = new Set<Promise<void>>();
+  private readonly retryTimers = new Set<Timer>();
+  /**
+   * TxnOffsetCommit offsets waiting for their transaction's outcome: producerId → (transaction
+   * start time, group → offsets partition and "topic\0partition" → offset). Saved to
+   * `env.pendingOffsetsFile` before TxnOffsetCommit is answered, so a transaction completed after
+   * a crash still commits its offsets. Samsa-specific: Kafka keeps them as transactional records in
+   * __consumer_offsets.
+   */
+  private pendingOffsets = new Map<number, { txnStart: number; groups: Map<string, { partition: number; offsets: Map<string, PendingOffset> }> }>();
+  private pendingSave: Promise<void> = Promise.resolve();
+
+  constructor(private readonly opts: TxnCoordinatorOptions) {
+    this.numPartitions = opts.env.stateTopicPartitions() ?? opts.numPartitions;
+    this.runtime = new CoordinatorRuntime<TxnShard, TxnLogRecord>({
+      name: 'transaction coordinator',
+      clock: opts.clock,
+      logger: opts.logger,
+      serde: txnRecordSerde,
+      newShard: (ctx) => new TxnShard(ctx, opts.settings, { onPrepare: (p, txn) => this.startMarkers(p, txn) }),
+    });
+  }
+
+  get settings(): TxnSettings {
+    return this.opts.settings;
+  }
+
+  /** Start-up: loads every partition of an existing __transaction_state (completing prepared transactions). */
+  async startup(): Promise<void> {
+    await this.loadPendingOffsets();
+    if (this.opts.env.stateTopicPartitions() !== null) await this.ensureActive();
+  }
+
+  get isActive(): boolean {
+    return this.activating !== null && this.runtime.partitions.length === this.numPartitions && this.runtime.partitions.every((p) => this.runtime.isActive(p));
+  }
+
+  ensureActive(): Promise<void> {
+    if (this.closed) return Promise.reject(new KafkaApiError(ErrorCode.NOT_COORDINATOR));
+    if (!this.activating) {
+      this.activating = (async () => {
+        const env = this.opts.env;
+        if (env.stateTopicPartitions() === null) await env.createStateTopic(this.opts.numPartitions);
+        this.numPartitions = env.stateTopicPartitions()!;
+        await Promise.all(Array.from({ length: this.numPartitions }, (_, p) => this.runtime.load(p, env.stateLog(p))));
+      })().catch((err) => {
+        this.activating = null;
+        this.opts.logger.error('transaction coordinator: loading __transaction_state failed', err);
+        throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE);
+      });
+    }
+    return this.activating;
+  }
+
+  partitionFor(id: string): number {
+    return partitionForTxnId(id, this.numPartitions);
+  }
+
+  private async run<T>(id: string, op: (shard: TxnShard) => CoordinatorResult<T, TxnLogRecord>): Promise<T> {
+    await this.ensureActive();
+    return this.runtime.schedule(this.partitionFor(id), op);
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Requests
+
+  /** InitProducerId. `transactionalId` null: a fresh idempotent producer id with epoch 0 (IP1). */
+  async initProducerId(transactionalId: string | null, timeoutMs: number, expected: { producerId: number; epoch: number } | null, fencedCode: number): Promise<InitPidResult> {
+    if (transactionalId === null) {
+      return { errorCode: ErrorCode.NONE, producerId: await this.opts.producerIds.generate(), producerEpoch: 0 };
+    }
+    if (transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 };
+    await this.ensureActive();
+    // An id is allocated up front (used only for new ids or exhausted epochs; ids are plentiful).
+    const fresh = await this.opts.producerIds.generate();
+    return this.runtime.schedule(this.partitionFor(transactionalId), (s) => s.initProducerId(transactionalId, timeoutMs, expected, fresh, fencedCode));
+  }
+
+  addPartitions(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number): Promise<number> {
+    if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
+    return this.run(transactionalId, (s) => s.addPartitions(transactionalId, producerId, epoch, partitions.map((p) => tpKey(p.topic, p.partition)), fencedCode));
+  }
+
+  endTxn(transactionalId: string, producerId: number, epoch: number, commit: boolean, fencedCode: number): Promise<InitPidResult> {
+    if (transactionalId === '') return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 });
+    return this.run(transactionalId, (s) => s.endTxn(transactionalId, producerId, epoch, commit, fencedCode));
+  }
+
+  /**
+   * Produce-side check that a transactional batch's partition was added (behaviours.md R8-R11).
+   * NONE, INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING, INVALID_PRODUCER_EPOCH or NOT_ENOUGH_REPLICAS.
+   */
+  async verifyPartition(transactionalId: string, producerId: number, epoch: number, topic: string, partition: number): Promise<number> {
+    try {
+      return await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey(topic, partition))));
+    } catch {
+      return ErrorCode.NOT_ENOUGH_REPLICAS;
+    }
+  }
+
+  /** A read-only look at one transactional id (TxnOffsetCommit checks). */
+  async lookup(transactionalId: string): Promise<TxnMetadata | undefined> {
+    return this.run(transactionalId, (s) => {
+      const m = s.txns.get(transactionalId);
+      return answer(m ? { ...m, partitions: new Set(m.partitions) } : undefined);
+    });
+  }
+
+  async describe(ids: string[]): Promise<DescribedTxn[]> {
+    const out: DescribedTxn[] = [];
+    for (const id of ids) {
+      const notFound: DescribedTxn = { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] };
+      if (id === '' || (!this.activating && this.opts.env.stateTopicPartitions() === null)) {
+        out.push(notFound);
+        continue;
+      }
+      try {
+        const m = await this.lookup(id);
+        if (!m) {
+          out.push(notFound);
+          continue;
+        }
+        const byTopic = new Map<string, number[]>();
+        for (const k of m.partitions) {
+          const { topic, partition } = splitTpKey(k);
+          byTopic.set(topic, [...(byTopic.get(topic) ?? []), partition]);
+        }
+        out.push({
+          errorCode: ErrorCode.NONE, transactionalId: id, transactionState: TXN_STATE_NAMES[m.state] ?? 'Unknown',
+          transactionTimeoutMs: m.txnTimeoutMs, transactionStartTimeMs: BigInt(m.txnStartTimestamp),
+          producerId: BigInt(m.producerId), producerEpoch: m.producerEpoch,
+          topics: [...byTopic].map(([topic, partitions]) => ({ topic, partitions: partitions.sort((a, b) => a - b) })),
+        });
+      } catch (err) {
+        out.push({ ...notFound, errorCode: err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR });
+      }
+    }
+    return out;
+  }
+
+  /** ListTransactions: filters by state names, producer ids and (v1) minimum open duration. */
+  async list(stateFilters: string[], producerIdFilters: bigint[], durationFilterMs: number): Promise<{ transactionalId: string; producerId: bigint; transactionState: string }[]> {
+    if (!this.activating && this.opts.env.stateTopicPartitions() === null) return [];
+    await this.ensureActive();
+    const now = this.opts.clock.now();
+    const pids = new Set(producerIdFilters.map(Number));
+    const states = new Set(stateFilters);
+    const perShard = await this.runtime.scheduleAll((s) => answer([...s.txns.values()]
+      .filter((m) => (states.size === 0 || states.has(TXN_STATE_NAMES[m.state])) && (pids.size === 0 || pids.has(m.producerId)))
+      .filter((m) => durationFilterMs < 0 || (m.state === TxnState.Ongoing && now - m.txnStartTimestamp >= durationFilterMs))
+      .map((m) => ({ transactionalId: m.transactionalId, producerId: BigInt(m.producerId), transactionState: TXN_STATE_NAMES[m.state] }))));
+    return perShard.flat();
+  }
+
+  /** AddOffsetsToTxn: adds the group's __consumer_offsets partition to the transaction (AO1). */
+  async addOffsets(transactionalId: string, producerId: number, epoch: number, groupId: string, fencedCode: number): Promise<number> {
+    if (transactionalId === '') return ErrorCode.INVALID_REQUEST;
+    if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const p = await this.opts.env.offsetsPartitionFor(groupId);
+    return this.addPartitions(transactionalId, producerId, epoch, [{ topic: '__consumer_offsets', partition: p }], fencedCode);
+  }
+
+  /**
+   * TxnOffsetCommit: checks that the group's offsets partition is in the producer's ongoing
+   * transaction (TO1, TO6) and keeps the offsets until the transaction ends (TO9). Returns a code
+   * for all partitions, or NONE.
+   */
+  async txnOffsetCommit(transactionalId: string, producerId: number, epoch: number, groupId: string, offsets: PendingOffset[], notAddedCode: number): Promise<number> {
+    if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const gp = await this.opts.env.offsetsPartitionFor(groupId);
+    const code = await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey('__consumer_offsets', gp))));
+    if (code === ErrorCode.INVALID_TXN_STATE) return notAddedCode;
+    if (code !== ErrorCode.NONE) return code;
+    const meta = await this.lookup(transactionalId);
+    const txnStart = meta?.txnStartTimestamp ?? -1;
+    let entry = this.pendingOffsets.get(producerId);
+    if (!entry || entry.txnStart !== txnStart) this.pendingOffsets.set(producerId, (entry = { txnStart, groups: new Map() }));
+    let g = entry.groups.get(groupId);
+    if (!g) entry.groups.set(groupId, (g = { partition: gp, offsets: new Map() }));
+    for (const o of offsets) g.offsets.set(tpKey(o.topic, o.partition), o);
+    await this.savePendingOffsets();
+    return ErrorCode.NONE;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Markers
+
+  private startMarkers(partition: number, txn: Readonly<TxnMetadata>): void {
+    if (this.closed) return;
+    const work = this.writeMarkers(partition, txn, 0).finally(() => this.markerWork.delete(work));
+    this.markerWork.add(work);
+  }
+
+  private async writeMarkers(partition: number, txn: Readonly<TxnMetadata>, attempt: number): Promise<void> {
+    const commit = txn.state === TxnState.PrepareCommit;
+    const env = this.opts.env;
+    let failed = false;
+    for (const k of txn.partitions) {
+      if (this.closed) return;
+      const { topic, partition: p } = splitTpKey(k);
+      const log = env.partitionLog(topic, p);
+      if (!log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
+      try {
+        if (topic === '__consumer_offsets') await this.settleOffsets(p, txn.producerId, txn.txnStartTimestamp, commit);
+        const batch = buildMarkerBatch(txn.producerId, txn.producerEpoch, commit, 0, this.opts.clock.now());
+        await log.appendAsLeader(batch, env.leaderEpoch, { origin: 'coordinator' });
+      } catch (err) {
+        if (err instanceof KafkaApiError && (err.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH || err.errorCode === ErrorCode.TRANSACTION_COORDINATOR_FENCED)) {
+          // A newer epoch already wrote to this partition: this marker is obsolete there.
+          continue;
+        }
+        this.opts.logger.warn?.(`transaction ${txn.transactionalId}: marker to ${topic}-${p} failed: ${(err as Error).message}`);
+        failed = true;
+      }
+    }
+    if (this.closed) return;
+    if (failed) {
+      const delay = Math.min(MARKER_RETRY_MS * 2 ** attempt, MARKER_MAX_RETRY_MS);
+      await new Promise<void>((resolve) => {
+        const t = this.opts.clock.setTimeout(() => { this.retryTimers.delete(t); resolve(); }, delay);
+        this.retryTimers.add(t);
+      });
+      if (this.closed) return;
+      return this.writeMarkers(partition, txn, attempt + 1);
+    }
+    try {
+      await this.runtime.schedule(partition, (s) => s.completeTransaction(txn.transactionalId, txn.producerId, txn.producerEpoch));
+    } catch (err) {
+      if (!this.closed) this.opts.logger.error(`transaction ${txn.transactionalId}: completing failed`, err);
+    }
+  }
+
+  /** Commits (or drops, on abort) the producer's pending offsets of groups on offsets partition `partition`. */
+  private async settleOffsets(partition: number, producerId: number, txnStart: number, commit: boolean): Promise<void> {
+    const entry = this.pendingOffsets.get(producerId);
+    if (!entry) return;
+    if (entry.txnStart !== txnStart) {
+      // Left over from an older transaction of this producer (crash before the file was updated).
+      this.pendingOffsets.delete(producerId);
+      await this.savePendingOffsets();
+      return;
+    }
+    const mine = [...entry.groups].filter(([, g]) => g.partition === partition);
+    if (commit && mine.length > 0 && this.opts.env.commitTxnOffsets) {
+      await this.opts.env.commitTxnOffsets(partition, mine.map(([groupId, g]) => ({ groupId, offsets: [...g.offsets.values()] })));
+    }
+    for (const [groupId] of mine) entry.groups.delete(groupId);
+    if (entry.groups.size === 0) this.pendingOffsets.delete(producerId);
+    await this.savePendingOffsets();
+  }
+
+  private async loadPendingOffsets(): Promise<void> {
+    const file = this.opts.env.pendingOffsetsFile;
+    const text = file ? await file.load() : null;
+    if (!text) return;
+    try {
+      const doc = JSON.parse(text) as { producers: { producerId: number; txnStart: number; groups: { groupId: string; partition: number; offsets: (Omit<PendingOffset, 'offset'> & { offset: string })[] }[] }[] };
+      for (const p of doc.producers) {
+        this.pendingOffsets.set(p.producerId, {
+          txnStart: p.txnStart,
+          groups: new Map(p.groups.map((g) => [g.groupId, { partition: g.partition, offsets: new Map(g.offsets.map((o) => [tpKey(o.topic, o.partition), { ...o, offset: BigInt(o.offset) }])) }])),
+        });
+      }
+    } catch (err) {
+      this.opts.logger.error('transaction coordinator: unreadable pending transactional offsets; ignored', err);
+    }
+  }
+
+  /** Saves the pending offsets (serialised: each save writes the state as of when it runs). */
+  private savePendingOffsets(): Promise<void> {
+    const file = this.opts.env.pendingOffsetsFile;
+    if (!file) return Promise.resolve();
+    const run = this.pendingSave.catch(() => undefined).then(() => {
+      const producers = [...this.pendingOffsets].map(([producerId, e]) => ({
+        producerId, txnStart: e.txnStart,
+        groups: [...e.groups].map(([groupId, g]) => ({ groupId, partition: g.partition, offsets: [...g.offsets.values()].map((o) => ({ ...o, offset: String(o.offset) })) })),
+      }));
+      return file.save(JSON.stringify({ version: 1, producers }));
+    });
+    this.pendingSave = run;
+    return run;
+  }
+
+  /** Resolves when no marker writes are running and every shard is idle (tests). */
+  async idle(): Promise<void> {
+    for (;;) {
+      await this.runtime.idle();
+      await new Promise((r) => setImmediate(r));
+      if (this.markerWork.size === 0 && (await this.runtime.idle(), this.markerWork.size === 0)) return;
+      await Promise.all([...this.markerWork]);
+    }
+  }
+
+  async shutdown(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const t of this.retryTimers) t.cancel();
+    this.retryTimers.clear();
+    await this.activating?.catch(() => undefined);
+    await Promise.all([...this.markerWork].map((w) => w.catch(() => undefined)));
+    await this.runtime.close();
+  }
+}
+
+/** A transaction-state topic in memory (unit tests; logs survive a coordinator "restart"). */
+export class MemoryTxnEnvironment implements TxnEnvironment {
+  readonly logs = new Map<number, MemoryCoordinatorLog>();
+  readonly dataLogs = new Map<string, PartitionLog>();
+  leaderEpoch = 0;
+  private count: number | null = null;
+
+  stateTopicPartitions(): number | null {
+    return this.count;
+  }
+
+  async createStateTopic(numPartitions: number): Promise<void> {
+    this.count = numPartitions;
+    for (let p = 0; p < numPartitions; p++) if (!this.logs.has(p)) this.logs.set(p, new MemoryCoordinatorLog());
+  }
+
+  stateLog(partition: number): MemoryCoordinatorLog {
+    return this.logs.get(partition)!;
+  }
+
+  partitionLog(topic: string, partition: number): PartitionLog | undefined {
+    return this.dataLogs.get(`${topic}-${partition}`);
+  }
+}
