@@ -100,6 +100,12 @@ export class LogSegment {
   private maxTsKnown: boolean;
   private firstBatchTs: number | null = null;
   private nextOff: number | null = null;
+  /**
+   * Where the last read stopped (offset of the next batch → its file position). Consumers read
+   * sequentially, so the next fetch usually starts exactly there and skips the index lookup and
+   * header scan. Cleared whenever the file is truncated.
+   */
+  private readHint: { offset: number; position: number } | null = null;
   private pins = 0;
   private unpinned: (() => void) | null = null;
   private closed = false;
@@ -293,6 +299,7 @@ export class LogSegment {
       this.nextOff = saved.nextOff;
       try {
         this.log.truncate(startPosition);
+        this.readHint = null;
         if (oi.entries > saved.oiEntries) oi.truncateTo(oi.entry(saved.oiEntries).offset);
         if (ti.entries > saved.tiEntries) ti.truncateTo(ti.entry(saved.tiEntries).offset);
       } catch (rollbackErr) {
@@ -352,22 +359,42 @@ export class LogSegment {
     try {
       await this.loadIndexes();
       const endPos = this.log.size();
-      const startPos = this.offsetIndex.lookup(startOffset).position;
-      const first = await this.translateOffset(startOffset, startPos, endPos);
-      if (!first) return null;
       const maxOffset = opts.maxOffset ?? Number.MAX_SAFE_INTEGER;
-      if (first.baseOffset >= maxOffset) return Buffer.alloc(0);
-      let want = opts.minOneMessage ? Math.max(maxBytes, first.sizeBytes) : maxBytes;
-      want = Math.min(want, endPos - first.position);
-      if (want < first.sizeBytes) return Buffer.alloc(0);
-      const data = await this.log.read(first.position, want);
+      let data: Buffer;
+      let position: number;
+      const hint = this.readHint;
+      if (hint && hint.offset === startOffset && hint.position < endPos) {
+        // Sequential read: the batch at `startOffset` starts exactly at the hinted position.
+        position = hint.position;
+        data = await this.log.read(position, Math.min(Math.max(maxBytes, RECORD_BATCH_OVERHEAD), endPos - position));
+        if (data.length < RECORD_BATCH_OVERHEAD) return null;
+        const firstSize = batchSize(data, 0);
+        if (batchBaseOffset(data, 0) >= maxOffset) return Buffer.alloc(0);
+        if (firstSize > data.length) {
+          if (!opts.minOneMessage || firstSize > endPos - position) return Buffer.alloc(0);
+          data = await this.log.read(position, firstSize);
+        }
+      } else {
+        const startPos = this.offsetIndex.lookup(startOffset).position;
+        const first = await this.translateOffset(startOffset, startPos, endPos);
+        if (!first) return null;
+        if (first.baseOffset >= maxOffset) return Buffer.alloc(0);
+        let want = opts.minOneMessage ? Math.max(maxBytes, first.sizeBytes) : maxBytes;
+        want = Math.min(want, endPos - first.position);
+        if (want < first.sizeBytes) return Buffer.alloc(0);
+        position = first.position;
+        data = await this.log.read(position, want);
+      }
       let end = 0;
+      let nextOffset = -1;
       while (data.length - end >= RECORD_BATCH_OVERHEAD) {
         const size = batchSize(data, end);
         if (size < RECORD_BATCH_OVERHEAD || end + size > data.length) break;
         if (batchBaseOffset(data, end) >= maxOffset) break;
+        nextOffset = batchBaseOffset(data, end) + lastOffsetDelta(data, end) + 1;
         end += size;
       }
+      if (nextOffset >= 0) this.readHint = { offset: nextOffset, position: position + end };
       return end === data.length ? data : data.subarray(0, end);
     } finally {
       this.unpin();
@@ -531,6 +558,7 @@ export class LogSegment {
 
     const truncatedBytes = fileSize - validBytes;
     if (truncatedBytes > 0) this.log.truncate(validBytes);
+    this.readHint = null;
     ti.maybeAppend(this.maxTs, this.offsetOfMaxTs, true);
     this.bytesSinceLastIndexEntry = validBytes - lastIndexEntry;
     this.nextOff = nextOffset;
@@ -552,6 +580,7 @@ export class LogSegment {
     this.offsetIndex.truncateTo(offset);
     this.timeIndex.truncateTo(offset);
     this.log.truncate(loc.position);
+    this.readHint = null;
     // Recompute the max timestamp and next offset from what is left.
     await this.recover();
     return before - this.log.size();

@@ -57,6 +57,26 @@ test('appends assign consecutive offsets, concatenated batches included; HW foll
   await log.close();
 });
 
+test('sequential reads (one batch at a time) return the same batches as fresh reads, also after truncation and small maxBytes', async () => {
+  const fs = new MemFs();
+  const log = await open(fs, new ManualClock());
+  for (let i = 0; i < 6; i++) await log.appendAsLeader(batch(2, { valueBytes: 100 }), 0);
+  const seen: number[] = [];
+  let next = 0;
+  while (next < log.logEndOffset) {
+    const r = await log.read(next, 1, { minOneMessage: true });
+    const offs = offsetsOf(r.records);
+    assert.ok(offs.length > 0, `progress at ${next}`);
+    seen.push(...offs);
+    next = offs[offs.length - 1] + 1;
+  }
+  assert.equal(seen, range(0, 12));
+  const limited = await log.read(4, 1, { minOneMessage: false });
+  assert.equal(offsetsOf(limited.records), [], 'without minOneMessage a too-small maxBytes returns nothing');
+  assert.equal(offsetsOf((await log.read(4, 1 << 20, { minOneMessage: true, maxOffset: 8 })).records), [4, 5, 6, 7], 'maxOffset bounds a hinted read');
+  await log.close();
+});
+
 test('appends and reads across segment rolls; a read at any offset starts with the batch containing it', async () => {
   const fs = new MemFs();
   const log = await open(fs, new ManualClock(), { segmentBytes: 2000, indexIntervalBytes: 150 });
