@@ -6,6 +6,7 @@ import { listOffsetsHandler } from './002-list-offsets.js';
 import { metadataHandler } from './003-metadata.js';
 import { findCoordinatorHandler } from './010-find-coordinator.js';
 import { apiVersionsHandler } from './018-api-versions.js';
+import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
@@ -17,6 +18,7 @@ export const allHandlers: Handler<any>[] = [
   metadataHandler,
   findCoordinatorHandler,
   apiVersionsHandler,
+  offsetForLeaderEpochHandler,
   ...adminHandlers,
   ...groupHandlers,
   ...txnHandlers,

@@ -1,0 +1,62 @@
+/**
+ * OffsetForLeaderEpoch (key 23), versions 2-4.
+ *
+ * Consumers (librdkafka 2.15 with Metadata v9+, the Java consumer) use it to validate their fetch
+ * position after a leader change (KIP-320); followers use it to find where to truncate.
+ *
+ * Behavior (Kafka's LeaderEpochFileCache.endOffsetFor):
+ * - current_leader_epoch older / newer than the partition's: FENCED_LEADER_EPOCH /
+ *   UNKNOWN_LEADER_EPOCH; unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION.
+ * - leader_epoch equal to the latest epoch (or the log has no epochs yet): the log end offset.
+ * - an older epoch: that epoch (the largest one <= requested) and the start offset of the next
+ *   epoch; below the earliest epoch, or newer than the latest: leader_epoch -1, end_offset -1.
+ * Version notes: v2 current_leader_epoch and throttle time; v3 replica_id; v4 flexible.
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { EpochEndOffset } from '../../protocol/generated/messages/offset-for-leader-epoch-response.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+
+function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffset = -1n): EpochEndOffset {
+  return { errorCode, partition, leaderEpoch, endOffset };
+}
+
+function endOffsetFor(log: PartitionLog, requested: number, partition: number): EpochEndOffset {
+  const entries = log.leaderEpochCache.all;
+  const latest = entries.length ? entries[entries.length - 1].epoch : -1;
+  if (requested === latest || (entries.length === 0 && requested >= 0)) {
+    return answer(partition, ErrorCode.NONE, requested, BigInt(log.logEndOffset));
+  }
+  if (requested < 0 || requested > latest) return answer(partition, ErrorCode.NONE);
+  const nextIndex = entries.findIndex((e) => e.epoch > requested);
+  if (nextIndex <= 0) return answer(partition, ErrorCode.NONE);
+  const floor = entries[nextIndex - 1];
+  return answer(partition, ErrorCode.NONE, floor.epoch, BigInt(entries[nextIndex].startOffset));
+}
+
+export const offsetForLeaderEpochHandler = defineHandler({
+  apiKey: 23,
+  handle(ctx, req) {
+    const broker = ctx.broker;
+    return {
+      throttleTimeMs: 0,
+      topics: req.topics.map((t) => {
+        const info = broker.metadata.get(t.topic);
+        return {
+          topic: t.topic,
+          partitions: t.partitions.map((p) => {
+            const log = info && p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(t.topic, p.partition) : undefined;
+            if (!log) return answer(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+            if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
+              return answer(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH);
+            }
+            return endOffsetFor(log, p.leaderEpoch, p.partition);
+          }),
+        };
+      }),
+    };
+  },
+  errorResponse(req, errorCode) {
+    return { throttleTimeMs: 0, topics: req.topics.map((t) => ({ topic: t.topic, partitions: t.partitions.map((p) => answer(p.partition, errorCode)) })) };
+  },
+});

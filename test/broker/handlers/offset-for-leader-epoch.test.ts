@@ -1,0 +1,46 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
+import { buildRecordBatch } from '../../../src/protocol/records/record.js';
+import { WireClient } from './_admin-wire.js';
+
+let b: RunningBroker;
+let c: WireClient;
+
+test.before(async () => {
+  b = await startBroker({ port: 0 });
+  c = await WireClient.connect(b.port);
+  await b.broker.createTopic({ name: 'ole', numPartitions: 1, replicationFactor: 1, configs: {} });
+  const log = b.broker.getLog('ole', 0)!;
+  for (let i = 0; i < 3; i++) await log.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.from(`v${i}`) }] }), 0);
+});
+
+test.after(async () => {
+  c?.close();
+  await b?.stop();
+});
+
+async function ask(partition: number, leaderEpoch: number, currentLeaderEpoch = -1, version = 4) {
+  const r = await c.send(23, version, { replicaId: -1, topics: [{ topic: 'ole', partitions: [{ partition, currentLeaderEpoch, leaderEpoch }] }] });
+  return r.topics[0].partitions[0];
+}
+
+test('the current epoch ends at the log end offset (v2, v3, v4)', async () => {
+  for (const v of [2, 3, 4]) {
+    const p = await ask(0, 0, 0, v);
+    assert.equal([p.errorCode, p.leaderEpoch, p.endOffset], [ErrorCode.NONE, 0, 3n], `v${v}`);
+  }
+});
+
+test('an epoch newer than the latest answers -1/-1; a stale or future current epoch is fenced / unknown', async () => {
+  const p = await ask(0, 5);
+  assert.equal([p.errorCode, p.leaderEpoch, p.endOffset], [ErrorCode.NONE, -1, -1n]);
+  assert.is((await ask(0, 0, 7)).errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
+});
+
+test('an unknown partition answers UNKNOWN_TOPIC_OR_PARTITION', async () => {
+  assert.is((await ask(9, 0)).errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+});
+
+test.run();
