@@ -13,28 +13,16 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 
+function apiVersions(errorCode: number, apiKeys: { apiKey: number; minVersion: number; maxVersion: number }[]) {
+  return { errorCode, apiKeys, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false };
+}
+
 export const apiVersionsHandler = defineHandler({
   apiKey: 18,
   handle(ctx) {
-    return {
-      errorCode: ErrorCode.NONE,
-      apiKeys: ctx.broker.dispatcher.advertised(),
-      throttleTimeMs: 0,
-      supportedFeatures: [],
-      finalizedFeaturesEpoch: -1n,
-      finalizedFeatures: [],
-      zkMigrationReady: false,
-    };
+    return apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised());
   },
   errorResponse(_req, errorCode, ctx) {
-    return {
-      errorCode,
-      apiKeys: ctx.broker.dispatcher.advertised(),
-      throttleTimeMs: 0,
-      supportedFeatures: [],
-      finalizedFeaturesEpoch: -1n,
-      finalizedFeatures: [],
-      zkMigrationReady: false,
-    };
+    return apiVersions(errorCode, ctx.broker.dispatcher.advertised());
   },
 });
