@@ -13,12 +13,12 @@ const PREFERRED: Partial<Record<number, number>> = {
   0: 9, // Produce
   1: 12, // Fetch (topic names; v13+ uses ids)
   2: 7, // ListOffsets
-  3: 9, // Metadata
+  3: 12, // Metadata (topic ids from v10)
   9: 7, // OffsetFetch (single group)
   15: 5, // DescribeGroups
   16: 4, // ListGroups
   18: 3, // ApiVersions
-  19: 5, // CreateTopics
+  19: 7, // CreateTopics (topic id from v7)
   20: 5, // DeleteTopics (names)
   32: 4, // DescribeConfigs
 };

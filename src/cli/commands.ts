@@ -295,7 +295,7 @@ function parsePosition(s: string, what: string): Position {
   if (s === 'end' || s === 'latest') return { kind: 'end' };
   if (/^\d+$/.test(s)) return { kind: 'offset', offset: BigInt(s) };
   if (/^-\d+$/.test(s)) return { kind: 'relative', back: BigInt(s.slice(1)) };
-  const t = s.startsWith('@') ? s.slice(1) : s.startsWith('s@') ? s.slice(2) : null;
+  const t = s.startsWith('@') ? s.slice(1) : s.startsWith('s@') ? s.slice(2) : /^\d{4}-\d\d-\d\d/.test(s) ? s : null;
   if (t !== null) {
     if (/^\d+$/.test(t)) return { kind: 'time', ms: BigInt(t) };
     const d = Date.parse(t);

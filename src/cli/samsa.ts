@@ -10,9 +10,9 @@
  * The broker takes Kafka-named settings (and KAFKA_* environment variables as in the apache/kafka
  * image); the client commands take --bootstrap host:port (default localhost:9092).
  */
-import { runBroker } from '../main.js';
+// Modules load lazily: a client command does not pay for the broker's, and `start` not for the CLI's.
 import { UsageError } from './args.js';
-import { consumeCommand, groupsCommand, produceCommand, topicsCommand, type Io } from './commands.js';
+import type { Io } from './commands.js';
 
 const HELP = `usage: samsa <command> [options]
 
@@ -61,26 +61,26 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 
 switch (sub) {
   case 'start':
-    runBroker(rest).catch((err) => {
+    import('../main.js').then(({ runBroker }) => runBroker(rest)).catch((err) => {
       process.stderr.write(`samsa: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exit(1);
     });
     break;
   case 'topics':
-    void client(() => topicsCommand(rest, io));
+    void client(async () => (await import('./commands.js')).topicsCommand(rest, io));
     break;
   case 'produce':
-    void client(() => produceCommand(rest, io));
+    void client(async () => (await import('./commands.js')).produceCommand(rest, io));
     break;
   case 'consume': {
     const abort = new AbortController();
     process.once('SIGINT', () => abort.abort());
     process.once('SIGTERM', () => abort.abort());
-    void client(() => consumeCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+    void client(async () => (await import('./commands.js')).consumeCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
     break;
   }
   case 'groups':
-    void client(() => groupsCommand(rest, io));
+    void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
     break;
   case 'help':
     process.stdout.write(HELP);

@@ -307,13 +307,13 @@ export class BrokerControl {
 
   private async before(ctx: RequestContext, req: DecodedRequest, handler: Handler): Promise<unknown> {
     if (ctx.connectionId === INTERNAL_CONNECTION_ID) return undefined;
+    if (this.rules.length === 0 && this.recordings.size === 0) return undefined;
     const ex: RecordedExchange = {
       connectionId: ctx.connectionId, clientId: ctx.clientId, apiKey: req.apiKey, apiName: apiNameOf(req.apiKey),
       apiVersion: req.apiVersion, correlationId: req.correlationId, request: req.body, at: Date.now(),
     };
     this.exchanges.set(req, ex);
     for (const rec of this.recordings) rec.push(ex);
-    if (this.rules.length === 0) return undefined;
 
     const hold = this.take('hold', ctx, req);
     if (hold) {
@@ -369,7 +369,11 @@ export class BrokerControl {
         return (req.body as FetchRequest).topics.some((t) => (t.topic === topic || (id !== undefined && t.topicId === id)) && t.partitions.some((p) => hit(p.partition)));
       }
       case 2: return (req.body as ListOffsetsRequest).topics.some((t) => t.name === topic && t.partitions.some((p) => hit(p.partitionIndex)));
-      case 3: return true; // the response is filtered instead (a Metadata request may ask for all topics)
+      case 3: {
+        // null (v1+) or an empty list (v0) asks for every topic.
+        const ts = (req.body as { topics: { name: string | null }[] | null }).topics;
+        return ts === null || (req.apiVersion === 0 && ts.length === 0) || ts.some((t) => t.name === topic);
+      }
       default: return false;
     }
   }

@@ -132,6 +132,31 @@ test('injection on Metadata for a topic: the producer retries until the topic ha
   assert.is(b.broker.getLog('md', 0)!.highWatermark, 1);
 });
 
+test('per-partition Fetch injection: the kafkajs consumer refreshes metadata and keeps consuming', async () => {
+  await createTopic('fe');
+  const kafka = client();
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic: 'fe', messages: [{ value: 'a' }, { value: 'b' }] });
+  const rec = b.control.record({ apiKeys: ['Fetch', 'Metadata'] });
+  b.control.injectError('Fetch', 'NOT_LEADER_OR_FOLLOWER', { topic: 'fe', partition: 0, count: 2 });
+  const seen: string[] = [];
+  const consumer = kafka.consumer({ groupId: 'fe-group', maxWaitTimeInMs: 100, retry: { retries: 10, initialRetryTime: 20 } });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'fe', fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => { seen.push(message.value!.toString()); } });
+  await b.control.waitForGroupStable('fe-group');
+  await b.control.waitForCommittedOffset('fe-group', 'fe', 0, 2);
+  await consumer.disconnect();
+  await producer.disconnect();
+  rec.stop();
+  assert.equal(seen, ['a', 'b']);
+  const fetches = rec.of('Fetch');
+  assert.is(fetches.filter((e) => e.injectedError === 6).length, 2);
+  const firstInjected = rec.exchanges.findIndex((e) => e.injectedError === 6);
+  assert.ok(rec.exchanges.slice(firstInjected).some((e) => e.apiName === 'Metadata'), 'metadata refreshed after the error');
+});
+
 test('a non-retriable injected error reaches the application', async () => {
   await createTopic('fatal');
   const producer = client().producer();

@@ -1,0 +1,17 @@
+// docs/testing-with-samsa.md (the README section) must show readme-example.test.ts unchanged.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+test('the documented example is the tested file', () => {
+  const doc = readFileSync(join(process.cwd(), 'docs', 'testing-with-samsa.md'), 'utf8');
+  const file = readFileSync(join(process.cwd(), 'test', 'testing', 'readme-example.test.ts'), 'utf8');
+  const block = /```ts\n([\s\S]*?)\n```/.exec(doc)?.[1];
+  assert.ok(block, 'the doc has a ts code block');
+  // The file starts with two comment lines; the doc imports the package instead of the source.
+  const expected = file.split('\n').slice(2).join('\n').replace("'../../src/index.js'", "'samsa'").trim();
+  assert.fixture(block!.trim(), expected);
+});
+
+test.run();
