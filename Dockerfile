@@ -19,7 +19,7 @@ ENV NODE_ENV=production \
     KAFKA_ADVERTISED_LISTENERS=PLAINTEXT://localhost:9092
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules
-COPY --from=build /app/dist/src ./dist/src
+COPY --from=build /app/dist ./dist
 RUN mkdir -p /var/lib/samsa && chown -R node:node /var/lib/samsa
 USER node
 VOLUME ["/var/lib/samsa"]
@@ -27,4 +27,4 @@ EXPOSE 9092
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
   CMD node -e "require('net').connect(9092,'127.0.0.1').on('connect',()=>process.exit(0)).on('error',()=>process.exit(1))"
 STOPSIGNAL SIGTERM
-ENTRYPOINT ["node", "dist/src/cli/samsa.js", "start"]
+ENTRYPOINT ["node", "dist/samsa.js", "start"]

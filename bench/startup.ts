@@ -3,7 +3,7 @@
  *
  *   npm run build && npx tsx bench/startup.ts [--runs 5]
  *
- * Per run: spawn `node dist/src/main.js` on a free 127.0.0.1 port with a fresh data directory, then
+ * Per run: spawn `node dist/samsa.js` (the bundled CLI) on a free 127.0.0.1 port with a fresh data directory, then
  * from a raw socket retry (every 5 ms) connect → ApiVersions → CreateTopics → Produce (acks=1, one
  * small batch) until the Produce is answered without error. Reported:
  * - listening: spawn → first ApiVersions answered
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
     `startup: medians of ${runs} runs (min–max), node ${process.version}`,
     '| process | spawn → listening ms | spawn → first accepted produce ms | idle RSS MiB | peak RSS (VmHWM) MiB |',
     '|---|---|---|---|---|',
-    row('samsa (dist/src/main.js, fresh data dir)', samsa),
+    row('samsa (dist/samsa.js, fresh data dir)', samsa),
     row('bare node listening (floor)', floor),
   ].join('\n') + '\n');
   clearTimeout(guard);

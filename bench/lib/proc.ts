@@ -1,5 +1,5 @@
 /**
- * Process helpers for the benchmarks: start Samsa as a child process (`node dist/src/main.js`) on a
+ * Process helpers for the benchmarks: start Samsa as a child process (`node dist/samsa.js`, the bundled CLI) on a
  * free 127.0.0.1 port with a fresh data directory, read a process's CPU time and RSS from /proc,
  * stop it by its PID (SIGTERM, then SIGKILL after a bounded wait), and small statistics helpers.
  */
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { KafkaConn, apiVersions } from './kafka-conn.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BROKER_MAIN = join(REPO_ROOT, 'dist', 'src', 'main.js');
+export const BROKER_MAIN = join(REPO_ROOT, 'dist', 'samsa.js');
 
 let clkTck = 0;
 function ticksPerSecond(): number {
