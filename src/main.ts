@@ -24,7 +24,7 @@ export async function runBroker(argv: string[]): Promise<void> {
       process.stderr.write(`samsa: port already in use (${e.message}); stop the other broker or set --override listeners=PLAINTEXT://:PORT\n`);
       process.exit(2);
     }
-    if (e && (e.code === 'EACCES' || e.code === 'EROFS')) {
+    if (e && (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'ENOTDIR' || e.code === 'EEXIST')) {
       process.stderr.write(`samsa: cannot use the data directory (${e.message}); set --override log.dirs=/writable/path\n`);
       process.exit(2);
     }

@@ -347,13 +347,16 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
                 if (off < offset) continue;
                 offset = off + 1n;
                 if (isControl || isAborted) continue;
+                // LogAppendTime batches (attribute bit 3): every record's timestamp is the batch's maxTimestamp.
+                const logAppend = (batch.attributes & 0x08) !== 0;
                 out.push({
-                  partition: p, offset: Number(off), timestamp: Number(batch.firstTimestamp + r.timestampDelta), tstype: null,
+                  partition: p, offset: Number(off), timestamp: Number(logAppend ? batch.maxTimestamp : batch.firstTimestamp + r.timestampDelta), tstype: null,
                   key: b64(r.key), value: b64(r.value),
                   headers: r.headers.map(([k, v]) => [k === null ? '' : k.toString('utf8'), b64(v)] as [string, string | null]),
                 });
               }
-              if ((part.records ?? []).length && batch === part.records![part.records!.length - 1]) offset = batch.firstOffset + BigInt(batch.lastOffsetDelta) + 1n;
+              const after = batch.firstOffset + BigInt(batch.lastOffsetDelta) + 1n; // control and aborted batches too
+              if (after > offset) offset = after;
             }
             const end = o.isolation === 'read_committed' ? part.lastStableOffset : part.highWatermark;
             if (offset >= end) break;
@@ -412,7 +415,7 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
     },
     async deleteRecords(topic, partition, before) {
       try {
-        const r = await admin.deleteRecords({ topics: [{ name: topic, partitions: [{ partitionIndex: partition, offset: BigInt(before) }] }] } as any);
+        const r = await admin.deleteRecords({ topics: [{ name: topic, partitions: [{ partition, offset: BigInt(before) }] }] });
         return { error: null, lowWatermark: Number(r[0].partitions[0].lowWatermark) };
       } catch (e) {
         return { error: fromJs(e) };
