@@ -10,7 +10,26 @@ import { createLogger } from './logger.js';
 
 export async function runBroker(argv: string[]): Promise<void> {
   const log = createLogger();
-  let broker: Broker;
+  // Signal handlers come first: a SIGTERM that arrives while the broker is still starting (or
+  // right after it said so) stops it as soon as it is up, instead of killing the process.
+  let broker: Broker | null = null;
+  let stopRequested: string | null = null;
+  let stopping = false;
+  const stop = (signal: string) => {
+    stopRequested = signal;
+    if (!broker || stopping) return;
+    stopping = true;
+    log.info(`${signal}: stopping`);
+    broker.stop().then(
+      () => process.exit(0),
+      (err) => {
+        log.error('stop failed', err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
   try {
     const config = loadConfig({ argv, env: process.env, cwd: process.cwd() });
     broker = await Broker.start({ config, logger: log });
@@ -31,21 +50,7 @@ export async function runBroker(argv: string[]): Promise<void> {
     throw err;
   }
   log.info(`Samsa started: cluster ${broker.metadata.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    log.info(`${signal}: stopping`);
-    broker.stop().then(
-      () => process.exit(0),
-      (err) => {
-        log.error('stop failed', err);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (stopRequested) stop(stopRequested);
 }
 
 const isMain = process.argv[1] && /main\.(ts|js)$/.test(process.argv[1]);

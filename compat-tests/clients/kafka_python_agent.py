@@ -177,39 +177,74 @@ class Listener(ConsumerRebalanceListener):
         self.ev['assigns'] += 1
         self.ev['assignment'] = sorted(p.partition for p in assigned)
 
+# Each group member polls in its own thread: kafka-python's poll() blocks inside JoinGroup until
+# every member has rejoined, so members served in turn by one thread would deadlock a rebalance.
+# The consumer is used only by its thread (kafka-python is not thread-safe); commit and close are
+# requests to that thread.
+import threading
+
+class Member(threading.Thread):
+    def __init__(self, a):
+        super().__init__(daemon=True)
+        self.ev = {'assignment': [], 'assigns': 0, 'revokes': 0}
+        self.lock = threading.Lock()
+        self.buf, self.errors = [], []
+        self.stop = False
+        self.commit_req = None
+        self.c = KafkaConsumer(bootstrap_servers=BOOT['b'], group_id=a['group'], enable_auto_commit=False,
+                               auto_offset_reset='earliest', session_timeout_ms=a.get('sessionTimeoutMs', 6000),
+                               heartbeat_interval_ms=500, request_timeout_ms=11000, fetch_max_wait_ms=100)
+        self.c.subscribe([a['topic']], listener=Listener(self.ev))
+    def run(self):
+        while not self.stop:
+            if self.commit_req is not None:
+                req, self.commit_req = self.commit_req, None
+                try:
+                    self.c.commit(); req['result'] = None
+                except Exception as e:
+                    req['result'] = err(e)
+                req['done'].set()
+            try:
+                batches = self.c.poll(timeout_ms=100)
+            except Exception as e:
+                with self.lock: self.errors.append(err(e))
+                continue
+            with self.lock:
+                for tp, msgs in sorted(batches.items(), key=lambda kv: kv[0].partition):
+                    for m in msgs: self.buf.append(rec_out(m))
+        self.c.close(autocommit=False)
+
 def op_group_open(a):
-    ev = {'assignment': [], 'assigns': 0, 'revokes': 0}
-    c = KafkaConsumer(bootstrap_servers=BOOT['b'], group_id=a['group'], enable_auto_commit=False,
-                      auto_offset_reset='earliest', session_timeout_ms=a.get('sessionTimeoutMs', 6000),
-                      heartbeat_interval_ms=500, request_timeout_ms=11000, fetch_max_wait_ms=100)
-    c.subscribe([a['topic']], listener=Listener(ev))
-    consumers[a['handle']] = (c, ev)
+    m = Member(a)
+    consumers[a['handle']] = m
+    m.start()
     return {}
 
 def op_group_poll(a):
-    c, ev = consumers[a['handle']]
-    out, errors = [], []
+    m = consumers[a['handle']]
     deadline = time.time() + a.get('timeoutMs', 1000) / 1000.0
-    while time.time() < deadline and len(out) < a.get('max', 1000):
-        try:
-            batches = c.poll(timeout_ms=100, max_records=a.get('max', 1000) - len(out))
-        except Exception as e:
-            errors.append(err(e)); continue
-        for tp, msgs in sorted(batches.items(), key=lambda kv: kv[0].partition):
-            for m in msgs: out.append(rec_out(m))
-    return {'records': out, 'errors': errors, 'assignment': ev['assignment'], 'assigns': ev['assigns'], 'revokes': ev['revokes']}
+    mx = a.get('max', 1000)
+    while time.time() < deadline:
+        with m.lock:
+            if len(m.buf) >= mx: break
+        time.sleep(0.05)
+    with m.lock:
+        out, m.buf = m.buf[:mx], m.buf[mx:]
+        errors, m.errors = m.errors, []
+    return {'records': out, 'errors': errors, 'assignment': m.ev['assignment'], 'assigns': m.ev['assigns'], 'revokes': m.ev['revokes']}
 
 def op_group_commit(a):
-    c, ev = consumers[a['handle']]
-    try:
-        c.commit()
-        return {'error': None}
-    except Exception as e:
-        return {'error': err(e)}
+    m = consumers[a['handle']]
+    req = {'done': threading.Event(), 'result': None}
+    m.commit_req = req
+    if not req['done'].wait(20):
+        return {'error': {'code': None, 'name': 'CommitTimeout', 'str': 'commit not done within 20 s'}}
+    return {'error': req['result']}
 
 def op_group_close(a):
-    c, ev = consumers.pop(a['handle'])
-    c.close(autocommit=False)
+    m = consumers.pop(a['handle'])
+    m.stop = True
+    m.join(30)
     return {}
 
 OPS = {k[3:]: v for k, v in globals().items() if k.startswith('op_')}

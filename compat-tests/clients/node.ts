@@ -183,6 +183,8 @@ export async function kafkajsDriver(bootstrap: string, runId: string): Promise<D
     },
     async deleteRecords(topic, partition, before) {
       try {
+        // kafkajs looks the leader up in the admin's cached metadata only: load it first.
+        await admin.fetchTopicMetadata({ topics: [topic] });
         await admin.deleteTopicRecords({ topic, partitions: [{ partition, offset: String(before) }] });
         const offs = await admin.fetchTopicOffsets(topic);
         return { error: null, lowWatermark: Number(offs.find((x) => x.partition === partition)!.low) };
@@ -295,12 +297,12 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
     lacks: {
       codecs: 'zstd needs node:zlib zstd (Node >= 22.15); this is Node 20',
       autoOffsetReset: 'plain reads use the low-level Consumer.fetch, which has no auto.offset.reset',
+      staticMembership: '@platformatic/kafka\'s close() always sends LeaveGroup by member id, which ends a static membership on Kafka too: a static member restart cannot be expressed',
     },
-    staticMembership: true,
     async produce(topic, records, o: ProduceOpts = {}) {
       let producer = o.handle ? producers.get(o.handle) : undefined;
       if (!producer) {
-        producer = new PProducer({ clientId: o.clientId ?? 'compat-platformatic', ...base, retries: o.failFast ? 0 : 5, idempotent: !!o.idempotent, autocreateTopics: true, ...(o.failFast ? { timeout: 5000 } : {}) });
+        producer = new PProducer({ clientId: o.clientId ?? 'compat-platformatic', ...base, retries: o.failFast ? 0 : o.handle ? 40 : 5, retryDelay: 250, idempotent: !!o.idempotent, autocreateTopics: true, ...(o.failFast ? { timeout: 5000 } : {}) });
         if (o.handle) producers.set(o.handle, producer);
       }
       try {
@@ -337,11 +339,15 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
               errors.push(fromJs({ errorCode: part.errorCode }));
               break;
             }
-            // read_committed: skip aborted transactions' records (the client's job in Kafka).
-            const aborted = (part.abortedTransactions ?? []) as { producerId: bigint; firstOffset: bigint }[];
+            // read_committed: skip aborted transactions' records (the client's job in Kafka): a producer's
+            // batches are aborted from an aborted transaction's first offset up to that producer's next control batch.
+            const pending = ((part.abortedTransactions ?? []) as { producerId: bigint; firstOffset: bigint }[]).slice().sort((x, y) => (x.firstOffset < y.firstOffset ? -1 : 1));
+            const abortedNow = new Set<bigint>();
             for (const batch of part.records ?? []) {
               const isControl = (batch.attributes & 0x20) !== 0;
-              const isAborted = o.isolation === 'read_committed' && (batch.attributes & 0x10) !== 0 && aborted.some((a) => a.producerId === batch.producerId && a.firstOffset <= batch.firstOffset);
+              while (pending.length && pending[0].firstOffset <= batch.firstOffset) abortedNow.add(pending.shift()!.producerId);
+              const isAborted = o.isolation === 'read_committed' && (batch.attributes & 0x10) !== 0 && abortedNow.has(batch.producerId);
+              if (isControl) abortedNow.delete(batch.producerId);
               for (const r of batch.records) {
                 const off = batch.firstOffset + BigInt(r.offsetDelta);
                 if (off < offset) continue;
@@ -389,6 +395,8 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
         const t = md.topics.get(name);
         return t ? { error: null, partitions: t.partitionsCount ?? t.partitions.length } : { error: 'UNKNOWN_TOPIC_OR_PARTITION' };
       } catch (e) {
+        // platformatic turns the broker's UNKNOWN_TOPIC_OR_PARTITION in Metadata into a UserError "Unknown topic X".
+        if (/^Unknown topic /.test(String((e as Error).message))) return { error: 'UNKNOWN_TOPIC_OR_PARTITION' };
         return { error: fromJs(e) };
       }
     },
@@ -423,7 +431,8 @@ export async function platformaticDriver(bootstrap: string, runId: string): Prom
     },
     async groupOpen(o) {
       const consumer = new PConsumer({
-        clientId: `compat-platformatic-${o.handle}`, groupId: o.group, ...base, retries: 5,
+        // Enough retries (about 10 s) to ride out a broker restart instead of ending the stream.
+        clientId: `compat-platformatic-${o.handle}`, groupId: o.group, ...base, retries: 40, retryDelay: 250,
         sessionTimeout: o.sessionTimeoutMs ?? 6000, heartbeatInterval: 500, rebalanceTimeout: 10000,
         ...(o.instanceId ? { groupInstanceId: o.instanceId } : {}),
       });
