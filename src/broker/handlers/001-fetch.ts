@@ -28,11 +28,15 @@ import type { RequestContext } from '../request-context.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
+const NO_RECORDS = Buffer.alloc(0);
 
 function errorPartition(partitionIndex: number, errorCode: number): PartitionData {
   return {
     partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
-    divergingEpoch: null, currentLeader: null, snapshotId: null, abortedTransactions: null, preferredReadReplica: -1, records: null,
+    divergingEpoch: null, currentLeader: null, snapshotId: null, abortedTransactions: null, preferredReadReplica: -1,
+    // Kafka answers an errored partition with an empty record set, not null: librdkafka rejects a
+    // null (-1) MessageSetSize as a parse failure and never sees the error code.
+    records: NO_RECORDS,
   };
 }
 

@@ -1,0 +1,67 @@
+/**
+ * The suite's own helper client (kafkajs admin + producer), used only to set scenarios up: create
+ * topics with configs, write fixture records, check whether a topic exists. What a scenario
+ * asserts is always observed through the client under test.
+ */
+import kafkajs from 'kafkajs';
+import type { TopicSpec } from './types.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+export class Harness {
+  private kafka: kafkajs.Kafka;
+  private admin: kafkajs.Admin;
+  private producer: kafkajs.Producer;
+  private ready: Promise<void> | null = null;
+
+  constructor(readonly bootstrap: string) {
+    this.kafka = new Kafka({ clientId: 'compat-harness', brokers: [bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 5, initialRetryTime: 100 } });
+    this.admin = this.kafka.admin();
+    this.producer = this.kafka.producer({ allowAutoTopicCreation: false });
+  }
+
+  private connect(): Promise<void> {
+    return (this.ready ??= Promise.all([this.admin.connect(), this.producer.connect()]).then(() => {}));
+  }
+
+  async createTopic(t: TopicSpec): Promise<void> {
+    await this.connect();
+    const ok = await this.admin.createTopics({
+      topics: [{ topic: t.name, numPartitions: t.partitions, configEntries: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })) }],
+      waitForLeaders: true,
+    });
+    if (!ok) throw new Error(`harness: topic ${t.name} already exists`);
+  }
+
+  async produce(topic: string, records: { partition: number; key?: string; value: string; timestamp?: number }[]): Promise<void> {
+    await this.connect();
+    await this.producer.send({
+      topic,
+      acks: -1,
+      messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, timestamp: r.timestamp !== undefined ? String(r.timestamp) : undefined })),
+    });
+  }
+
+  /** Topic names the broker lists (ListTopics through Metadata with no auto-creation). */
+  async topics(): Promise<string[]> {
+    await this.connect();
+    return this.admin.listTopics();
+  }
+
+  async offsets(topic: string): Promise<{ partition: number; low: number; high: number }[]> {
+    await this.connect();
+    return (await this.admin.fetchTopicOffsets(topic)).map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
+  }
+
+  /** Committed offsets of a group for a topic, per partition (-1: none). */
+  async committed(groupId: string, topic: string): Promise<number[]> {
+    await this.connect();
+    const r = await this.admin.fetchOffsets({ groupId, topics: [topic] });
+    return r[0].partitions.map((p) => Number(p.offset));
+  }
+
+  async close(): Promise<void> {
+    if (!this.ready) return;
+    await Promise.allSettled([this.admin.disconnect(), this.producer.disconnect()]);
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * Targets the suite runs against:
+ * - samsa: `node --import tsx src/main.ts` child processes on free ports with fresh data
+ *   directories (a main broker, and on demand one with auto.create.topics.enable=false, one to
+ *   restart, one behind a connection-dropping proxy);
+ * - kafka: Apache Kafka (apache/kafka, KRaft, single node) through testcontainers; where no Docker
+ *   engine is reachable this says so in one line and the target is skipped;
+ * - bootstrap=HOST:PORT: any running broker (scenarios that need a second broker config, a
+ *   restart or the proxy are n/a there).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDropOnceProxy, type DropOnceProxy } from './proxy.js';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const MAIN = path.join(ROOT, 'src', 'main.ts');
+
+/** Broker settings every target gets (Kafka's names), so group and transaction scenarios converge quickly. */
+export const SUITE_BROKER_CONFIG: Record<string, string> = {
+  'num.partitions': '1',
+  'group.initial.rebalance.delay.ms': '0',
+  'group.min.session.timeout.ms': '1000',
+  'offsets.topic.replication.factor': '1',
+  'transaction.state.log.replication.factor': '1',
+  'transaction.state.log.min.isr': '1',
+};
+
+export interface Restartable {
+  bootstrap: string;
+  /** Kills the broker (SIGKILL) and starts it again on the same port and data directory. */
+  restart(): Promise<void>;
+}
+
+export interface Target {
+  name: string;
+  /** Shown in the report: what was tested. */
+  description: string;
+  bootstrap: string;
+  /** A broker with auto.create.topics.enable=false (undefined: n/a on this target). */
+  noAutoCreate?: () => Promise<string>;
+  /** A broker of its own that scenarios may restart (undefined: n/a). */
+  restartable?: () => Promise<Restartable>;
+  /** A broker behind a proxy that drops the first Produce response of client ids containing "drop-once". */
+  dropOnceProxy?: () => Promise<{ bootstrap: string; dropped: Set<string> }>;
+  stop(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.on('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** One Samsa broker process. */
+export class SamsaProcess {
+  child: ChildProcess | null = null;
+  output = '';
+  constructor(readonly port: number, readonly dir: string, readonly overrides: Record<string, string>) {}
+
+  get bootstrap(): string {
+    return `127.0.0.1:${this.port}`;
+  }
+
+  async start(): Promise<void> {
+    const args = ['--import', 'tsx', MAIN, '--override', `listeners=PLAINTEXT://127.0.0.1:${this.port}`, '--override', `log.dirs=${this.dir}`];
+    for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
+    const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
+    this.child = child;
+    let started = false;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`samsa did not start within 30 s:\n${this.output.slice(-3000)}`)), 30_000);
+      const onData = (d: Buffer) => {
+        this.output = (this.output + d).slice(-20_000);
+        if (!started && this.output.includes('Samsa started')) {
+          started = true;
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      child.stdout!.on('data', onData);
+      child.stderr!.on('data', onData);
+      child.once('exit', (code, signal) => {
+        if (!started) {
+          clearTimeout(timer);
+          reject(new Error(`samsa exited during start-up (code ${code}, signal ${signal}):\n${this.output.slice(-3000)}`));
+        }
+      });
+    });
+  }
+
+  async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const c = this.child;
+    this.child = null;
+    if (!c || c.exitCode !== null || c.signalCode !== null) return;
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(() => c.kill('SIGKILL'), 10_000);
+      c.once('exit', () => {
+        clearTimeout(t);
+        resolve();
+      });
+      c.kill(signal);
+    });
+  }
+}
+
+export async function samsaTarget(opts: { logLevel?: string } = {}): Promise<Target> {
+  const base = mkdtempSync(path.join(os.tmpdir(), 'samsa-compat-'));
+  const procs: SamsaProcess[] = [];
+  let proxy: DropOnceProxy | null = null;
+  const launch = async (name: string, extra: Record<string, string> = {}, port?: number): Promise<SamsaProcess> => {
+    const p = new SamsaProcess(port ?? (await freePort()), path.join(base, name), { ...SUITE_BROKER_CONFIG, ...extra });
+    procs.push(p);
+    await p.start();
+    return p;
+  };
+  const once = <T>(f: () => Promise<T>) => {
+    let p: Promise<T> | null = null;
+    return () => (p ??= f());
+  };
+  const main = await launch('main');
+  return {
+    name: 'samsa',
+    description: `Samsa (src/main.ts, child processes, fresh data directories)`,
+    bootstrap: main.bootstrap,
+    noAutoCreate: once(async () => (await launch('no-auto-create', { 'auto.create.topics.enable': 'false' })).bootstrap),
+    restartable: once(async () => {
+      const p = await launch('restart');
+      return {
+        bootstrap: p.bootstrap,
+        async restart() {
+          await p.kill('SIGKILL');
+          await p.start();
+        },
+      };
+    }),
+    dropOnceProxy: once(async () => {
+      const proxyPort = await freePort();
+      const brokerPort = await freePort();
+      // The broker advertises the proxy's address, so every connection (not only bootstrap) goes through it.
+      await launch('proxied', { 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}` }, brokerPort);
+      proxy = await startDropOnceProxy(proxyPort, brokerPort);
+      return { bootstrap: `127.0.0.1:${proxyPort}`, dropped: proxy.dropped };
+    }),
+    async stop() {
+      await proxy?.close();
+      for (const p of procs) await p.kill('SIGTERM');
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+export function bootstrapTarget(hostPort: string): Target {
+  return {
+    name: `bootstrap=${hostPort}`,
+    description: `a running broker at ${hostPort}`,
+    bootstrap: hostPort,
+    async stop() {},
+  };
+}
+
+/** Thrown when a target cannot exist on this machine (e.g. no Docker engine); the run says it in one line. */
+export class TargetUnavailable extends Error {}
+
+/**
+ * Real Apache Kafka (apache/kafka, KRaft single node) via testcontainers. The Docker check comes
+ * first: without an engine this throws TargetUnavailable with one line to print.
+ */
+export async function kafkaTarget(image = process.env.COMPAT_KAFKA_IMAGE ?? 'apache/kafka:3.9.1'): Promise<Target> {
+  const tc = await import('testcontainers');
+  try {
+    await tc.getContainerRuntimeClient();
+  } catch (e) {
+    throw new TargetUnavailable(`kafka target skipped: no Docker engine reachable (${String((e as Error).message ?? e).split('\n')[0]})`);
+  }
+  const containers: { stop(): Promise<unknown> }[] = [];
+  const start = async (extra: Record<string, string> = {}) => {
+    // A fixed host port is needed because Kafka advertises its listener address to clients.
+    const port = await freePort();
+    const env: Record<string, string> = {
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_LISTENERS: 'PLAINTEXT://:9092,CONTROLLER://:9093',
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://127.0.0.1:${port}`,
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: '1@localhost:9093',
+    };
+    for (const [k, v] of Object.entries({ ...SUITE_BROKER_CONFIG, ...extra })) env[`KAFKA_${k.toUpperCase().replace(/\./g, '_')}`] = v;
+    const c = await new tc.GenericContainer(image)
+      .withEnvironment(env)
+      .withExposedPorts({ container: 9092, host: port })
+      .withWaitStrategy(tc.Wait.forLogMessage(/Kafka Server started/))
+      .withStartupTimeout(120_000)
+      .start();
+    containers.push(c);
+    return { bootstrap: `127.0.0.1:${port}`, container: c };
+  };
+  const main = await start();
+  let noAuto: Promise<string> | null = null;
+  let restartable: Promise<Restartable> | null = null;
+  return {
+    name: 'kafka',
+    description: `Apache Kafka (${image}, KRaft single node, testcontainers)`,
+    bootstrap: main.bootstrap,
+    noAutoCreate: () => (noAuto ??= start({ 'auto.create.topics.enable': 'false' }).then((s) => s.bootstrap)),
+    restartable: () => (restartable ??= start().then((s) => ({
+      bootstrap: s.bootstrap,
+      async restart() {
+        await s.container.restart(); // same container, same fixed host port, same data
+      },
+    }))),
+    async stop() {
+      for (const c of containers) await c.stop().catch(() => {});
+    },
+  };
+}
