@@ -89,4 +89,43 @@ test('a port in use is reported with what to do', async () => {
   }
 });
 
+test('the environment of an apache/kafka docker-compose file starts Samsa unchanged', async () => {
+  const dir = tmpDir('samsa-compose');
+  try {
+    const port = await freePort();
+    const ctrl = await freePort();
+    const env = {
+      KAFKA_NODE_ID: '1',
+      KAFKA_PROCESS_ROLES: 'broker,controller',
+      KAFKA_LISTENERS: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${ctrl}`,
+      KAFKA_ADVERTISED_LISTENERS: `PLAINTEXT://localhost:${port}`,
+      KAFKA_CONTROLLER_LISTENER_NAMES: 'CONTROLLER',
+      KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: 'CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT',
+      KAFKA_CONTROLLER_QUORUM_VOTERS: `1@localhost:${ctrl}`,
+      KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_REPLICATION_FACTOR: '1',
+      KAFKA_TRANSACTION_STATE_LOG_MIN_ISR: '1',
+      KAFKA_GROUP_INITIAL_REBALANCE_DELAY_MS: '0',
+      KAFKA_NUM_PARTITIONS: '3',
+      KAFKA_LOG_DIRS: dir.path,
+      CLUSTER_ID: '4L6g3nShT-eMCtK--X86sw',
+    };
+    const p = startProcess([], env);
+    await waitFor(() => p.output().includes('Samsa started'), { timeoutMs: 20000, description: 'broker start' });
+    assert.match(p.output(), /cluster 4L6g3nShT-eMCtK--X86sw/);
+    const admin = new Kafka({ clientId: 'compose', brokers: [`localhost:${port}`], logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    const cluster = await admin.describeCluster();
+    await admin.createTopics({ topics: [{ topic: 'compose' }] });
+    const md = await admin.fetchTopicMetadata({ topics: ['compose'] });
+    await admin.disconnect();
+    assert.equal(cluster.brokers.map((x) => `${x.host}:${x.port}`), [`localhost:${port}`]);
+    assert.is(md.topics[0].partitions.length, 3, 'KAFKA_NUM_PARTITIONS applies');
+    p.child.kill('SIGTERM');
+    assert.is(await p.exited, 0);
+  } finally {
+    dir.cleanup();
+  }
+});
+
 test.run();
