@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KafkaClient } from '../../src/cli/client.js';
+import { freePort } from '../support/net.js';
 
 const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
@@ -20,12 +21,6 @@ function listen(port = 0): Promise<Server> {
   });
 }
 
-async function freePort(): Promise<number> {
-  const s = await listen();
-  const port = (s.address() as { port: number }).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}) {
   let out = '';

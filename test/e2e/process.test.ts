@@ -7,19 +7,11 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { run, waitFor } from '../support/external.js';
+import { freePort } from '../support/net.js';
 
 const { Kafka, logLevel } = kafkajs;
 const MAIN = join(process.cwd(), 'src', 'main.ts');
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   let out = '';

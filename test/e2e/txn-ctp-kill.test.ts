@@ -8,27 +8,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/external.js';
 import { WireClient, committedValues, fetchValues } from './_txn-wire.js';
+import { freePort } from '../support/net.js';
 
 const { Kafka, logLevel } = kafkajs;
 const MAIN = join(process.cwd(), 'src', 'main.ts');
 const INPUT = 120;
 const STEP = 7;
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startProcess(port: number, dir: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
   let out = '';
