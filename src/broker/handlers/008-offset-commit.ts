@@ -14,6 +14,7 @@
  * committed_leader_epoch; v7 group_instance_id; v8 flexible; v9 (KIP-848) memberEpoch naming.
  */
 import { defineHandler } from '../handler.js';
+import { codesInRequestOrder, existingPartitions } from './partition-results.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
@@ -26,36 +27,16 @@ export const offsetCommitHandler = defineHandler({
   apiKey: 8,
   async handle(ctx, req) {
     if (req.groupId === '') return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.INVALID_GROUP_ID) };
-    const metadata = ctx.broker.metadata;
-    const known = (topic: string, p: number) => {
-      const info = metadata.get(topic);
-      return info !== undefined && p >= 0 && p < info.partitions;
-    };
-    const valid = req.topics
-      .map((t) => ({ name: t.name, partitions: t.partitions.filter((p) => known(t.name, p.partitionIndex)) }))
-      .filter((t) => t.partitions.length > 0);
-    const codes = new Map<string, number>();
-    if (valid.length > 0) {
-      const committed = await ctx.broker.groupCoordinator.commitOffsets({
-        groupId: req.groupId,
-        generationId: req.generationIdOrMemberEpoch,
-        memberId: req.memberId,
-        groupInstanceId: req.groupInstanceId,
-        retentionTimeMs: ctx.apiVersion <= 4 ? Number(req.retentionTimeMs) : -1,
-        topics: valid,
-      }, ctx.apiVersion);
-      for (const t of committed) for (const p of t.partitions) codes.set(`${p.partitionIndex}:${t.name}`, p.errorCode);
-    }
-    return {
-      throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partitionIndex,
-          errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        })),
-      })),
-    };
+    const valid = existingPartitions(ctx.broker.metadata, req.topics).filter((t) => t.partitions.length > 0);
+    const committed = valid.length === 0 ? [] : await ctx.broker.groupCoordinator.commitOffsets({
+      groupId: req.groupId,
+      generationId: req.generationIdOrMemberEpoch,
+      memberId: req.memberId,
+      groupInstanceId: req.groupInstanceId,
+      retentionTimeMs: ctx.apiVersion <= 4 ? Number(req.retentionTimeMs) : -1,
+      topics: valid,
+    }, ctx.apiVersion);
+    return { throttleTimeMs: 0, topics: codesInRequestOrder(req.topics, committed) };
   },
   errorResponse(req, errorCode) {
     return { throttleTimeMs: 0, topics: everyPartition(req, errorCode) };

@@ -7,6 +7,7 @@
  * topic or partition UNKNOWN_TOPIC_OR_PARTITION; the rest are deleted (tombstones).
  */
 import { defineHandler } from '../handler.js';
+import { codesInRequestOrder, existingPartitions } from './partition-results.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { OffsetDeleteRequest } from '../../protocol/generated/messages/offset-delete-request.js';
 
@@ -18,26 +19,9 @@ export const offsetDeleteHandler = defineHandler({
   apiKey: 47,
   async handle(ctx, req) {
     if (req.groupId === '') return failed(req, ErrorCode.INVALID_GROUP_ID);
-    const known = (topic: string, p: number) => {
-      const info = ctx.broker.metadata.get(topic);
-      return info !== undefined && p >= 0 && p < info.partitions;
-    };
-    const valid = req.topics.map((t) => ({ name: t.name, partitions: t.partitions.filter((p) => known(t.name, p.partitionIndex)) }));
-    const res = await ctx.broker.groupCoordinator.deleteOffsets(req.groupId, valid);
+    const res = await ctx.broker.groupCoordinator.deleteOffsets(req.groupId, existingPartitions(ctx.broker.metadata, req.topics));
     if (res.errorCode !== ErrorCode.NONE) return failed(req, res.errorCode);
-    const codes = new Map<string, number>();
-    for (const t of res.topics) for (const p of t.partitions) codes.set(`${p.partitionIndex}:${t.name}`, p.errorCode);
-    return {
-      errorCode: ErrorCode.NONE,
-      throttleTimeMs: 0,
-      topics: req.topics.map((t) => ({
-        name: t.name,
-        partitions: t.partitions.map((p) => ({
-          partitionIndex: p.partitionIndex,
-          errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
-        })),
-      })),
-    };
+    return { errorCode: ErrorCode.NONE, throttleTimeMs: 0, topics: codesInRequestOrder(req.topics, res.topics) };
   },
   errorResponse(req, errorCode) {
     return failed(req, errorCode);

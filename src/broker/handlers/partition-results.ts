@@ -1,0 +1,32 @@
+/** Shared shapes of per-partition group requests (OffsetCommit, OffsetDelete). */
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { ClusterMetadata } from '../metadata.js';
+
+interface TopicPartitions<P extends { partitionIndex: number }> {
+  name: string;
+  partitions: P[];
+}
+
+/** The requested partitions that exist (unknown ones are answered UNKNOWN_TOPIC_OR_PARTITION). */
+export function existingPartitions<P extends { partitionIndex: number }>(metadata: ClusterMetadata, topics: TopicPartitions<P>[]): TopicPartitions<P>[] {
+  return topics.map((t) => {
+    const info = metadata.get(t.name);
+    return { name: t.name, partitions: t.partitions.filter((p) => info !== undefined && p.partitionIndex >= 0 && p.partitionIndex < info.partitions) };
+  });
+}
+
+/** Per-partition error codes in the order of the request; partitions without a result are UNKNOWN_TOPIC_OR_PARTITION. */
+export function codesInRequestOrder(
+  requested: TopicPartitions<{ partitionIndex: number }>[],
+  results: TopicPartitions<{ partitionIndex: number; errorCode: number }>[],
+): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+  const codes = new Map<string, number>();
+  for (const t of results) for (const p of t.partitions) codes.set(`${p.partitionIndex}:${t.name}`, p.errorCode);
+  return requested.map((t) => ({
+    name: t.name,
+    partitions: t.partitions.map((p) => ({
+      partitionIndex: p.partitionIndex,
+      errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
+    })),
+  }));
+}
