@@ -619,6 +619,7 @@ const brokerRestart: Scenario = {
     const seen = () => sink.get('r') ?? [];
     ctx.observed.sameProducer = keepOpen;
     ctx.observed.groupConsumerAcrossRestart = consumer;
+    let got: Awaited<ReturnType<typeof readAll>> = [];
     await ctx.exclusive('restart', async () => {
       if (consumer) await d.groupOpen!({ handle: 'r', group, topic: t });
       try {
@@ -636,9 +637,10 @@ const brokerRestart: Scenario = {
         if (keepOpen) await d.closeProducer!('restart').catch(() => {});
         if (consumer) await d.groupClose!('r').catch(() => {});
       }
+      // Still inside the exclusive section: another client's scenario restarts this same broker.
+      got = await readAll(d, t, [0], 10, 'read after the restart');
     });
     const expected = [...batch('before'), ...batch('after')].map((r) => text(r.value));
-    const got = await readAll(d, t, [0], 10, 'read after the restart');
     ctx.observed.stored = got.map((g) => [g.offset, text(g.value)]);
     eq(ctx.observed.stored, expected.map((v, i) => [i, v]), 'stored records');
     if (consumer) {
