@@ -25,6 +25,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { FetchRequest } from '../../protocol/generated/messages/fetch-request.js';
 import type { FetchResponse, PartitionData } from '../../protocol/generated/messages/fetch-response.js';
 import type { RequestContext } from '../request-context.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
@@ -40,61 +41,98 @@ function errorPartition(partitionIndex: number, errorCode: number): PartitionDat
   };
 }
 
+/** Whole batches from the front of `buffers` (each holds whole batches) within `limit` bytes; with `minOne`, at least the first batch. */
+function takeWholeBatches(buffers: Buffer[], limit: number, minOne: boolean): { records: Buffer[]; sizeBytes: number } {
+  const records: Buffer[] = [];
+  let taken = 0;
+  for (const buf of buffers) {
+    let end = 0;
+    while (end + 12 <= buf.length) {
+      const size = 12 + buf.readInt32BE(end + 8);
+      if (taken + size > limit && !(minOne && taken === 0)) break;
+      taken += size;
+      end += size;
+    }
+    if (end > 0) records.push(end === buf.length ? buf : buf.subarray(0, end));
+    if (end < buf.length) break;
+  }
+  return { records, sizeBytes: taken };
+}
+
+type Slot =
+  | { kind: 'error'; data: PartitionData }
+  | { kind: 'read'; partition: number; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; read: Promise<{ records: Buffer[] } | { errorCode: number }> };
+
+/**
+ * One pass over the requested partitions. The partitions' reads run concurrently (each is a file
+ * read off the event loop); the byte limits are then applied in request order, keeping whole
+ * batches: the first partition with data gets at least one batch (KIP-74), later ones only what
+ * fits in max_bytes and partition_max_bytes.
+ */
 async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: number): Promise<{ response: FetchResponse; bytes: number }> {
   const broker = ctx.broker;
   const byId = ctx.apiVersion >= 13;
-  let bytesLeft = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
+  const maxBytes = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
+  const topics = req.topics.map((t) => {
+    const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
+    const slots: Slot[] = t.partitions.map((p): Slot => {
+      if (!info) return { kind: 'error', data: errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      const log = p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(info.name, p.partition) : undefined;
+      if (!log) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
+        return { kind: 'error', data: errorPartition(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
+      }
+      const lso = log.lastStableOffset;
+      const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
+      const fetchOffset = Number(p.fetchOffset);
+      const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
+      const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset }).then(
+        (r) => ({ records: r.records }),
+        (err) => {
+          if (!(err instanceof KafkaApiError)) broker.log.error(`fetch from ${info.name}-${p.partition} failed`, err);
+          return { errorCode: toErrorCode(err) };
+        },
+      );
+      return { kind: 'read', partition: p.partition, partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, read };
+    });
+    return { t, info, slots };
+  });
+
   let total = 0;
   const responses: FetchResponse['responses'] = [];
-  for (const t of req.topics) {
-    const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
+  for (const { t, info, slots } of topics) {
     const partitions: PartitionData[] = [];
-    for (const p of t.partitions) {
-      if (!info) {
-        partitions.push(errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+    for (const slot of slots) {
+      if (slot.kind === 'error') {
+        partitions.push(slot.data);
         continue;
       }
-      const log = p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(info.name, p.partition) : undefined;
-      if (!log) {
-        partitions.push(errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+      const got = await slot.read;
+      if ('errorCode' in got) {
+        partitions.push(errorPartition(slot.partition, got.errorCode));
         continue;
       }
-      if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
-        partitions.push(errorPartition(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH));
-        continue;
-      }
-      try {
-        const lso = log.lastStableOffset;
-        const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
-        const limit = Math.min(p.partitionMaxBytes, bytesLeft);
-        const fetchOffset = Number(p.fetchOffset);
-        const read = limit > 0 || total === 0
-          ? await log.read(fetchOffset, Math.max(limit, 0), { minOneMessage: total === 0, maxOffset })
-          : await log.read(fetchOffset, 0, { minOneMessage: false, maxOffset });
-        let abortedTransactions: PartitionData['abortedTransactions'] = null;
-        if (req.isolationLevel === READ_COMMITTED) {
-          abortedTransactions = [];
-          if (read.records.length > 0) {
-            const upper = nextOffsetAfter(read.records[read.records.length - 1]);
-            for (const t of await log.collectAbortedTransactions(fetchOffset, upper)) {
-              abortedTransactions.push({ producerId: BigInt(t.producerId), firstOffset: BigInt(t.firstOffset) });
-            }
+      const { log, lso, fetchOffset } = slot;
+      const kept = takeWholeBatches(got.records, Math.max(0, Math.min(slot.partitionMaxBytes, maxBytes - total)), total === 0);
+      total += kept.sizeBytes;
+      let abortedTransactions: PartitionData['abortedTransactions'] = null;
+      if (req.isolationLevel === READ_COMMITTED) {
+        abortedTransactions = [];
+        if (kept.records.length > 0) {
+          const upper = nextOffsetAfter(kept.records[kept.records.length - 1]);
+          for (const a of await log.collectAbortedTransactions(fetchOffset, upper)) {
+            abortedTransactions.push({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) });
           }
         }
-        bytesLeft -= read.sizeBytes;
-        total += read.sizeBytes;
-        partitions.push({
-          partitionIndex: p.partition, errorCode: ErrorCode.NONE,
-          highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
-          divergingEpoch: null, currentLeader: null, snapshotId: null,
-          abortedTransactions,
-          preferredReadReplica: -1,
-          records: read.records,
-        });
-      } catch (err) {
-        if (!(err instanceof KafkaApiError)) broker.log.error(`fetch from ${info.name}-${p.partition} failed`, err);
-        partitions.push(errorPartition(p.partition, toErrorCode(err)));
       }
+      partitions.push({
+        partitionIndex: slot.partition, errorCode: ErrorCode.NONE,
+        highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
+        divergingEpoch: null, currentLeader: null, snapshotId: null,
+        abortedTransactions,
+        preferredReadReplica: -1,
+        records: kept.records,
+      });
     }
     responses.push({ topic: info?.name ?? t.topic, topicId: info?.topicId ?? t.topicId ?? ZERO_UUID, partitions });
   }
