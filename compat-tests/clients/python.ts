@@ -99,6 +99,29 @@ const wire = (records: OutRec[]) => records.map((r) => ({ ...r, headers: r.heade
 
 const CODEC_CONF: Record<string, string> = { none: 'none', gzip: 'gzip', snappy: 'snappy', lz4: 'lz4', zstd: 'zstd' };
 
+/** Topic and config administration, the same commands in both Python agents. */
+function adminOps(agent: PythonAgent): Pick<Driver, 'createTopic' | 'deleteTopic' | 'describeTopic' | 'describeConfigs' | 'alterConfigs'> {
+  return {
+    async createTopic(t) {
+      return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
+    },
+    async deleteTopic(name) {
+      return fromPython((await agent.call('delete_topic', { name })).error);
+    },
+    async describeTopic(name) {
+      const r = await agent.call('describe_topic', { name });
+      return { error: fromPython(r.error), partitions: r.partitions };
+    },
+    async describeConfigs(topic) {
+      const r = await agent.call('describe_configs', { topic });
+      return { error: fromPython(r.error), configs: r.configs ? Object.fromEntries(Object.entries(r.configs).map(([k, v]: [string, any]) => [k, v.value])) : undefined };
+    },
+    async alterConfigs(topic, set) {
+      return fromPython((await agent.call('alter_configs', { topic, set })).error);
+    },
+  };
+}
+
 export async function confluentDriver(bootstrap: string): Promise<Driver> {
   const agent = new PythonAgent('confluent_agent.py');
   const info = await agent.call('init', { bootstrap }, 30_000);
@@ -126,23 +149,7 @@ export async function confluentDriver(bootstrap: string): Promise<Driver> {
       const r = await agent.call('read', { topic, partitions: o.partitions, from: o.from, reset, count: o.count, timeoutMs: o.timeoutMs, isolation: o.isolation, stopOnError: o.reset === 'none' }, o.timeoutMs + 20_000);
       return { records: recs(r.records), errors: r.errors.map(fromPython) };
     },
-    async createTopic(t) {
-      return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
-    },
-    async deleteTopic(name) {
-      return fromPython((await agent.call('delete_topic', { name })).error);
-    },
-    async describeTopic(name) {
-      const r = await agent.call('describe_topic', { name });
-      return { error: fromPython(r.error), partitions: r.partitions };
-    },
-    async describeConfigs(topic) {
-      const r = await agent.call('describe_configs', { topic });
-      return { error: fromPython(r.error), configs: r.configs ? Object.fromEntries(Object.entries(r.configs).map(([k, v]: [string, any]) => [k, v.value])) : undefined };
-    },
-    async alterConfigs(topic, set) {
-      return fromPython((await agent.call('alter_configs', { topic, set })).error);
-    },
+    ...adminOps(agent),
     async listOffsets(topic, partition, timestamps) {
       const r = await agent.call('list_offsets', { topic, partition, timestamps });
       const byTime: Record<string, number | ErrName> = {};
@@ -199,23 +206,7 @@ export async function kafkaPythonDriver(bootstrap: string): Promise<Driver> {
       const r = await agent.call('read', { topic, partitions: o.partitions, from: o.from, reset: o.reset ?? 'earliest', count: o.count, timeoutMs: o.timeoutMs, stopOnError: o.reset === 'none' }, o.timeoutMs + 20_000);
       return { records: recs(r.records), errors: r.errors.map(fromPython) };
     },
-    async createTopic(t) {
-      return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
-    },
-    async deleteTopic(name) {
-      return fromPython((await agent.call('delete_topic', { name })).error);
-    },
-    async describeTopic(name) {
-      const r = await agent.call('describe_topic', { name });
-      return { error: fromPython(r.error), partitions: r.partitions };
-    },
-    async describeConfigs(topic) {
-      const r = await agent.call('describe_configs', { topic });
-      return { error: fromPython(r.error), configs: r.configs ? Object.fromEntries(Object.entries(r.configs).map(([k, v]: [string, any]) => [k, v.value])) : undefined };
-    },
-    async alterConfigs(topic, set) {
-      return fromPython((await agent.call('alter_configs', { topic, set })).error);
-    },
+    ...adminOps(agent),
     async listOffsets(topic, partition, timestamps) {
       const r = await agent.call('list_offsets', { topic, partition, timestamps });
       const byTime: Record<string, number> = {};
