@@ -183,6 +183,9 @@ export class Broker {
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     this.metadata.removeTopic(name);
     await this.logs.deleteTopic(name);
+    if (name !== '__consumer_offsets') {
+      await this.groupCoordinator.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
+    }
     return info;
   }
 

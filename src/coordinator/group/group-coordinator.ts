@@ -233,6 +233,13 @@ export class GroupCoordinator {
     return unique.map((groupId) => ({ groupId, errorCode: results.get(groupId)! }));
   }
 
+  /** Removes the committed offsets of a deleted topic from every group. */
+  async onTopicDeleted(topic: string): Promise<void> {
+    if (!this.active && this.opts.topic.partitions() === null) return;
+    await this.ensureActive();
+    await this.runtime.scheduleAll((s) => s.onTopicDeleted(topic));
+  }
+
   /** Every shard's queue empty (tests with a manual clock). */
   idle(): Promise<void> {
     return this.runtime.idle();

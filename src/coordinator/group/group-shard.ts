@@ -51,6 +51,21 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     return { records, response: () => results };
   }
 
+  /**
+   * A topic was deleted: its committed offsets go in every group (Kafka's onPartitionsDeleted), and
+   * an Empty group left without offsets is deleted too.
+   */
+  onTopicDeleted(topic: string): CoordinatorResult<void, Rec> {
+    const records: Rec[] = [];
+    for (const { groupId, records: tombstones } of this.offsets.tombstonesForTopic(topic)) {
+      records.push(...tombstones);
+      const group = this.groups.groups.get(groupId);
+      const othersLeft = [...(this.offsets.offsets.get(groupId)?.keys() ?? [])].some((t) => t !== topic);
+      if (group && !othersLeft && group.is('Empty') && group.pendingMembers.size === 0) records.push(this.groups.groupTombstone(groupId));
+    }
+    return { records, response: () => undefined };
+  }
+
   private scheduleExpiration(): void {
     this.ctx.schedule(EXPIRATION_KEY, this.config.offsetsRetentionCheckIntervalMs, () => this.expireGroupMetadata());
   }

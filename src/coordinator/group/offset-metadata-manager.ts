@@ -185,6 +185,16 @@ export class OffsetMetadataManager {
   }
 
   /** Tombstones for every offset of the group (DeleteGroups). */
+  /** Tombstones for every committed offset of `topic`, in every group of this shard (topic deleted). */
+  tombstonesForTopic(topic: string): { groupId: string; records: OffsetCommitRecord[] }[] {
+    const out: { groupId: string; records: OffsetCommitRecord[] }[] = [];
+    for (const [groupId, topics] of this.offsets) {
+      const parts = topics.get(topic);
+      if (parts && parts.size > 0) out.push({ groupId, records: [...parts.keys()].map((p) => this.tombstone(groupId, topic, p)) });
+    }
+    return out;
+  }
+
   tombstonesFor(groupId: string): OffsetCommitRecord[] {
     const out: OffsetCommitRecord[] = [];
     for (const [topic, parts] of this.offsets.get(groupId) ?? []) for (const p of parts.keys()) out.push(this.tombstone(groupId, topic, p));
