@@ -45,19 +45,17 @@ import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
+import { loadSegments } from './log-loader.js';
+import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
 import { ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { decodeRecordBatch } from '../protocol/records/record.js';
 import {
   CLEAN_SHUTDOWN_FILE,
-  CLEANED_FILE_SUFFIX,
-  DELETED_FILE_SUFFIX,
-  LOG_FILE_SUFFIX,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   PARTITION_METADATA_FILE,
   PRODUCER_SNAPSHOT_FILE_SUFFIX,
   RECOVERY_POINT_CHECKPOINT_FILE,
-  SWAP_FILE_SUFFIX,
   deleteDirName,
   parseOffsetFileName,
   producerSnapshotFileName,
@@ -66,7 +64,6 @@ import {
   batchSize,
   lastOffsetDelta,
   maxTimestamp as batchMaxTimestamp,
-  partitionLeaderEpoch,
   setBaseOffset,
   setLogAppendTime,
   setPartitionLeaderEpoch,
@@ -78,90 +75,7 @@ import {
   producerId as batchProducerId,
 } from '../protocol/records/record-batch.js';
 
-/** Topic-level log settings under Kafka's names (camelCased). */
-export interface LogConfig {
-  /** segment.bytes */
-  segmentBytes: number;
-  /** segment.ms */
-  segmentMs: number;
-  /** segment.jitter.ms */
-  segmentJitterMs?: number;
-  /** retention.ms; -1 keeps data forever */
-  retentionMs: number;
-  /** retention.bytes; -1 means no size limit */
-  retentionBytes: number;
-  /** max.message.bytes: largest batch, including its 12-byte prefix */
-  maxMessageBytes: number;
-  /** message.timestamp.type */
-  messageTimestampType: 'CreateTime' | 'LogAppendTime';
-  /** index.interval.bytes */
-  indexIntervalBytes: number;
-  /** segment.index.bytes */
-  segmentIndexBytes: number;
-  /** flush.messages: fsync after this many appended records */
-  flushMessages: number;
-  /** flush.ms: fsync when the last flush is older than this (checked by LogManager) */
-  flushMs: number;
-  /** cleanup.policy: "delete", "compact" or "compact,delete" */
-  cleanupPolicy: string;
-  /** file.delete.delay.ms */
-  fileDeleteDelayMs: number;
-}
-
-/** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */
-export const defaultLogConfig: Readonly<LogConfig> = Object.freeze({
-  segmentBytes: 1073741824,
-  segmentMs: 604800000,
-  segmentJitterMs: 0,
-  retentionMs: 604800000,
-  retentionBytes: -1,
-  maxMessageBytes: 1048588,
-  messageTimestampType: 'CreateTime',
-  indexIntervalBytes: 4096,
-  segmentIndexBytes: 10485760,
-  flushMessages: Number.MAX_SAFE_INTEGER,
-  flushMs: Number.MAX_SAFE_INTEGER,
-  cleanupPolicy: 'delete',
-  fileDeleteDelayMs: 60000,
-});
-
-export interface AppendResult {
-  baseOffset: number;
-  lastOffset: number;
-  /** The broker time stamped on LogAppendTime topics, else -1. */
-  logAppendTimeMs: number;
-  logStartOffset: number;
-  recordCount: number;
-  /** The batch repeated one of the producer's last five: nothing was written (behaviours.md I2). */
-  duplicate?: boolean;
-}
-
-export interface ReadResult {
-  records: Buffer[];
-  sizeBytes: number;
-}
-
-export interface TimestampAndOffset {
-  offset: number;
-  timestamp: number;
-  /** partitionLeaderEpoch of the batch holding the record (-1 if none). */
-  leaderEpoch: number;
-}
-
-export interface PartitionLogOptions {
-  fs: Fs;
-  dir: string;
-  topic: string;
-  partition: number;
-  config: LogConfig;
-  clock: Clock;
-  topicId?: string;
-}
-
-function storageError(err: unknown, what: string): KafkaApiError {
-  if (err instanceof KafkaApiError) return err;
-  return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
-}
+export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
 
 export class PartitionLog {
   readonly topic: string;
@@ -301,57 +215,14 @@ export class PartitionLog {
     await fs.mkdir(dir);
     await this.loadTopicId(topicId);
 
-    const cleanMarker = path.join(dir, CLEAN_SHUTDOWN_FILE);
-    const clean = await fs.exists(cleanMarker);
-    if (clean) {
-      await fs.unlink(cleanMarker);
-      await fs.syncDir(dir);
-    }
-
-    const names = await fs.readdir(dir);
-    const bases: number[] = [];
-    const indexFiles: { name: string; offset: number }[] = [];
-    for (const name of names) {
-      if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith(SWAP_FILE_SUFFIX) || name.endsWith('.tmp')) {
-        await fs.unlink(path.join(dir, name));
-        continue;
-      }
-      const parsed = parseOffsetFileName(name);
-      if (!parsed) continue;
-      if (parsed.suffix === LOG_FILE_SUFFIX) bases.push(parsed.offset);
-      else if (parsed.suffix === '.index' || parsed.suffix === '.timeindex' || parsed.suffix === '.txnindex') indexFiles.push({ name, offset: parsed.offset });
-    }
-    bases.sort((a, b) => a - b);
-    const baseSet = new Set(bases);
-    for (const f of indexFiles) if (!baseSet.has(f.offset)) await fs.unlink(path.join(dir, f.name)); // orphan index
-
-    this.epochs = await LeaderEpochCache.load(fs, dir);
-    const checkpointedStart = await this.readOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE);
-    const checkpointedRecovery = await this.readOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE);
-
     const now = this.clock.now();
-    const segs: LogSegment[] = [];
-    for (const base of bases) {
-      segs.push(await LogSegment.open({ fs, dir, baseOffset: base, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }));
-    }
-
-    let recovered = false;
-    if (!clean && segs.length > 0) {
-      const recoveryPoint = checkpointedRecovery ?? 0;
-      let first = 0;
-      for (let i = 0; i < segs.length; i++) if (segs[i].baseOffset <= recoveryPoint) first = i;
-      recovered = true;
-      for (let i = first; i < segs.length; i++) {
-        const res = await segs[i].recover((buf, pos) => {
-          this.epochs.assign(partitionLeaderEpoch(buf, pos), batchBaseOffset(buf, pos));
-        });
-        if (res.truncatedBytes > 0) {
-          // Everything after damage is unreliable: drop later segments (Kafka LogLoader.recoverSegment).
-          for (const later of segs.splice(i + 1)) await later.deleteFiles();
-          break;
-        }
-      }
-    }
+    const loaded = await loadSegments({
+      fs, dir, nowMs: now, segmentConfig: this.segmentConfig, rollJitter: () => this.rollJitter(),
+      readOffsetCheckpoint: (file) => this.readOffsetCheckpoint(file),
+    });
+    const { names, clean, recovered, checkpointedStart, checkpointedRecovery } = loaded;
+    const segs = loaded.segments;
+    this.epochs = loaded.epochs;
 
     if (segs.length === 0) {
       segs.push(await LogSegment.create({ fs, dir, baseOffset: checkpointedStart ?? 0, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }));

@@ -1,0 +1,94 @@
+/**
+ * The settings and result types of a PartitionLog (Kafka's topic-level log configs, camelCased),
+ * kept apart from partition-log.ts so the loader and the log share them.
+ */
+import { KafkaApiError } from '../errors.js';
+import type { Clock } from '../clock.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { Fs } from './fs.js';
+
+/** Topic-level log settings under Kafka's names (camelCased). */
+export interface LogConfig {
+  /** segment.bytes */
+  segmentBytes: number;
+  /** segment.ms */
+  segmentMs: number;
+  /** segment.jitter.ms */
+  segmentJitterMs?: number;
+  /** retention.ms; -1 keeps data forever */
+  retentionMs: number;
+  /** retention.bytes; -1 means no size limit */
+  retentionBytes: number;
+  /** max.message.bytes: largest batch, including its 12-byte prefix */
+  maxMessageBytes: number;
+  /** message.timestamp.type */
+  messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** index.interval.bytes */
+  indexIntervalBytes: number;
+  /** segment.index.bytes */
+  segmentIndexBytes: number;
+  /** flush.messages: fsync after this many appended records */
+  flushMessages: number;
+  /** flush.ms: fsync when the last flush is older than this (checked by LogManager) */
+  flushMs: number;
+  /** cleanup.policy: "delete", "compact" or "compact,delete" */
+  cleanupPolicy: string;
+  /** file.delete.delay.ms */
+  fileDeleteDelayMs: number;
+}
+
+/** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */
+export const defaultLogConfig: Readonly<LogConfig> = Object.freeze({
+  segmentBytes: 1073741824,
+  segmentMs: 604800000,
+  segmentJitterMs: 0,
+  retentionMs: 604800000,
+  retentionBytes: -1,
+  maxMessageBytes: 1048588,
+  messageTimestampType: 'CreateTime',
+  indexIntervalBytes: 4096,
+  segmentIndexBytes: 10485760,
+  flushMessages: Number.MAX_SAFE_INTEGER,
+  flushMs: Number.MAX_SAFE_INTEGER,
+  cleanupPolicy: 'delete',
+  fileDeleteDelayMs: 60000,
+});
+
+export interface AppendResult {
+  baseOffset: number;
+  lastOffset: number;
+  /** The broker time stamped on LogAppendTime topics, else -1. */
+  logAppendTimeMs: number;
+  logStartOffset: number;
+  recordCount: number;
+  /** The batch repeated one of the producer's last five: nothing was written (behaviours.md I2). */
+  duplicate?: boolean;
+}
+
+export interface ReadResult {
+  records: Buffer[];
+  sizeBytes: number;
+}
+
+export interface TimestampAndOffset {
+  offset: number;
+  timestamp: number;
+  /** partitionLeaderEpoch of the batch holding the record (-1 if none). */
+  leaderEpoch: number;
+}
+
+export interface PartitionLogOptions {
+  fs: Fs;
+  dir: string;
+  topic: string;
+  partition: number;
+  config: LogConfig;
+  clock: Clock;
+  topicId?: string;
+}
+
+export function storageError(err: unknown, what: string): KafkaApiError {
+  if (err instanceof KafkaApiError) return err;
+  return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
+}
+

@@ -1,0 +1,98 @@
+/**
+ * Loading a partition directory (Kafka's LogLoader): removes leftovers of interrupted operations
+ * (.deleted, .cleaned, .swap, .tmp files and orphan indexes), opens every segment, and — when the
+ * clean-shutdown marker is missing — recovers the segments from the one holding the recovery
+ * point: each batch is checked, the first invalid or torn one and everything after it are cut off
+ * (later segments deleted), and the indexes and leader epochs are rebuilt.
+ */
+import * as path from 'node:path';
+import type { Fs } from './fs.js';
+import { LogSegment, type SegmentConfig } from './log-segment.js';
+import { LeaderEpochCache } from './leader-epoch-cache.js';
+import {
+  CLEAN_SHUTDOWN_FILE,
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  LOG_FILE_SUFFIX,
+  LOG_START_OFFSET_CHECKPOINT_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE,
+  SWAP_FILE_SUFFIX,
+  parseOffsetFileName,
+} from './file-names.js';
+import { baseOffset as batchBaseOffset, partitionLeaderEpoch } from '../protocol/records/record-batch.js';
+
+export interface LoadedSegments {
+  /** The directory's file names as found (before leftovers were removed). */
+  names: string[];
+  /** The clean-shutdown marker was present (and has been removed). */
+  clean: boolean;
+  /** Recovery ran on some segments. */
+  recovered: boolean;
+  /** Surviving segments, oldest first (possibly none). */
+  segments: LogSegment[];
+  epochs: LeaderEpochCache;
+  checkpointedStart: number | null;
+  checkpointedRecovery: number | null;
+}
+
+export async function loadSegments(opts: {
+  fs: Fs;
+  dir: string;
+  nowMs: number;
+  segmentConfig: SegmentConfig;
+  rollJitter: () => number;
+  readOffsetCheckpoint: (file: string) => Promise<number | null>;
+}): Promise<LoadedSegments> {
+  const { fs, dir } = opts;
+  const cleanMarker = path.join(dir, CLEAN_SHUTDOWN_FILE);
+  const clean = await fs.exists(cleanMarker);
+  if (clean) {
+    await fs.unlink(cleanMarker);
+    await fs.syncDir(dir);
+  }
+
+  const names = await fs.readdir(dir);
+  const bases: number[] = [];
+  const indexFiles: { name: string; offset: number }[] = [];
+  for (const name of names) {
+    if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith(SWAP_FILE_SUFFIX) || name.endsWith('.tmp')) {
+      await fs.unlink(path.join(dir, name));
+      continue;
+    }
+    const parsed = parseOffsetFileName(name);
+    if (!parsed) continue;
+    if (parsed.suffix === LOG_FILE_SUFFIX) bases.push(parsed.offset);
+    else if (parsed.suffix === '.index' || parsed.suffix === '.timeindex' || parsed.suffix === '.txnindex') indexFiles.push({ name, offset: parsed.offset });
+  }
+  bases.sort((a, b) => a - b);
+  const baseSet = new Set(bases);
+  for (const f of indexFiles) if (!baseSet.has(f.offset)) await fs.unlink(path.join(dir, f.name)); // orphan index
+
+  const epochs = await LeaderEpochCache.load(fs, dir);
+  const checkpointedStart = await opts.readOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE);
+  const checkpointedRecovery = await opts.readOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE);
+
+  const segs: LogSegment[] = [];
+  for (const base of bases) {
+    segs.push(await LogSegment.open({ fs, dir, baseOffset: base, config: opts.segmentConfig, nowMs: opts.nowMs, rollJitterMs: opts.rollJitter() }));
+  }
+
+  let recovered = false;
+  if (!clean && segs.length > 0) {
+    const recoveryPoint = checkpointedRecovery ?? 0;
+    let first = 0;
+    for (let i = 0; i < segs.length; i++) if (segs[i].baseOffset <= recoveryPoint) first = i;
+    recovered = true;
+    for (let i = first; i < segs.length; i++) {
+      const res = await segs[i].recover((buf, pos) => {
+        epochs.assign(partitionLeaderEpoch(buf, pos), batchBaseOffset(buf, pos));
+      });
+      if (res.truncatedBytes > 0) {
+        // Everything after damage is unreliable: drop later segments (Kafka LogLoader.recoverSegment).
+        for (const later of segs.splice(i + 1)) await later.deleteFiles();
+        break;
+      }
+    }
+  }
+  return { names, clean, recovered, segments: segs, epochs, checkpointedStart, checkpointedRecovery };
+}
