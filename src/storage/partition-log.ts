@@ -46,6 +46,7 @@ import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
 import { loadSegments } from './log-loader.js';
+import { SegmentDeleter } from './segment-deleter.js';
 import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
 import { ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
@@ -102,8 +103,7 @@ export class PartitionLog {
   private syncInFlight: { target: number; promise: Promise<void> } | null = null;
   private nextSync: Promise<void> | null = null;
   private rollFlushChain: Promise<void> = Promise.resolve();
-  private readonly pendingDeletes = new Map<LogSegment, { cancel(): void }>();
-  private readonly runningDeletes = new Set<Promise<void>>();
+  private readonly deleter: SegmentDeleter;
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
   private snapshotOffsets: number[] = [];
@@ -117,6 +117,7 @@ export class PartitionLog {
     this.clock = opts.clock;
     this.topicId = opts.topicId ?? '';
     this.lastFlushMs = opts.clock.now();
+    this.deleter = new SegmentDeleter(opts.clock, () => this.config.fileDeleteDelayMs);
   }
 
   get logStartOffset(): number {
@@ -731,31 +732,12 @@ export class PartitionLog {
       }
       for (const seg of toDelete) {
         await seg.renameToDeleted();
-        this.scheduleDelete(seg);
+        this.deleter.schedule(seg);
       }
     } catch (err) {
       throw this.markOffline(err, 'segment deletion');
     }
     return toDelete.length;
-  }
-
-  /** Deletes the renamed files after file.delete.delay.ms, so in-flight reads finish first. */
-  private scheduleDelete(seg: LogSegment): void {
-    const run = (): void => {
-      this.pendingDeletes.delete(seg);
-      // Leftovers keep their .deleted suffix and are removed at the next load.
-      const p: Promise<void> = seg
-        .deleteFiles()
-        .catch(() => undefined)
-        .finally(() => this.runningDeletes.delete(p));
-      this.runningDeletes.add(p);
-    };
-    if (this.config.fileDeleteDelayMs <= 0) {
-      run();
-      return;
-    }
-    const timer = this.clock.setTimeout(run, this.config.fileDeleteDelayMs);
-    this.pendingDeletes.set(seg, timer);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -857,7 +839,7 @@ export class PartitionLog {
       }
       this.closed = true;
       this.listeners.clear();
-      await this.finishPendingDeletes();
+      await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
       if (healthy && !this.offlineError) {
         await this.fs.writeFileAtomic(path.join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));
@@ -868,17 +850,8 @@ export class PartitionLog {
   }
 
   /** Resolves when segment deletions whose delay has passed are done (tests, shutdown). */
-  async deletionsSettled(): Promise<void> {
-    while (this.runningDeletes.size > 0) await Promise.all([...this.runningDeletes]);
-  }
-
-  private async finishPendingDeletes(): Promise<void> {
-    await this.deletionsSettled();
-    for (const [seg, timer] of [...this.pendingDeletes]) {
-      timer.cancel();
-      this.pendingDeletes.delete(seg);
-      await seg.deleteFiles().catch(() => undefined);
-    }
+  deletionsSettled(): Promise<void> {
+    return this.deleter.settled();
   }
 
   /**
@@ -891,7 +864,7 @@ export class PartitionLog {
       this.closed = true;
       this.listeners.clear();
       await this.rollFlushChain;
-      await this.finishPendingDeletes();
+      await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
       this.segments = [];
       const parent = path.dirname(this.dir);
