@@ -49,8 +49,7 @@ import { loadSegments } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
-import { ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
-import { decodeRecordBatch } from '../protocol/records/record.js';
+import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   LOG_START_OFFSET_CHECKPOINT_FILE,
@@ -70,8 +69,6 @@ import {
   setPartitionLeaderEpoch,
   baseOffset as batchBaseOffset,
   baseSequence as batchBaseSequence,
-  isControl as batchIsControl,
-  isTransactional as batchIsTransactional,
   producerEpoch as batchProducerEpoch,
   producerId as batchProducerId,
 } from '../protocol/records/record-batch.js';
@@ -904,31 +901,4 @@ function lastOffsetIn(data: Buffer): number {
     pos += batchSize(data, pos);
   }
   return last;
-}
-
-/** The producer-state view of the batch at pos (control batches are decoded for their type). */
-function batchInfoAt(buf: Buffer, pos: number): BatchInfo {
-  const base = batchBaseOffset(buf, pos);
-  const delta = lastOffsetDelta(buf, pos);
-  const info: BatchInfo = {
-    producerId: batchProducerId(buf, pos),
-    producerEpoch: batchProducerEpoch(buf, pos),
-    baseSequence: batchBaseSequence(buf, pos),
-    lastOffsetDelta: delta,
-    firstOffset: base,
-    lastOffset: base + delta,
-    maxTimestamp: batchMaxTimestamp(buf, pos),
-    isTransactional: batchIsTransactional(buf, pos),
-    isControl: batchIsControl(buf, pos),
-  };
-  if (info.isControl) {
-    try {
-      const rec = decodeRecordBatch(buf.subarray(pos, pos + batchSize(buf, pos))).records[0];
-      if (rec?.key && rec.key.length >= 4) info.controlType = rec.key.readInt16BE(2);
-      if (rec?.value && rec.value.length >= 6) info.coordinatorEpoch = rec.value.readInt32BE(2);
-    } catch {
-      info.controlType = -1;
-    }
-  }
-  return info;
 }

@@ -31,7 +31,20 @@
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { crc32c } from '../protocol/records/crc32c.js';
-import { readInt64AsNumber, writeInt64FromNumber } from '../protocol/records/record-batch.js';
+import {
+  readInt64AsNumber,
+  writeInt64FromNumber,
+  batchSize,
+  lastOffsetDelta,
+  maxTimestamp as batchMaxTimestamp,
+  baseOffset as batchBaseOffset,
+  baseSequence as batchBaseSequence,
+  isControl as batchIsControl,
+  isTransactional as batchIsTransactional,
+  producerEpoch as batchProducerEpoch,
+  producerId as batchProducerId,
+} from '../protocol/records/record-batch.js';
+import { decodeRecordBatch } from '../protocol/records/record.js';
 
 export const NUM_BATCHES_TO_RETAIN = 5;
 export const NO_PRODUCER_EPOCH = -1;
@@ -358,4 +371,31 @@ export class ProducerStateManager {
       pos += 46;
     }
   }
+}
+
+/** The producer-state view of the batch at pos (control batches are decoded for their type). */
+export function batchInfoAt(buf: Buffer, pos: number): BatchInfo {
+  const base = batchBaseOffset(buf, pos);
+  const delta = lastOffsetDelta(buf, pos);
+  const info: BatchInfo = {
+    producerId: batchProducerId(buf, pos),
+    producerEpoch: batchProducerEpoch(buf, pos),
+    baseSequence: batchBaseSequence(buf, pos),
+    lastOffsetDelta: delta,
+    firstOffset: base,
+    lastOffset: base + delta,
+    maxTimestamp: batchMaxTimestamp(buf, pos),
+    isTransactional: batchIsTransactional(buf, pos),
+    isControl: batchIsControl(buf, pos),
+  };
+  if (info.isControl) {
+    try {
+      const rec = decodeRecordBatch(buf.subarray(pos, pos + batchSize(buf, pos))).records[0];
+      if (rec?.key && rec.key.length >= 4) info.controlType = rec.key.readInt16BE(2);
+      if (rec?.value && rec.value.length >= 6) info.coordinatorEpoch = rec.value.readInt32BE(2);
+    } catch {
+      info.controlType = -1;
+    }
+  }
+  return info;
 }
