@@ -9,6 +9,8 @@ import * as path from 'node:path';
 import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { ProducerStateManager, batchInfoAt, type AbortedTxn } from './producer-state.js';
+import type { ReadResult } from './log-config.js';
 import {
   CLEAN_SHUTDOWN_FILE,
   CLEANED_FILE_SUFFIX,
@@ -17,9 +19,11 @@ import {
   LOG_START_OFFSET_CHECKPOINT_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   SWAP_FILE_SUFFIX,
+  PRODUCER_SNAPSHOT_FILE_SUFFIX,
   parseOffsetFileName,
+  producerSnapshotFileName,
 } from './file-names.js';
-import { baseOffset as batchBaseOffset, partitionLeaderEpoch } from '../protocol/records/record-batch.js';
+import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch } from '../protocol/records/record-batch.js';
 
 export interface LoadedSegments {
   /** The directory's file names as found (before leftovers were removed). */
@@ -95,4 +99,74 @@ export async function loadSegments(opts: {
     }
   }
   return { names, clean, recovered, segments: segs, epochs, checkpointedStart, checkpointedRecovery };
+}
+
+/**
+ * Rebuilds the producer state: the latest readable snapshot at or below the log end (snapshots
+ * above it describe data that is gone and are deleted), then every batch after it, which also
+ * re-adds aborted transactions missing from the .txnindex.
+ */
+export async function rebuildProducerState(opts: {
+  fs: Fs;
+  dir: string;
+  /** `<topic>-<partition>`, for messages. */
+  name: string;
+  names: string[];
+  startOffset: number;
+  endOffset: number;
+  nowMs: number;
+  read: (offset: number, maxBytes: number, o: { minOneMessage: boolean; maxOffset?: number }) => Promise<ReadResult>;
+  indexAborted: (t: AbortedTxn) => Promise<void>;
+}): Promise<{ producers: ProducerStateManager; snapshotOffsets: number[] }> {
+  const { names } = opts;
+  const producers = new ProducerStateManager(opts.name);
+  const offsets: number[] = [];
+  for (const name of names) {
+    const parsed = parseOffsetFileName(name);
+    if (parsed && parsed.suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) offsets.push(parsed.offset);
+  }
+  offsets.sort((a, b) => a - b);
+  let from = opts.startOffset;
+  const kept: number[] = [];
+  let loaded = false;
+  for (let i = offsets.length - 1; i >= 0; i--) {
+    const off = offsets[i];
+    const file = producerSnapshotFileName(opts.dir, off);
+    if (off > opts.endOffset) {
+      await opts.fs.unlink(file).catch(() => undefined);
+      continue;
+    }
+    if (!loaded) {
+      try {
+        producers.loadSnapshot(await opts.fs.readFile(file));
+        loaded = true;
+        from = Math.max(off, opts.startOffset);
+      } catch {
+        producers.clear();
+        await opts.fs.unlink(file).catch(() => undefined);
+        continue;
+      }
+    }
+    kept.unshift(off);
+  }
+  const now = opts.nowMs;
+  let offset = from;
+  while (offset < opts.endOffset) {
+    const { records } = await opts.read(offset, 1 << 20, { minOneMessage: true, maxOffset: opts.endOffset });
+    if (records.length === 0) break;
+    let next = offset;
+    for (const chunk of records) {
+      for (let pos = 0; pos < chunk.length; pos += batchSize(chunk, pos)) {
+        next = batchBaseOffset(chunk, pos) + lastOffsetDelta(chunk, pos) + 1;
+        if (batchBaseOffset(chunk, pos) < offset && next <= offset) continue;
+        const info = batchInfoAt(chunk, pos);
+        if (info.producerId < 0) continue;
+        const aborted = producers.replayBatch(info, now);
+        if (aborted) await opts.indexAborted(aborted);
+      }
+    }
+    if (next <= offset) break;
+    offset = next;
+  }
+  return { producers, snapshotOffsets: kept };
 }

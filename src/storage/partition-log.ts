@@ -45,7 +45,7 @@ import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
-import { loadSegments } from './log-loader.js';
+import { loadSegments, rebuildProducerState } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
@@ -54,10 +54,8 @@ import {
   CLEAN_SHUTDOWN_FILE,
   LOG_START_OFFSET_CHECKPOINT_FILE,
   PARTITION_METADATA_FILE,
-  PRODUCER_SNAPSHOT_FILE_SUFFIX,
   RECOVERY_POINT_CHECKPOINT_FILE,
   deleteDirName,
-  parseOffsetFileName,
   producerSnapshotFileName,
 } from './file-names.js';
 import {
@@ -251,65 +249,13 @@ export class PartitionLog {
     this.recoveryPointOffset = clean || recovered ? this.endOffset : checkpointedRecovery ?? 0;
     this.flushedOffset = this.recoveryPointOffset;
     this.hw = this.endOffset;
-    await this.loadProducerState(names);
-  }
-
-  /**
-   * Rebuilds the producer state: the latest readable snapshot at or below the log end (snapshots
-   * above it describe data that is gone and are deleted), then every batch after it, which also
-   * re-adds aborted transactions missing from the .txnindex.
-   */
-  private async loadProducerState(names: string[]): Promise<void> {
-    this.producers = new ProducerStateManager(`${this.topic}-${this.partition}`);
-    const offsets: number[] = [];
-    for (const name of names) {
-      const parsed = parseOffsetFileName(name);
-      if (parsed && parsed.suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) offsets.push(parsed.offset);
-    }
-    offsets.sort((a, b) => a - b);
-    let from = this.startOffset;
-    const kept: number[] = [];
-    let loaded = false;
-    for (let i = offsets.length - 1; i >= 0; i--) {
-      const off = offsets[i];
-      const file = producerSnapshotFileName(this.dir, off);
-      if (off > this.endOffset) {
-        await this.fs.unlink(file).catch(() => undefined);
-        continue;
-      }
-      if (!loaded) {
-        try {
-          this.producers.loadSnapshot(await this.fs.readFile(file));
-          loaded = true;
-          from = Math.max(off, this.startOffset);
-        } catch {
-          this.producers.clear();
-          await this.fs.unlink(file).catch(() => undefined);
-          continue;
-        }
-      }
-      kept.unshift(off);
-    }
-    this.snapshotOffsets = kept;
-    const now = this.clock.now();
-    let offset = from;
-    while (offset < this.endOffset) {
-      const { records } = await this.read(offset, 1 << 20, { minOneMessage: true, maxOffset: this.endOffset });
-      if (records.length === 0) break;
-      let next = offset;
-      for (const chunk of records) {
-        for (let pos = 0; pos < chunk.length; pos += batchSize(chunk, pos)) {
-          next = batchBaseOffset(chunk, pos) + lastOffsetDelta(chunk, pos) + 1;
-          if (batchBaseOffset(chunk, pos) < offset && next <= offset) continue;
-          const info = batchInfoAt(chunk, pos);
-          if (info.producerId < 0) continue;
-          const aborted = this.producers.replayBatch(info, now);
-          if (aborted) await this.indexAbortedTxn(aborted);
-        }
-      }
-      if (next <= offset) break;
-      offset = next;
-    }
+    const state = await rebuildProducerState({
+      fs, dir, name: `${this.topic}-${this.partition}`, names, startOffset: this.startOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
+      read: (offset, maxBytes, o) => this.read(offset, maxBytes, o),
+      indexAborted: (t) => this.indexAbortedTxn(t),
+    });
+    this.producers = state.producers;
+    this.snapshotOffsets = state.snapshotOffsets;
   }
 
   /** Adds an aborted transaction to the .txnindex of the segment holding its marker. */
