@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
+import { readCheckpoint } from './checkpoint-file.js';
 import { ProducerStateManager, batchInfoAt, type AbortedTxn } from './producer-state.js';
 import type { ReadResult } from './log-config.js';
 import {
@@ -19,6 +20,7 @@ import {
   LOG_START_OFFSET_CHECKPOINT_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE,
   SWAP_FILE_SUFFIX,
+  PARTITION_METADATA_FILE,
   PRODUCER_SNAPSHOT_FILE_SUFFIX,
   parseOffsetFileName,
   producerSnapshotFileName,
@@ -169,4 +171,41 @@ export async function rebuildProducerState(opts: {
     offset = next;
   }
   return { producers, snapshotOffsets: kept };
+}
+
+/** Index of the last segment whose base offset is <= offset (-1 if none). */
+export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): number {
+  let lo = 0;
+  let hi = segs.length - 1;
+  let ans = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (segs[mid].baseOffset <= offset) {
+      ans = mid;
+      lo = mid + 1;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  return ans;
+}
+
+/** The topic id stored in partition.metadata (Kafka's "version: 0\ntopic_id: <id>"), if any. */
+export async function readStoredTopicId(fs: Fs, dir: string): Promise<string | undefined> {
+  const file = path.join(dir, PARTITION_METADATA_FILE);
+  if (!(await fs.exists(file))) return undefined;
+  const m = /topic_id:\s*(\S+)/.exec((await fs.readFile(file)).toString('utf8'));
+  return m?.[1];
+}
+
+/** This partition's entry of a Kafka offset checkpoint file; null when missing or unreadable. */
+export async function readPartitionCheckpoint(fs: Fs, file: string, topic: string, partition: number): Promise<number | null> {
+  try {
+    const rows = await readCheckpoint(fs, file);
+    const row = rows?.find((r) => r[0] === topic && Number(r[1]) === partition);
+    const v = row ? Number(row[2]) : NaN;
+    return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  } catch {
+    return null;
+  }
 }

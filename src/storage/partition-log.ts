@@ -45,31 +45,17 @@ import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
-import { loadSegments, rebuildProducerState } from './log-loader.js';
+import { floorSegmentIndex, loadSegments, readPartitionCheckpoint, readStoredTopicId, rebuildProducerState } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
-import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+import { writeCheckpoint } from './checkpoint-file.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
-import {
-  CLEAN_SHUTDOWN_FILE,
-  LOG_START_OFFSET_CHECKPOINT_FILE,
-  PARTITION_METADATA_FILE,
-  RECOVERY_POINT_CHECKPOINT_FILE,
-  deleteDirName,
-  producerSnapshotFileName,
-} from './file-names.js';
-import {
-  batchSize,
-  lastOffsetDelta,
-  maxTimestamp as batchMaxTimestamp,
-  setBaseOffset,
-  setLogAppendTime,
-  setPartitionLeaderEpoch,
-  baseOffset as batchBaseOffset,
-  baseSequence as batchBaseSequence,
-  producerEpoch as batchProducerEpoch,
-  producerId as batchProducerId,
-} from '../protocol/records/record-batch.js';
+import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE,
+  RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName, producerSnapshotFileName } from './file-names.js';
+import { batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
+  setLogAppendTime, setPartitionLeaderEpoch, lastOffsetOfBatches,
+  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch,
+  producerId as batchProducerId } from '../protocol/records/record-batch.js';
 
 export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
 
@@ -267,13 +253,7 @@ export class PartitionLog {
   }
 
   private async loadTopicId(topicId: string | undefined): Promise<void> {
-    const file = path.join(this.dir, PARTITION_METADATA_FILE);
-    let stored: string | undefined;
-    if (await this.fs.exists(file)) {
-      const text = (await this.fs.readFile(file)).toString('utf8');
-      const m = /topic_id:\s*(\S+)/.exec(text);
-      stored = m?.[1];
-    }
+    const stored = await readStoredTopicId(this.fs, this.dir);
     if (stored && topicId && stored !== topicId) {
       throw new KafkaApiError(ErrorCode.INCONSISTENT_TOPIC_ID, `${this.dir}: partition.metadata has topic id ${stored}, expected ${topicId}`);
     }
@@ -287,15 +267,8 @@ export class PartitionLog {
     this.topicId = topicId;
   }
 
-  private async readOffsetCheckpoint(file: string): Promise<number | null> {
-    try {
-      const rows = await readCheckpoint(this.fs, path.join(this.dir, file));
-      const row = rows?.find((r) => r[0] === this.topic && Number(r[1]) === this.partition);
-      const v = row ? Number(row[2]) : NaN;
-      return Number.isSafeInteger(v) && v >= 0 ? v : null;
-    } catch {
-      return null;
-    }
+  private readOffsetCheckpoint(file: string): Promise<number | null> {
+    return readPartitionCheckpoint(this.fs, path.join(this.dir, file), this.topic, this.partition);
   }
 
   private writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
@@ -524,7 +497,7 @@ export class PartitionLog {
         if (data.length === 0) break;
         records.push(data);
         sizeBytes += data.length;
-        offset = lastOffsetIn(data) + 1;
+        offset = lastOffsetOfBatches(data) + 1;
         if (offset >= limit) break;
       }
       return { records, sizeBytes };
@@ -819,32 +792,4 @@ export class PartitionLog {
     this.queue = run.catch(() => undefined);
     return run;
   }
-}
-
-/** Index of the last segment whose base offset is <= offset (-1 if none). */
-function floorSegmentIndex(segs: readonly LogSegment[], offset: number): number {
-  let lo = 0;
-  let hi = segs.length - 1;
-  let ans = -1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    if (segs[mid].baseOffset <= offset) {
-      ans = mid;
-      lo = mid + 1;
-    } else {
-      hi = mid - 1;
-    }
-  }
-  return ans;
-}
-
-/** Last offset of the last batch in a buffer of whole batches. */
-function lastOffsetIn(data: Buffer): number {
-  let pos = 0;
-  let last = -1;
-  while (pos < data.length) {
-    last = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos);
-    pos += batchSize(data, pos);
-  }
-  return last;
 }

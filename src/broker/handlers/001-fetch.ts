@@ -26,6 +26,7 @@ import type { FetchRequest } from '../../protocol/generated/messages/fetch-reque
 import type { FetchResponse, PartitionData } from '../../protocol/generated/messages/fetch-response.js';
 import type { RequestContext } from '../request-context.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
+import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
@@ -119,7 +120,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       if (req.isolationLevel === READ_COMMITTED) {
         abortedTransactions = [];
         if (kept.records.length > 0) {
-          const upper = nextOffsetAfter(kept.records[kept.records.length - 1]);
+          const upper = lastOffsetOfBatches(kept.records[kept.records.length - 1]) + 1;
           for (const a of await log.collectAbortedTransactions(fetchOffset, upper)) {
             abortedTransactions.push({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) });
           }
@@ -139,14 +140,6 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] }, bytes: total };
 }
 
-/** The offset after the last batch of a buffer of whole batches. */
-function nextOffsetAfter(data: Buffer): number {
-  let next = 0;
-  for (let pos = 0; pos + 61 <= data.length; pos += 12 + data.readInt32BE(pos + 8)) {
-    next = data.readInt32BE(pos) * 0x1_0000_0000 + data.readUInt32BE(pos + 4) + data.readInt32BE(pos + 23) + 1;
-  }
-  return next;
-}
 
 function hasError(res: FetchResponse): boolean {
   for (const t of res.responses) for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) return true;

@@ -95,6 +95,13 @@ export function isControl(buf: Buffer, pos: number): boolean { return (buf[pos +
 export function hasDeleteHorizon(buf: Buffer, pos: number): boolean { return (buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_DELETE_HORIZON) !== 0; }
 export function lastOffsetDelta(buf: Buffer, pos: number): number { return buf.readInt32BE(pos + LAST_OFFSET_DELTA_OFFSET); }
 export function lastOffset(buf: Buffer, pos: number): number { return baseOffset(buf, pos) + lastOffsetDelta(buf, pos); }
+
+/** Last offset of the last batch in a buffer of whole batches (-1 when empty). */
+export function lastOffsetOfBatches(data: Buffer): number {
+  let last = -1;
+  for (let pos = 0; pos + RECORD_BATCH_OVERHEAD <= data.length; pos += 12 + data.readInt32BE(pos + 8)) last = lastOffset(data, pos);
+  return last;
+}
 export function baseTimestamp(buf: Buffer, pos: number): number { return readInt64AsNumber(buf, pos + BASE_TIMESTAMP_OFFSET); }
 export function maxTimestamp(buf: Buffer, pos: number): number { return readInt64AsNumber(buf, pos + MAX_TIMESTAMP_OFFSET); }
 export function producerId(buf: Buffer, pos: number): number { return readInt64AsNumber(buf, pos + PRODUCER_ID_OFFSET); }
