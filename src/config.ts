@@ -354,6 +354,22 @@ function brokerSynonymList(broker: BrokerConfig, names: readonly string[], sensi
   return out;
 }
 
+/** One DescribeConfigs entry; its source is that of the first synonym (the one in effect). */
+function configEntry(name: string, spec: SettingSpec, value: string | null, readOnly: boolean, synonyms: ConfigSynonym[]): ConfigEntry {
+  const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
+  return {
+    name,
+    value,
+    readOnly,
+    isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
+    configSource,
+    isSensitive: spec.type === 'password',
+    synonyms,
+    configType: TYPE_CODE[spec.type],
+    documentation: spec.doc,
+  };
+}
+
 /** Broker configs as DescribeConfigs (resource type BROKER) reports them, sorted by name. All read-only: Samsa has no dynamic broker configs. */
 export function describeBrokerConfig(broker: BrokerConfig): ConfigEntry[] {
   const out: ConfigEntry[] = [];
@@ -366,18 +382,7 @@ export function describeBrokerConfig(broker: BrokerConfig): ConfigEntry[] {
     else value = spec.default === null ? null : render(spec, name === 'log.dirs' ? broker['log.dirs'] : BROKER_DEFAULTS[name]);
     if (sensitive) value = null;
     const synonyms = brokerSynonymList(broker, [name, ...(spec.fallbacks ?? [])], sensitive);
-    const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
-    out.push({
-      name,
-      value,
-      readOnly: true,
-      isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
-      configSource,
-      isSensitive: sensitive,
-      synonyms,
-      configType: TYPE_CODE[spec.type],
-      documentation: spec.doc,
-    });
+    out.push(configEntry(name, spec, value, true, synonyms));
   }
   return out;
 }
@@ -420,18 +425,7 @@ export function resolveTopicConfig(broker: BrokerConfig, overrides: Readonly<Rec
     const rendered = sensitive ? null : render(spec, value);
     const synonyms = brokerSynonymList(broker, spec.synonyms ?? [], sensitive);
     if (overridden) synonyms.unshift({ name, value: rendered, source: ConfigSource.DYNAMIC_TOPIC_CONFIG });
-    const configSource = synonyms[0]?.source ?? ConfigSource.DEFAULT_CONFIG;
-    entries.push({
-      name,
-      value: rendered,
-      readOnly: false,
-      isDefault: configSource === ConfigSource.DEFAULT_CONFIG,
-      configSource,
-      isSensitive: sensitive,
-      synonyms,
-      configType: TYPE_CODE[spec.type],
-      documentation: spec.doc,
-    });
+    entries.push(configEntry(name, spec, rendered, false, synonyms));
   }
   return { values: values as TopicConfig, entries };
 }

@@ -100,8 +100,14 @@ const wire = (records: OutRec[]) => records.map((r) => ({ ...r, headers: r.heade
 const CODEC_CONF: Record<string, string> = { none: 'none', gzip: 'gzip', snappy: 'snappy', lz4: 'lz4', zstd: 'zstd' };
 
 /** Topic and config administration, the same commands in both Python agents. */
-function adminOps(agent: PythonAgent): Pick<Driver, 'createTopic' | 'deleteTopic' | 'describeTopic' | 'describeConfigs' | 'alterConfigs'> {
+function adminOps(agent: PythonAgent): Pick<Driver, 'createTopic' | 'deleteTopic' | 'describeTopic' | 'describeConfigs' | 'alterConfigs' | 'listOffsets'> {
   return {
+    async listOffsets(topic, partition, timestamps) {
+      const r = await agent.call('list_offsets', { topic, partition, timestamps });
+      const byTime: Record<string, number | ErrName> = {};
+      for (const ts of timestamps) byTime[String(ts)] = typeof r[String(ts)] === 'number' ? r[String(ts)] : fromPython(r[String(ts)]);
+      return { earliest: r.earliest, latest: r.latest, byTime };
+    },
     async createTopic(t) {
       return fromPython((await agent.call('create_topic', { name: t.name, partitions: t.partitions, configs: t.configs ?? {} })).error);
     },
@@ -118,6 +124,25 @@ function adminOps(agent: PythonAgent): Pick<Driver, 'createTopic' | 'deleteTopic
     },
     async alterConfigs(topic, set) {
       return fromPython((await agent.call('alter_configs', { topic, set })).error);
+    },
+  };
+}
+
+/** Consumer-group membership, the same commands in both Python agents. */
+function groupOps(agent: PythonAgent): Pick<Driver, 'groupOpen' | 'groupPoll' | 'groupCommit' | 'groupClose'> {
+  return {
+    async groupOpen(o) {
+      await agent.call('group_open', o);
+    },
+    async groupPoll(handle, timeoutMs, max) {
+      const r = await agent.call('group_poll', { handle, timeoutMs, max }, timeoutMs + 20_000);
+      return { records: recs(r.records), errors: r.errors.map(fromPython), assignment: r.assignment, assigns: r.assigns };
+    },
+    async groupCommit(handle) {
+      return fromPython((await agent.call('group_commit', { handle })).error);
+    },
+    async groupClose(handle) {
+      await agent.call('group_close', { handle });
     },
   };
 }
@@ -150,25 +175,7 @@ export async function confluentDriver(bootstrap: string): Promise<Driver> {
       return { records: recs(r.records), errors: r.errors.map(fromPython) };
     },
     ...adminOps(agent),
-    async listOffsets(topic, partition, timestamps) {
-      const r = await agent.call('list_offsets', { topic, partition, timestamps });
-      const byTime: Record<string, number | ErrName> = {};
-      for (const ts of timestamps) byTime[String(ts)] = typeof r[String(ts)] === 'number' ? r[String(ts)] : fromPython(r[String(ts)]);
-      return { earliest: r.earliest, latest: r.latest, byTime };
-    },
-    async groupOpen(o) {
-      await agent.call('group_open', o);
-    },
-    async groupPoll(handle, timeoutMs, max) {
-      const r = await agent.call('group_poll', { handle, timeoutMs, max }, timeoutMs + 20_000);
-      return { records: recs(r.records), errors: r.errors.map(fromPython), assignment: r.assignment, assigns: r.assigns };
-    },
-    async groupCommit(handle) {
-      return fromPython((await agent.call('group_commit', { handle })).error);
-    },
-    async groupClose(handle) {
-      await agent.call('group_close', { handle });
-    },
+    ...groupOps(agent),
     async transactions(topic: string, transactionalId: string, batches: TxnBatch[]) {
       const r = await agent.call('txn', { topic, transactionalId, batches: batches.map((b) => ({ commit: b.commit, records: wire(b.records) })) }, 90_000);
       return { error: fromPython(r.error), results: r.batches.map(produceResult) };
@@ -207,25 +214,7 @@ export async function kafkaPythonDriver(bootstrap: string): Promise<Driver> {
       return { records: recs(r.records), errors: r.errors.map(fromPython) };
     },
     ...adminOps(agent),
-    async listOffsets(topic, partition, timestamps) {
-      const r = await agent.call('list_offsets', { topic, partition, timestamps });
-      const byTime: Record<string, number> = {};
-      for (const ts of timestamps) byTime[String(ts)] = r[String(ts)];
-      return { earliest: r.earliest, latest: r.latest, byTime };
-    },
-    async groupOpen(o) {
-      await agent.call('group_open', o);
-    },
-    async groupPoll(handle, timeoutMs, max) {
-      const r = await agent.call('group_poll', { handle, timeoutMs, max }, timeoutMs + 20_000);
-      return { records: recs(r.records), errors: r.errors.map(fromPython), assignment: r.assignment, assigns: r.assigns };
-    },
-    async groupCommit(handle) {
-      return fromPython((await agent.call('group_commit', { handle })).error);
-    },
-    async groupClose(handle) {
-      await agent.call('group_close', { handle });
-    },
+    ...groupOps(agent),
     close: () => agent.close(),
   };
 }

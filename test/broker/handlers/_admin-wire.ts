@@ -8,6 +8,7 @@ import { apiCodecs, type ApiTypes } from '../../../src/protocol/generated/api-ta
 import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from '../../../src/protocol/headers.js';
 import { Reader } from '../../../src/protocol/reader.js';
 import { Writer } from '../../../src/protocol/writer.js';
+import { startBroker, type RunningBroker, type StartBrokerOptions } from '../../../src/testing/start-broker.js';
 
 export class WireClient {
   private buf = Buffer.alloc(0);
@@ -69,4 +70,26 @@ export class WireClient {
   close(): void {
     this.socket.destroy();
   }
+}
+
+/**
+ * Registers a suite's hooks: before, a broker on port 0 and a WireClient to it, handed to `ready`
+ * (which may add topics); after, both closed.
+ */
+export function withBroker(
+  suite: { before(fn: () => Promise<void>): void; after(fn: () => Promise<void>): void },
+  options: StartBrokerOptions,
+  ready: (b: RunningBroker, c: WireClient) => Promise<void> | void,
+): void {
+  let b: RunningBroker | undefined;
+  let c: WireClient | undefined;
+  suite.before(async () => {
+    b = await startBroker(options);
+    c = await WireClient.connect(b.port);
+    await ready(b, c);
+  });
+  suite.after(async () => {
+    c?.close();
+    await b?.stop();
+  });
 }

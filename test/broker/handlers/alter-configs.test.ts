@@ -1,9 +1,9 @@
 /** AlterConfigs (33) and IncrementalAlterConfigs (44). */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 const TOPIC = 2;
 const BROKER = 4;
@@ -11,17 +11,12 @@ const SET = 0, DELETE = 1, APPEND = 2, SUBTRACT = 3;
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   for (const name of ['ac-legacy', 'ac-inc', 'ac-list', 'ac-dry']) {
     await b.broker.createTopic({ name, numPartitions: 1, replicationFactor: 1, configs: { 'retention.ms': '1000', 'segment.bytes': '100000' } });
   }
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 const overrides = (name: string) => b.broker.metadata.get(name)!.configs;

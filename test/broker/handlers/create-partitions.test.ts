@@ -1,24 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import type { CreatePartitionsTopic } from '../../../src/protocol/generated/messages/create-partitions-request.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   for (const name of ['cp-a', 'cp-b', 'cp-c', 'cp-d', 'cp-e', 'cp-dry']) {
     await b.broker.createTopic({ name, numPartitions: 2, replicationFactor: 1, configs: {} });
   }
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 async function grow(topics: CreatePartitionsTopic[], version = 3, validateOnly = false) {

@@ -1,22 +1,17 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { defaultCreatableTopic, type CreatableTopic } from '../../../src/protocol/generated/messages/create-topics-request.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0, config: { 'num.partitions': 3, 'log.retention.hours': 24 } });
-  c = await WireClient.connect(b.port);
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
+withBroker(test, { port: 0, config: { 'num.partitions': 3, 'log.retention.hours': 24 } }, async (nb, nc) => {
+  b = nb;
+  c = nc;
 });
 
 function topic(name: string, extra: Partial<CreatableTopic> = {}): CreatableTopic {

@@ -2,21 +2,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
 });
 
 async function make(...names: string[]) {

@@ -1,24 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import type { DescribeConfigsResource } from '../../../src/protocol/generated/messages/describe-configs-request.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 const TOPIC = 2;
 const BROKER = 4;
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0, config: { 'log.retention.hours': 48 } });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0, config: { 'log.retention.hours': 48 } }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   await b.broker.createTopic({ name: 'dc-t', numPartitions: 1, replicationFactor: 1, configs: { 'retention.bytes': '5000' } });
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 async function describe(resources: DescribeConfigsResource[], opts: { version?: number; synonyms?: boolean; docs?: boolean } = {}) {

@@ -1,25 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   await b.broker.createTopic({ name: 'ld-a', numPartitions: 2, replicationFactor: 1, configs: {} });
   await b.broker.createTopic({ name: 'ld-b', numPartitions: 1, replicationFactor: 1, configs: {} });
   await b.broker.getLog('ld-a', 1)!.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.alloc(100, 1) }] }), 0);
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 test('v4 with topics null: one log dir, every partition with its size, disk totals', async () => {

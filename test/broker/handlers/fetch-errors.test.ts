@@ -1,23 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   await b.broker.createTopic({ name: 'fe', numPartitions: 1, replicationFactor: 1, configs: {} });
   await b.broker.getLog('fe', 0)!.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }), 0);
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 function fetchReq(topic: string, partition: number, fetchOffset: bigint) {

@@ -1,26 +1,21 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../../src/protocol/records/record.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 let b: RunningBroker;
 let c: WireClient;
 const VALUE = Buffer.alloc(300, 7);
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   await b.broker.createTopic({ name: 'fl', numPartitions: 3, replicationFactor: 1, configs: {} });
   for (const p of [0, 1, 2]) {
     for (let i = 0; i < 4; i++) await b.broker.getLog('fl', p)!.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: VALUE }] }), 0);
   }
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 function fetch(maxBytes: number, partitionMaxBytes: number) {

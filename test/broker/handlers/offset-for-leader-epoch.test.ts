@@ -1,24 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
-import { WireClient } from './_admin-wire.js';
+import { WireClient, withBroker } from './_admin-wire.js';
 
 let b: RunningBroker;
 let c: WireClient;
 
-test.before(async () => {
-  b = await startBroker({ port: 0 });
-  c = await WireClient.connect(b.port);
+withBroker(test, { port: 0 }, async (nb, nc) => {
+  b = nb;
+  c = nc;
   await b.broker.createTopic({ name: 'ole', numPartitions: 1, replicationFactor: 1, configs: {} });
   const log = b.broker.getLog('ole', 0)!;
   for (let i = 0; i < 3; i++) await log.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.from(`v${i}`) }] }), 0);
-});
-
-test.after(async () => {
-  c?.close();
-  await b?.stop();
 });
 
 async function ask(partition: number, leaderEpoch: number, currentLeaderEpoch = -1, version = 4) {
