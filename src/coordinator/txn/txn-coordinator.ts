@@ -23,6 +23,7 @@ import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/r
 import { ProducerIdManager } from './producer-id-manager.js';
 import { txnRecordSerde, type TxnLogRecord } from './records.js';
 import { TxnShard, TxnState, TXN_STATE_NAMES, splitTpKey, tpKey, type InitPidResult, type TxnMetadata, type TxnSettings } from './txn-shard.js';
+import type { TransactionState } from '../../protocol/generated/messages/describe-transactions-response.js';
 
 export const TRANSACTION_STATE_TOPIC = '__transaction_state';
 
@@ -81,16 +82,8 @@ export interface TxnCoordinatorOptions {
   settings: TxnSettings;
 }
 
-export interface DescribedTxn {
-  errorCode: number;
-  transactionalId: string;
-  transactionState: string;
-  transactionTimeoutMs: number;
-  transactionStartTimeMs: bigint;
-  producerId: bigint;
-  producerEpoch: number;
-  topics: { topic: string; partitions: number[] }[];
-}
+/** One transaction as DescribeTransactions reports it. */
+export type DescribedTxn = TransactionState;
 
 /** Builds a COMMIT (1) / ABORT (0) control batch (Kafka `EndTransactionMarker`). */
 export function buildMarkerBatch(producerId: number, producerEpoch: number, commit: boolean, coordinatorEpoch: number, timestampMs: number): Buffer {
