@@ -33,6 +33,11 @@ export interface DispatchInterceptor {
   /** May return a replacement response (e.g. an injected error), or undefined to continue. */
   before?(ctx: RequestContext, req: DecodedRequest, handler: Handler): Promise<unknown | undefined> | unknown | undefined;
   after?(ctx: RequestContext, req: DecodedRequest, response: unknown): void;
+  /**
+   * Whether decoded requests may be kept after they were answered (e.g. recorded): their byte
+   * views then pin the request frame, which is not reused. Missing means yes.
+   */
+  keepsRequests?(): boolean;
 }
 
 interface Entry {
@@ -59,6 +64,17 @@ export class Dispatcher {
     return [...this.entries.values()]
       .sort((a, b) => a.adv.apiKey - b.adv.apiKey)
       .map((e) => ({ apiKey: e.adv.apiKey, minVersion: e.adv.min, maxVersion: e.adv.max }));
+  }
+
+  /**
+   * Whether `frame` may be reused once dispatch() has settled: a Produce request (its handler
+   * writes the batches synchronously into the segment and keeps no view of them) while no
+   * interceptor keeps requests (test control's recordings). Asked before and after dispatch.
+   */
+  recyclable(frame: Buffer): boolean {
+    const i = this.interceptor;
+    if (i !== null && (i.keepsRequests === undefined || i.keepsRequests())) return false;
+    return frame.length >= 2 && frame.readInt16BE(0) === 0;
   }
 
   /**

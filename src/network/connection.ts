@@ -10,6 +10,7 @@
 import type { Socket } from 'node:net';
 import { ProtocolError } from '../errors.js';
 import { FrameDecoder } from '../protocol/framing.js';
+import type { FramePool, FrameReader } from './frame-reader.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
@@ -25,11 +26,23 @@ export interface ConnectionOptions {
   dispatcher: Dispatcher;
   log: Logger;
   baseContext: Pick<RequestContext, 'broker'>;
+  /**
+   * When set, the socket's reads go through this reader (see frame-reader.ts) and large Produce
+   * frames go back to `pool` once their batches are written; otherwise 'data' events and a
+   * FrameDecoder are used.
+   */
+  reader?: { reader: FrameReader; pool: FramePool };
+}
+
+interface QueuedFrame {
+  frame: Buffer;
+  /** From the FramePool: may be released once the request no longer needs it. */
+  pooled: boolean;
 }
 
 export class Connection {
-  private readonly decoder: FrameDecoder;
-  private readonly queue: Buffer[] = [];
+  private readonly decoder: FrameDecoder | null;
+  private readonly queue: QueuedFrame[] = [];
   private processing = false;
   private draining = false;
   private closedFlag = false;
@@ -43,11 +56,19 @@ export class Connection {
   private deferredTail: Promise<void> = Promise.resolve();
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
-    this.decoder = new FrameDecoder(opts.maxFrameBytes);
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
     socket.setNoDelay(true);
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    if (opts.reader) {
+      this.decoder = null;
+      opts.reader.reader.sink = {
+        onFrame: (frame, pooled) => this.onFrames([{ frame, pooled }]),
+        onError: (err) => this.fail(err),
+      };
+    } else {
+      this.decoder = new FrameDecoder(opts.maxFrameBytes);
+      socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    }
     socket.on('error', (err) => opts.log.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`));
     socket.on('close', () => this.onClose());
     socket.on('drain', () => this.maybeResume());
@@ -61,11 +82,16 @@ export class Connection {
     if (this.closedFlag || this.draining) return;
     let frames: Buffer[];
     try {
-      frames = this.decoder.push(chunk);
+      frames = this.decoder!.push(chunk);
     } catch (err) {
       this.fail(err);
       return;
     }
+    this.onFrames(frames.map((frame) => ({ frame, pooled: false })));
+  }
+
+  private onFrames(frames: QueuedFrame[]): void {
+    if (this.closedFlag || this.draining) return;
     for (const f of frames) this.queue.push(f);
     if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
     if (!this.processing) void this.pump();
@@ -75,7 +101,8 @@ export class Connection {
     this.processing = true;
     try {
       while (this.queue.length > 0 && !this.closedFlag) {
-        const frame = this.queue.shift()!;
+        const { frame, pooled } = this.queue.shift()!;
+        const recyclable = pooled && this.opts.dispatcher.recyclable(frame);
         const reply = await this.opts.dispatcher.dispatch(frame, {
           broker: this.opts.baseContext.broker,
           connectionId: this.opts.id,
@@ -83,6 +110,8 @@ export class Connection {
           listenerName: this.opts.listenerName,
           closed: this.closed,
         });
+        // The request's batches are in the segment and nothing refers to the frame any more.
+        if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);
         if (reply && 'later' in reply) {
           this.defer(reply.later);
           if (this.deferred.length >= MAX_DEFERRED_REPLIES) await this.deferred[0].catch(() => undefined);

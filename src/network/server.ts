@@ -4,6 +4,7 @@
  */
 import { createServer, type Server } from 'node:net';
 import { Connection } from './connection.js';
+import { FramePool, FrameReader, adoptSocket } from './frame-reader.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { Broker } from '../broker/broker.js';
 import type { Logger } from '../logger.js';
@@ -26,12 +27,19 @@ export class SocketServer {
   readonly bound: BoundListener[] = [];
   /** Called when a connection is accepted (test control uses it). */
   onConnection: ((c: Connection) => void) | null = null;
+  /** Buffers for large request frames, shared by every connection (see frame-reader.ts). */
+  readonly framePool = new FramePool();
 
   constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number }) {}
 
   async listen(listeners: ListenerSpec[]): Promise<BoundListener[]> {
     for (const l of listeners) {
-      const server = createServer({ noDelay: true }, (socket) => {
+      // Paused on accept so that the socket can be re-wrapped to read through a FrameReader
+      // before any byte is read.
+      const server = createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
+        const reader = new FrameReader(this.opts.maxFrameBytes, this.framePool);
+        const adopted = adoptSocket(accepted, reader);
+        const socket = adopted ?? accepted;
         const c = new Connection(socket, {
           id: this.nextId++,
           maxFrameBytes: this.opts.maxFrameBytes,
@@ -39,7 +47,9 @@ export class SocketServer {
           dispatcher: this.opts.dispatcher,
           log: this.opts.log,
           baseContext: { broker: this.opts.broker },
+          reader: adopted ? { reader, pool: this.framePool } : undefined,
         });
+        if (!adopted) accepted.resume();
         this.connections.add(c);
         void c.closed.then(() => this.connections.delete(c));
         this.onConnection?.(c);

@@ -199,6 +199,8 @@ export class BrokerControl {
     const interceptor: DispatchInterceptor = {
       before: (ctx, req, handler) => this.before(ctx, req, handler),
       after: (ctx, req, res) => this.after(ctx, req, res),
+      // Exchanges handed to tests carry their own copy of Produce records (see keptRequest).
+      keepsRequests: () => false,
     };
     broker.dispatcher.interceptor = interceptor;
     const server = broker.socketServer;
@@ -310,7 +312,7 @@ export class BrokerControl {
     if (this.rules.length === 0 && this.recordings.size === 0) return undefined;
     const ex: RecordedExchange = {
       connectionId: ctx.connectionId, clientId: ctx.clientId, apiKey: req.apiKey, apiName: apiNameOf(req.apiKey),
-      apiVersion: req.apiVersion, correlationId: req.correlationId, request: req.body, at: Date.now(),
+      apiVersion: req.apiVersion, correlationId: req.correlationId, request: keptRequest(req), at: Date.now(),
     };
     this.exchanges.set(req, ex);
     for (const rec of this.recordings) rec.push(ex);
@@ -579,4 +581,21 @@ class RecordingImpl implements Recording {
   stop(): void {
     this.onStop();
   }
+}
+
+/**
+ * The request body as handed to tests. A Produce request's record batches are views of the
+ * request frame, which the broker reuses for later requests once the batches are written
+ * (network/frame-reader.ts): recorded and held exchanges get copies of them.
+ */
+function keptRequest(req: DecodedRequest): unknown {
+  if (req.apiKey !== 0) return req.body;
+  const body = req.body as ProduceRequest;
+  return {
+    ...body,
+    topicData: body.topicData.map((t) => ({
+      ...t,
+      partitionData: t.partitionData.map((p) => ({ ...p, records: Buffer.isBuffer(p.records) ? Buffer.from(p.records) : p.records })),
+    })),
+  };
 }
