@@ -31,8 +31,12 @@ export interface BrokerOptions {
 }
 
 export interface AppendWaiter {
-  wait(timeoutMs: number, closed: Promise<void>): Promise<void>;
-  cancel(): void;
+  /**
+   * Waits for an append to a watched partition since the watch was made (returns at once if one
+   * happened already), or the timeout: 'append' / 'timeout'; 'closed' when `closed` resolved or
+   * the broker is stopping.
+   */
+  wait(timeoutMs: number, closed: Promise<void>): Promise<'append' | 'timeout' | 'closed'>;
 }
 
 export class Broker {
@@ -212,28 +216,41 @@ export class Broker {
     }
   }
 
-  /** A one-shot wake-up for a long-polling fetch: resolves on an append to any partition it reads. */
+  /**
+   * Watches the partitions a long-polling fetch reads. Made before the read, it only notes each
+   * log's append count (cheap: most fetches return data and never wait); wait() subscribes, so an
+   * append between the read and the wait is not missed.
+   */
   appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean): AppendWaiter {
-    let fire: () => void = () => {};
-    const fired = new Promise<void>((resolve) => { fire = resolve; });
-    const unsubscribes: (() => void)[] = [];
+    const logs: PartitionLog[] = [];
+    const counts: number[] = [];
     for (const t of req.topics) {
       const info = byId ? this.metadata.getById(t.topicId) : this.metadata.get(t.topic);
       if (!info) continue;
       for (const p of t.partitions) {
         const log = this.logs.getLog(info.name, p.partition);
-        if (log) unsubscribes.push(log.onAppend(() => fire()));
+        if (log) {
+          logs.push(log);
+          counts.push(log.appendCount);
+        }
       }
     }
-    const cancel = () => { for (const u of unsubscribes.splice(0)) u(); };
     return {
-      cancel,
       wait: async (timeoutMs, closed) => {
-        let timer: { cancel(): void } | null = null;
-        const timeout = new Promise<void>((resolve) => { timer = this.clock.setTimeout(resolve, timeoutMs); });
-        await Promise.race([fired, timeout, closed, this.stopped]);
-        (timer as { cancel(): void } | null)?.cancel();
-        cancel();
+        let fire: () => void = () => {};
+        const appended = new Promise<'append'>((resolve) => { fire = () => resolve('append'); });
+        const unsubscribes = logs.map((log) => log.onAppend(fire));
+        try {
+          for (let i = 0; i < logs.length; i++) if (logs[i].appendCount !== counts[i]) return 'append';
+          let timer: { cancel(): void } | null = null;
+          const timeout = new Promise<'timeout'>((resolve) => { timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs); });
+          const ended = Promise.race([closed, this.stopped]).then(() => 'closed' as const);
+          const why = await Promise.race([appended, timeout, ended]);
+          (timer as { cancel(): void } | null)?.cancel();
+          return why;
+        } finally {
+          for (const u of unsubscribes) u();
+        }
       },
     };
   }

@@ -34,10 +34,11 @@ export interface DispatchInterceptor {
   before?(ctx: RequestContext, req: DecodedRequest, handler: Handler): Promise<unknown | undefined> | unknown | undefined;
   after?(ctx: RequestContext, req: DecodedRequest, response: unknown): void;
   /**
-   * Whether decoded requests may be kept after they were answered (e.g. recorded): their byte
-   * views then pin the request frame, which is not reused. Missing means yes.
+   * Whether decoded requests or responses may be kept after the response was written (e.g.
+   * recorded) with their byte views into request frames and read buffers: those are then not
+   * reused. Missing means yes.
    */
-  keepsRequests?(): boolean;
+  keepsExchanges?(): boolean;
 }
 
 interface Entry {
@@ -72,9 +73,17 @@ export class Dispatcher {
    * interceptor keeps requests (test control's recordings). Asked before and after dispatch.
    */
   recyclable(frame: Buffer): boolean {
+    return frame.length >= 2 && frame.readInt16BE(0) === 0 && this.reusesBuffers();
+  }
+
+  /** Whether a Fetch may read into recycled buffers (RequestContext.readBuffers). */
+  lendsReadBuffers(frame: Buffer): boolean {
+    return frame.length >= 2 && frame.readInt16BE(0) === 1 && this.reusesBuffers();
+  }
+
+  private reusesBuffers(): boolean {
     const i = this.interceptor;
-    if (i !== null && (i.keepsRequests === undefined || i.keepsRequests())) return false;
-    return frame.length >= 2 && frame.readInt16BE(0) === 0;
+    return i === null || (i.keepsExchanges !== undefined && !i.keepsExchanges());
   }
 
   /**

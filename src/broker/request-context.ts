@@ -1,4 +1,5 @@
 import type { Broker } from './broker.js';
+import type { ReadBuffers } from '../network/read-slabs.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -13,4 +14,9 @@ export interface RequestContext {
   listenerName: string;
   /** Resolves when the connection closes or the broker stops (long polls end early). */
   closed: Promise<void>;
+  /**
+   * Where segment reads for this request's response may go (recycled once the response is
+   * written; see network/read-slabs.ts). Absent: plain allocations.
+   */
+  readBuffers?: ReadBuffers;
 }

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import { ProtocolError } from '../errors.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import type { FramePool, FrameReader } from './frame-reader.js';
+import { SlabLease, type SlabPool } from './read-slabs.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
@@ -18,6 +19,8 @@ import type { Logger } from '../logger.js';
 const MAX_QUEUED_FRAMES = 64;
 /** Deferred replies (e.g. acks=all waiting for an fsync) a connection may have outstanding. */
 const MAX_DEFERRED_REPLIES = 32;
+/** How long a graceful close waits for the client to read the last answers. */
+const CLOSE_FLUSH_TIMEOUT_MS = 5000;
 
 export interface ConnectionOptions {
   id: number;
@@ -32,6 +35,8 @@ export interface ConnectionOptions {
    * FrameDecoder are used.
    */
   reader?: { reader: FrameReader; pool: FramePool };
+  /** Recycled memory for Fetch responses' segment reads (see read-slabs.ts); absent: plain buffers. */
+  slabs?: SlabPool;
 }
 
 interface QueuedFrame {
@@ -103,22 +108,26 @@ export class Connection {
       while (this.queue.length > 0 && !this.closedFlag) {
         const { frame, pooled } = this.queue.shift()!;
         const recyclable = pooled && this.opts.dispatcher.recyclable(frame);
+        const lease = this.opts.slabs && this.opts.dispatcher.lendsReadBuffers(frame) ? new SlabLease(this.opts.slabs) : undefined;
         const reply = await this.opts.dispatcher.dispatch(frame, {
           broker: this.opts.baseContext.broker,
           connectionId: this.opts.id,
           remoteAddress: this.remoteAddress,
           listenerName: this.opts.listenerName,
           closed: this.closed,
+          readBuffers: lease,
         });
         // The request's batches are in the segment and nothing refers to the frame any more.
         if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);
         if (reply && 'later' in reply) {
-          this.defer(reply.later);
+          this.defer(reply.later, lease);
           if (this.deferred.length >= MAX_DEFERRED_REPLIES) await this.deferred[0].catch(() => undefined);
         } else if (this.deferred.length > 0) {
-          this.defer(Promise.resolve(reply));
+          this.defer(Promise.resolve(reply), lease);
         } else if (reply && !this.closedFlag) {
-          this.write(reply);
+          this.write(reply, lease);
+        } else {
+          lease?.release();
         }
         this.maybeResume();
       }
@@ -135,28 +144,37 @@ export class Connection {
   }
 
   /** Queues a reply that becomes ready later; replies are written strictly in request order. */
-  private defer(p: Promise<Buffer[] | null>): void {
+  private defer(p: Promise<Buffer[] | null>, lease: SlabLease | undefined): void {
     p.catch(() => undefined);
     this.deferred.push(p);
     this.deferredTail = this.deferredTail.then(async () => {
+      let written = false;
       try {
         const chunks = await p;
-        if (chunks && !this.closedFlag) this.write(chunks);
+        if (chunks && !this.closedFlag) {
+          this.write(chunks, lease);
+          written = true;
+        }
       } catch (err) {
         this.fail(err);
       } finally {
+        if (!written) lease?.release();
         this.deferred.shift();
       }
     });
   }
 
-  private write(chunks: Buffer[]): void {
+  /** Writes one response; `lease`'s buffers are given back once the socket is done with them. */
+  private write(chunks: Buffer[], lease?: SlabLease): void {
+    const done = lease ? () => lease.release() : undefined;
     if (chunks.length === 1) {
-      this.socket.write(chunks[0]);
+      this.socket.write(chunks[0], done);
       return;
     }
     this.socket.cork();
-    for (const c of chunks) this.socket.write(c);
+    const last = chunks.length - 1;
+    for (let i = 0; i < last; i++) this.socket.write(chunks[i]);
+    this.socket.write(chunks[last], done);
     this.socket.uncork();
   }
 
@@ -198,7 +216,16 @@ export class Connection {
     }
     await this.deferredTail;
     if (!this.closedFlag) {
-      await new Promise<void>((resolve) => this.socket.end(resolve));
+      // A client that stopped reading must not hold the broker's shutdown: give the socket a
+      // bounded time to flush what was answered, then close it anyway.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, CLOSE_FLUSH_TIMEOUT_MS);
+        timer.unref();
+        this.socket.end(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
       this.destroy();
     }
   }

@@ -5,6 +5,7 @@
 import { createServer, type Server } from 'node:net';
 import { Connection } from './connection.js';
 import { FramePool, FrameReader, adoptSocket } from './frame-reader.js';
+import { SlabPool } from './read-slabs.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { Broker } from '../broker/broker.js';
 import type { Logger } from '../logger.js';
@@ -29,6 +30,8 @@ export class SocketServer {
   onConnection: ((c: Connection) => void) | null = null;
   /** Buffers for large request frames, shared by every connection (see frame-reader.ts). */
   readonly framePool = new FramePool();
+  /** Recycled memory for Fetch responses' segment reads (see read-slabs.ts). */
+  readonly slabPool = new SlabPool();
 
   constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number }) {}
 
@@ -48,6 +51,7 @@ export class SocketServer {
           log: this.opts.log,
           baseContext: { broker: this.opts.broker },
           reader: adopted ? { reader, pool: this.framePool } : undefined,
+          slabs: this.slabPool,
         });
         if (!adopted) accepted.resume();
         this.connections.add(c);
@@ -82,5 +86,6 @@ export class SocketServer {
     const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await Promise.all(closing);
+    this.slabPool.clear();
   }
 }

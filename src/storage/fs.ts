@@ -37,7 +37,11 @@ export interface FileHandle {
   /** Writes at an absolute position (synchronous); may extend the file. */
   writeAt(data: Uint8Array, position: number): void;
   /** Reads up to `length` bytes at `position` into a new Buffer (shorter at end of file). */
-  read(position: number, length: number): Promise<Buffer>;
+  /**
+   * Reads up to `length` bytes at `position` (fewer at the end of the file). `alloc`, when given,
+   * provides the buffer to read into (e.g. a slice of a recycled slab, see network/read-slabs.ts).
+   */
+  read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer>;
   /** fdatasync: everything written so far survives a crash once this resolves. */
   sync(): Promise<void>;
   /** Cuts the file to `size` bytes (synchronous). */
@@ -103,9 +107,9 @@ class NodeFileHandle implements FileHandle {
     if (position + data.length > this.bytes) this.bytes = position + data.length;
   }
 
-  async read(position: number, length: number): Promise<Buffer> {
+  async read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer> {
     const len = Math.max(0, Math.min(length, this.bytes - position));
-    const buf = Buffer.allocUnsafe(len);
+    const buf = alloc ? alloc(len) : Buffer.allocUnsafe(len);
     let done = 0;
     while (done < len) {
       const n = await readAsync(this.fd, buf, done, len - done, position + done);
@@ -241,11 +245,14 @@ class MemFileHandle implements FileHandle {
     f.mtimeMs = this.fs.now();
   }
 
-  async read(position: number, length: number): Promise<Buffer> {
+  async read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer> {
     const f = this.live();
     const end = Math.min(f.length, position + length);
     this.fs.readCount++;
-    return end <= position ? Buffer.alloc(0) : Buffer.from(f.data.subarray(position, end));
+    if (end <= position) return Buffer.alloc(0);
+    const out = alloc ? alloc(end - position) : Buffer.allocUnsafe(end - position);
+    f.data.copy(out, 0, position, end);
+    return out;
   }
 
   async sync(): Promise<void> {

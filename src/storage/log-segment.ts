@@ -354,7 +354,7 @@ export class LogSegment {
    * whose base offset is >= `maxOffset` are not returned. Returns null when the segment holds no
    * batch with last offset >= startOffset; an empty Buffer when nothing fits.
    */
-  async read(startOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number }): Promise<Buffer | null> {
+  async read(startOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number; alloc?: (n: number) => Buffer }): Promise<Buffer | null> {
     this.pin();
     try {
       await this.loadIndexes();
@@ -366,13 +366,13 @@ export class LogSegment {
       if (hint && hint.offset === startOffset && hint.position < endPos) {
         // Sequential read: the batch at `startOffset` starts exactly at the hinted position.
         position = hint.position;
-        data = await this.log.read(position, Math.min(Math.max(maxBytes, RECORD_BATCH_OVERHEAD), endPos - position));
+        data = await this.log.read(position, Math.min(Math.max(maxBytes, RECORD_BATCH_OVERHEAD), endPos - position), opts.alloc);
         if (data.length < RECORD_BATCH_OVERHEAD) return null;
         const firstSize = batchSize(data, 0);
         if (batchBaseOffset(data, 0) >= maxOffset) return Buffer.alloc(0);
         if (firstSize > data.length) {
           if (!opts.minOneMessage || firstSize > endPos - position) return Buffer.alloc(0);
-          data = await this.log.read(position, firstSize);
+          data = await this.log.read(position, firstSize, opts.alloc);
         }
       } else {
         const startPos = this.offsetIndex.lookup(startOffset).position;
@@ -383,7 +383,7 @@ export class LogSegment {
         want = Math.min(want, endPos - first.position);
         if (want < first.sizeBytes) return Buffer.alloc(0);
         position = first.position;
-        data = await this.log.read(position, want);
+        data = await this.log.read(position, want, opts.alloc);
       }
       let end = 0;
       let nextOffset = -1;

@@ -81,6 +81,7 @@ export class PartitionLog {
   private offlineError: KafkaApiError | null = null;
   private closed = false;
   private readonly listeners = new Set<() => void>();
+  private appends = 0;
   private syncInFlight: { target: number; promise: Promise<void> } | null = null;
   private nextSync: Promise<void> | null = null;
   private rollFlushChain: Promise<void> = Promise.resolve();
@@ -466,7 +467,7 @@ export class PartitionLog {
    * end). Continues into following segments while bytes remain. Buffers are slices of what was
    * read from the segment files, not decoded.
    */
-  async read(fetchOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number }): Promise<ReadResult> {
+  async read(fetchOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number; alloc?: (n: number) => Buffer }): Promise<ReadResult> {
     this.checkOnline();
     const leo = this.endOffset;
     if (fetchOffset < this.startOffset || fetchOffset > leo) {
@@ -492,7 +493,7 @@ export class PartitionLog {
         const remaining = maxBytes - sizeBytes;
         const first = records.length === 0;
         if (!first && remaining <= 0) break;
-        const data = await seg.read(offset, Math.max(0, remaining), { minOneMessage: opts.minOneMessage && first, maxOffset: limit });
+        const data = await seg.read(offset, Math.max(0, remaining), { minOneMessage: opts.minOneMessage && first, maxOffset: limit, alloc: opts.alloc });
         if (data === null) continue;
         if (data.length === 0) break;
         records.push(data);
@@ -724,7 +725,14 @@ export class PartitionLog {
     };
   }
 
+  /** Appends so far (bumped with every notification): long-polling fetches compare it. */
+  get appendCount(): number {
+    return this.appends;
+  }
+
   private notifyAppend(): void {
+    this.appends++;
+    if (this.listeners.size === 0) return;
     for (const l of [...this.listeners]) {
       try {
         l();

@@ -199,8 +199,8 @@ export class BrokerControl {
     const interceptor: DispatchInterceptor = {
       before: (ctx, req, handler) => this.before(ctx, req, handler),
       after: (ctx, req, res) => this.after(ctx, req, res),
-      // Exchanges handed to tests carry their own copy of Produce records (see keptRequest).
-      keepsRequests: () => false,
+      // Exchanges handed to tests carry their own copies of record bytes (keptRequest/keptResponse).
+      keepsExchanges: () => false,
     };
     broker.dispatcher.interceptor = interceptor;
     const server = broker.socketServer;
@@ -341,7 +341,7 @@ export class BrokerControl {
   private after(ctx: RequestContext, req: DecodedRequest, res: unknown): void {
     if (ctx.connectionId !== INTERNAL_CONNECTION_ID) {
       const ex = this.exchanges.get(req);
-      if (ex) ex.response = res;
+      if (ex) ex.response = keptResponse(req.apiKey, res);
     }
     if (this.waiters.size > 0 && ctx.connectionId !== INTERNAL_CONNECTION_ID) this.recheckAll();
   }
@@ -595,7 +595,26 @@ function keptRequest(req: DecodedRequest): unknown {
     ...body,
     topicData: body.topicData.map((t) => ({
       ...t,
-      partitionData: t.partitionData.map((p) => ({ ...p, records: Buffer.isBuffer(p.records) ? Buffer.from(p.records) : p.records })),
+      partitionData: t.partitionData.map((p) => ({ ...p, records: copyRecords(p.records) })),
     })),
   };
+}
+
+/** The response as handed to tests: a Fetch response's records are views of recycled read buffers, so they are copied. */
+function keptResponse(apiKey: number, res: unknown): unknown {
+  if (apiKey !== 1 || res === undefined || res === null) return res;
+  const body = res as FetchResponse;
+  return {
+    ...body,
+    responses: body.responses.map((t) => ({
+      ...t,
+      partitions: t.partitions.map((p) => ({ ...p, records: copyRecords(p.records) })),
+    })),
+  };
+}
+
+function copyRecords<T>(records: T): T {
+  if (Buffer.isBuffer(records)) return Buffer.from(records) as T;
+  if (Array.isArray(records)) return Buffer.concat(records as Buffer[]) as T;
+  return records;
 }

@@ -74,6 +74,9 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   const broker = ctx.broker;
   const byId = ctx.apiVersion >= 13;
   const maxBytes = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
+  // Reads of an earlier pass were discarded: their space is reused.
+  ctx.readBuffers?.reset();
+  const alloc = ctx.readBuffers ? (n: number) => ctx.readBuffers!.alloc(n) : undefined;
   const topics = req.topics.map((t) => {
     const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
     const slots: Slot[] = t.partitions.map((p): Slot => {
@@ -87,7 +90,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
       const fetchOffset = Number(p.fetchOffset);
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
-      const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset }).then(
+      const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
         (r) => ({ records: r.records }),
         (err) => {
           if (!(err instanceof KafkaApiError)) broker.log.error(`fetch from ${info.name}-${p.partition} failed`, err);
@@ -101,41 +104,47 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
 
   let total = 0;
   const responses: FetchResponse['responses'] = [];
-  for (const { t, info, slots } of topics) {
-    const partitions: PartitionData[] = [];
-    for (const slot of slots) {
-      if (slot.kind === 'error') {
-        partitions.push(slot.data);
-        continue;
-      }
-      const got = await slot.read;
-      if ('errorCode' in got) {
-        partitions.push(errorPartition(slot.partition, got.errorCode));
-        continue;
-      }
-      const { log, lso, fetchOffset } = slot;
-      const kept = takeWholeBatches(got.records, Math.max(0, Math.min(slot.partitionMaxBytes, maxBytes - total)), total === 0);
-      total += kept.sizeBytes;
-      let abortedTransactions: PartitionData['abortedTransactions'] = null;
-      if (req.isolationLevel === READ_COMMITTED) {
-        abortedTransactions = [];
-        if (kept.records.length > 0) {
-          const upper = lastOffsetOfBatches(kept.records[kept.records.length - 1]) + 1;
-          for (const a of await log.collectAbortedTransactions(fetchOffset, upper)) {
-            abortedTransactions.push({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) });
+  try {
+    for (const { t, info, slots } of topics) {
+      const partitions: PartitionData[] = [];
+      for (const slot of slots) {
+        if (slot.kind === 'error') {
+          partitions.push(slot.data);
+          continue;
+        }
+        const got = await slot.read;
+        if ('errorCode' in got) {
+          partitions.push(errorPartition(slot.partition, got.errorCode));
+          continue;
+        }
+        const { log, lso, fetchOffset } = slot;
+        const kept = takeWholeBatches(got.records, Math.max(0, Math.min(slot.partitionMaxBytes, maxBytes - total)), total === 0);
+        total += kept.sizeBytes;
+        let abortedTransactions: PartitionData['abortedTransactions'] = null;
+        if (req.isolationLevel === READ_COMMITTED) {
+          abortedTransactions = [];
+          if (kept.records.length > 0) {
+            const upper = lastOffsetOfBatches(kept.records[kept.records.length - 1]) + 1;
+            for (const a of await log.collectAbortedTransactions(fetchOffset, upper)) {
+              abortedTransactions.push({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) });
+            }
           }
         }
+        partitions.push({
+          partitionIndex: slot.partition, errorCode: ErrorCode.NONE,
+          highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
+          divergingEpoch: null, currentLeader: null, snapshotId: null,
+          abortedTransactions,
+          preferredReadReplica: -1,
+          records: kept.records,
+        });
       }
-      partitions.push({
-        partitionIndex: slot.partition, errorCode: ErrorCode.NONE,
-        highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
-        divergingEpoch: null, currentLeader: null, snapshotId: null,
-        abortedTransactions,
-        preferredReadReplica: -1,
-        records: kept.records,
-      });
+      responses.push({ topic: info?.name ?? t.topic, topicId: info?.topicId ?? t.topicId ?? ZERO_UUID, partitions });
     }
-    responses.push({ topic: info?.name ?? t.topic, topicId: info?.topicId ?? t.topicId ?? ZERO_UUID, partitions });
+  } catch (err) {
+    // Every read must have finished before its buffer can be reused for another response.
+    await Promise.all(topics.flatMap(({ slots }) => slots.map((s) => (s.kind === 'read' ? s.read : undefined))));
+    throw err;
   }
   return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] }, bytes: total };
 }
@@ -157,15 +166,13 @@ export const fetchHandler = defineHandler({
     const minBytes = Math.min(req.minBytes, Math.max(0, Math.min(req.maxBytes, cap)));
     const deadline = broker.clock.now() + Math.max(0, req.maxWaitMs);
     for (;;) {
-      // Subscribe before reading so an append between the read and the wait is not missed.
+      // Note the append counts before reading so an append between the read and the wait is not missed.
       const wake = broker.appendSignal(req, ctx.apiVersion >= 13);
       const { response, bytes } = await readOnce(ctx, req, cap);
       const remaining = deadline - broker.clock.now();
-      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) {
-        wake.cancel();
-        return response;
-      }
-      await wake.wait(remaining, ctx.closed);
+      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) return response;
+      // After the client went away (or the broker began stopping) nobody waits for the answer.
+      if ((await wake.wait(remaining, ctx.closed)) === 'closed') return response;
     }
   },
   errorResponse(_req, errorCode) {
