@@ -130,4 +130,28 @@ test('a response still queued for a slow reader is not overwritten while other c
   }
 });
 
+test('a long-polling Fetch ends as soon as its client disconnects', async () => {
+  const b = await startBroker({ port: 0 });
+  try {
+    const setup = await KafkaConn.connect('127.0.0.1', b.port);
+    await createTopics(setup, [{ name: 'idle', partitions: 1 }]);
+    setup.close();
+    const rec = b.control.record({ apiKeys: ['Fetch'] });
+    const c = new net.Socket();
+    await new Promise<void>((resolve) => c.connect({ host: '127.0.0.1', port: b.port }, () => resolve()));
+    c.write(encodeRequest(1, 12, 1, { ...fetchBody('idle', [0]), maxWaitMs: 20_000, minBytes: 1 }));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.is(rec.of('Fetch').length, 1, 'the fetch is waiting');
+    assert.is(rec.of('Fetch')[0].response, undefined);
+    const closedAt = Date.now();
+    c.destroy();
+    while (rec.of('Fetch')[0].response === undefined && Date.now() - closedAt < 10_000) await new Promise((r) => setTimeout(r, 10));
+    // Before the fix the handler kept re-reading (spinning) until max_wait_ms (20 s here).
+    assert.ok(Date.now() - closedAt < 5_000, `the long poll ended ${Date.now() - closedAt} ms after the disconnect`);
+    rec.stop();
+  } finally {
+    await b.stop();
+  }
+});
+
 test.run();
