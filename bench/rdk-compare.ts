@@ -17,7 +17,13 @@
  * run, and "others CPU-s" = CPU seconds used meanwhile by everything except the broker and
  * rdk-bench (other sessions' builds and tests share the 2 cores): a noisy measurement shows there.
  *
- * Options: --reps N [3], --count N [200000], --size B [1024], --linger MS [5],
+ * Warm-up: before the measured runs, every broker process (mock and Samsa alike) first gets
+ * --warmup N messages (default 20000) produced to and consumed from a topic of its own, the same
+ * shape as the measured scenario. A freshly started Node process runs its code in the interpreter
+ * and compiles it lazily on first use (~5 % of a cold 0.3 s run in `perf`); a broker in service
+ * has long been past that. `--warmup 0` measures cold processes.
+ *
+ * Options: --reps N [3], --count N [200000], --size B [1024], --linger MS [5], --warmup N [20000],
  *   --peers DIR [$BENCH_PEERS or ../shared/bench-peers next to the repository],
  *   --time-limit S [60] per rdk-bench run, --out FILE (JSON lines of every measurement),
  *   --keep-scratch (keep the scratch build dir), --data-parent DIR (Samsa data dirs; os.tmpdir()).
@@ -44,13 +50,14 @@ interface Options {
   out: string | null;
   keepScratch: boolean;
   dataParent: string | undefined;
+  warmup: number;
 }
 
 function parseArgs(argv: string[]): Options {
   const o: Options = {
     reps: 3, count: 200000, size: 1024, linger: 5,
     peers: process.env.BENCH_PEERS ?? resolve(REPO_ROOT, '..', 'shared', 'bench-peers'),
-    timeLimit: 60, totalLimit: 600, out: null, keepScratch: false, dataParent: undefined,
+    timeLimit: 60, totalLimit: 600, out: null, keepScratch: false, dataParent: undefined, warmup: 20000,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -70,6 +77,7 @@ function parseArgs(argv: string[]): Options {
       case '--out': o.out = resolve(val()); break;
       case '--keep-scratch': o.keepScratch = true; break;
       case '--data-parent': o.dataParent = val(); break;
+      case '--warmup': o.warmup = Math.max(0, Number(val())); break;
       default: throw new Error(`unknown option ${a}`);
     }
   }
@@ -210,12 +218,20 @@ async function runScenarioGroup(peersDir: string, o: Options, which: 'p1-acks1' 
   const p1 = which !== 'p64';
   const topic = p1 ? 'bench-p1' : 'bench-p64';
   const parts = p1 ? 1 : 64;
+  const warmTopic = `warmup-${parts}`;
   const broker = brokerName === 'mock'
-    ? await startMock(peersDir, [`${topic}:${parts}`])
-    : await startSamsaBroker(o, [{ name: topic, partitions: parts }]);
+    ? await startMock(peersDir, [`${topic}:${parts}`, `${warmTopic}:${parts}`])
+    : await startSamsaBroker(o, [{ name: topic, partitions: parts }, { name: warmTopic, partitions: parts }]);
   const common = ['-t', topic, '-n', String(o.count), '-s', String(o.size), '-l', String(o.linger)];
   const out: Measurement[] = [];
   try {
+    if (o.warmup > 0) {
+      // Same shape as the measured run, on a topic of its own; not measured.
+      const w = ['-t', warmTopic, '-n', String(o.warmup), '-s', String(o.size), '-l', String(o.linger), '-b', broker.bootstrap, '-T', String(o.timeLimit), '-q'];
+      const acks = which === 'p1-acksall' ? 'all' : '1';
+      await runCmd(join(peersDir, 'build', 'rdk-bench'), ['produce', ...w, '-a', acks, ...(p1 ? ['-P', '0'] : ['-p', String(parts)])], { timeoutMs: (o.timeLimit + 30) * 1000 });
+      if (!p1) await runCmd(join(peersDir, 'build', 'rdk-bench'), ['consume', '-t', warmTopic, '-n', String(o.warmup), '-b', broker.bootstrap, '-T', String(o.timeLimit), '-q'], { timeoutMs: (o.timeLimit + 30) * 1000 });
+    }
     await sleep(200);
     if (which === 'p1-acks1') out.push(await rdkBench(peersDir, o, 'produce-p1-acks1', broker, rep, ['produce', ...common, '-a', '1', '-P', '0']));
     else if (which === 'p1-acksall') out.push(await rdkBench(peersDir, o, 'produce-p1-acksall', broker, rep, ['produce', ...common, '-a', 'all', '-P', '0']));
@@ -249,7 +265,7 @@ function cell(xs: number[], d = 0): string {
 
 function table(all: Measurement[], o: Options): string {
   const rows: string[] = [];
-  rows.push(`rdk-bench ${o.count} x ${o.size} B, linger ${o.linger} ms; medians of ${o.reps} (min–max); Samsa on disk (${o.dataParent ?? tmpdir()}), samsa.flush.on.acks.all=true`);
+  rows.push(`rdk-bench ${o.count} x ${o.size} B, linger ${o.linger} ms; medians of ${o.reps} (min–max); Samsa on disk (${o.dataParent ?? tmpdir()}), samsa.flush.on.acks.all=true; ${o.warmup > 0 ? `every broker process warmed up with ${o.warmup} messages first` : 'cold processes (no warm-up)'}`);
   rows.push('| scenario | broker | msgs/s | MiB/s | p50 ms | p99 ms | broker CPU-s | client CPU-s | machine busy | others CPU-s | failed |');
   rows.push('|---|---|---|---|---|---|---|---|---|---|---|');
   const ratios: string[] = [];

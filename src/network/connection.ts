@@ -17,6 +17,12 @@ import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
 
 const MAX_QUEUED_FRAMES = 64;
+/**
+ * Reading also pauses when this many bytes of frames wait: requests are handled one at a time,
+ * so reading further ahead only holds more memory (and, with large Produce requests, takes fresh
+ * frame buffers instead of recycled ones); the kernel's socket buffer keeps the client going.
+ */
+const MAX_QUEUED_BYTES = 4 * 1024 * 1024;
 /** Deferred replies (e.g. acks=all waiting for an fsync) a connection may have outstanding. */
 const MAX_DEFERRED_REPLIES = 32;
 /** How long a graceful close waits for the client to read the last answers. */
@@ -48,6 +54,7 @@ interface QueuedFrame {
 export class Connection {
   private readonly decoder: FrameDecoder | null;
   private readonly queue: QueuedFrame[] = [];
+  private queuedBytes = 0;
   private processing = false;
   private draining = false;
   private closedFlag = false;
@@ -97,8 +104,11 @@ export class Connection {
 
   private onFrames(frames: QueuedFrame[]): void {
     if (this.closedFlag || this.draining) return;
-    for (const f of frames) this.queue.push(f);
-    if (this.queue.length >= MAX_QUEUED_FRAMES) this.socket.pause();
+    for (const f of frames) {
+      this.queue.push(f);
+      this.queuedBytes += f.frame.length;
+    }
+    if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
     if (!this.processing) void this.pump();
   }
 
@@ -107,6 +117,7 @@ export class Connection {
     try {
       while (this.queue.length > 0 && !this.closedFlag) {
         const { frame, pooled } = this.queue.shift()!;
+        this.queuedBytes -= frame.length;
         const recyclable = pooled && this.opts.dispatcher.recyclable(frame);
         const lease = this.opts.slabs && this.opts.dispatcher.lendsReadBuffers(frame) ? new SlabLease(this.opts.slabs) : undefined;
         const reply = await this.opts.dispatcher.dispatch(frame, {
@@ -180,7 +191,9 @@ export class Connection {
 
   private maybeResume(): void {
     if (this.closedFlag || this.draining) return;
-    if (this.queue.length < MAX_QUEUED_FRAMES / 2 && !this.socket.writableNeedDrain && this.socket.isPaused()) this.socket.resume();
+    if (this.queue.length < MAX_QUEUED_FRAMES / 2 && this.queuedBytes < MAX_QUEUED_BYTES / 2 && !this.socket.writableNeedDrain && this.socket.isPaused()) {
+      this.socket.resume();
+    }
   }
 
   private fail(err: unknown): void {
@@ -201,6 +214,7 @@ export class Connection {
     if (this.closedFlag) return;
     this.closedFlag = true;
     this.queue.length = 0;
+    this.queuedBytes = 0;
     this.resolveClosed();
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

@@ -95,19 +95,26 @@ export class LeaderEpochCache {
     }
   }
 
+  private writing: Promise<void> = Promise.resolve();
+
   clear(): void {
     if (this.entries.length) this.dirty = true;
     this.entries = [];
   }
 
-  async flushIfDirty(): Promise<void> {
-    if (!this.dirty) return;
-    this.dirty = false;
-    try {
-      await writeCheckpoint(this.fs, this.file, this.entries.map((e) => [e.epoch, e.startOffset]));
-    } catch (err) {
-      this.dirty = true;
-      throw err;
-    }
+  /** Writes the checkpoint (atomically, fsynced) if it changed; concurrent calls are serialised. */
+  flushIfDirty(): Promise<void> {
+    const run = this.writing.then(async () => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      try {
+        await writeCheckpoint(this.fs, this.file, this.entries.map((e) => [e.epoch, e.startOffset]));
+      } catch (err) {
+        this.dirty = true;
+        throw err;
+      }
+    });
+    this.writing = run.catch(() => undefined);
+    return run;
   }
 }

@@ -376,13 +376,10 @@ export class PartitionLog {
       }
     }
     this.maybeIncrementHighWatermark(next);
-    if (leaderEpoch >= 0 && this.epochs.assign(leaderEpoch, firstOffset)) {
-      try {
-        await this.epochs.flushIfDirty();
-      } catch (err) {
-        throw this.markOffline(err, 'leader-epoch-checkpoint');
-      }
-    }
+    // A new leader epoch is written to leader-epoch-checkpoint by the next flush, before the
+    // recovery point passes it (Kafka does the same since KAFKA-15046): recovery re-assigns the
+    // epochs of every batch above the recovery point, so nothing is lost if the broker dies first.
+    if (leaderEpoch >= 0) this.epochs.assign(leaderEpoch, firstOffset);
     return { baseOffset: firstOffset, lastOffset, logAppendTimeMs: logAppendTime ? now : -1, logStartOffset: this.startOffset, recordCount: offsetCount };
   }
 
@@ -405,6 +402,7 @@ export class PartitionLog {
       .then(async () => {
         if (old.isClosed) return;
         await old.flush();
+        await this.epochs.flushIfDirty();
         if (newBaseOffset > this.recoveryPointOffset && this.allSyncedBelow(newBaseOffset)) {
           this.recoveryPointOffset = newBaseOffset;
           await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
@@ -689,7 +687,7 @@ export class PartitionLog {
     if (this.offlineError) return Promise.reject(this.offlineError);
     const target = this.endOffset;
     const segs = this.segments.filter((s) => !s.isClosed && (s.needsSync || full));
-    const promise = Promise.all(segs.map((s) => (full ? s.flush() : s.syncLog()))).then(
+    const promise = Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(
       () => {
         if (target > this.flushedOffset) this.flushedOffset = target;
         if (this.flushedOffset > this.recoveryPointOffset) this.recoveryPointOffset = this.flushedOffset;

@@ -477,7 +477,7 @@ test('delete() removes the partition directory', async () => {
   assert.equal(await fs.readdir('/data'), []);
 });
 
-test('leader epochs are recorded at their first offset and checkpointed', async () => {
+test('leader epochs are recorded at their first offset and checkpointed by the next flush, not in the append path', async () => {
   const fs = new MemFs();
   const clock = new ManualClock();
   const log = await open(fs, clock);
@@ -485,8 +485,31 @@ test('leader epochs are recorded at their first offset and checkpointed', async 
   await log.appendAsLeader(batch(2), 1);
   await log.appendAsLeader(batch(2), 3);
   assert.equal(log.leaderEpochCache.all, [{ epoch: 1, startOffset: 0 }, { epoch: 3, startOffset: 4 }]);
+  assert.not.ok(await fs.exists(`${DIR}/leader-epoch-checkpoint`), 'no fsync of the checkpoint while appending (KAFKA-15046)');
+  await log.flushUpTo(log.logEndOffset);
   assert.is(fs.contents(`${DIR}/leader-epoch-checkpoint`).toString(), '0\n2\n1 0\n3 4\n');
-  await log.close();
+  // Durable with the data it describes: after a crash both are back.
+  fs.crash();
+  const again = await open(fs, clock);
+  assert.is(again.logEndOffset, 6);
+  assert.equal(again.leaderEpochCache.all, [{ epoch: 1, startOffset: 0 }, { epoch: 3, startOffset: 4 }]);
+  await again.close();
+});
+
+test('a crash after a flush of the log but before the checkpoint: recovery re-assigns the epochs from the batches', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  await log.appendAsLeader(batch(2), 1);
+  await log.appendAsLeader(batch(2), 5);
+  // Only the segment is fsynced (as by a roll's flush that dies before the checkpoint write).
+  const seg = await fs.open(`${DIR}/00000000000000000000.log`);
+  await seg.sync();
+  fs.crash();
+  const again = await open(fs, clock);
+  assert.is(again.logEndOffset, 4);
+  assert.equal(again.leaderEpochCache.all, [{ epoch: 1, startOffset: 0 }, { epoch: 5, startOffset: 2 }]);
+  await again.close();
 });
 
 test.run();
