@@ -28,13 +28,19 @@ function ticksPerSecond(): number {
 
 /** user+system CPU seconds a process has used so far (all threads), from /proc/PID/stat; NaN if gone. */
 export function procCpuSeconds(pid: number): number {
+  const t = procCpuTimes(pid);
+  return t.user + t.sys;
+}
+
+/** User and system (kernel) CPU seconds of a process, all threads. */
+export function procCpuTimes(pid: number): { user: number; sys: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // fields[0] is state (field 3); utime is field 14, stime field 15.
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    return { user: Number(fields[11]) / ticksPerSecond(), sys: Number(fields[12]) / ticksPerSecond() };
   } catch {
-    return NaN;
+    return { user: NaN, sys: NaN };
   }
 }
 
