@@ -11,9 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { FramePool, FrameReader, LARGE_FRAME_BYTES } from '../../src/network/frame-reader.js';
 import { ProtocolError } from '../../src/errors.js';
 import { startBroker } from '../../src/testing/start-broker.js';
+import { brokerWithTopic } from './_broker.js';
 import { kcat } from '../support/external.js';
 import { describeRun, hostPort } from '../e2e/_clients.js';
-import { KafkaConn, createTopics } from '../../bench/lib/kafka-conn.js';
+import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
 
@@ -203,11 +204,8 @@ test('kcat: 6,000 distinct 1-2 KiB messages in ~1 MB requests through recycled b
 });
 
 test('raw pipelined 300 KiB Produce requests on three connections: all bytes intact, offsets contiguous', async () => {
-  const b = await startBroker({ port: 0 });
+  const b = await brokerWithTopic('raw', 1);
   try {
-    const setup = await KafkaConn.connect('127.0.0.1', b.port);
-    await createTopics(setup, [{ name: 'raw', partitions: 1 }]);
-    setup.close();
     const conns = await Promise.all([0, 1, 2].map(() => KafkaConn.connect('127.0.0.1', b.port)));
     const sent = new Map<string, Buffer>();
     // Waves of 3 pipelined requests per connection: later waves land in recycled buffers.

@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { SLAB_BYTES, SlabLease, SlabPool } from '../../src/network/read-slabs.js';
-import { startBroker } from '../../src/testing/start-broker.js';
-import { KafkaConn, createTopics, decodeResponse, encodeRequest } from '../../bench/lib/kafka-conn.js';
+import { brokerWithTopic } from './_broker.js';
+import { KafkaConn, decodeResponse, encodeRequest } from '../../bench/lib/kafka-conn.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
 import type { FetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
@@ -65,11 +65,10 @@ function fetchBody(topic: string, partitions: number[]): FetchRequest {
 }
 
 test('a response still queued for a slow reader is not overwritten while other connections fetch', async () => {
-  const b = await startBroker({ port: 0 });
+  const b = await brokerWithTopic('slabs', 28);
   const slow = new net.Socket();
   try {
     const setup = await KafkaConn.connect('127.0.0.1', b.port);
-    await createTopics(setup, [{ name: 'slabs', partitions: 28 }]);
     // 1 MB per partition; the slow reader fetches partitions 0-23 (more than the kernel's socket
     // buffers hold), the fast readers 24-27.
     const values: Buffer[][] = [];
@@ -131,11 +130,8 @@ test('a response still queued for a slow reader is not overwritten while other c
 });
 
 test('a long-polling Fetch ends as soon as its client disconnects', async () => {
-  const b = await startBroker({ port: 0 });
+  const b = await brokerWithTopic('idle', 1);
   try {
-    const setup = await KafkaConn.connect('127.0.0.1', b.port);
-    await createTopics(setup, [{ name: 'idle', partitions: 1 }]);
-    setup.close();
     const rec = b.control.record({ apiKeys: ['Fetch'] });
     const c = new net.Socket();
     await new Promise<void>((resolve) => c.connect({ host: '127.0.0.1', port: b.port }, () => resolve()));
