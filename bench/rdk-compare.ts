@@ -25,8 +25,12 @@
  * Warm-up: before the measured runs, every broker process (mock and Samsa alike) first gets
  * --warmup N messages (default 20000) produced to and consumed from a topic of its own, the same
  * shape as the measured scenario. A freshly started Node process runs its code in the interpreter
- * and compiles it lazily on first use (~5 % of a cold 0.3 s run in `perf`); a broker in service
- * has long been past that. `--warmup 0` measures cold processes.
+ * and compiles it lazily on first use (~5 % of a cold 0.3 s run in `perf`), and only optimises it
+ * after many calls: with 20k messages the produce path still runs as baseline code; a warm-up as
+ * large as the run (--warmup 200000) cut Samsa's broker CPU by another ~10-15 %, but also writes
+ * 200 MB more per process, which on this VM makes a slow page cache (see pageCacheProbe) more
+ * likely for the measured run. A broker in service has long been past all that. `--warmup 0`
+ * measures cold processes.
  *
  * Options: --reps N [3], --count N [200000], --size B [1024], --linger MS [5], --warmup N [20000],
  *   --peers DIR [$BENCH_PEERS or ../shared/bench-peers next to the repository],
