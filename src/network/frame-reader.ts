@@ -29,13 +29,18 @@ export const LARGE_FRAME_BYTES = 32 * 1024;
 /** Pooled buffers' capacities are multiples of this. */
 const POOL_GRANULE = 64 * 1024;
 
+/** Pooled buffers not used for this long are dropped (an idle broker gives the memory back). */
+const IDLE_TRIM_MS = 10_000;
+
 /**
  * Reusable buffers for large frames. take() returns a view of exactly the asked size on a buffer
  * whose capacity is a multiple of 64 KiB; release() hands the view back. Bounded by count and bytes.
  */
 export class FramePool {
-  private readonly free: ArrayBuffer[] = [];
+  private free: ArrayBuffer[] = [];
   private freeBytes = 0;
+  private lastUse = 0;
+  private trimTimer: NodeJS.Timeout | null = null;
   /** Counters for tests and benchmarks. */
   taken = 0;
   reused = 0;
@@ -44,6 +49,7 @@ export class FramePool {
 
   take(size: number): Buffer {
     this.taken++;
+    this.lastUse = Date.now();
     // Smallest free buffer that fits and wastes at most half of itself.
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
@@ -74,6 +80,21 @@ export class FramePool {
     }
     this.free.push(ab);
     this.freeBytes += ab.byteLength;
+    this.lastUse = Date.now();
+    if (!this.trimTimer) {
+      this.trimTimer = setInterval(() => {
+        if (Date.now() - this.lastUse >= IDLE_TRIM_MS) this.clear();
+      }, IDLE_TRIM_MS / 2);
+      this.trimTimer.unref();
+    }
+  }
+
+  /** Drops every pooled buffer (the server calls this on stop; a timer after IDLE_TRIM_MS unused). */
+  clear(): void {
+    this.free = [];
+    this.freeBytes = 0;
+    if (this.trimTimer) clearInterval(this.trimTimer);
+    this.trimTimer = null;
   }
 
   get pooledBytes(): number {

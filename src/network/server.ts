@@ -87,5 +87,6 @@ export class SocketServer {
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await Promise.all(closing);
     this.slabPool.clear();
+    this.framePool.clear();
   }
 }

@@ -8,7 +8,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
-import { FramePool, FrameReader, LARGE_FRAME_BYTES } from '../../src/network/frame-reader.js';
+import net from 'node:net';
+import { FramePool, FrameReader, LARGE_FRAME_BYTES, adoptSocket } from '../../src/network/frame-reader.js';
 import { ProtocolError } from '../../src/errors.js';
 import { startBroker } from '../../src/testing/start-broker.js';
 import { brokerWithTopic } from './_broker.js';
@@ -154,7 +155,11 @@ test('a large frame is read straight into a pool buffer; released buffers are re
   assert.is.not(frames[2].frame.buffer, first);
 });
 
-test('FramePool stays bounded in count and bytes', () => {
+test('adoptSocket leaves a socket without a handle alone (the connection then reads with data events)', () => {
+  assert.is(adoptSocket(new net.Socket(), new FrameReader(1024, new FramePool())), null);
+});
+
+test('FramePool stays bounded in count and bytes, and clear() drops what it holds', () => {
   const pool = new FramePool(2, 3 * 1024 * 1024);
   const bufs = [pool.take(1_000_000), pool.take(1_000_000), pool.take(1_000_000)];
   for (const b of bufs) pool.release(b);
@@ -162,6 +167,8 @@ test('FramePool stays bounded in count and bytes', () => {
   assert.ok(pool.pooledBytes <= 2 * 1024 * 1024, 'at most two buffers kept');
   pool.release(pool.take(5_000_000)); // larger than the byte bound: not kept
   assert.ok(pool.pooledBytes <= 3 * 1024 * 1024);
+  pool.clear();
+  assert.is(pool.pooledBytes, 0);
 });
 
 test('bad frame sizes are ProtocolErrors raised before buffering, and nothing is read after', () => {
