@@ -376,9 +376,8 @@ export class PartitionLog {
       }
     }
     this.maybeIncrementHighWatermark(next);
-    // A new leader epoch is written to leader-epoch-checkpoint by the next flush, before the
-    // recovery point passes it (Kafka does the same since KAFKA-15046): recovery re-assigns the
-    // epochs of every batch above the recovery point, so nothing is lost if the broker dies first.
+    // Checkpointed by the next flush, before the recovery point passes it (as Kafka since
+    // KAFKA-15046); recovery re-assigns the epochs of the batches above the recovery point.
     if (leaderEpoch >= 0) this.epochs.assign(leaderEpoch, firstOffset);
     return { baseOffset: firstOffset, lastOffset, logAppendTimeMs: logAppendTime ? now : -1, logStartOffset: this.startOffset, recordCount: offsetCount };
   }
@@ -723,7 +722,7 @@ export class PartitionLog {
     };
   }
 
-  /** Appends so far (bumped with every notification): long-polling fetches compare it. */
+  /** Appends so far: long-polling fetches compare it. */
   get appendCount(): number {
     return this.appends;
   }
