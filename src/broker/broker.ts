@@ -36,7 +36,7 @@ export interface AppendWaiter {
    * happened already), or the timeout: 'append' / 'timeout'; 'closed' when `closed` resolved or
    * the broker is stopping.
    */
-  wait(timeoutMs: number, closed: Promise<void>): Promise<'append' | 'timeout' | 'closed'>;
+  wait(timeoutMs: number, closed: AbortSignal): Promise<'append' | 'timeout' | 'closed'>;
 }
 
 export class Broker {
@@ -236,33 +236,45 @@ export class Broker {
       }
     }
     return {
-      wait: async (timeoutMs, closed) => {
-        let fire: () => void = () => {};
-        const appended = new Promise<'append'>((resolve) => { fire = () => resolve('append'); });
-        const unsubscribes = logs.map((log) => log.onAppend(fire));
-        try {
-          for (let i = 0; i < logs.length; i++) if (logs[i].appendCount !== counts[i]) return 'append';
-          let timer: { cancel(): void } | null = null;
-          const timeout = new Promise<'timeout'>((resolve) => { timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs); });
-          const ended = Promise.race([closed, this.stopped]).then(() => 'closed' as const);
-          const why = await Promise.race([appended, timeout, ended]);
-          (timer as { cancel(): void } | null)?.cancel();
-          return why;
-        } finally {
+      wait: (timeoutMs, closed) => new Promise((resolve) => {
+        const stopSignal = this.stopController.signal;
+        for (let i = 0; i < logs.length; i++) if (logs[i].appendCount !== counts[i]) return resolve('append');
+        if (closed.aborted || stopSignal.aborted) return resolve('closed');
+        // Every listener is removed again, whatever ends the wait.
+        let finished = false;
+        let timer: { cancel(): void } | null = null;
+        let unsubscribes: (() => void)[] = [];
+        const done = (why: 'append' | 'timeout' | 'closed'): void => {
+          if (finished) return;
+          finished = true;
           for (const u of unsubscribes) u();
-        }
-      },
+          closed.removeEventListener('abort', onEnd);
+          stopSignal.removeEventListener('abort', onEnd);
+          timer?.cancel();
+          resolve(why);
+        };
+        const onEnd = (): void => done('closed');
+        unsubscribes = logs.map((log) => log.onAppend(() => done('append')));
+        closed.addEventListener('abort', onEnd);
+        stopSignal.addEventListener('abort', onEnd);
+        timer = this.clock.setTimeout(() => done('timeout'), timeoutMs);
+        if (finished) timer.cancel();
+      }),
     };
   }
 
-  private resolveStopped!: () => void;
-  private readonly stopped = new Promise<void>((resolve) => { this.resolveStopped = resolve; });
+  /** Aborted when the broker begins to stop (long polls end). */
+  get stopSignal(): AbortSignal {
+    return this.stopController.signal;
+  }
+
+  private readonly stopController = new AbortController();
 
   /** Stops accepting, answers what was received, flushes and closes every log. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
-    this.resolveStopped();
+    this.stopController.abort();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator.shutdown();
     await this.server?.stop();

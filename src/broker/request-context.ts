@@ -12,8 +12,12 @@ export interface RequestContext {
   remoteAddress: string;
   /** The listener the request arrived on (for advertised addresses). */
   listenerName: string;
-  /** Resolves when the connection closes or the broker stops (long polls end early). */
-  closed: Promise<void>;
+  /**
+   * Aborted when the connection closes (long polls end early). A signal rather than a promise so
+   * that each wait can remove its listener: reactions on a promise that lives as long as the
+   * connection would pile up with every long poll.
+   */
+  closed: AbortSignal;
   /**
    * Where segment reads for this request's response may go (recycled once the response is
    * written; see network/read-slabs.ts). Absent: plain allocations.

@@ -60,6 +60,8 @@ export class Connection {
   private closedFlag = false;
   private resolveClosed!: () => void;
   readonly closed: Promise<void>;
+  /** Aborted on close; handed to requests as RequestContext.closed. */
+  private readonly closeController = new AbortController();
   private readonly remoteAddress: string;
   /** Resolves when the current request (and everything queued) has been answered. */
   private idleWaiters: (() => void)[] = [];
@@ -125,7 +127,7 @@ export class Connection {
           connectionId: this.opts.id,
           remoteAddress: this.remoteAddress,
           listenerName: this.opts.listenerName,
-          closed: this.closed,
+          closed: this.closeController.signal,
           readBuffers: lease,
         });
         // The request's batches are in the segment and nothing refers to the frame any more.
@@ -213,6 +215,7 @@ export class Connection {
   private onClose(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
+    this.closeController.abort();
     this.queue.length = 0;
     this.queuedBytes = 0;
     this.resolveClosed();

@@ -351,16 +351,23 @@ export class BrokerControl {
     throw new ProtocolError(`request ${ex.apiName} (correlation id ${ex.correlationId}) dropped by the test control`);
   }
 
-  private sleep(ms: number, closed: Promise<void>): Promise<void> {
+  private sleep(ms: number, closed: AbortSignal): Promise<void> {
     return new Promise<void>((resolve) => {
       const entry = {
         timer: setTimeout(() => entry.done(), ms),
-        done: () => { this.sleeps.delete(entry); clearTimeout(entry.timer); resolve(); },
+        done: () => {
+          this.sleeps.delete(entry);
+          clearTimeout(entry.timer);
+          closed.removeEventListener('abort', entry.done);
+          resolve();
+        },
       };
       this.sleeps.add(entry);
-      void closed.then(() => entry.done());
+      if (closed.aborted) entry.done();
+      else closed.addEventListener('abort', entry.done);
     });
   }
+
 
   private requestTouches(req: DecodedRequest, topic: string, partition: number | undefined): boolean {
     const hit = (p: number) => partition === undefined || p === partition;

@@ -50,7 +50,7 @@ export class DispatchGroupView implements GroupView {
       connectionId: INTERNAL_CONNECTION_ID,
       remoteAddress: 'in-process',
       listenerName: this.broker.listeners[0]?.name ?? 'PLAINTEXT',
-      closed: new Promise<void>(() => {}),
+      closed: new AbortController().signal,
     });
     // A handler may defer its reply ({ later }); wait for it either way.
     const out = reply && typeof reply === 'object' && 'later' in reply ? await (reply as { later: Promise<Buffer[] | null> }).later : (reply as Buffer[] | null);

@@ -7,6 +7,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { getEventListeners } from 'node:events';
 import { SLAB_BYTES, SlabLease, SlabPool } from '../../src/network/read-slabs.js';
 import { brokerWithTopic } from './_broker.js';
 import { KafkaConn, decodeResponse, encodeRequest } from '../../bench/lib/kafka-conn.js';
@@ -145,6 +146,34 @@ test('a long-polling Fetch ends as soon as its client disconnects', async () => 
     // Before the fix the handler kept re-reading (spinning) until max_wait_ms (20 s here).
     assert.ok(Date.now() - closedAt < 5_000, `the long poll ended ${Date.now() - closedAt} ms after the disconnect`);
     rec.stop();
+  } finally {
+    await b.stop();
+  }
+});
+
+test('long polls leave no listeners behind on the broker or the connection', async () => {
+  const b = await brokerWithTopic('polls', 2);
+  try {
+    const c = await KafkaConn.connect('127.0.0.1', b.port);
+    // 30 long polls that time out (nothing to read), then one that an append wakes up.
+    for (let i = 0; i < 30; i++) {
+      const res = await c.request(1, 12, { ...fetchBody('polls', [0, 1]), maxWaitMs: 5, minBytes: 1 });
+      assert.is(res.responses[0].partitions[0].errorCode, 0);
+    }
+    const woken = c.request(1, 12, { ...fetchBody('polls', [0, 1]), maxWaitMs: 10_000, minBytes: 1 });
+    await new Promise((r) => setTimeout(r, 50));
+    const p = await KafkaConn.connect('127.0.0.1', b.port);
+    await p.request(0, 9, {
+      transactionalId: null, acks: 1, timeoutMs: 5000,
+      topicData: [{ name: 'polls', partitionData: [{ index: 1, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+    });
+    p.close();
+    const res = await woken;
+    assert.is(res.responses[0].partitions[1].records && Buffer.concat([res.responses[0].partitions[1].records as Buffer]).length > 0, true, 'the append woke the long poll');
+    // Every wait removed what it registered (promise races on long-lived promises would not).
+    assert.is(getEventListeners(b.broker.stopSignal, 'abort').length, 0, 'no listeners left on the stop signal');
+    for (const p of [0, 1]) assert.is((b.broker.logs.getLog('polls', p) as unknown as { listeners: Set<unknown> }).listeners.size, 0, `no append listeners left on partition ${p}`);
+    c.close();
   } finally {
     await b.stop();
   }
