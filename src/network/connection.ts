@@ -76,7 +76,7 @@ export class Connection {
     if (opts.reader) {
       this.decoder = null;
       opts.reader.reader.sink = {
-        onFrame: (frame, pooled) => this.onFrames([{ frame, pooled }]),
+        onFrame: (frame, pooled) => this.onFrame(frame, pooled),
         onError: (err) => this.fail(err),
       };
     } else {
@@ -101,15 +101,13 @@ export class Connection {
       this.fail(err);
       return;
     }
-    this.onFrames(frames.map((frame) => ({ frame, pooled: false })));
+    for (const frame of frames) this.onFrame(frame, false);
   }
 
-  private onFrames(frames: QueuedFrame[]): void {
+  private onFrame(frame: Buffer, pooled: boolean): void {
     if (this.closedFlag || this.draining) return;
-    for (const f of frames) {
-      this.queue.push(f);
-      this.queuedBytes += f.frame.length;
-    }
+    this.queue.push({ frame, pooled });
+    this.queuedBytes += frame.length;
     if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
     if (!this.processing) void this.pump();
   }

@@ -19,6 +19,7 @@
 import { Socket } from 'node:net';
 import { ProtocolError } from '../errors.js';
 import { MIN_REQUEST_BYTES } from '../protocol/framing.js';
+import { IdleTrim } from './idle-trim.js';
 
 /** Per-connection read buffer for small frames. */
 const SMALL_BUFFER_BYTES = 64 * 1024;
@@ -29,9 +30,6 @@ export const LARGE_FRAME_BYTES = 32 * 1024;
 /** Pooled buffers' capacities are multiples of this. */
 const POOL_GRANULE = 64 * 1024;
 
-/** Pooled buffers not used for this long are dropped (an idle broker gives the memory back). */
-const IDLE_TRIM_MS = 10_000;
-
 /**
  * Reusable buffers for large frames. take() returns a view of exactly the asked size on a buffer
  * whose capacity is a multiple of 64 KiB; release() hands the view back. Bounded by count and bytes.
@@ -39,8 +37,8 @@ const IDLE_TRIM_MS = 10_000;
 export class FramePool {
   private free: ArrayBuffer[] = [];
   private freeBytes = 0;
-  private lastUse = 0;
-  private trimTimer: NodeJS.Timeout | null = null;
+  /** Pooled buffers unused for 10 s are dropped (an idle broker gives the memory back). */
+  private readonly idle = new IdleTrim(() => this.clear());
   /** Counters for tests and benchmarks. */
   taken = 0;
   reused = 0;
@@ -49,7 +47,7 @@ export class FramePool {
 
   take(size: number): Buffer {
     this.taken++;
-    this.lastUse = Date.now();
+    this.idle.touch();
     // Smallest free buffer that fits and wastes at most half of itself.
     let best = -1;
     for (let i = 0; i < this.free.length; i++) {
@@ -80,21 +78,14 @@ export class FramePool {
     }
     this.free.push(ab);
     this.freeBytes += ab.byteLength;
-    this.lastUse = Date.now();
-    if (!this.trimTimer) {
-      this.trimTimer = setInterval(() => {
-        if (Date.now() - this.lastUse >= IDLE_TRIM_MS) this.clear();
-      }, IDLE_TRIM_MS / 2);
-      this.trimTimer.unref();
-    }
+    this.idle.arm();
   }
 
-  /** Drops every pooled buffer (the server calls this on stop; a timer after IDLE_TRIM_MS unused). */
+  /** Drops every pooled buffer (the server calls this on stop; the idle timer after 10 s unused). */
   clear(): void {
     this.free = [];
     this.freeBytes = 0;
-    if (this.trimTimer) clearInterval(this.trimTimer);
-    this.trimTimer = null;
+    this.idle.disarm();
   }
 
   get pooledBytes(): number {

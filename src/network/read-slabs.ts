@@ -6,20 +6,20 @@
  * response, which costs about as much as the read itself. Instead each request gets a SlabLease:
  * reads are carved out of 4 MiB slabs taken from a broker-wide SlabPool, and the connection gives
  * the slabs back once the response has been handed to the kernel (the socket write's callback),
- * when nothing refers to them any more. Idle slabs are freed after IDLE_TRIM_MS without use, so
+ * when nothing refers to them any more. Idle slabs are freed after 10 s without use (IdleTrim), so
  * an idle broker does not keep the memory.
  */
+
+import { IdleTrim } from './idle-trim.js';
 
 export const SLAB_BYTES = 4 * 1024 * 1024;
 /** Reads larger than this get a buffer of their own (still correct, just not recycled). */
 const MAX_SLICE_BYTES = SLAB_BYTES / 2;
-const IDLE_TRIM_MS = 10_000;
 const EMPTY = Buffer.alloc(0);
 
 export class SlabPool {
   private free: Buffer[] = [];
-  private lastUse = 0;
-  private trimTimer: NodeJS.Timeout | null = null;
+  private readonly idle = new IdleTrim(() => this.clear());
   /** Counters for tests and benchmarks. */
   created = 0;
   reused = 0;
@@ -27,7 +27,7 @@ export class SlabPool {
   constructor(private readonly maxIdleSlabs = 16) {}
 
   take(): Buffer {
-    this.lastUse = Date.now();
+    this.idle.touch();
     const s = this.free.pop();
     if (s) {
       this.reused++;
@@ -39,26 +39,17 @@ export class SlabPool {
 
   give(slabs: Buffer[]): void {
     for (const s of slabs) if (this.free.length < this.maxIdleSlabs) this.free.push(s);
-    this.lastUse = Date.now();
-    if (this.free.length > 0 && !this.trimTimer) {
-      this.trimTimer = setInterval(() => this.trimIfIdle(), IDLE_TRIM_MS / 2);
-      this.trimTimer.unref();
-    }
+    if (this.free.length > 0) this.idle.arm();
   }
 
   get idleSlabs(): number {
     return this.free.length;
   }
 
-  /** Frees the idle slabs (the broker calls this on stop; a timer does it after IDLE_TRIM_MS unused). */
+  /** Frees the idle slabs (the broker calls this on stop; the idle timer after 10 s unused). */
   clear(): void {
     this.free = [];
-    if (this.trimTimer) clearInterval(this.trimTimer);
-    this.trimTimer = null;
-  }
-
-  private trimIfIdle(): void {
-    if (Date.now() - this.lastUse >= IDLE_TRIM_MS) this.clear();
+    this.idle.disarm();
   }
 }
 

@@ -18,7 +18,7 @@
  * the log (LogSegment.recover). Concurrency: call only from the owning partition's serial queue,
  * except `lookup`, which only reads memory.
  */
-import type { FileHandle } from './fs.js';
+import type { FileHandle, Fs } from './fs.js';
 
 export class CorruptIndexError extends Error {
   constructor(message: string) {
@@ -50,6 +50,12 @@ export abstract class AbstractIndex {
     this.writtenEntries = this.entryCount;
     this.buf = Buffer.alloc(Math.max(initial.length, entrySize * 64));
     initial.copy(this.buf, 0, 0, this.entryCount * entrySize);
+  }
+
+  /** Opens (or creates) an index file and reads what it holds, for a subclass's `open`. */
+  protected static async openFile(fs: Fs, filePath: string): Promise<{ file: FileHandle; initial: Buffer }> {
+    const file = await fs.open(filePath);
+    return { file, initial: await file.read(0, file.size()) };
   }
 
   get path(): string {

@@ -22,8 +22,7 @@ export class OffsetIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(OffsetIndex.ENTRY_SIZE);
 
   static async open(fs: Fs, filePath: string, baseOffset: number, maxIndexSize: number): Promise<OffsetIndex> {
-    const file = await fs.open(filePath);
-    const initial = await file.read(0, file.size());
+    const { file, initial } = await AbstractIndex.openFile(fs, filePath);
     return new OffsetIndex(file, baseOffset, maxIndexSize, initial);
   }
 

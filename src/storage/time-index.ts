@@ -22,8 +22,7 @@ export class TimeIndex extends AbstractIndex {
   private readonly scratch = Buffer.alloc(TimeIndex.ENTRY_SIZE);
 
   static async open(fs: Fs, filePath: string, baseOffset: number, maxIndexSize: number): Promise<TimeIndex> {
-    const file = await fs.open(filePath);
-    const initial = await file.read(0, file.size());
+    const { file, initial } = await AbstractIndex.openFile(fs, filePath);
     return new TimeIndex(file, baseOffset, maxIndexSize, initial);
   }
 

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import net from 'node:net';
 import { getEventListeners } from 'node:events';
 import { SLAB_BYTES, SlabLease, SlabPool } from '../../src/network/read-slabs.js';
+import { IdleTrim } from '../../src/network/idle-trim.js';
 import { brokerWithTopic } from './_broker.js';
 import { KafkaConn, decodeResponse, encodeRequest } from '../../bench/lib/kafka-conn.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
@@ -43,6 +44,23 @@ test('a lease carves reads out of slabs, reuses them after reset, and gives them
   pool.clear();
   assert.is(pool.idleSlabs, 0);
   assert.is(SLAB_BYTES % 4096, 0);
+});
+
+test('IdleTrim fires only after the pool has gone unused for its idle time, and not once disarmed', async () => {
+  let fired = 0;
+  const t = new IdleTrim(() => fired++, 40);
+  t.arm();
+  for (let i = 0; i < 4; i++) {
+    await new Promise((r) => setTimeout(r, 15));
+    t.touch();
+  }
+  assert.is(fired, 0, 'kept alive by use');
+  await new Promise((r) => setTimeout(r, 120));
+  assert.ok(fired >= 1, 'fired once idle');
+  t.disarm();
+  const after = fired;
+  await new Promise((r) => setTimeout(r, 100));
+  assert.is(fired, after, 'nothing after disarm');
 });
 
 test('the pool keeps at most maxIdleSlabs', () => {
