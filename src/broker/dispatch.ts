@@ -8,6 +8,7 @@
  * - Versions inside the advertised range but in its `refuse` part (Produce v0-2, JoinGroup v0-1)
  *   are answered with UNSUPPORTED_VERSION (advertised only for clients' range checks).
  * - Only APIs with a registered handler are advertised.
+ * - Bytes after a complete request body are ignored (logged at debug level), as Kafka ignores them.
  */
 import { KafkaApiError, ProtocolError } from '../errors.js';
 import { advertisedApis, type AdvertisedApi } from '../protocol/generated/advertised.js';
@@ -111,7 +112,11 @@ export class Dispatcher {
     const flexible = entry.codec.flexibleFrom >= 0 && v >= entry.codec.flexibleFrom;
     if (flexible) r.taggedFields();
     const body = entry.codec.readRequest(r, v);
-    if (r.remaining !== 0) throw new ProtocolError(`${r.remaining} unexpected bytes after ${entry.codec.name} v${v} request`);
+    // Kafka parses the body and ignores what follows it; librdkafka 2.15 relies on that (its
+    // "all topics" Metadata v12 leaves a 4-byte placeholder where the null array is one byte).
+    if (r.remaining !== 0 && this.log.level === 'debug') {
+      this.log.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
+    }
     const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
     const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
 

@@ -1,6 +1,7 @@
 /**
  * Connection-level robustness over raw sockets (node:net, 127.0.0.1): malformed frames, oversized
- * frames, unknown API keys close only the offending connection while other clients (a raw
+ * frames, unknown API keys close only the offending connection (bytes after a complete body are
+ * ignored, as Kafka ignores them) while other clients (a raw
  * connection and a kafkajs producer) keep working; ApiVersions above the supported range gets a
  * v0-form UNSUPPORTED_VERSION reply; pipelined requests are answered in order even behind a
  * long-polling Fetch.
@@ -212,11 +213,37 @@ test('a client id longer than the frame closes the connection', async () => {
   await expectClosedOnlyThis(w.toBuffer(), 'client id past the end');
 });
 
-test('trailing bytes after a complete request close the connection', async () => {
-  const f = requestFrame(ApiKey.Metadata, 1, 5, { ...defaultMetadataRequest(), topics: null });
-  const padded = Buffer.concat([f, Buffer.from([1, 2, 3])]);
-  padded.writeInt32BE(f.length - 4 + 3, 0);
-  await expectClosedOnlyThis(padded, 'trailing bytes');
+test('bytes after a complete request body are ignored, as Kafka ignores them; the connection stays open', async () => {
+  const c = await RawConn.open(b.port);
+  for (const [i, v] of [1, 4, 9, 12].entries()) {
+    const f = requestFrame(ApiKey.Metadata, v, 50 + i, { ...defaultMetadataRequest(), topics: null });
+    const padded = Buffer.concat([f, Buffer.from([1, 2, 3, 4, 5])]);
+    padded.writeInt32BE(f.length - 4 + 5, 0);
+    c.write(padded);
+    const res = decodeResponse(ApiKey.Metadata, v, (await c.next())!);
+    assert.is(res.correlationId, 50 + i, `Metadata v${v} with 5 trailing bytes answered`);
+    assert.is(res.body.brokers[0].port, b.port);
+  }
+  assert.not.ok(c.isClosed);
+  c.destroy();
+  await producerStillWorks();
+});
+
+test("librdkafka 2.15's all-topics Metadata v12 (3 bytes after the body) is answered with every topic", async () => {
+  // The whole frame as librdkafka 2.15 sends it: client id "0048_partitioner", topics = null
+  // written as a one-byte varint 0 inside a 4-byte placeholder, then the request's tag section.
+  const frame = Buffer.from('0003000c000000030010303034385f706172746974696f6e65720000000000010000', 'hex');
+  const size = Buffer.alloc(4);
+  size.writeInt32BE(frame.length);
+  const c = await RawConn.open(b.port);
+  c.write(Buffer.concat([size, frame]));
+  const f = await c.next();
+  assert.ok(f, 'answered, not closed');
+  const res = decodeResponse(ApiKey.Metadata, 12, f!);
+  assert.is(res.correlationId, 3);
+  assert.equal(res.body.brokers.map((x: any) => x.port), [b.port]);
+  assert.ok(res.body.topics.some((t: any) => t.name === 'robust-canary'), 'the all-topics answer lists the existing topic');
+  c.destroy();
 });
 
 test('a frame that has not fully arrived is not answered, and other connections carry on', async () => {
