@@ -130,7 +130,13 @@ const topicAdmin: Scenario = {
     const t = ctx.topic('admin');
     ctx.observed.create = await d.createTopic!({ name: t, partitions: 3 });
     eq(ctx.observed.create, null, 'CreateTopics');
-    const desc = await d.describeTopic!(t);
+    // Kafka answers CreateTopics once its controller has the topic; a broker's metadata may lag
+    // a moment behind, so a client that describes at once may see UNKNOWN_TOPIC_OR_PARTITION.
+    let desc = await d.describeTopic!(t);
+    for (let i = 0; i < 20 && desc.error === 'UNKNOWN_TOPIC_OR_PARTITION'; i++) {
+      await sleep(250);
+      desc = await d.describeTopic!(t);
+    }
     ctx.observed.describe = desc;
     eq(desc, { error: null, partitions: 3 }, 'Metadata after create');
     ctx.observed.createAgain = await d.createTopic!({ name: t, partitions: 3 });
@@ -606,21 +612,23 @@ const brokerRestart: Scenario = {
   behaviour: 'Durability and reconnection: records acknowledged before a broker crash (SIGKILL) and restart are all there once, in order; the same producer and consumer carry on after the restart',
   timeoutMs: 120_000,
   na: (d, ctx) => need(d, 'produce', 'read') ?? (ctx.target.restartable ? null : 'needs a broker the suite can restart (not available on this target)'),
-  async run(ctx) {
+  async run(ctx, d0) {
     const rb = await ctx.target.restartable!();
-    const d = await ctx.driverFor(rb.bootstrap);
     const t = ctx.topic('restart');
-    await ctx.harnessFor(rb.bootstrap).createTopic({ name: t, partitions: 1 });
     const batch = (tag: string) => [0, 1, 2, 3, 4].map((i) => ({ partition: 0, key: b64(`${tag}${i}`), value: b64(`${tag}-${i}`) }));
-    const keepOpen = d.closeProducer !== undefined;
+    const keepOpen = d0.closeProducer !== undefined; // the driver for rb is of the same client
     const group = ctx.topic('restart-group');
-    const consumer = d.groupOpen !== undefined && d.groupPoll !== undefined;
+    const consumer = d0.groupOpen !== undefined && d0.groupPoll !== undefined;
     const sink = new Map<string, Rec[]>();
     const seen = () => sink.get('r') ?? [];
     ctx.observed.sameProducer = keepOpen;
     ctx.observed.groupConsumerAcrossRestart = consumer;
     let got: Awaited<ReturnType<typeof readAll>> = [];
+    // All of it inside the exclusive section: another client's scenario restarts this same
+    // broker, and a Kafka broker takes seconds to come back.
     await ctx.exclusive('restart', async () => {
+      const d = await ctx.driverFor(rb.bootstrap);
+      await ctx.harnessFor(rb.bootstrap).createTopic({ name: t, partitions: 1 });
       if (consumer) await d.groupOpen!({ handle: 'r', group, topic: t });
       try {
         await produceOk(d, t, batch('before'), 'produce before the restart', keepOpen ? { handle: 'restart' } : {});

@@ -3,8 +3,10 @@
  * - samsa: `node --import tsx src/main.ts` child processes on free ports with fresh data
  *   directories (a main broker, and on demand one with auto.create.topics.enable=false, one to
  *   restart, one behind a connection-dropping proxy);
- * - kafka: Apache Kafka (apache/kafka, KRaft, single node) through testcontainers; where no Docker
- *   engine is reachable this says so in one line and the target is skipped;
+ * - kafka: real Apache Kafka (KRaft, single node): the apache/kafka image through testcontainers
+ *   where a Docker engine is reachable, else the release pinned in tools/kafka/pom.xml run on the
+ *   local JVM (the same extra brokers as for Samsa: no auto-create, restartable, behind the
+ *   proxy); where neither can run this says so in one line and the target is skipped;
  * - bootstrap=HOST:PORT: any running broker (scenarios that need a second broker config, a
  *   restart or the proxy are n/a there).
  */
@@ -15,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDropOnceProxy, type DropOnceProxy } from './proxy.js';
+import { javaMissing, KAFKA_VERSION, startKafka, type RunningKafka } from '../../tools/kafka/kafka.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
@@ -171,16 +174,74 @@ export function bootstrapTarget(hostPort: string): Target {
 export class TargetUnavailable extends Error {}
 
 /**
- * Real Apache Kafka (apache/kafka, KRaft single node) via testcontainers. The Docker check comes
- * first: without an engine this throws TargetUnavailable with one line to print.
+ * Real Apache Kafka (KRaft, single node): through testcontainers when a Docker engine is
+ * reachable, else on the local JVM. Throws TargetUnavailable (one line to print) when neither can
+ * run here.
  */
-export async function kafkaTarget(image = process.env.COMPAT_KAFKA_IMAGE ?? 'apache/kafka:3.9.1'): Promise<Target> {
+export async function kafkaTarget(opts: { docker?: boolean } = {}): Promise<Target> {
+  if (opts.docker !== false) {
+    const why = await dockerUnavailable();
+    if (!why) return kafkaContainerTarget();
+    if (opts.docker === true) throw new TargetUnavailable(`kafka target skipped: ${why}`);
+    console.log(`compat: ${why}; using Apache Kafka ${KAFKA_VERSION} on the local JVM`);
+  }
+  return kafkaJvmTarget();
+}
+
+/** Why testcontainers cannot start containers here (one line), or null when it can. */
+export async function dockerUnavailable(): Promise<string | null> {
   const tc = await import('testcontainers');
   try {
     await tc.getContainerRuntimeClient();
+    return null;
   } catch (e) {
-    throw new TargetUnavailable(`kafka target skipped: no Docker engine reachable (${String((e as Error).message ?? e).split('\n')[0]})`);
+    return `no Docker engine reachable for testcontainers (${String((e as Error).message ?? e).split('\n')[0]})`;
   }
+}
+
+/** The release pinned in tools/kafka/pom.xml, as child JVM processes on free loopback ports. */
+export async function kafkaJvmTarget(): Promise<Target> {
+  const missing = javaMissing();
+  if (missing) throw new TargetUnavailable(`kafka target skipped: ${missing}`);
+  const brokers: RunningKafka[] = [];
+  let proxy: DropOnceProxy | null = null;
+  const launch = async (extra: Record<string, string> = {}, port?: number): Promise<RunningKafka> => {
+    const k = await startKafka({ port, overrides: { ...SUITE_BROKER_CONFIG, ...extra } });
+    brokers.push(k);
+    return k;
+  };
+  const once = <T>(f: () => Promise<T>) => {
+    let p: Promise<T> | null = null;
+    return () => (p ??= f());
+  };
+  const main = await launch();
+  return {
+    name: 'kafka',
+    description: `Apache Kafka ${main.version} (KRaft single node, local JVM)`,
+    bootstrap: main.bootstrap,
+    noAutoCreate: once(async () => (await launch({ 'auto.create.topics.enable': 'false' })).bootstrap),
+    restartable: once(async () => {
+      const k = await launch();
+      return { bootstrap: k.bootstrap, restart: () => k.restart() };
+    }),
+    dropOnceProxy: once(async () => {
+      const proxyPort = await freePort();
+      const brokerPort = await freePort();
+      // As for Samsa: the broker advertises the proxy, so every connection goes through it.
+      proxy = await startDropOnceProxy(proxyPort, brokerPort);
+      await launch({ 'advertised.listeners': `PLAINTEXT://127.0.0.1:${proxyPort}` }, brokerPort);
+      return { bootstrap: `127.0.0.1:${proxyPort}`, dropped: proxy.dropped };
+    }),
+    async stop() {
+      await proxy?.close();
+      await Promise.all(brokers.map((k) => k.stop(5000)));
+    },
+  };
+}
+
+/** Apache Kafka (the apache/kafka image, KRaft single node) via testcontainers. */
+async function kafkaContainerTarget(image = process.env.COMPAT_KAFKA_IMAGE ?? `apache/kafka:${KAFKA_VERSION}`): Promise<Target> {
+  const tc = await import('testcontainers');
   const containers: { stop(): Promise<unknown> }[] = [];
   const start = async (extra: Record<string, string> = {}) => {
     // A fixed host port is needed because Kafka advertises its listener address to clients.

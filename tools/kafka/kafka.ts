@@ -10,7 +10,7 @@
  * - `startKafka()` runs it as a single-node KRaft broker: combined broker and controller roles,
  *   storage formatted on a fresh directory, PLAINTEXT on 127.0.0.1 at a free port (or the one
  *   given), auto-create on, `group.initial.rebalance.delay.ms=0`, internal topics with replication
- *   factor 1. It resolves once the broker answers Metadata listing itself; `stop()` ends it with
+ *   factor 1, a short broker session (quick restarts). It resolves once the broker answers Metadata listing itself; `stop()` ends it with
  *   SIGTERM (SIGKILL after a grace period), `restart()` SIGKILLs it and starts it again on the same
  *   ports and data.
  * - `javaMissing()` says in one line why Kafka cannot run here (no java, no mvn), or null.
@@ -125,6 +125,10 @@ function properties(port: number, controllerPort: number, dir: string, overrides
     'transaction.state.log.min.isr': '1',
     'share.coordinator.state.topic.replication.factor': '1',
     'share.coordinator.state.topic.min.isr': '1',
+    // A broker restarted after SIGKILL waits for its old registration's session to expire
+    // (9 s by default) before it is unfenced; test brokers restart in ~3 s with these.
+    'broker.heartbeat.interval.ms': '500',
+    'broker.session.timeout.ms': '2000',
     ...overrides,
   };
   return Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
