@@ -1,14 +1,16 @@
 /**
  * The compatibility suite's command line.
  *
- *   npx tsx compat-tests/run.ts --target samsa|kafka|bootstrap=HOST:PORT [--clients a,b] [--scenarios x,y] [--out DIR]
+ *   npx tsx compat-tests/run.ts --target samsa|kafka|both|bootstrap=HOST:PORT [--clients a,b] [--scenarios x,y] [--out DIR]
  *   npx tsx compat-tests/run.ts --diff a.json b.json
  *
  * Writes DIR/results.json (normalised observations per scenario and client) and DIR/matrix.md
  * (default DIR: compat-tests/results/<target>); a full run against samsa also regenerates
  * docs/compat-matrix.md. Prints the matrix; exits 1 on an unexpected failure, on an expected
- * failure that passes, or (--diff) when the two runs differ. The kafka target without a Docker
- * engine prints one line and exits 0.
+ * failure that passes, or (--diff) when the two runs differ. `kafka` is real Apache Kafka
+ * (testcontainers where a Docker engine is reachable, else the local JVM; where neither can run it
+ * prints one line and exits 0); `both` runs Samsa and Kafka at once and compares them cell by cell
+ * (compat-tests/expected-differences.json lists the accepted differences).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,8 @@ import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
 import { runSuite, type SuiteResult } from './lib/suite.js';
 import { bootstrapTarget, kafkaTarget, samsaTarget, TargetUnavailable, type Target } from './lib/targets.js';
-import { diffResults, judge, loadExpectedFailures, markdownMatrix, terminalMatrix } from './lib/report.js';
+import { diffResults, judge, loadExpectedFailures, markdownMatrix, terminalMatrix, type Verdict } from './lib/report.js';
+import { compareTargets, loadExpectedDifferences, markdownTwoTargets } from './lib/differential.js';
 import { ALL_CLIENTS, type ClientName } from './lib/types.js';
 import { SCENARIOS } from './scenarios.js';
 
@@ -27,7 +30,7 @@ export const MATRIX_DOC = path.join(ROOT, 'docs', 'compat-matrix.md');
 
 function usage(msg?: string): never {
   if (msg) console.error(msg);
-  console.error('usage: npx tsx compat-tests/run.ts --target samsa|kafka|bootstrap=HOST:PORT [--clients a,b] [--scenarios x,y] [--out DIR]');
+  console.error('usage: npx tsx compat-tests/run.ts --target samsa|kafka|both|bootstrap=HOST:PORT [--clients a,b] [--scenarios x,y] [--out DIR]');
   console.error('       npx tsx compat-tests/run.ts --diff a.json b.json');
   console.error(`clients: ${ALL_CLIENTS.join(', ')}`);
   console.error(`scenarios: ${SCENARIOS.map((s) => s.id).join(', ')}`);
@@ -44,6 +47,7 @@ export async function openTarget(spec: string): Promise<Target> {
 
 export interface RunOutput {
   result: SuiteResult;
+  verdict: Verdict;
   problems: string[];
   matrix: string;
 }
@@ -69,8 +73,8 @@ export function updateReadmeMatrix(md: string): void {
 }
 
 /** Runs the suite against an open target, writes the outputs, prints the matrix. */
-export async function runAndReport(target: Target, opts: { clients: ClientName[]; scenarios?: string[]; out: string; writeDoc: boolean; log?: (l: string) => void }): Promise<RunOutput> {
-  const runId = randomBytes(3).toString('hex');
+export async function runAndReport(target: Target, opts: { clients: ClientName[]; scenarios?: string[]; out: string; writeDoc: boolean; log?: (l: string) => void; runId?: string }): Promise<RunOutput> {
+  const runId = opts.runId ?? randomBytes(3).toString('hex');
   const result = await runSuite({ target, clients: opts.clients, scenarios: opts.scenarios, runId, log: opts.log });
   const expected = loadExpectedFailures(EXPECTED_FAILURES);
   const verdict = judge(result, expected);
@@ -82,7 +86,45 @@ export async function runAndReport(target: Target, opts: { clients: ClientName[]
     writeFileSync(MATRIX_DOC, md);
     updateReadmeMatrix(md);
   }
-  return { result, problems: verdict.problems, matrix: terminalMatrix(result, verdict) };
+  return { result, verdict, problems: verdict.problems, matrix: terminalMatrix(result, verdict) };
+}
+
+export const EXPECTED_DIFFERENCES = path.join(HERE, 'expected-differences.json');
+
+export interface DifferentialOutput {
+  samsa: RunOutput;
+  kafka: RunOutput;
+  /** Unexpected failures on either target, unlisted or stale differences. */
+  problems: string[];
+  differences: number;
+}
+
+/**
+ * The suite against Samsa and against real Kafka at the same time, with the same run id (so
+ * topic and group names match), then compared cell by cell (lib/differential.ts). Writes
+ * OUT/{samsa,kafka}/results.json and, when `writeDoc`, the two-target docs/compat-matrix.md and
+ * the README's table.
+ */
+export async function runDifferential(samsa: Target, kafka: Target, opts: { clients: ClientName[]; scenarios?: string[]; out: string; writeDoc: boolean; log?: (l: string) => void }): Promise<DifferentialOutput> {
+  const runId = randomBytes(3).toString('hex');
+  const tag = (t: string) => (l: string) => opts.log?.(`[${t}] ${l}`);
+  const [rs, rk] = await Promise.all([
+    runAndReport(samsa, { ...opts, out: path.join(opts.out, 'samsa'), writeDoc: false, runId, log: tag('samsa') }),
+    runAndReport(kafka, { ...opts, out: path.join(opts.out, 'kafka'), writeDoc: false, runId, log: tag('kafka') }),
+  ]);
+  const expectedDiffs = loadExpectedDifferences(EXPECTED_DIFFERENCES);
+  const d = compareTargets(rs.result, rk.result, expectedDiffs);
+  if (opts.writeDoc) {
+    const md = markdownTwoTargets(rs.result, rk.result, rs.verdict, rk.verdict, d, loadExpectedFailures(EXPECTED_FAILURES), expectedDiffs);
+    writeFileSync(MATRIX_DOC, md);
+    updateReadmeMatrix(md);
+  }
+  return {
+    samsa: rs,
+    kafka: rk,
+    problems: [...rs.problems.map((p) => `samsa: ${p}`), ...rk.problems.map((p) => `kafka: ${p}`), ...d.problems],
+    differences: d.differing.size,
+  };
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -116,6 +158,7 @@ async function main(argv: string[]): Promise<number> {
   const bad = clients.filter((c) => !ALL_CLIENTS.includes(c));
   if (bad.length) usage(`unknown client(s): ${bad.join(', ')}`);
 
+  if (target === 'both') return runBoth(clients, scenarios, out);
   let t: Target;
   try {
     t = await openTarget(target);
@@ -138,6 +181,33 @@ async function main(argv: string[]): Promise<number> {
     return r.problems.length ? 1 : 0;
   } finally {
     await t.stop();
+  }
+}
+
+/** `--target both`: Samsa and real Kafka side by side; a full run rewrites docs/compat-matrix.md. */
+async function runBoth(clients: ClientName[], scenarios: string[] | undefined, out: string | undefined): Promise<number> {
+  let kafka: Target;
+  try {
+    kafka = await kafkaTarget();
+  } catch (e) {
+    if (e instanceof TargetUnavailable) {
+      console.log(e.message);
+      return 0;
+    }
+    throw e;
+  }
+  const samsa = await samsaTarget();
+  const dir = out ?? path.join(HERE, 'results', 'both');
+  try {
+    console.log(`compat: ${samsa.description} and ${kafka.description}; clients ${clients.join(', ')}`);
+    const full = clients.length === ALL_CLIENTS.length && !scenarios;
+    const r = await runDifferential(samsa, kafka, { clients, scenarios, out: dir, writeDoc: full, log: (l) => console.log(l) });
+    console.log(`\nSamsa:\n${r.samsa.matrix}\n\nKafka:\n${r.kafka.matrix}\n`);
+    for (const p of r.problems) console.log(p);
+    console.log(`${r.differences} scenario × client pairs differ; results in ${path.relative(process.cwd(), dir)}/{samsa,kafka}/results.json`);
+    return r.problems.length ? 1 : 0;
+  } finally {
+    await Promise.all([samsa.stop(), kafka.stop()]);
   }
 }
 

@@ -1,35 +1,71 @@
 /**
- * @samsa-serial (runs alone: five clients in parallel against three Samsa processes)
+ * @samsa-serial (runs alone: every client in parallel against Samsa and real Kafka processes)
  *
- * The compatibility suite (compat-tests/) against Samsa with all five real clients: every
- * scenario × client must pass, be n/a (the client cannot express it), or be listed in
- * compat-tests/expected-failures.json. A listed pair that passes (or became n/a) fails this test
- * too, so the list can only shrink. Regenerates docs/compat-matrix.md.
+ * The compatibility suite (compat-tests/) with every real client, against Samsa and against real
+ * Apache Kafka (tools/kafka: the pinned release on the local JVM, or testcontainers where Docker
+ * runs) at the same time:
+ * - on each target every scenario × client must pass, be n/a (the client cannot express it), or
+ *   be listed in compat-tests/expected-failures.json; a listed pair that passes fails too;
+ * - the two targets must agree, status and observations, on every scenario × client, except the
+ *   pairs listed in compat-tests/expected-differences.json; a listed pair that agrees now fails.
+ * Both lists can only shrink. Regenerates docs/compat-matrix.md and the README's matrix.
+ * Where this machine cannot run Kafka (no java or mvn) it says so in one line and checks Samsa
+ * alone; under CI that is a failure.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import path from 'node:path';
 import os from 'node:os';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { samsaTarget, type Target } from '../compat-tests/lib/targets.js';
-import { runAndReport, surviveClientCrashes } from '../compat-tests/run.js';
+import { kafkaTarget, samsaTarget, TargetUnavailable, type Target } from '../compat-tests/lib/targets.js';
+import { runAndReport, runDifferential, surviveClientCrashes } from '../compat-tests/run.js';
 import { ALL_CLIENTS } from '../compat-tests/lib/types.js';
+import { IN_CI } from './support/kafka.js';
 
 surviveClientCrashes();
 
-test('compat suite against Samsa: no unexpected failures, no stale expected failures', async () => {
-  const out = mkdtempSync(path.join(os.tmpdir(), 'samsa-compat-out-'));
-  let target: Target | undefined;
+const logLine = (l: string) => {
+  if (!/\] (pass|n\/a) /.test(l) && !l.startsWith('pass') && !l.startsWith('n/a')) console.log(l);
+};
+
+async function openKafka(): Promise<Target | null> {
   try {
-    target = await samsaTarget();
-    const r = await runAndReport(target, { clients: ALL_CLIENTS, out, writeDoc: true, log: (l) => { if (!l.startsWith('pass') && !l.startsWith('n/a')) console.log(l); } });
-    console.log(r.matrix);
-    console.log(`compat suite: ${(r.result.durationMs / 1000).toFixed(1)} s`);
-    // Every client started and answered (a missing client would turn every cell into a failure anyway).
-    for (const c of ALL_CLIENTS) assert.ok(r.result.clients[c] && !r.result.clients[c]!.startsWith('client unavailable'), `${c}: ${r.result.clients[c]}`);
+    return await kafkaTarget();
+  } catch (e) {
+    if (e instanceof TargetUnavailable && !IN_CI) {
+      console.log(`compat: ${e.message}; checking Samsa alone`);
+      return null;
+    }
+    throw e;
+  }
+}
+
+test('compat suite against Samsa and real Kafka: no unexpected failures, no unlisted differences, no stale entries', async () => {
+  const out = mkdtempSync(path.join(os.tmpdir(), 'samsa-compat-out-'));
+  const targets: Target[] = [];
+  try {
+    const [samsa, kafka] = await Promise.all([samsaTarget(), openKafka()]);
+    targets.push(samsa);
+    if (kafka) targets.push(kafka);
+    if (!kafka) {
+      const r = await runAndReport(samsa, { clients: ALL_CLIENTS, out, writeDoc: true, log: logLine });
+      console.log(r.matrix);
+      assert.equal(r.problems, [], r.problems.join('\n'));
+      return;
+    }
+    const r = await runDifferential(samsa, kafka, { clients: ALL_CLIENTS, out, writeDoc: true, log: logLine });
+    console.log(`Samsa:\n${r.samsa.matrix}\n\nKafka:\n${r.kafka.matrix}`);
+    console.log(`compat suite: ${(r.samsa.result.durationMs / 1000).toFixed(1)} s (Samsa), ${(r.kafka.result.durationMs / 1000).toFixed(1)} s (Kafka), ${r.differences} listed differences`);
+    // Every client started and answered on both targets.
+    for (const run of [r.samsa, r.kafka]) {
+      for (const c of ALL_CLIENTS) {
+        const v = run.result.clients[c];
+        assert.ok(v && !v.startsWith('client unavailable'), `${run.result.target.name}: ${c}: ${v}`);
+      }
+    }
     assert.equal(r.problems, [], r.problems.join('\n'));
   } finally {
-    await target?.stop();
+    await Promise.all(targets.map((t) => t.stop()));
     rmSync(out, { recursive: true, force: true });
   }
 });
