@@ -17,6 +17,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDropOnceProxy, type DropOnceProxy } from './proxy.js';
+import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import { javaMissing, KAFKA_VERSION, startKafka, type RunningKafka } from '../../tools/kafka/kafka.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -208,6 +209,7 @@ export async function kafkaJvmTarget(): Promise<Target> {
   const launch = async (extra: Record<string, string> = {}, port?: number): Promise<RunningKafka> => {
     const k = await startKafka({ port, overrides: { ...SUITE_BROKER_CONFIG, ...extra } });
     brokers.push(k);
+    await coordinatorsReady(k.port);
     return k;
   };
   const once = <T>(f: () => Promise<T>) => {
@@ -237,6 +239,29 @@ export async function kafkaJvmTarget(): Promise<Target> {
       await Promise.all(brokers.map((k) => k.stop(5000)));
     },
   };
+}
+
+/**
+ * Waits until a fresh Kafka has its group and transaction coordinators: it creates
+ * __consumer_offsets and __transaction_state at the first FindCoordinator and answers
+ * COORDINATOR_NOT_AVAILABLE / NOT_COORDINATOR until they are loaded, which some clients (kafkajs)
+ * retry only a few times. Samsa's are ready at start-up; this makes the first scenarios comparable.
+ */
+async function coordinatorsReady(port: number, timeoutMs = 60_000): Promise<void> {
+  const conn = await KafkaConn.connect('127.0.0.1', port);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (const keyType of [0, 1]) {
+      for (;;) {
+        const r = await conn.request(10, 4, { key: '', keyType, coordinatorKeys: ['compat-warm-up'] });
+        if (r.coordinators.every((c) => c.errorCode === 0)) break;
+        if (Date.now() > deadline) throw new Error(`Kafka on port ${port}: no ${keyType ? 'transaction' : 'group'} coordinator within ${timeoutMs} ms`);
+        await new Promise((res) => setTimeout(res, 200));
+      }
+    }
+  } finally {
+    conn.close();
+  }
 }
 
 /** Apache Kafka (the apache/kafka image, KRaft single node) via testcontainers. */
