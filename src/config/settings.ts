@@ -208,6 +208,10 @@ export const BROKER_SETTINGS = {
     type: 'int', default: '57671680', min: 1024,
     doc: 'Upper bound on the bytes returned for one Fetch request (caps the request max_bytes).',
   },
+  'max.request.partition.size.limit': {
+    type: 'int', default: '2000', min: 1,
+    doc: 'Most partitions one DescribeTopicPartitions response holds (caps the request response_partition_limit).',
+  },
 
   // --- storage --------------------------------------------------------------------------------
   'log.dirs': {

@@ -9,6 +9,7 @@ import { describeLogDirsHandler } from './035-describe-log-dirs.js';
 import { createPartitionsHandler } from './037-create-partitions.js';
 import { incrementalAlterConfigsHandler } from './044-incremental-alter-configs.js';
 import { describeClusterHandler } from './060-describe-cluster.js';
+import { describeTopicPartitionsHandler } from './075-describe-topic-partitions.js';
 
 export const adminHandlers: Handler<any>[] = [
   createTopicsHandler,
@@ -20,4 +21,5 @@ export const adminHandlers: Handler<any>[] = [
   createPartitionsHandler,
   incrementalAlterConfigsHandler,
   describeClusterHandler,
+  describeTopicPartitionsHandler,
 ];

@@ -72,6 +72,8 @@ import { readDescribeTransactionsRequest, writeDescribeTransactionsRequest, type
 import { readDescribeTransactionsResponse, writeDescribeTransactionsResponse, type DescribeTransactionsResponse } from './messages/describe-transactions-response.js';
 import { readListTransactionsRequest, writeListTransactionsRequest, type ListTransactionsRequest } from './messages/list-transactions-request.js';
 import { readListTransactionsResponse, writeListTransactionsResponse, type ListTransactionsResponse } from './messages/list-transactions-response.js';
+import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './messages/describe-topic-partitions-request.js';
+import { readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions-response.js';
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
@@ -125,6 +127,7 @@ export const ApiKey = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  DescribeTopicPartitions: 75,
 } as const;
 
 export interface ApiTypes {
@@ -164,6 +167,7 @@ export interface ApiTypes {
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse };
+  75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse };
 }
 
 export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request'], ApiTypes[K]['response']> } = {
@@ -346,6 +350,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readListTransactionsRequest, writeRequest: writeListTransactionsRequest,
     readResponse: readListTransactionsResponse, writeResponse: writeListTransactionsResponse,
+  },
+  75: {
+    apiKey: 75, name: 'DescribeTopicPartitions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readDescribeTopicPartitionsRequest, writeRequest: writeDescribeTopicPartitionsRequest,
+    readResponse: readDescribeTopicPartitionsResponse, writeResponse: writeDescribeTopicPartitionsResponse,
   },
 };
 
