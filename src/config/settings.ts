@@ -161,6 +161,18 @@ export const BROKER_SETTINGS = {
     type: 'string', default: null,
     doc: 'Accepted for compatibility; Samsa has no inter-broker traffic.',
   },
+  'broker.rack': {
+    type: 'string', default: null,
+    doc: 'Rack (or availability zone) of this broker. In a cluster the controller spreads the replicas of each partition over as many racks as it can.',
+  },
+  'broker.session.timeout.ms': {
+    type: 'int', default: '9000', min: 1000,
+    doc: 'In a cluster: how long a broker stays registered without a successful heartbeat (the TTL of its etcd lease, rounded up to whole seconds). When it expires the controller moves the broker\'s leaderships to other in-sync replicas.',
+  },
+  'broker.heartbeat.interval.ms': {
+    type: 'int', default: '2000', min: 100,
+    doc: 'In a cluster: how often a broker renews its etcd lease (capped at a third of broker.session.timeout.ms).',
+  },
 
   // --- network --------------------------------------------------------------------------------
   'listeners': {
@@ -479,6 +491,18 @@ export const BROKER_SETTINGS = {
   'samsa.flush.on.acks.all': {
     type: 'boolean', default: 'false',
     doc: 'Samsa only: fsync the partition (group commit: one fsync covers every append waiting at that moment) before acknowledging an acks=all produce. Kafka relies on replication instead and never fsyncs per request.',
+  },
+  'samsa.etcd.endpoints': {
+    type: 'list', default: '',
+    doc: 'Samsa only: comma-separated etcd client URLs (http://host:port). When set, the broker is a member of a cluster whose metadata, liveness and controller election live in etcd; when empty it runs alone with a file metadata store.',
+  },
+  'samsa.etcd.connect.timeout.ms': {
+    type: 'int', default: '30000', min: 1,
+    doc: 'Samsa only: how long start-up retries an unreachable etcd (naming the endpoints) before it fails.',
+  },
+  'samsa.etcd.key.prefix': {
+    type: 'string', default: '/samsa/',
+    doc: 'Samsa only: the etcd key prefix under which this cluster keeps all its keys (several clusters can share one etcd under different prefixes).',
   },
 } as const satisfies Record<string, SettingSpec>;
 
