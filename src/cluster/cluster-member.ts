@@ -1,0 +1,144 @@
+/**
+ * One broker's cluster side, put together: the metadata store (etcd when samsa.etcd.endpoints is
+ * set, else the local file store), the metadata cache, the broker's registration and the
+ * controller candidacy. This is what the broker will start before it opens its listeners; until
+ * then (see docs/architecture.md) it is used by the tests.
+ *
+ * Losing the registration fences the controller side at once and is reported as 'lost': the
+ * broker must then stop acting as leader (replication, later) and may rejoin with a new
+ * registration and broker epoch.
+ */
+import { EventEmitter } from 'node:events';
+import type { BrokerConfig } from '../config/settings.js';
+import type { Logger } from '../logger.js';
+import { newUuid } from '../broker/metadata.js';
+import { BrokerLifecycleManager } from './broker-lifecycle.js';
+import { Controller, type ControllerConfig } from './controller.js';
+import { EtcdMetadataStore } from './etcd-metadata-store.js';
+import { MetadataCache } from './metadata-cache.js';
+import { LocalMetadataStore, type BrokerEndpoint, type MetadataStore } from './metadata-store.js';
+
+export interface ClusterSettings {
+  /** samsa.etcd.endpoints; empty: one node on the local store. */
+  etcdEndpoints: string[];
+  /** samsa.etcd.key.prefix */
+  etcdKeyPrefix: string;
+  /** samsa.etcd.connect.timeout.ms */
+  etcdConnectTimeoutMs: number;
+  /** node.id */
+  nodeId: number;
+  /** broker.rack */
+  rack: string | null;
+  /** broker.session.timeout.ms */
+  sessionTimeoutMs: number;
+  /** broker.heartbeat.interval.ms */
+  heartbeatIntervalMs: number;
+  /** cluster.id, if configured */
+  clusterId: string | null;
+  controller: ControllerConfig;
+}
+
+/** The cluster settings of a loaded broker configuration (Kafka's names). */
+export function clusterSettings(config: BrokerConfig): ClusterSettings {
+  return {
+    etcdEndpoints: config['samsa.etcd.endpoints'],
+    etcdKeyPrefix: config['samsa.etcd.key.prefix'],
+    etcdConnectTimeoutMs: config['samsa.etcd.connect.timeout.ms'],
+    nodeId: config['node.id'],
+    rack: config['broker.rack'],
+    sessionTimeoutMs: config['broker.session.timeout.ms'],
+    heartbeatIntervalMs: config['broker.heartbeat.interval.ms'],
+    clusterId: config['cluster.id'],
+    controller: {
+      defaultReplicationFactor: config['default.replication.factor'],
+      defaultNumPartitions: config['num.partitions'],
+      uncleanLeaderElectionEnable: config['unclean.leader.election.enable'],
+      minInsyncReplicas: config['min.insync.replicas'],
+    },
+  };
+}
+
+export interface ClusterMemberOptions {
+  settings: ClusterSettings;
+  endpoints: BrokerEndpoint[];
+  /** Where the local store keeps its file (the first log dir); null: memory. Ignored with etcd. */
+  localDir?: string | null;
+  /** A store to use instead of opening one (tests share nothing but etcd, so they rarely need it). */
+  store?: MetadataStore;
+  /** See BrokerLifecycleOptions.registrationRetryMs (default: one session timeout). */
+  registrationRetryMs?: number;
+  logger?: Logger;
+  placementStart?: (brokerCount: number) => number;
+}
+
+export class ClusterMember extends EventEmitter<{ lost: [reason: Error] }> {
+  private constructor(
+    readonly store: MetadataStore,
+    readonly cache: MetadataCache,
+    readonly lifecycle: BrokerLifecycleManager,
+    readonly controller: Controller,
+    readonly clusterId: string,
+  ) {
+    super();
+  }
+
+  static async start(opts: ClusterMemberOptions): Promise<ClusterMember> {
+    const s = opts.settings;
+    const store = opts.store ?? (s.etcdEndpoints.length > 0
+      ? await EtcdMetadataStore.connect({ endpoints: s.etcdEndpoints, prefix: s.etcdKeyPrefix, connectTimeoutMs: s.etcdConnectTimeoutMs, logger: opts.logger })
+      : new LocalMetadataStore(opts.localDir ?? null, s.nodeId));
+    let cache: MetadataCache | null = null;
+    try {
+      const clusterId = await store.ensureClusterId(s.clusterId ?? newUuid());
+      if (s.clusterId && clusterId !== s.clusterId) {
+        throw new Error(`cluster.id ${s.clusterId} does not match the cluster id ${clusterId} stored in ${store.description}`);
+      }
+      cache = await MetadataCache.start(store, opts.logger);
+      const lifecycle = await BrokerLifecycleManager.start({
+        store,
+        nodeId: s.nodeId,
+        rack: s.rack,
+        endpoints: opts.endpoints,
+        sessionTimeoutMs: s.sessionTimeoutMs,
+        heartbeatIntervalMs: s.heartbeatIntervalMs,
+        registrationRetryMs: opts.registrationRetryMs ?? s.sessionTimeoutMs,
+        logger: opts.logger,
+      });
+      const controller = new Controller({
+        store, cache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
+        config: s.controller, logger: opts.logger, placementStart: opts.placementStart,
+      });
+      const member = new ClusterMember(store, cache, lifecycle, controller, clusterId);
+      lifecycle.on('lost', (reason) => {
+        controller.fenceSelf(reason.message);
+        member.emit('lost', reason);
+      });
+      controller.start();
+      return member;
+    } catch (e) {
+      await cache?.close();
+      if (!opts.store) await store.close();
+      throw e;
+    }
+  }
+
+  get nodeId(): number {
+    return this.lifecycle.nodeId;
+  }
+
+  /** Graceful: resign the controller claim, deregister, close. */
+  async stop(): Promise<void> {
+    await this.controller.stop();
+    await this.lifecycle.shutdown();
+    await this.cache.close();
+    await this.store.close();
+  }
+
+  /** As if the process died: no more heartbeats, nothing deregistered; the lease runs out in etcd. */
+  async crash(): Promise<void> {
+    this.lifecycle.abandon();
+    this.controller.fenceSelf('crashed');
+    await this.cache.close();
+    await this.store.close();
+  }
+}

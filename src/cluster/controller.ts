@@ -1,0 +1,313 @@
+/**
+ * The cluster controller: one broker at a time, elected through the metadata store, alone in
+ * changing leaders (Kafka's QuorumController with its ReplicationControlManager, minus the Raft
+ * log: etcd is the log).
+ *
+ * Election: a broker claims the `controller` key bound to its own session (the lease of its
+ * registration), so the controller's liveness is its broker's. The claim's create revision is the
+ * controller epoch, and every write the controller makes is fenced by it: a controller whose lease
+ * expired while it was paused cannot change anything once another has been elected, even before it
+ * notices. Brokers that lost the election watch the key (through the metadata cache) and claim it
+ * again when it disappears.
+ *
+ * ReplicationControlManager: assigns replicas to new topics and partitions (replica-placement.ts,
+ * rack-aware), validates manual assignments and replication factors against the registered
+ * brokers, and keeps every partition led: whenever brokers come or go it recomputes, for every
+ * partition, the change `brokerLossChange` asks for (dead brokers out of the ISR, a new leader
+ * from the ISR, outside it only with unclean.leader.election.enable) and writes it as a
+ * compare-and-set on the partition epoch. The work is level-triggered ("make the state right for
+ * the brokers alive now"), so a new controller finishes whatever its predecessor left half done.
+ */
+import { EventEmitter } from 'node:events';
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { Logger } from '../logger.js';
+import { newUuid, topicNameProblem } from '../broker/metadata.js';
+import type { MetadataCache } from './metadata-cache.js';
+import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
+import { brokerLossChange, initialPartitionState } from './partition-state.js';
+import { checkManualAssignment, checkReplicationFactor, placeReplicas } from './replica-placement.js';
+
+export interface ControllerConfig {
+  /** default.replication.factor (CreateTopics with replication_factor -1, auto-created topics). */
+  defaultReplicationFactor: number;
+  /** num.partitions */
+  defaultNumPartitions: number;
+  /** unclean.leader.election.enable, the broker-wide default of the topic config. */
+  uncleanLeaderElectionEnable: boolean;
+  /** min.insync.replicas, the broker-wide default of the topic config. */
+  minInsyncReplicas: number;
+}
+
+export interface ControllerOptions {
+  store: MetadataStore;
+  cache: MetadataCache;
+  nodeId: number;
+  incarnationId: string;
+  /** The session of this broker's registration: the claim dies with it. */
+  session: MetadataSession;
+  config: ControllerConfig;
+  logger?: Logger;
+  /** First-leader choice for placement (default random); tests pin it. */
+  placementStart?: (brokerCount: number) => number;
+}
+
+export interface CreateTopicRequest {
+  name: string;
+  /** -1: num.partitions (ignored when assignments are given). */
+  numPartitions: number;
+  /** -1: default.replication.factor (ignored when assignments are given). */
+  replicationFactor: number;
+  /** Manual assignment: replicas per partition, partition 0 first. */
+  assignments?: number[][];
+  configs?: Record<string, string>;
+  isInternal?: boolean;
+  /** Only validate (CreateTopics validate_only). */
+  validateOnly?: boolean;
+}
+
+export interface CreatedTopic {
+  topic: TopicRecord;
+  partitions: PartitionState[];
+}
+
+type ControllerEvents = { elected: [ControllerRegistration]; resigned: [reason: string] };
+
+/** A topic's effective unclean.leader.election.enable. */
+export function uncleanElectionEnabled(topic: TopicRecord | undefined, brokerDefault: boolean): boolean {
+  const v = topic?.configs['unclean.leader.election.enable'];
+  return v === undefined ? brokerDefault : v.trim().toLowerCase() === 'true';
+}
+
+/** A topic's effective min.insync.replicas (replication will use it for acks=all). */
+export function minInsyncReplicas(topic: TopicRecord | undefined, brokerDefault: number): number {
+  const v = Number(topic?.configs['min.insync.replicas']);
+  return Number.isInteger(v) && v >= 1 ? v : brokerDefault;
+}
+
+export class Controller extends EventEmitter<ControllerEvents> {
+  private active: ControllerRegistration | null = null;
+  private stopped = false;
+  private claiming = false;
+  private reconciling: Promise<void> | null = null;
+  private dirty = false;
+  private readonly onChange = () => this.onCacheChange();
+
+  constructor(private readonly opts: ControllerOptions) {
+    super();
+  }
+
+  /** Starts campaigning; returns at once. */
+  start(): void {
+    this.opts.cache.on('change', this.onChange);
+    void this.campaign();
+  }
+
+  get isActive(): boolean {
+    return this.active !== null;
+  }
+
+  get controllerEpoch(): number | null {
+    return this.active?.controllerEpoch ?? null;
+  }
+
+  private get fence(): Fence {
+    if (!this.active) throw new KafkaApiError(ErrorCode.NOT_CONTROLLER, `broker ${this.opts.nodeId} is not the active controller`);
+    return { controllerEpoch: this.active.controllerEpoch };
+  }
+
+  private onCacheChange(): void {
+    if (this.stopped) return;
+    const seen = this.opts.cache.controller;
+    if (this.active) {
+      // Our claim is gone or replaced (our session expired): stop acting, then campaign again.
+      if (this.opts.cache.revision >= this.active.controllerEpoch && seen?.controllerEpoch !== this.active.controllerEpoch) {
+        this.resign(`the controller claim of epoch ${this.active.controllerEpoch} is no longer current`);
+      } else {
+        this.requestReconcile();
+        return;
+      }
+    }
+    if (!this.opts.cache.controller) void this.campaign();
+  }
+
+  private async campaign(): Promise<void> {
+    if (this.stopped || this.active || this.claiming) return;
+    this.claiming = true;
+    try {
+      const claim = await this.opts.store.tryClaimController(this.opts.nodeId, this.opts.incarnationId, this.opts.session);
+      if (!claim || this.stopped) return;
+      this.active = claim;
+      this.opts.logger?.info(`broker ${this.opts.nodeId} is the active controller (controller epoch ${claim.controllerEpoch})`);
+      this.emit('elected', claim);
+      this.requestReconcile();
+    } catch (e) {
+      this.opts.logger?.warn(`broker ${this.opts.nodeId}: controller claim failed (${(e as Error).message})`);
+    } finally {
+      this.claiming = false;
+    }
+    // The holder may have vanished between our failed claim and now: look at the cache again.
+    if (!this.active && !this.stopped && !this.opts.cache.controller) setTimeout(() => void this.campaign(), 100).unref();
+  }
+
+  private resign(reason: string): void {
+    if (!this.active) return;
+    this.opts.logger?.warn(`broker ${this.opts.nodeId} stops acting as controller: ${reason}`);
+    this.active = null;
+    this.emit('resigned', reason);
+  }
+
+  /** Stop acting at once (this broker lost its registration) without touching the store. */
+  fenceSelf(reason: string): void {
+    this.stopped = true;
+    this.opts.cache.off('change', this.onChange);
+    this.resign(reason);
+  }
+
+  /** Graceful stop: give up the claim so another broker takes over without waiting for a lease. */
+  async stop(): Promise<void> {
+    const epoch = this.active?.controllerEpoch;
+    this.fenceSelf('shutting down');
+    await this.reconciling?.catch(() => {});
+    if (epoch !== undefined) await this.opts.store.resignController(epoch).catch(() => {});
+  }
+
+  // ---- ReplicationControlManager ------------------------------------------------------------
+
+  private requestReconcile(): void {
+    this.dirty = true;
+    if (this.reconciling) return;
+    this.reconciling = (async () => {
+      try {
+        while (this.dirty && this.active) {
+          this.dirty = false;
+          await this.reconcileOnce();
+        }
+      } finally {
+        this.reconciling = null;
+      }
+    })();
+  }
+
+  /** Resolves when no reconciliation is pending (tests, and callers that need settled leaders). */
+  async settled(): Promise<void> {
+    while (this.reconciling) await this.reconciling.catch(() => {});
+  }
+
+  private async reconcileOnce(): Promise<void> {
+    const active = this.active;
+    if (!active) return;
+    const cache = this.opts.cache;
+    // A cache older than our claim may not show brokers that have registered since: wait for it.
+    if (cache.revision < active.controllerEpoch) return;
+    for (const state of cache.allPartitions()) {
+      if (this.active !== active) return;
+      const topic = cache.topicById(state.topicId);
+      const next = brokerLossChange(state, {
+        isAlive: (id) => cache.isAlive(id),
+        unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable),
+      });
+      if (!next) continue;
+      let out;
+      try {
+        out = await this.opts.store.alterPartition(next, state.partitionEpoch, { controllerEpoch: active.controllerEpoch });
+      } catch (e) {
+        // etcd unreachable: try again with the next change (or the next claim).
+        this.opts.logger?.warn(`controller: partition change for ${topic?.name}-${state.partition} failed (${(e as Error).message})`);
+        this.dirty = true;
+        await new Promise((r) => setTimeout(r, 200));
+        return;
+      }
+      if (out.ok) {
+        const how = next.leader !== state.leader ? `leader ${state.leader} → ${next.leader} (leader epoch ${next.leaderEpoch})` : 'leader unchanged';
+        this.opts.logger?.info(`controller: ${topic?.name}-${state.partition}: isr [${state.isr}] → [${next.isr}], ${how}, partition epoch ${next.partitionEpoch}`);
+      } else if (out.error === ErrorCode.NOT_CONTROLLER) {
+        this.resign('a newer controller exists');
+        return;
+      } else if (out.error === ErrorCode.INVALID_UPDATE_VERSION) {
+        // Someone (the leader changing its ISR) wrote first; the cache will show it and call again.
+        this.dirty = true;
+      }
+    }
+  }
+
+  private liveBrokers() {
+    return [...this.opts.cache.brokers.values()].map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
+  }
+
+  private checkName(name: string): void {
+    const problem = topicNameProblem(name);
+    if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
+    if (this.opts.cache.topic(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    const canon = name.replace(/\./g, '_');
+    for (const existing of this.opts.cache.topics.keys()) {
+      if (existing.replace(/\./g, '_') === canon) {
+        throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${existing}`);
+      }
+    }
+  }
+
+  /** Replica lists for a new topic or new partitions, validated. */
+  private assign(count: number, replicationFactor: number, firstPartition: number, manual?: number[][], expectedLength?: number): number[][] {
+    const cache = this.opts.cache;
+    if (manual && manual.length > 0) {
+      checkManualAssignment(manual, (id) => cache.isAlive(id), expectedLength);
+      return manual.map((r) => [...r]);
+    }
+    if (count < 1) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
+    const brokers = this.liveBrokers();
+    checkReplicationFactor(replicationFactor, brokers.length);
+    const start = this.opts.placementStart?.(brokers.length);
+    return placeReplicas(brokers, count, replicationFactor, { firstPartition, start });
+  }
+
+  /** CreateTopics for one topic: validates, assigns, writes. Throws KafkaApiError with Kafka's code. */
+  async createTopic(req: CreateTopicRequest): Promise<CreatedTopic> {
+    const fence = this.fence;
+    this.checkName(req.name);
+    const manual = req.assignments && req.assignments.length > 0 ? req.assignments : undefined;
+    if (manual && (req.numPartitions !== -1 || req.replicationFactor !== -1)) {
+      throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Both numPartitions or replicationFactor and replicasAssignments were set. Both cannot be used at the same time.');
+    }
+    const numPartitions = req.numPartitions === -1 ? this.opts.config.defaultNumPartitions : req.numPartitions;
+    const rf = req.replicationFactor === -1 ? this.opts.config.defaultReplicationFactor : req.replicationFactor;
+    const replicaLists = this.assign(numPartitions, rf, 0, manual);
+    const topic: TopicRecord = {
+      name: req.name,
+      topicId: newUuid(),
+      partitions: replicaLists.length,
+      replicationFactor: replicaLists[0].length,
+      configs: { ...(req.configs ?? {}) },
+      isInternal: req.isInternal ?? false,
+    };
+    const isAlive = (id: number) => this.opts.cache.isAlive(id);
+    const partitions = replicaLists.map((r, i) => initialPartitionState(topic.topicId, i, r, isAlive));
+    if (!req.validateOnly) await this.opts.store.createTopic(topic, partitions, fence);
+    return { topic, partitions };
+  }
+
+  /** CreatePartitions: grows `name` to `totalCount` partitions, placed like the first ones. */
+  async createPartitions(name: string, totalCount: number, assignments?: number[][], validateOnly = false): Promise<PartitionState[]> {
+    const fence = this.fence;
+    const topic = this.opts.cache.topic(name);
+    if (!topic) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    if (totalCount <= topic.partitions) {
+      throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${topic.partitions} partitions, which is higher than the requested ${totalCount}.`);
+    }
+    const count = totalCount - topic.partitions;
+    if (assignments && assignments.length > 0 && assignments.length !== count) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${count} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
+    }
+    const replicaLists = this.assign(count, topic.replicationFactor, topic.partitions, assignments, assignments ? topic.replicationFactor : undefined);
+    const isAlive = (id: number) => this.opts.cache.isAlive(id);
+    const added = replicaLists.map((r, i) => initialPartitionState(topic.topicId, topic.partitions + i, r, isAlive));
+    if (!validateOnly) await this.opts.store.createPartitions(name, topic.partitions, added, fence);
+    return added;
+  }
+
+  async deleteTopic(name: string): Promise<TopicRecord> {
+    const deleted = await this.opts.store.deleteTopic(name, this.fence);
+    if (!deleted) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    return deleted;
+  }
+}
