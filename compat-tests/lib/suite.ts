@@ -8,6 +8,8 @@ import { SCENARIOS, Fail, type Ctx, type Scenario } from '../scenarios.js';
 import { confluentDriver, kafkaPythonDriver } from '../clients/python.js';
 import { kafkajsDriver, platformaticDriver } from '../clients/node.js';
 import { kcatDriver } from '../clients/kcat.js';
+import { javaDriver } from '../clients/java.js';
+import { kafkaCliDriver } from '../clients/kafka-cli.js';
 import { Harness } from './harness.js';
 import type { Target } from './targets.js';
 import type { ClientName, Driver, Outcome } from './types.js';
@@ -40,6 +42,8 @@ export function makeDriver(client: ClientName, bootstrap: string, runId: string)
     case 'kcat': return kcatDriver(bootstrap);
     case 'confluent': return confluentDriver(bootstrap);
     case 'kafka-python': return kafkaPythonDriver(bootstrap);
+    case 'java': return javaDriver(bootstrap);
+    case 'kafka-cli': return kafkaCliDriver(bootstrap);
   }
 }
 
