@@ -8,6 +8,23 @@ import type { TopicSpec } from './types.js';
 
 const { Kafka, logLevel } = kafkajs;
 
+/**
+ * A just-created topic may be unknown for a moment to a Kafka broker's metadata cache (its
+ * controller has it, the broker has not applied it yet): retry such answers for a few seconds.
+ */
+async function whileTopicUnknown<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await fn();
+    } catch (e) {
+      const unknown = /does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|no leader for this topic-partition/i.test(`${(e as Error).message} ${(e as { type?: string }).type ?? ''}`);
+      if (!unknown || Date.now() > deadline) throw e;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 export class Harness {
   private kafka: kafkajs.Kafka;
   private admin: kafkajs.Admin;
@@ -35,11 +52,11 @@ export class Harness {
 
   async produce(topic: string, records: { partition: number; key?: string; value: string; timestamp?: number }[]): Promise<void> {
     await this.connect();
-    await this.producer.send({
+    await whileTopicUnknown(() => this.producer.send({
       topic,
       acks: -1,
       messages: records.map((r) => ({ partition: r.partition, key: r.key, value: r.value, timestamp: r.timestamp !== undefined ? String(r.timestamp) : undefined })),
-    });
+    }));
   }
 
   /** Topic names the broker lists (ListTopics through Metadata with no auto-creation). */
@@ -50,7 +67,7 @@ export class Harness {
 
   async offsets(topic: string): Promise<{ partition: number; low: number; high: number }[]> {
     await this.connect();
-    return (await this.admin.fetchTopicOffsets(topic)).map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
+    return (await whileTopicUnknown(() => this.admin.fetchTopicOffsets(topic))).map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
   }
 
   /** Committed offsets of a group for a topic, per partition (-1: none). */
