@@ -24,7 +24,7 @@
  * a topic with more partitions than etcd accepts operations per transaction (--max-txn-ops, 128 by
  * default) writes its partition keys in batches first, under the new topic id nobody references yet.
  */
-import type { Etcd3, IKeyValue, Namespace, IResponseOp, ComparatorBuilder } from 'etcd3';
+import { EtcdLeaseInvalidError, type Etcd3, type IKeyValue, type Namespace, type IResponseOp, type ComparatorBuilder } from 'etcd3';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
@@ -182,7 +182,7 @@ export class EtcdMetadataStore implements MetadataStore {
         try {
           await lease.keepaliveOnce({ deadline: Date.now() + timeoutMs });
         } catch (e) {
-          if (e instanceof Error && e.name === 'EtcdLeaseInvalidError') throw new SessionExpiredError(`etcd lease ${id} expired`);
+          if (e instanceof EtcdLeaseInvalidError) throw new SessionExpiredError(`etcd lease ${id} expired`);
           throw e;
         }
       },

@@ -23,7 +23,7 @@ export interface MetadataChange {
   resynced: boolean;
 }
 
-export class MetadataCache extends EventEmitter {
+export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
   private image: MetadataImage;
   private watchHandle: MetadataWatch | null = null;
   private closed = false;
