@@ -1,0 +1,33 @@
+/**
+ * The two brokers the probes compare: one Samsa in this process and one real Apache Kafka
+ * (tools/kafka, through kafkaOrSkip), both with the suite's broker settings.
+ */
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { kafkaOrSkip } from '../../test/support/kafka.js';
+import type { RunningKafka } from '../../tools/kafka/kafka.js';
+import { SUITE_BROKER_CONFIG } from '../lib/targets.js';
+
+export interface ProbeBrokers {
+  samsa: RunningBroker;
+  kafka: RunningKafka;
+  stop(): Promise<void>;
+}
+
+/** Starts both (in parallel), or resolves with null when Kafka cannot run here (kafkaOrSkip said why). */
+export async function startProbeBrokers(what: string): Promise<ProbeBrokers | null> {
+  const [kafka, samsa] = await Promise.all([
+    kafkaOrSkip(what, { overrides: { ...SUITE_BROKER_CONFIG } }),
+    startBroker({ port: 0, config: { ...SUITE_BROKER_CONFIG } }),
+  ]);
+  if (!kafka) {
+    await samsa.stop();
+    return null;
+  }
+  return {
+    samsa,
+    kafka,
+    async stop() {
+      await Promise.allSettled([samsa.stop(), kafka.stop()]);
+    },
+  };
+}
