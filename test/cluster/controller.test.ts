@@ -32,7 +32,7 @@ function byPartition(states: PartitionState[]): Map<number, PartitionState> {
 
 test('rack-aware assignment of a new topic; INVALID_REPLICATION_FACTOR and INVALID_REPLICA_ASSIGNMENT', async () => {
   const prefix = freshPrefix('racks');
-  const specs = [1, 2, 3, 4, 5, 6].map((nodeId) => ({ nodeId, rack: ['east', 'west', 'north'][(nodeId - 1) % 3] }));
+  const specs = [1, 2, 3, 4, 5, 6].map((nodeId) => ({ nodeId, rack: ['east', 'west', 'north'][Math.floor((nodeId - 1) / 2)] }));
   const members = await startMembers(etcd, prefix, specs);
   try {
     const c = await activeController(members);

@@ -233,12 +233,15 @@ test('etcd that comes up during the connect timeout is joined', async () => {
   await etcd.kill();
   const lines: string[] = [];
   const log = createLogger('warn', (l) => lines.push(l));
-  const starting = EtcdMetadataStore.connect({ endpoints: [etcd.clientUrl], prefix: freshPrefix('late'), connectTimeoutMs: 15_000, logger: log });
+  // Settled into a value at once, so an early failure is an assertion below, not an unhandled rejection.
+  const starting = EtcdMetadataStore.connect({ endpoints: [etcd.clientUrl], prefix: freshPrefix('late'), connectTimeoutMs: 15_000, logger: log })
+    .then((s) => s, (e: Error) => e);
   const deadline = Date.now() + 5000;
   while (!lines.some((l) => l.includes('not reachable')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   assert.ok(lines.length > 0, 'a retry was logged while etcd was down');
   await etcd.start();
   const store = await starting;
+  if (store instanceof Error) throw store;
   try {
     assert.is(await store.ensureClusterId('AAAAAAAAAAAAAAAAAAAAAQ'), 'AAAAAAAAAAAAAAAAAAAAAQ');
   } finally {
