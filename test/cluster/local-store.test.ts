@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { KafkaApiError } from '../../src/errors.js';
 import { LocalMetadataStore, DuplicateBrokerRegistrationError } from '../../src/cluster/metadata-store.js';
-import { ClusterMember } from '../../src/cluster/cluster-member.js';
+import { ClusterMember, clusterSettings } from '../../src/cluster/cluster-member.js';
+import { loadConfig } from '../../src/config.js';
 import { BrokerLifecycleManager } from '../../src/cluster/broker-lifecycle.js';
 import { tmpDir } from '../support/tmp.js';
 import { endpointOf, freshPrefix, logger, settings } from './helpers.js';
@@ -71,6 +72,27 @@ test('a version-1 samsa-metadata.json is read: partitions led by this node at ep
   } finally {
     await dir.cleanup();
   }
+});
+
+test('cluster settings use Kafka\'s names and the KAFKA_* environment', () => {
+  const defaults = clusterSettings(loadConfig());
+  assert.equal(defaults.etcdEndpoints, [], 'no etcd: one node on the local store');
+  assert.equal([defaults.etcdConnectTimeoutMs, defaults.sessionTimeoutMs, defaults.heartbeatIntervalMs, defaults.etcdKeyPrefix], [30000, 9000, 2000, '/samsa/']);
+  assert.equal(defaults.controller, { defaultReplicationFactor: 1, defaultNumPartitions: 1, uncleanLeaderElectionEnable: false, minInsyncReplicas: 1 });
+  const s = clusterSettings(loadConfig({
+    env: {
+      KAFKA_SAMSA_ETCD_ENDPOINTS: 'http://127.0.0.1:2379,http://127.0.0.1:2479',
+      KAFKA_SAMSA_ETCD_CONNECT_TIMEOUT_MS: '1500',
+      KAFKA_NODE_ID: '3',
+      KAFKA_BROKER_RACK: 'eu-1a',
+      KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE: 'true',
+      KAFKA_DEFAULT_REPLICATION_FACTOR: '3',
+      KAFKA_MIN_INSYNC_REPLICAS: '2',
+    },
+  }));
+  assert.equal(s.etcdEndpoints, ['http://127.0.0.1:2379', 'http://127.0.0.1:2479']);
+  assert.equal([s.etcdConnectTimeoutMs, s.nodeId, s.rack], [1500, 3, 'eu-1a']);
+  assert.equal(s.controller, { defaultReplicationFactor: 3, defaultNumPartitions: 1, uncleanLeaderElectionEnable: true, minInsyncReplicas: 2 });
 });
 
 test.run();
