@@ -102,8 +102,9 @@ test('lease loss is reported: revoked lease, and etcd paused for longer than the
     }
     const took = Date.now() - t0;
     assert.match(reason2.message, 'no heartbeat acknowledged');
-    // Within one session timeout of the last acknowledged heartbeat (at most 1 s before the pause).
-    assert.ok(took <= 1300, `reported after ${took} ms`);
+    // About one session timeout after the last acknowledged heartbeat (1 s), not etcd3's 2 x TTL
+    // or never: slack for a loaded machine.
+    assert.ok(took <= 2500, `reported after ${took} ms`);
   } finally {
     await store.close();
   }
