@@ -351,7 +351,11 @@ function brokerSynonymList(broker: BrokerConfig, names: readonly string[], sensi
     const d = BROKER[n]!.default;
     if (d !== null) out.push({ name: n, value: sensitive ? null : render(BROKER[n]!, BROKER_DEFAULTS[n]), source: ConfigSource.DEFAULT_CONFIG });
   }
-  return out;
+  // Kafka's ConfigHelper.configSynonyms keeps the list from the first entry of the primary name
+  // on (dropWhile): retention.ms lists no log.retention.hours default, and then reports
+  // DEFAULT_CONFIG as its source.
+  const first = out.findIndex((s) => s.name === names[0]);
+  return first < 0 ? [] : out.slice(first);
 }
 
 /** One DescribeConfigs entry; its source is that of the first synonym (the one in effect). */

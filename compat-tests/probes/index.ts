@@ -1,5 +1,5 @@
 /** Every probe, in the order they run (each set-up uses fresh names of its own). */
-import { adminProbes } from './probes-admin.js';
+import { adminProbes, destructiveProbes } from './probes-admin.js';
 import { captureProbes } from './probes-captures.js';
 import { coreProbes } from './probes-core.js';
 import { dataProbes } from './probes-fetch.js';
@@ -9,5 +9,5 @@ import { txnProbes } from './probes-txn.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...captureProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...captureProbes(), ...destructiveProbes()];
 }

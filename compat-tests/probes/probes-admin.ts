@@ -101,7 +101,6 @@ function deleteTopicsProbes(): Probe[] {
       setup: (ctx) => createTopic(ctx, 'pdt-dup', 1),
       after: async () => {},
     }),
-    dt('v5-internal', 5, 'delete __consumer_offsets', { topicNames: ['__consumer_offsets'], timeoutMs: 30_000 }),
     dt('v5-invalid-name', 5, 'an illegal name', { topicNames: ['bad name'], timeoutMs: 30_000 }),
   ];
 }
@@ -131,7 +130,6 @@ function createPartitionsProbes(): Probe[] {
     cp('v3-assignment-ok', 3, 'one assignment for the one added partition', [{ name: 'pcp-asg-ok', count: 3, assignments: [{ brokerIds: [1] }] }], { grows: ['pcp-asg-ok', 3] }),
     cp('v3-duplicate', 3, 'same topic twice (CP5): INVALID_REQUEST', [{ name: 'pcp-dup', count: 3, assignments: null }, { name: 'pcp-dup', count: 4, assignments: null }]),
     cp('v3-validate-only', 3, 'validate_only: the answer of a real change, nothing changed', [{ name: 'pcp-val', count: 5, assignments: null }], { validateOnly: true }),
-    cp('v2-internal', 2, 'grow __consumer_offsets', [{ name: '__consumer_offsets', count: 60, assignments: null }]),
   ];
 }
 
@@ -241,6 +239,17 @@ function logDirsAndClusterProbes(): Probe[] {
     probe('describe-cluster', 60, 'v1-authorized-operations', 1, 'include_cluster_authorized_operations without an authorizer', { includeClusterAuthorizedOperations: true, endpointType: 1 }),
     probe('describe-cluster', 60, 'v1-controller-endpoints', 1, 'endpoint type 2 (controllers) asked of a broker', { includeClusterAuthorizedOperations: false, endpointType: 2 }),
     probe('describe-cluster', 60, 'v1-unknown-endpoint-type', 1, 'endpoint type 7', { includeClusterAuthorizedOperations: false, endpointType: 7 }),
+  ];
+}
+
+/**
+ * Probes that change internal topics on Kafka (it deletes or grows __consumer_offsets when asked):
+ * they run after every other probe, since no group probe could run after them.
+ */
+export function destructiveProbes(): Probe[] {
+  return [
+    probe('create-partitions', 37, 'v2-internal', 2, 'grow __consumer_offsets', { topics: [{ name: '__consumer_offsets', count: 60, assignments: null }], timeoutMs: 30_000, validateOnly: false }),
+    probe('delete-topics', 20, 'v5-internal', 5, 'delete __consumer_offsets', { topicNames: ['__consumer_offsets'], timeoutMs: 30_000 }),
   ];
 }
 

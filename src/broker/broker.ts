@@ -154,7 +154,7 @@ export class Broker {
     if (partitions <= 0) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
     if (rf > 1) {
       throw new KafkaApiError(ErrorCode.INVALID_REPLICATION_FACTOR,
-        `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered.`);
+        `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned.`);
     }
     const configs = validateTopicConfigs(spec.configs);
     const draft: TopicInfo = { name, topicId: '', partitions, replicationFactor: rf, configs, isInternal: name.startsWith('__') && (name === '__consumer_offsets' || name === '__transaction_state') };

@@ -53,8 +53,9 @@ export interface IncrementalOp {
  * Applies incremental operations to a copy of `current` (a topic's overrides). APPEND/SUBTRACT
  * work on list configs only, starting from the override or else the topic config's default;
  * APPEND adds values not yet present, SUBTRACT removes every listed value. Throws KafkaApiError:
- * INVALID_REQUEST "Unknown operations type N", INVALID_CONFIG "Can't APPEND to key K because its
- * type is not LIST.". The result still needs validateTopicConfigs.
+ * INVALID_CONFIG "Can't APPEND to key K because its
+ * type is not LIST."; an unknown operation code is UNKNOWN_SERVER_ERROR without a message (what
+ * Kafka 4.4 answers). The result still needs validateTopicConfigs.
  */
 export function applyIncrementalOps(current: Readonly<Record<string, string>>, ops: readonly IncrementalOp[]): Record<string, string> {
   const next: Record<string, string> = { ...current };
@@ -87,7 +88,9 @@ export function applyIncrementalOps(current: Readonly<Record<string, string>>, o
         break;
       }
       default:
-        throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${op.configOperation}`);
+        // Kafka 4.4 has no check for this: the unknown operation fails inside its controller,
+        // answered UNKNOWN_SERVER_ERROR without a message.
+        throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
     }
   }
   return next;
@@ -160,7 +163,7 @@ export interface ConfigAlterTarget {
  * - BROKER: a non-empty name must be this node's id (INVALID_REQUEST "Node id must be an integer,
  *   but it is: X" / "Unexpected broker id, expected N, but received X"). Samsa has no dynamic
  *   broker configs: removing (DELETE, or a legacy request with no entries) is a no-op answered
- *   NONE; setting anything is INVALID_REQUEST "Cannot update these configs dynamically: Set(a, b)",
+ *   NONE; setting anything is INVALID_REQUEST "Cannot update these configs dynamically: [a, b]",
  *   Kafka's answer for a broker config that is not dynamically updatable;
  * - BROKER_LOGGER (incremental), CLIENT_METRICS, GROUP: INVALID_REQUEST "Resource type X is not
  *   supported by this broker" (Kafka serves them; Samsa has none); any other type (and
@@ -222,10 +225,10 @@ function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { va
       }
       if (opts.incremental) {
         const bad = r.configs.find((c) => !(c.configOperation >= OpType.SET && c.configOperation <= OpType.SUBTRACT));
-        if (bad) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unknown operations type ${bad.configOperation}`);
+        if (bad) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
       }
       const setting = r.configs.filter((c) => !opts.incremental || c.configOperation !== OpType.DELETE).map((c) => c.name);
-      if (setting.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: Set(${setting.join(', ')})`);
+      if (setting.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${setting.join(', ')}]`);
       return;
     }
     case ResourceType.BROKER_LOGGER:

@@ -166,11 +166,10 @@ export class Reader {
   taggedFields(onTag?: (tag: number, r: Reader) => boolean): void {
     const count = this.uvarint();
     if (count > this.remaining) throw new ProtocolError(`tagged field count ${count} exceeds the bytes left`);
-    let lastTag = -1;
+    // No order check: Kafka's generated readers take tags in any order (a repeated known tag
+    // overwrites), and a broker must accept what Kafka accepts.
     for (let i = 0; i < count; i++) {
       const tag = this.uvarint();
-      if (tag <= lastTag) throw new ProtocolError(`tagged fields out of order (${tag} after ${lastTag})`);
-      lastTag = tag;
       const size = this.uvarint();
       const start = this.need(size);
       if (onTag) {

@@ -23,6 +23,9 @@ export interface LogConfig {
   maxMessageBytes: number;
   /** message.timestamp.type */
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** message.timestamp.before.max.ms / after.max.ms (CreateTime bounds); absent = not checked. */
+  messageTimestampBeforeMaxMs?: number;
+  messageTimestampAfterMaxMs?: number;
   /** index.interval.bytes */
   indexIntervalBytes: number;
   /** segment.index.bytes */

@@ -17,14 +17,23 @@
  *    INVALID_RECORD (P16) (client batches only: transaction markers carry sequence -1).
  * 8. LogAppendTime topic and the producer set the LogAppendTime bit → INVALID_TIMESTAMP (P17b).
  * 9. unknown compression codec (5-7) → UNSUPPORTED_COMPRESSION_TYPE.
+ * 10. record-level checks (Kafka's LogValidator.validateRecord), client batches only: a record
+ *    without a key on a compacted topic → INVALID_RECORD (P18); a CreateTime timestamp more than
+ *    message.timestamp.after.max.ms ahead of broker time or before.max.ms behind it → INVALID_TIMESTAMP
+ *    (P17, records without a timestamp are not checked); the LogAppendTime bit on a LogAppendTime
+ *    topic → INVALID_TIMESTAMP for every record (P17b). Each failure lists its records
+ *    (record_errors, index within the batch) in a RecordValidationError. Records are walked only
+ *    where an error is possible: on compacted topics, when the batch's max timestamp is beyond
+ *    the future limit, when a past limit is configured, and for the LogAppendTime bit; a
+ *    compressed batch is then decompressed (Kafka decompresses every batch).
  * Then: no complete batch → INVALID_RECORD (P10); total > segment.bytes → RECORD_LIST_TOO_LARGE (P25).
  *
- * Not checked here (gaps): per-record CreateTime bounds (message.timestamp.after/before.max.ms,
- * P17), keys on compacted topics (P18). Producer sequences and epochs are checked inside the
- * append queue (producer-state.ts).
+ * Producer sequences and epochs are checked inside the append queue (producer-state.ts).
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { decompressSync } from '../protocol/records/compression.js';
+import { Reader } from '../protocol/reader.js';
 import {
   ATTRIBUTES_OFFSET,
   ATTR_COMPRESSION_MASK,
@@ -39,7 +48,9 @@ import {
   RECORD_BATCH_OVERHEAD,
   baseOffset,
   baseSequence,
+  baseTimestamp,
   lastOffsetDelta,
+  maxTimestamp,
   producerId,
   recordsCount,
   verifyCrc,
@@ -51,6 +62,30 @@ export interface ValidationConfig {
   maxMessageBytes: number;
   segmentBytes: number;
   messageTimestampType: 'CreateTime' | 'LogAppendTime';
+  /** message.timestamp.before.max.ms / after.max.ms; absent = not checked. */
+  messageTimestampBeforeMaxMs?: number;
+  messageTimestampAfterMaxMs?: number;
+  /** cleanup.policy: records of a compacted topic need keys. */
+  cleanupPolicy?: string;
+}
+
+/** Where an append happens, for the record-level checks and their messages. */
+export interface ValidationContext {
+  nowMs: number;
+  /** "topic-partition", as Kafka names it in messages. */
+  topicPartition: string;
+}
+
+export interface RecordError {
+  batchIndex: number;
+  message: string;
+}
+
+/** A batch failed record-level checks: the code, Kafka's summary message and each record's error. */
+export class RecordValidationError extends KafkaApiError {
+  constructor(errorCode: number, message: string, readonly recordErrors: RecordError[]) {
+    super(errorCode, message);
+  }
 }
 
 export interface ValidatedRecords {
@@ -65,7 +100,7 @@ function fail(code: number, message: string): never {
   throw new KafkaApiError(code, message);
 }
 
-export function validateRecords(buf: Buffer, config: ValidationConfig, origin: AppendOrigin = 'client'): ValidatedRecords {
+export function validateRecords(buf: Buffer, config: ValidationConfig, origin: AppendOrigin = 'client', where?: ValidationContext): ValidatedRecords {
   let pos = 0;
   let batchCount = 0;
   let offsetCount = 0;
@@ -90,10 +125,11 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
     const attrs = buf[pos + ATTRIBUTES_OFFSET + 1];
     if (origin === 'client' && (attrs & ATTR_CONTROL) !== 0) fail(ErrorCode.INVALID_RECORD, 'clients may not write control batches');
     if (origin === 'client' && producerId(buf, pos) >= 0 && baseSequence(buf, pos) < 0) fail(ErrorCode.INVALID_RECORD, 'idempotent batch without a base sequence');
-    if (config.messageTimestampType === 'LogAppendTime' && (attrs & ATTR_TIMESTAMP_TYPE) !== 0 && origin === 'client') {
+    if (config.messageTimestampType === 'LogAppendTime' && (attrs & ATTR_TIMESTAMP_TYPE) !== 0 && origin === 'client' && !where) {
       fail(ErrorCode.INVALID_TIMESTAMP, 'Producer should not set timestamp type to LogAppendTime');
     }
     if ((attrs & ATTR_COMPRESSION_MASK) > 4) fail(ErrorCode.UNSUPPORTED_COMPRESSION_TYPE, `unknown compression type ${attrs & ATTR_COMPRESSION_MASK}`);
+    if (origin === 'client' && where) validateRecordLevel(buf, pos, size, config, where);
     batchCount++;
     offsetCount += delta + 1;
     pos += size;
@@ -101,4 +137,68 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
   if (batchCount === 0) fail(ErrorCode.INVALID_RECORD, 'the produce request must have at least one complete record batch');
   if (pos > config.segmentBytes) fail(ErrorCode.RECORD_LIST_TOO_LARGE, `append of ${pos} bytes exceeds segment.bytes ${config.segmentBytes}`);
   return { validBytes: pos, batchCount, offsetCount };
+}
+
+// ---- record level (LogValidator.validateRecord) ------------------------------------------------
+
+const isCompacted = (policy: string | undefined) => policy !== undefined && policy.split(',').includes('compact');
+
+/** Calls `each(index, timestamp, hasKey)` for every record of the batch at `pos` (decompressing if needed). */
+function forEachRecord(buf: Buffer, pos: number, size: number, each: (index: number, timestamp: number, hasKey: boolean) => void): void {
+  const codec = buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_COMPRESSION_MASK;
+  const payload = buf.subarray(pos + RECORD_BATCH_OVERHEAD, pos + size);
+  const data = codec === 0 ? payload : decompressSync(codec, payload);
+  const base = baseTimestamp(buf, pos);
+  const logAppendBit = (buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_TIMESTAMP_TYPE) !== 0;
+  const r = new Reader(data);
+  const count = recordsCount(buf, pos);
+  try {
+    for (let i = 0; i < count && r.remaining > 0; i++) {
+      const length = r.varint();
+      const start = r.pos;
+      r.int8(); // attributes
+      const delta = Number(r.varlong());
+      r.varint(); // offset delta
+      const keyLength = r.varint();
+      // A LogAppendTime batch's records all read as its max timestamp.
+      each(i, logAppendBit ? maxTimestamp(buf, pos) : base + delta, keyLength >= 0);
+      r.pos = start + length;
+    }
+  } catch (err) {
+    fail(ErrorCode.CORRUPT_MESSAGE, `record of the batch at ${pos} cannot be read: ${(err as Error).message}`);
+  }
+}
+
+function validateRecordLevel(buf: Buffer, pos: number, size: number, config: ValidationConfig, where: ValidationContext): void {
+  const compacted = isCompacted(config.cleanupPolicy);
+  const logAppendBit = (buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_TIMESTAMP_TYPE) !== 0;
+  const createTime = config.messageTimestampType === 'CreateTime';
+  const after = config.messageTimestampAfterMaxMs;
+  const before = config.messageTimestampBeforeMaxMs;
+  const now = where.nowMs;
+  const pastLimit = before !== undefined && before < Number.MAX_SAFE_INTEGER;
+  const futureSuspect = after !== undefined && maxTimestamp(buf, pos) > now + after;
+  if (!compacted && !logAppendBit && !(createTime && (futureSuspect || pastLimit))) return;
+  const lo = pastLimit ? now - before! : -Infinity;
+  const hi = after !== undefined ? now + after : Infinity;
+  const errors: { code: number; error: RecordError }[] = [];
+  forEachRecord(buf, pos, size, (batchIndex, ts, hasKey) => {
+    if (compacted && !hasKey) {
+      errors.push({ code: ErrorCode.INVALID_RECORD, error: { batchIndex, message: `Compacted topic cannot accept message without key in topic partition ${where.topicPartition}.` } });
+    } else if (createTime && ts !== -1) {
+      if (ts < lo || ts > hi) {
+        const range = `[${pastLimit ? lo : now - Number.MAX_SAFE_INTEGER}, ${hi}]`;
+        errors.push({ code: ErrorCode.INVALID_TIMESTAMP, error: { batchIndex, message: `Timestamp ${ts} of message with offset ${batchIndex} is out of range. The timestamp should be within ${range}` } });
+      }
+    } else if (logAppendBit) {
+      errors.push({ code: ErrorCode.INVALID_TIMESTAMP, error: { batchIndex, message: `Invalid timestamp type in message with offset ${batchIndex}. Producer should not set timestamp type to LogAppendTime.` } });
+    }
+  });
+  if (errors.length === 0) return;
+  const list = errors.map((e) => e.error);
+  if (errors.some((e) => e.code === ErrorCode.INVALID_TIMESTAMP)) {
+    throw new RecordValidationError(ErrorCode.INVALID_TIMESTAMP, 'One or more records have been rejected due to invalid timestamp', list);
+  }
+  const shown = list.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
+  throw new RecordValidationError(ErrorCode.INVALID_RECORD, `One or more records have been rejected due to ${list.length} record errors in total, and only showing the first three errors at most: [${shown}]`, list);
 }

@@ -314,7 +314,7 @@ export class PartitionLog {
   async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: { origin?: AppendOrigin }): Promise<AppendResult> {
     this.checkOnline();
     const origin = opts?.origin ?? 'client';
-    const info = validateRecords(records, this.config, origin);
+    const info = validateRecords(records, this.config, origin, { nowMs: this.clock.now(), topicPartition: `${this.topic}-${this.partition}` });
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
     if (result.duplicate) return result;
     if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);

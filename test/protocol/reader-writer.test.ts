@@ -253,9 +253,12 @@ test('tagged fields: ascending tags are read, unknown tags are skipped', () => {
   assert.is(r3.remaining, 0);
 });
 
-test('tagged fields out of order or repeated are rejected', () => {
-  throwsProtocol(() => new Reader(hex('02 01 00 00 00')).taggedFields(), /order/, 'descending');
-  throwsProtocol(() => new Reader(hex('02 03 00 03 00')).taggedFields(), /order/, 'repeated');
+test('tagged fields out of order or repeated are accepted, as Kafka accepts them', () => {
+  const seen: number[] = [];
+  const r = new Reader(hex('03 01 00 00 00 00 00'));
+  r.taggedFields((t) => { seen.push(t); return false; });
+  assert.equal(seen, [1, 0, 0]);
+  assert.is(r.remaining, 0);
 });
 
 test('a known tagged field with trailing bytes is rejected; unknown tagged fields are not inspected', () => {
@@ -274,7 +277,7 @@ test('tag sizes and counts larger than the bytes left are rejected', () => {
   throwsProtocol(() => new Reader(hex('ffffffff0f')).taggedFields(), /exceeds/, 'count');
 });
 
-test('generated codec: unknown tags skipped, known tag trailing bytes / bad order rejected (ApiVersionsResponse v3)', () => {
+test('generated codec: unknown tags skipped, known tag trailing bytes rejected, any tag order (ApiVersionsResponse v3)', () => {
   // error 0, api_keys [ {18,0,3, no tags} ], throttle 0, then a tag section
   const body = (tags: string) => hex(`0000 02 0012 0000 0003 00 00000000 ${tags}`);
   const plain = readApiVersionsResponse(new Reader(body('00')), 3);
@@ -293,8 +296,10 @@ test('generated codec: unknown tags skipped, known tag trailing bytes / bad orde
   throwsProtocol(() => readApiVersionsResponse(new Reader(body('01 01 09 000000000000000501')), 3), /trailing/, 'trailing');
   // known tag 1 with 7 bytes
   throwsProtocol(() => readApiVersionsResponse(new Reader(body('01 01 07 00000000000000')), 3), /truncated/, 'short');
-  // tags 3 then 1
-  throwsProtocol(() => readApiVersionsResponse(new Reader(body('02 03 01 01 01 08 0000000000000005')), 3), /order/, 'order');
+  // tags 3 then 1: read in the order they come
+  const swapped = readApiVersionsResponse(new Reader(body('02 03 01 01 01 08 0000000000000005')), 3);
+  assert.is(swapped.zkMigrationReady, true);
+  assert.is(swapped.finalizedFeaturesEpoch, 5n);
 });
 
 // ---------------------------------------------------------------- writer specifics

@@ -15,12 +15,12 @@ export function config(overrides: Partial<LogConfig> = {}): LogConfig {
 }
 
 /** A batch of `count` records with values "<prefix>-<i>" and the given timestamps. */
-export function batch(count: number, opts: { prefix?: string; timestamp?: number; valueBytes?: number; compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd' } = {}): Buffer {
+export function batch(count: number, opts: { prefix?: string; timestamp?: number; valueBytes?: number; compression?: 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd'; keys?: boolean } = {}): Buffer {
   const ts = BigInt(opts.timestamp ?? 1_700_000_000_000);
   return buildRecordBatch({
     compression: opts.compression,
     records: Array.from({ length: count }, (_, i) => ({
-      key: null,
+      key: opts.keys ? Buffer.from(`k-${i}`) : null,
       value: opts.valueBytes ? Buffer.alloc(opts.valueBytes, i & 0xff) : Buffer.from(`${opts.prefix ?? 'v'}-${i}`),
       timestamp: ts + BigInt(i),
     })),

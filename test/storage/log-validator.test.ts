@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { validateRecords, type ValidationConfig } from '../../src/storage/log-validator.js';
+import { RecordValidationError, validateRecords, type ValidationConfig } from '../../src/storage/log-validator.js';
 import { KafkaApiError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
@@ -91,6 +91,61 @@ test('producer-set LogAppendTime on a LogAppendTime topic is INVALID_TIMESTAMP; 
 test('an append larger than segment.bytes is RECORD_LIST_TOO_LARGE', () => {
   const b = batch(3);
   assert.is(code(() => validateRecords(b, { ...cfg, segmentBytes: b.length - 1 })), ErrorCode.RECORD_LIST_TOO_LARGE);
+});
+
+// ---- record level (behaviours.md P17, P17b, P18), as a real Kafka 4.4 answers in the probes --
+
+const NOW = 1_700_000_000_000;
+const at = { nowMs: NOW, topicPartition: 't-0' };
+
+function recordErrors(fn: () => unknown): [number, number[]] {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, RecordValidationError);
+    const e = err as RecordValidationError;
+    return [e.errorCode, e.recordErrors.map((r) => r.batchIndex)];
+  }
+  return [ErrorCode.NONE, []];
+}
+
+test('CreateTime: records beyond message.timestamp.after.max.ms are INVALID_TIMESTAMP, each listed (P17)', () => {
+  const bounded = { ...cfg, messageTimestampAfterMaxMs: 3_600_000, messageTimestampBeforeMaxMs: Number.MAX_SAFE_INTEGER };
+  const b = buildRecordBatch({ records: [0, 2, 0].map((h) => ({ key: null, value: Buffer.from('v'), timestamp: BigInt(NOW + h * 3_600_000) })) });
+  assert.equal(recordErrors(() => validateRecords(b, bounded, 'client', at)), [ErrorCode.INVALID_TIMESTAMP, [1]]);
+  // compressed batches are checked the same way
+  const z = buildRecordBatch({ compression: 'gzip', records: [2, 2].map((h) => ({ key: null, value: Buffer.from('v'), timestamp: BigInt(NOW + h * 3_600_000) })) });
+  assert.equal(recordErrors(() => validateRecords(z, bounded, 'client', at)), [ErrorCode.INVALID_TIMESTAMP, [0, 1]]);
+  // within the bound, far in the past (before.max.ms unlimited), or not checked at all
+  assert.equal(recordErrors(() => validateRecords(batch(3, { timestamp: NOW - 10 * 365 * 86_400_000 }), bounded, 'client', at)), [ErrorCode.NONE, []]);
+  assert.equal(recordErrors(() => validateRecords(b, cfg, 'client', at)), [ErrorCode.NONE, []]);
+  // a past bound when configured
+  assert.equal(recordErrors(() => validateRecords(batch(2, { timestamp: NOW - 7_200_000 }), { ...bounded, messageTimestampBeforeMaxMs: 3_600_000 }, 'client', at)), [ErrorCode.INVALID_TIMESTAMP, [0, 1]]);
+  // coordinator appends are not checked
+  assert.equal(recordErrors(() => validateRecords(b, bounded, 'coordinator', at)), [ErrorCode.NONE, []]);
+});
+
+test('compacted topic: records without a key are INVALID_RECORD, each listed, with Kafka\'s summary (P18)', () => {
+  const compact = { ...cfg, cleanupPolicy: 'compact,delete' };
+  const b = buildRecordBatch({ records: [Buffer.from('k'), null, null].map((key) => ({ key, value: Buffer.from('v'), timestamp: BigInt(NOW) })) });
+  try {
+    validateRecords(b, compact, 'client', at);
+    assert.unreachable('keyless records accepted');
+  } catch (err) {
+    const e = err as RecordValidationError;
+    assert.instance(e, RecordValidationError);
+    assert.is(e.errorCode, ErrorCode.INVALID_RECORD);
+    assert.equal(e.recordErrors.map((r) => r.batchIndex), [1, 2]);
+    assert.match(e.message, /^One or more records have been rejected due to 2 record errors in total/);
+  }
+  assert.equal(recordErrors(() => validateRecords(batch(2, { keys: true, compression: 'lz4' }), compact, 'client', at)), [ErrorCode.NONE, []]);
+  assert.equal(recordErrors(() => validateRecords(batch(2), { ...cfg, cleanupPolicy: 'delete' }, 'client', at)), [ErrorCode.NONE, []]);
+});
+
+test('the LogAppendTime bit: every record INVALID_TIMESTAMP on a LogAppendTime topic, accepted on CreateTime (P17b)', () => {
+  const lat = buildRecordBatch({ timestampType: 'logAppend', records: [0, 1].map(() => ({ key: null, value: Buffer.from('v'), timestamp: BigInt(NOW) })) });
+  assert.equal(recordErrors(() => validateRecords(lat, { ...cfg, messageTimestampType: 'LogAppendTime' }, 'client', at)), [ErrorCode.INVALID_TIMESTAMP, [0, 1]]);
+  assert.equal(recordErrors(() => validateRecords(lat, { ...cfg, messageTimestampAfterMaxMs: 3_600_000 }, 'client', at)), [ErrorCode.NONE, []]);
 });
 
 test.run();

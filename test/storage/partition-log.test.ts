@@ -238,7 +238,7 @@ test('deleteRecordsBefore moves the log start (even inside a batch), deletes old
 
 test('deleteRecordsBefore on a compact-only topic is POLICY_VIOLATION', async () => {
   const log = await open(new MemFs(), new ManualClock(), { cleanupPolicy: 'compact' });
-  await log.appendAsLeader(batch(1), 0);
+  await log.appendAsLeader(batch(1, { keys: true }), 0);
   await rejectsWith(log.deleteRecordsBefore(1), ErrorCode.POLICY_VIOLATION);
   await log.close();
 });

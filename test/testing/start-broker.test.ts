@@ -124,7 +124,9 @@ test('stop() leaves no timers, sockets or servers behind', async () => {
   const before = await settledTo(new Map());
 
   const b = await startBroker();
-  const clock = new ManualClock();
+  // At real time: kafkajs stamps records with Date.now(), and a broker rejects CreateTime
+  // timestamps more than message.timestamp.after.max.ms (1 h) ahead of its own clock.
+  const clock = new ManualClock(Date.now());
   const b2 = await startBroker({ storage: 'memory', clock });
   assert.ok(clock.pendingTimers() > 0, 'background tasks are scheduled on the clock');
   await produceAndCount(b.bootstrap, 'r', 2);

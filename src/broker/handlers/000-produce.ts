@@ -6,7 +6,13 @@
  *   creates topics. Internal topics: INVALID_TOPIC_EXCEPTION.
  * - acks outside {-1, 0, 1}: INVALID_REQUIRED_ACKS for every partition that passed the topic checks.
  * - Each partition's bytes must be exactly one v2 batch (v3+): otherwise INVALID_RECORD; magic
- *   0/1: INVALID_RECORD; CRC, size and batch-field checks happen in PartitionLog.appendAsLeader.
+ *   0/1: INVALID_RECORD; a declared length below 14 or a magic outside 0-2: CORRUPT_MESSAGE with
+ *   Kafka's message (its batch iterator throws those); CRC, size, batch-field and record-level
+ *   checks happen in PartitionLog.appendAsLeader (log-validator.ts). Record-level failures
+ *   (P17, P17b, P18) answer record_errors and Kafka's summary as error_message.
+ * - log_start_offset on errors follows ReplicaManager.appendToLocalLog: -1 for the checks made
+ *   before the log (topic, acks, shape, verification) and for CORRUPT_MESSAGE, MESSAGE_TOO_LARGE,
+ *   RECORD_LIST_TOO_LARGE, KAFKA_STORAGE_ERROR; the partition's log start for the rest.
  * - acks=0: no response is written; if any partition failed the connection is closed instead,
  *   so the client notices and refreshes metadata.
  * - acks=-1 with `samsa.flush.on.acks.all`: the reply waits for an fsync covering the batch
@@ -16,7 +22,8 @@
  * - Transactional batches: a null transactional_id fails every partition with
  *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED (P22); with `transaction.partition.verification.enable`
  *   the coordinator must have the partition in the producer's ongoing transaction, else
- *   INVALID_TXN_STATE (v11: TRANSACTION_ABORTABLE), INVALID_PRODUCER_ID_MAPPING,
+ *   INVALID_TXN_STATE "Partition was not added to the transaction" (v11: TRANSACTION_ABORTABLE,
+ *   no message), INVALID_PRODUCER_ID_MAPPING,
  *   INVALID_PRODUCER_EPOCH, or NOT_ENOUGH_REPLICAS when the coordinator cannot tell (R8-R11).
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
@@ -27,6 +34,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionProduceResponse, TopicProduceResponse } from '../../protocol/generated/messages/produce-response.js';
 import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
+import { RecordValidationError } from '../../storage/log-validator.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -43,11 +51,24 @@ function failed(index: number, errorCode: number, errorMessage: string | null = 
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage, currentLeader: null };
 }
 
+/** Errors of Kafka's batch iterator, whose message Kafka puts in the partition's error_message. */
+class CorruptBatch extends KafkaApiError {}
+
+/** Codes whose failed append answers log_start_offset -1 (ReplicaManager.appendToLocalLog). */
+const NO_LOG_START = new Set<number>([ErrorCode.CORRUPT_MESSAGE, ErrorCode.MESSAGE_TOO_LARGE, ErrorCode.RECORD_LIST_TOO_LARGE, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
+
 /** Kafka's ProduceRequest.validateRecords: one batch of magic 2, zstd only from v7. */
 function validateRecordsShape(records: Buffer, apiVersion: number): void {
+  // ByteBufferLogInputStream.nextBatchSize: the length first, then the magic byte.
+  if (records.length >= 12 && records.readInt32BE(LENGTH_OFFSET) < 14) {
+    throw new CorruptBatch(ErrorCode.CORRUPT_MESSAGE, `Record size ${records.readInt32BE(LENGTH_OFFSET)} is less than the minimum record overhead (14)`);
+  }
+  if (records.length > MAGIC_OFFSET) {
+    const magic = records.readInt8(MAGIC_OFFSET);
+    if (magic < 0 || magic > 2) throw new CorruptBatch(ErrorCode.CORRUPT_MESSAGE, `Invalid magic found in record: ${magic}`);
+  }
   if (records.length < BATCH_HEADER_BYTES) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests must have at least one record batch');
   const magic = records.readInt8(MAGIC_OFFSET);
-  if (magic < 0 || magic > 2) throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `invalid magic ${magic}`);
   if (magic < 2) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests with version 3 and above must use message format v2');
   const total = 12 + records.readInt32BE(LENGTH_OFFSET);
   if (total > records.length) throw new KafkaApiError(ErrorCode.INVALID_RECORD, 'Produce requests must have at least one record batch');
@@ -85,11 +106,16 @@ export const produceHandler = defineHandler({
             const code = await broker.txnCoordinator.verifyPartition(req.transactionalId, records.readInt32BE(43) * 0x1_0000_0000 + records.readUInt32BE(47), records.readInt16BE(51), topic.name, p.index);
             if (code === ErrorCode.INVALID_TXN_STATE) {
               return ctx.apiVersion >= 11
-                ? failed(p.index, ErrorCode.TRANSACTION_ABORTABLE, 'Partition was not added to the transaction')
+                ? failed(p.index, ErrorCode.TRANSACTION_ABORTABLE)
                 : failed(p.index, ErrorCode.INVALID_TXN_STATE, 'Partition was not added to the transaction');
             }
             if (code !== ErrorCode.NONE) return failed(p.index, code);
           }
+        } catch (err) {
+          if (!(err instanceof KafkaApiError)) throw err;
+          return failed(p.index, err.errorCode, err instanceof CorruptBatch ? err.message : null);
+        }
+        try {
           const result = await log.appendAsLeader(records, broker.leaderEpoch);
           const res: PartitionProduceResponse = {
             index: p.index, errorCode: ErrorCode.NONE, baseOffset: BigInt(result.baseOffset),
@@ -106,7 +132,12 @@ export const produceHandler = defineHandler({
         } catch (err) {
           if (!(err instanceof KafkaApiError)) broker.log.error(`append to ${topic.name}-${p.index} failed`, err);
           const code = toErrorCode(err);
-          return { ...failed(p.index, code), logStartOffset: code === ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER || code === ErrorCode.INVALID_PRODUCER_EPOCH ? BigInt(log.logStartOffset) : -1n };
+          const res = { ...failed(p.index, code), logStartOffset: NO_LOG_START.has(code) ? -1n : BigInt(log.logStartOffset) };
+          if (err instanceof RecordValidationError) {
+            res.recordErrors = err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message }));
+            res.errorMessage = err.message;
+          }
+          return res;
         }
       }));
       for (const r of partitionResponses) if (r.errorCode !== ErrorCode.NONE) anyError = true;

@@ -10,6 +10,14 @@
  * - Long poll: when fewer than min_bytes are available the reply waits for appends to any fetched
  *   partition or max_wait_ms, whichever first (Kafka's DelayedFetch).
  * - Out-of-range offsets: OFFSET_OUT_OF_RANGE with high watermark / LSO / log start -1.
+ * - Unknown topic, topic id or partition: their error with aborted_transactions [] (Kafka's
+ *   error entries built before any read); errors from the read itself carry null there.
+ * - last_fetched_epoch (v12+, KIP-320 truncation detection, sent by kafka-python 3 and the Java
+ *   consumer): when that epoch ends before fetch_offset, or only an older epoch is known, no
+ *   records and diverging_epoch = (epoch, end offset), answered at once; when its end cannot be
+ *   told, OFFSET_OUT_OF_RANGE (Kafka's Partition.readRecords).
+ * - A negative partition_max_bytes where there is data to read: UNKNOWN_SERVER_ERROR (Kafka's
+ *   segment read rejects the size), nothing when the offset is at the end.
  * - Fetch sessions (KIP-227) are declined: every response has session_id 0, so clients send full
  *   fetches; an incremental fetch naming an unknown session gets FETCH_SESSION_ID_NOT_FOUND.
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
@@ -27,15 +35,16 @@ import type { FetchResponse, PartitionData } from '../../protocol/generated/mess
 import type { RequestContext } from '../request-context.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
+import { epochEndOffset } from './023-offset-for-leader-epoch.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
 const NO_RECORDS = Buffer.alloc(0);
 
-function errorPartition(partitionIndex: number, errorCode: number): PartitionData {
+function errorPartition(partitionIndex: number, errorCode: number, abortedTransactions: [] | null = null): PartitionData {
   return {
     partitionIndex, errorCode, highWatermark: -1n, lastStableOffset: -1n, logStartOffset: -1n,
-    divergingEpoch: null, currentLeader: null, snapshotId: null, abortedTransactions: null, preferredReadReplica: -1,
+    divergingEpoch: null, currentLeader: null, snapshotId: null, abortedTransactions, preferredReadReplica: -1,
     // Kafka answers an errored partition with an empty record set, not null: librdkafka rejects a
     // null (-1) MessageSetSize as a parse failure and never sees the error code.
     records: NO_RECORDS,
@@ -80,15 +89,32 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   const topics = req.topics.map((t) => {
     const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
     const slots: Slot[] = t.partitions.map((p): Slot => {
-      if (!info) return { kind: 'error', data: errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      if (!info) return { kind: 'error', data: errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
       const log = p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(info.name, p.partition) : undefined;
-      if (!log) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) };
+      if (!log) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
       if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
         return { kind: 'error', data: errorPartition(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
       }
       const lso = log.lastStableOffset;
       const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
       const fetchOffset = Number(p.fetchOffset);
+      if (ctx.apiVersion >= 12 && p.lastFetchedEpoch >= 0) {
+        const e = epochEndOffset(log, p.lastFetchedEpoch);
+        if (e.leaderEpoch < 0 || e.endOffset < 0) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE) };
+        if (e.leaderEpoch < p.lastFetchedEpoch || e.endOffset < fetchOffset) {
+          return {
+            kind: 'error',
+            data: {
+              ...errorPartition(p.partition, ErrorCode.NONE, req.isolationLevel === READ_COMMITTED ? [] : null),
+              highWatermark: BigInt(log.highWatermark), lastStableOffset: BigInt(lso), logStartOffset: BigInt(log.logStartOffset),
+              divergingEpoch: { epoch: e.leaderEpoch, endOffset: BigInt(e.endOffset) },
+            },
+          };
+        }
+      }
+      if (p.partitionMaxBytes < 0 && fetchOffset >= log.logStartOffset && fetchOffset < maxOffset) {
+        return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_SERVER_ERROR) };
+      }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
       const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
         (r) => ({ records: r.records }),
@@ -150,8 +176,9 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
 }
 
 
+/** An error or a diverging epoch ends the long poll at once (Kafka's fetchMessages). */
 function hasError(res: FetchResponse): boolean {
-  for (const t of res.responses) for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE) return true;
+  for (const t of res.responses) for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE || p.divergingEpoch !== null) return true;
   return false;
 }
 

@@ -9,7 +9,7 @@
  * - Other negative values, or a special value below the version that introduced it:
  *   UNSUPPORTED_VERSION for that partition.
  * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
- * - The same partition twice: INVALID_REQUEST for it.
+ * - The same partition twice: INVALID_REQUEST for it, in one entry.
  * Version notes: v1 single offset (v0's old_style_offsets unused); v2 isolation level; v4 leader
  * epochs; v6 flexible; v7 -3; v8 -4; v9 -5.
  */
@@ -38,7 +38,9 @@ export const listOffsetsHandler = defineHandler({
       const info = broker.metadata.get(t.name);
       const seen = new Map<number, number>();
       for (const p of t.partitions) seen.set(p.partitionIndex, (seen.get(p.partitionIndex) ?? 0) + 1);
-      const partitions = await Promise.all(t.partitions.map(async (p) => {
+      // A partition listed twice is answered once (Kafka keys its results by partition).
+      const once = t.partitions.filter((p, i) => t.partitions.findIndex((q) => q.partitionIndex === p.partitionIndex) === i);
+      const partitions = await Promise.all(once.map(async (p) => {
         if ((seen.get(p.partitionIndex) ?? 0) > 1) return result(p.partitionIndex, ErrorCode.INVALID_REQUEST);
         const log = info && p.partitionIndex >= 0 && p.partitionIndex < info.partitions ? broker.logs.getLog(t.name, p.partitionIndex) : undefined;
         if (!log) return result(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);

@@ -11,22 +11,30 @@
  * - Illegal name: INVALID_TOPIC_EXCEPTION; missing without auto-creation: UNKNOWN_TOPIC_OR_PARTITION.
  * - v10+ topic ids; v12 lookup by id (unknown id: UNKNOWN_TOPIC_ID with a null name); v10-11 with
  *   a topic id or null name: INVALID_REQUEST.
+ * - A name listed twice is answered once (Kafka collects the names in a set); an error entry
+ *   for an internal topic's name (e.g. `__consumer_offsets` before it exists) is is_internal.
+ * - A whole-request failure (INVALID_REQUEST) is answered as Kafka's getErrorResponse does: no
+ *   brokers, null cluster id, controller -1, every topic with the code (a null name as "").
  * - controller_id is this node; leader epoch is the broker's leader epoch (replication later).
+ * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
+ *   (topic 3576, cluster 8096); -2147483648 when not asked for.
  * Version notes: v1 controller/is_internal/rack; v2 cluster id; v3 throttle; v4 auto-create
- * flag; v5 offline replicas; v7 leader epoch; v8-10 authorized operations (answered -2147483648
- * = not requested); v9 flexible; v10 topic ids; v11 drops cluster authorized operations.
+ * flag; v5 offline replicas; v7 leader epoch; v8-10 authorized operations; v9 flexible; v10
+ * topic ids; v11 drops cluster authorized operations.
  */
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.js';
+import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
+import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_OPERATIONS = -2147483648;
 
-function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID): MetadataResponseTopic {
-  return { errorCode, name, topicId, isInternal: false, partitions: [], topicAuthorizedOperations: NO_OPERATIONS };
+function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID, ops = NO_OPERATIONS): MetadataResponseTopic {
+  return { errorCode, name, topicId, isInternal: name !== null && INTERNAL_TOPICS.has(name), partitions: [], topicAuthorizedOperations: ops };
 }
 
 export const metadataHandler = defineHandler({
@@ -35,13 +43,14 @@ export const metadataHandler = defineHandler({
     const broker = ctx.broker;
     const v = ctx.apiVersion;
     const nodeId = broker.nodeId;
+    const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
     const describe = (t: TopicInfo): MetadataResponseTopic => ({
       errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
       partitions: Array.from({ length: t.partitions }, (_, i) => ({
         errorCode: ErrorCode.NONE, partitionIndex: i, leaderId: nodeId, leaderEpoch: broker.leaderEpoch,
         replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [],
       })),
-      topicAuthorizedOperations: NO_OPERATIONS,
+      topicAuthorizedOperations: topicOps,
     });
     let topics: MetadataResponseTopic[];
     const all = req.topics === null || (v === 0 && req.topics.length === 0);
@@ -50,32 +59,35 @@ export const metadataHandler = defineHandler({
     } else {
       const allowAuto = broker.config.autoCreateTopicsEnable && (v < 4 || req.allowAutoTopicCreation);
       topics = [];
+      const seen = new Set<string>();
       for (const rt of req.topics!) {
         if (v >= 10 && v <= 11 && (rt.name === null || rt.topicId !== ZERO_UUID)) {
           throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'topic ids are not supported in Metadata v10-11 requests');
         }
         if (rt.name === null) {
           const byId = broker.metadata.getById(rt.topicId);
-          topics.push(byId ? describe(byId) : topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId));
+          topics.push(byId ? describe(byId) : topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId, topicOps));
           continue;
         }
+        if (seen.has(rt.name)) continue;
+        seen.add(rt.name);
         const existing = broker.metadata.get(rt.name);
         if (existing) {
           topics.push(describe(existing));
           continue;
         }
         if (topicNameProblem(rt.name)) {
-          topics.push(topicError(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION));
+          topics.push(topicError(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO_UUID, topicOps));
           continue;
         }
         if (!allowAuto || INTERNAL_TOPICS.has(rt.name)) {
-          topics.push(topicError(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          topics.push(topicError(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, topicOps));
           continue;
         }
         try {
           topics.push(describe(await broker.autoCreateTopic(rt.name)));
         } catch (err) {
-          topics.push(topicError(rt.name, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          topics.push(topicError(rt.name, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, topicOps));
         }
       }
     }
@@ -86,17 +98,16 @@ export const metadataHandler = defineHandler({
       clusterId: broker.metadata.clusterId,
       controllerId: nodeId,
       topics,
-      clusterAuthorizedOperations: NO_OPERATIONS,
+      clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NO_OPERATIONS,
     };
   },
-  errorResponse(req, errorCode, ctx) {
-    const self = ctx.broker.endpointFor(ctx.listenerName);
+  errorResponse(req, errorCode) {
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId: ctx.broker.nodeId, host: self.host, port: self.port, rack: null }],
-      clusterId: ctx.broker.metadata.clusterId,
-      controllerId: ctx.broker.nodeId,
-      topics: (req.topics ?? []).map((t) => topicError(t.name, errorCode, t.topicId)),
+      brokers: [],
+      clusterId: null,
+      controllerId: -1,
+      topics: (req.topics ?? []).map((t) => ({ ...topicError(t.name ?? '', errorCode, t.topicId), isInternal: false })),
       clusterAuthorizedOperations: NO_OPERATIONS,
     };
   },

@@ -7,8 +7,11 @@
  *   UNSUPPORTED_VERSION and ApiVersions' own range, so clients can retry (KIP-511).
  * - No supported or finalized features are advertised (a finalized transaction.version >= 2
  *   would switch Java 4 producers to transactions V2).
+ * - v3+: a client software name or version that does not match Kafka's pattern (letters,
+ *   digits, '.', '-'; starting and ending with a letter or digit) is answered INVALID_REQUEST
+ *   with an empty API list, as Kafka's ApiVersionsRequest.isValid decides.
  * Version notes: v1+ adds throttle time; v3+ is flexible and carries the client's software
- * name/version (KIP-511), which is accepted without validation; the response header is always v0.
+ * name/version (KIP-511); the response header is always v0.
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -17,9 +20,14 @@ function apiVersions(errorCode: number, apiKeys: { apiKey: number; minVersion: n
   return { errorCode, apiKeys, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false };
 }
 
+const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
+
 export const apiVersionsHandler = defineHandler({
   apiKey: 18,
-  handle(ctx) {
+  handle(ctx, req) {
+    if (ctx.apiVersion >= 3 && !(SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareName) && SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareVersion))) {
+      return apiVersions(ErrorCode.INVALID_REQUEST, []);
+    }
     return apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised());
   },
   errorResponse(_req, errorCode, ctx) {

@@ -10,7 +10,8 @@
  * - A name or id listed twice: one INVALID_REQUEST "Duplicate topic name." / "Duplicate topic id.";
  *   a name resolving to an id also listed: INVALID_REQUEST "The provided topic name maps to an ID
  *   that was already supplied." (for the name) and "Duplicate topic id." (for the id).
- * - Unknown name: UNKNOWN_TOPIC_OR_PARTITION with the zero id; unknown id: UNKNOWN_TOPIC_ID, name null.
+ * - Unknown name: UNKNOWN_TOPIC_OR_PARTITION with the zero id; unknown id: UNKNOWN_TOPIC_ID, name null;
+ *   both with the error's default text as message (v5+), as Kafka's controller answers.
  * - Success: NONE with the topic's name and id; the topic's logs are deleted before answering.
  * - Deviation: Kafka's controller deletes internal topics too (only the kafka-topics tool refuses).
  *   Samsa refuses `__consumer_offsets` / `__transaction_state`, whose logs hold the coordinators'
@@ -28,6 +29,10 @@ import { INTERNAL_TOPICS } from '../metadata.js';
 import { apiErrorMessage } from '../topic-configs.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+/** The default texts of these errors, which Kafka's controller puts in the result (v5+). */
+const UNKNOWN_TOPIC_MESSAGE = 'This server does not host this topic-partition.';
+const UNKNOWN_TOPIC_ID_MESSAGE = 'This server does not host this topic ID.';
 
 function result(name: string | null, topicId: string, errorCode: number, errorMessage: string | null = null): DeletableTopicResult {
   return { name, topicId, errorCode, errorMessage };
@@ -86,7 +91,7 @@ export const deleteTopicsHandler = defineHandler({
         }
         const info = broker.metadata.get(e.name);
         if (!info) {
-          responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION));
+          responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE));
           continue;
         }
         if (idCount.has(info.topicId) || toDelete.has(info.topicId)) {
@@ -100,7 +105,7 @@ export const deleteTopicsHandler = defineHandler({
         if (idCount.get(e.id)! > 1) continue; // answered below, once
         const info = broker.metadata.getById(e.id);
         if (!info) {
-          responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID));
+          responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE));
           continue;
         }
         toDelete.set(info.topicId, { name: info.name, id: info.topicId });

@@ -4,7 +4,8 @@
  * Behavior (Kafka's KafkaApis.handleDeleteRecordsRequest, ReplicaManager.deleteRecordsOnLocalLog,
  * Partition.deleteRecordsOnLeader, UnifiedLog.maybeIncrementLogStartOffset):
  * - Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION, low_watermark -1.
- * - Internal topic (`__consumer_offsets`, `__transaction_state`): INVALID_TOPIC_EXCEPTION.
+ * - Internal topic (`__consumer_offsets`, `__transaction_state`): INVALID_TOPIC_EXCEPTION, whether
+ *   it exists yet or not (checked first).
  * - cleanup.policy without `delete` (compact only): POLICY_VIOLATION.
  * - offset -1: delete up to the high watermark. offset < -1 or above the high watermark:
  *   OFFSET_OUT_OF_RANGE, low_watermark -1.
@@ -29,10 +30,12 @@ function failed(partitionIndex: number, errorCode: number): DeleteRecordsPartiti
 }
 
 async function deleteOne(broker: Broker, topic: string, partitionIndex: number, offset: bigint): Promise<DeleteRecordsPartitionResult> {
+  // Kafka refuses internal topics by name before looking the partition up (DR7).
+  if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   const info = broker.metadata.get(topic);
   const log = info && partitionIndex >= 0 && partitionIndex < info.partitions ? broker.getLog(topic, partitionIndex) : undefined;
   if (!info || !log) return failed(partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (info.isInternal || INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  if (info.isInternal) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (offset < -1n || offset > BigInt(Number.MAX_SAFE_INTEGER)) return failed(partitionIndex, ErrorCode.OFFSET_OUT_OF_RANGE);
   // The log checks the cleanup policy and the high watermark inside its own serial queue.
   const lowWatermark = await log.deleteRecordsBefore(Number(offset));

@@ -21,17 +21,24 @@ function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffse
   return { errorCode, partition, leaderEpoch, endOffset };
 }
 
-function endOffsetFor(log: PartitionLog, requested: number, partition: number): EpochEndOffset {
+/**
+ * Kafka's LeaderEpochFileCache.endOffsetFor: the epoch (the largest known one <= requested) and
+ * its end offset, or -1 / -1 when it cannot be told. Fetch uses it too (last_fetched_epoch).
+ */
+export function epochEndOffset(log: PartitionLog, requested: number): { leaderEpoch: number; endOffset: number } {
   const entries = log.leaderEpochCache.all;
   const latest = entries.length ? entries[entries.length - 1].epoch : -1;
-  if (requested === latest || (entries.length === 0 && requested >= 0)) {
-    return answer(partition, ErrorCode.NONE, requested, BigInt(log.logEndOffset));
-  }
-  if (requested < 0 || requested > latest) return answer(partition, ErrorCode.NONE);
+  if (requested === latest || (entries.length === 0 && requested >= 0)) return { leaderEpoch: requested, endOffset: log.logEndOffset };
+  const unknown = { leaderEpoch: -1, endOffset: -1 };
+  if (requested < 0 || requested > latest) return unknown;
   const nextIndex = entries.findIndex((e) => e.epoch > requested);
-  if (nextIndex <= 0) return answer(partition, ErrorCode.NONE);
-  const floor = entries[nextIndex - 1];
-  return answer(partition, ErrorCode.NONE, floor.epoch, BigInt(entries[nextIndex].startOffset));
+  if (nextIndex <= 0) return unknown;
+  return { leaderEpoch: entries[nextIndex - 1].epoch, endOffset: entries[nextIndex].startOffset };
+}
+
+function endOffsetFor(log: PartitionLog, requested: number, partition: number): EpochEndOffset {
+  const e = epochEndOffset(log, requested);
+  return answer(partition, ErrorCode.NONE, e.leaderEpoch, BigInt(e.endOffset));
 }
 
 export const offsetForLeaderEpochHandler = defineHandler({

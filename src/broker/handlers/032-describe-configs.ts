@@ -19,7 +19,8 @@
  * - Synonyms only with include_synonyms (v1+), highest priority first; documentation only with
  *   include_documentation (v3+), else null. Entries are sorted by name.
  * - Per-resource error messages fall back to the error's default text, as Kafka's
- *   messageWithFallback does, except the unknown-topic answer, whose message is null.
+ *   messageWithFallback does; a described resource and the unknown-topic answer carry "" (what
+ *   Kafka 4.4 sends there).
  * Version notes: v1 include_synonyms, config_source, synonyms (v0 is_default not served);
  * v2 same as v1; v3 include_documentation, config_type, documentation; v4 flexible.
  */
@@ -84,7 +85,7 @@ export const describeConfigsHandler = defineHandler({
         ctx.broker.log.error(`DescribeConfigs: ${resourceTypeName(resource.resourceType)} ${resource.resourceName} failed`, err);
         return errorResult(resource, ErrorCode.UNKNOWN_SERVER_ERROR, DEFAULT_MESSAGES[ErrorCode.UNKNOWN_SERVER_ERROR]!);
       }
-      if (entries === null) return errorResult(resource, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, null);
+      if (entries === null) return errorResult(resource, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, '');
       const keys = resource.configurationKeys;
       const wanted = keys === null || keys.length === 0 ? null : new Set(keys);
       const configs: DescribeConfigsResourceResult[] = [];
@@ -102,7 +103,7 @@ export const describeConfigsHandler = defineHandler({
           documentation: withDocs ? e.documentation : null,
         });
       }
-      return { errorCode: ErrorCode.NONE, errorMessage: null, resourceType: resource.resourceType, resourceName: resource.resourceName, configs };
+      return { errorCode: ErrorCode.NONE, errorMessage: '', resourceType: resource.resourceType, resourceName: resource.resourceName, configs };
     });
     return { throttleTimeMs: 0, results };
   },

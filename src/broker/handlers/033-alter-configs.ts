@@ -13,7 +13,7 @@
  *   INVALID_TOPIC_EXCEPTION; unknown config name / bad value → INVALID_CONFIG (checked before
  *   existence, so it wins over UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.").
  * - BROKER: Samsa has no dynamic broker configs. An empty entry list (nothing to override) is NONE;
- *   any entry is INVALID_REQUEST "Cannot update these configs dynamically: Set(...)", Kafka's
+ *   any entry is INVALID_REQUEST "Cannot update these configs dynamically: [...]", Kafka's
  *   answer for broker configs that cannot change at runtime. A non-empty name must be this node's
  *   id ("Node id must be an integer, but it is: X" / "Unexpected broker id, expected N, but
  *   received X").

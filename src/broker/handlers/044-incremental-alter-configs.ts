@@ -8,7 +8,7 @@
  * - The same resource twice: INVALID_REQUEST "Each resource must appear at most once." for each;
  *   a key twice: INVALID_REQUEST "Error due to duplicate config keys"; a null value for anything
  *   but DELETE: INVALID_REQUEST "Null value not supported for : a, b"; an operation outside 0-3:
- *   INVALID_REQUEST "Unknown operations type N".
+ *   UNKNOWN_SERVER_ERROR with no message (Kafka 4.4 fails it in its controller).
  * - TOPIC: APPEND / SUBTRACT only on list configs (INVALID_CONFIG "Can't APPEND to key K because
  *   its type is not LIST."), starting from the override or else the config's default; APPEND adds
  *   the comma-separated values not yet present, SUBTRACT removes them. The resulting override set
@@ -16,7 +16,7 @@
  *   "The topic 'T' does not exist."). DELETE of a key that has no override is a no-op.
  * - BROKER: Samsa has no dynamic broker configs: DELETE-only requests are NONE (nothing to
  *   remove); SET / APPEND / SUBTRACT are INVALID_REQUEST "Cannot update these configs dynamically:
- *   Set(...)". A non-empty name must be this node's id.
+ *   [...]". A non-empty name must be this node's id.
  * - BROKER_LOGGER / CLIENT_METRICS / GROUP: INVALID_REQUEST "Resource type X is not supported by
  *   this broker" (Kafka serves them: log4j levels, KIP-714 and KIP-848 group configs). Unknown
  *   types: INVALID_REQUEST "Unknown resource type N".

@@ -1,7 +1,8 @@
 /**
  * DescribeProducers (key 61), version 0: the producer state of each requested partition
  * (producer id, epoch, last sequence, last timestamp, coordinator epoch, first offset of the open
- * transaction or -1). Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION.
+ * transaction or -1). Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION, with the error's
+ * default text for an unknown topic (as Kafka 4.4 answers).
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -15,15 +16,19 @@ export const describeProducersHandler = defineHandler({
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
-          const log = broker.metadata.get(t.name) ? broker.getLog(t.name, partitionIndex) : undefined;
-          if (!log) return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: null, activeProducers: [] };
+          const known = broker.metadata.get(t.name) !== undefined;
+          const log = known ? broker.getLog(t.name, partitionIndex) : undefined;
+          // Kafka 4.4 sets the error's text for an unknown topic, none for an unknown partition.
+          if (!log) return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: known ? null : 'This server does not host this topic-partition.', activeProducers: [] };
           return {
             partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null,
             activeProducers: log.activeProducers().map((e) => ({
               producerId: BigInt(e.producerId),
               producerEpoch: e.producerEpoch,
               lastSequence: e.batches.length > 0 ? e.batches[e.batches.length - 1].lastSeq : -1,
-              lastTimestamp: BigInt(e.lastTimestamp),
+              // Kafka reports the max timestamp of the producer's last batch (its state's
+              // lastTimestamp); Samsa's state keeps broker time there for expiry, the batch's own.
+              lastTimestamp: BigInt(e.batches.length > 0 ? e.batches[e.batches.length - 1].timestamp : e.lastTimestamp),
               coordinatorEpoch: e.coordinatorEpoch,
               currentTxnStartOffset: BigInt(e.currentTxnFirstOffset),
             })),

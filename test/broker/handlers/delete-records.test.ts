@@ -24,7 +24,8 @@ async function topicWith(name: string, batches: number, configs: Record<string, 
   await b.broker.createTopic({ name, numPartitions: 2, replicationFactor: 1, configs });
   const log = b.broker.getLog(name, 0)!;
   for (let i = 0; i < batches; i++) {
-    const rec = (n: number) => ({ key: null, value: Buffer.from(`value-${i}-${n}`) });
+    // Keyed: a compacted topic rejects records without a key (P18).
+    const rec = (n: number) => ({ key: Buffer.from(`k${n}`), value: Buffer.from(`value-${i}-${n}`) });
     await log.appendAsLeader(buildRecordBatch({ records: [rec(0), rec(1), rec(2)] }), 0);
   }
   return log;

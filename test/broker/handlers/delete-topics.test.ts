@@ -43,7 +43,7 @@ test('v6 by id and by name; unknown id is UNKNOWN_TOPIC_ID with a null name', as
   const byId = new Map(r.responses.map((x) => [x.topicId, x]));
   assert.equal(byId.get(id), { name: 'dt-id', topicId: id, errorCode: ErrorCode.NONE, errorMessage: null });
   assert.equal(byId.get(nameId), { name: 'dt-name', topicId: nameId, errorCode: ErrorCode.NONE, errorMessage: null });
-  assert.equal(byId.get(UNKNOWN_ID), { name: null, topicId: UNKNOWN_ID, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: null });
+  assert.equal(byId.get(UNKNOWN_ID), { name: null, topicId: UNKNOWN_ID, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: 'This server does not host this topic ID.' });
   assert.is(b.broker.metadata.get('dt-id'), undefined);
   assert.is(b.broker.metadata.get('dt-name'), undefined);
 });

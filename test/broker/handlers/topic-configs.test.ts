@@ -29,7 +29,7 @@ test('applyIncrementalOps: APPEND/SUBTRACT start from the override or the defaul
   assert.equal(applyIncrementalOps({ 'cleanup.policy': 'compact' }, [{ name: 'cleanup.policy', configOperation: 3, value: 'compact' }]), { 'cleanup.policy': '' });
   assert.equal(applyIncrementalOps({ a: '1' }, [{ name: 'a', configOperation: 1, value: null }, { name: 'b', configOperation: 0, value: '2' }]), { b: '2' });
   assert.equal(failure(() => applyIncrementalOps({}, [{ name: 'nope', configOperation: 2, value: 'x' }])), [ErrorCode.INVALID_CONFIG, "Can't APPEND to key nope because its type is not LIST."]);
-  assert.equal(failure(() => applyIncrementalOps({}, [{ name: 'a', configOperation: -1, value: 'x' }])), [ErrorCode.INVALID_REQUEST, 'Unknown operations type -1']);
+  assert.equal(failure(() => applyIncrementalOps({}, [{ name: 'a', configOperation: -1, value: 'x' }])), [ErrorCode.UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR']);
 });
 
 test('alterConfigResources against a fake broker: applies unless validate_only', () => {
