@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
 # Makes sure the real Kafka clients the tests drive are installed: kcat, and confluent-kafka and
 # kafka-python importable by /usr/bin/python3 (Debian's packages; the python3 first on PATH may be
-# a separate build that does not see them). Idempotent and a fast no-op when everything is there.
-# Installs with apt-get (as root, or through sudo -n); if that is impossible it says so in one line
-# and exits non-zero.
+# a separate build that does not see them); and today's confluent-kafka 2.x and kafka-python 3.x
+# from PyPI in a virtual environment outside the repository (pinned in
+# compat-tests/clients/requirements.txt; the path is VENV_DIR in test/support/external.ts).
+# Idempotent and a fast no-op when everything is there. Installs with apt-get (as root, or through
+# sudo -n) and pip; if that is impossible it says so in one line and exits non-zero.
 set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+REQUIREMENTS="$ROOT/compat-tests/clients/requirements.txt"
+# Keep in step with VENV_DIR in test/support/external.ts.
+VENV_DIR="${SAMSA_PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/samsa/venv}"
+# A copy of the requirements the venv was built from: a changed pin means reinstall.
+VENV_STAMP="$VENV_DIR/.samsa-requirements.txt"
+
+venv_ok() {
+  [ -x "$VENV_DIR/bin/python" ] && cmp -s "$REQUIREMENTS" "$VENV_STAMP" &&
+    "$VENV_DIR/bin/python" -c 'import confluent_kafka, kafka' >/dev/null 2>&1
+}
 
 have_all() {
   command -v kcat >/dev/null 2>&1 &&
@@ -12,7 +26,7 @@ have_all() {
     /usr/bin/python3 -c 'import confluent_kafka, kafka, lz4, zstandard, snappy' >/dev/null 2>&1
 }
 
-if have_all; then
+if have_all && venv_ok; then
   exit 0
 fi
 
@@ -21,21 +35,54 @@ fail() {
   exit 1
 }
 
-SUDO=()
-if [ "${EUID:-$(id -u)}" != "0" ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-    SUDO=(sudo -n)
-  else
-    fail "test clients are missing and this user is not root and cannot sudo without a password; install them with apt-get"
+install_debian_clients() {
+  SUDO=()
+  if [ "${EUID:-$(id -u)}" != "0" ]; then
+    if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
+      SUDO=(sudo -n)
+    else
+      fail "test clients are missing and this user is not root and cannot sudo without a password; install them with apt-get"
+    fi
   fi
-fi
-command -v apt-get >/dev/null 2>&1 || fail "test clients are missing and apt-get is not available"
+  command -v apt-get >/dev/null 2>&1 || fail "test clients are missing and apt-get is not available"
 
-export DEBIAN_FRONTEND=noninteractive
-echo "ensure-test-deps: installing kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy with apt-get" >&2
-"${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy </dev/null >&2 ||
-  fail "apt-get install failed"
+  export DEBIAN_FRONTEND=noninteractive
+  echo "ensure-test-deps: installing kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy with apt-get" >&2
+  "${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy </dev/null >&2 ||
+    fail "apt-get install failed"
 
-have_all || fail "installed, but kcat or the python clients are still not usable"
+  have_all || fail "installed, but kcat or the python clients are still not usable"
+}
+
+fail_venv() {
+  echo "ensure-test-deps: $* (needed: a virtual environment at $VENV_DIR with the packages in $REQUIREMENTS)" >&2
+  exit 1
+}
+
+install_venv() {
+  command -v python3 >/dev/null 2>&1 || fail_venv "no python3 on PATH to create it with"
+  mkdir -p "$(dirname "$VENV_DIR")"
+  # Two test runs starting at once must not both build the same venv.
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$VENV_DIR.lock"
+    flock -w 600 9 || fail_venv "another run held $VENV_DIR.lock for 10 minutes"
+    venv_ok && return 0
+  fi
+  # A venv whose interpreter no longer runs (its base python was replaced) is rebuilt, not patched.
+  if ! "$VENV_DIR/bin/python" -m pip --version >/dev/null 2>&1; then
+    echo "ensure-test-deps: creating $VENV_DIR with $(command -v python3) ($(python3 --version 2>&1))" >&2
+    python3 -m venv --clear "$VENV_DIR" </dev/null >&2 || fail_venv "python3 -m venv failed"
+  fi
+  echo "ensure-test-deps: installing $(grep -cE '^[A-Za-z]' "$REQUIREMENTS") pinned packages from $REQUIREMENTS with pip" >&2
+  # Wheels only: nothing is compiled, so a missing wheel fails at once instead of half-building.
+  "$VENV_DIR/bin/python" -m pip install --quiet --disable-pip-version-check --no-input --only-binary=:all: -r "$REQUIREMENTS" </dev/null >&2 ||
+    fail_venv "pip install failed"
+  "$VENV_DIR/bin/python" -c 'import confluent_kafka, kafka, lz4.frame, zstandard, snappy, crc32c' >&2 ||
+    fail_venv "installed, but the clients or codecs do not import"
+  cp "$REQUIREMENTS" "$VENV_STAMP"
+}
+
+have_all || install_debian_clients
+venv_ok || install_venv
 echo "ensure-test-deps: done" >&2

@@ -2,7 +2,9 @@
 # Reads one JSON command per line on stdin: {"id": n, "op": "...", "args": {...}}
 # Writes one JSON reply per line: {"id": n, "ok": result} or {"id": n, "fail": "traceback"}.
 # Kafka errors are returned as data ({"code": int, "name": str}), never raised.
-# Run with /usr/bin/python3 (Debian's python3-confluent-kafka).
+# Run with /usr/bin/python3 (Debian's python3-confluent-kafka 1.7) or with the venv's python
+# (confluent-kafka 2.x from PyPI). The ops marked 2.x use AdminClient calls 1.7 does not have; the
+# 1.7 driver never sends them.
 import sys, json, base64, time, traceback
 from confluent_kafka import Producer, Consumer, TopicPartition, KafkaError, KafkaException
 from confluent_kafka.admin import AdminClient, NewTopic, ConfigResource
@@ -137,6 +139,58 @@ def op_alter_configs(a):
     try:
         f[res].result(20)
         return {'error': None}
+    except Exception as e:
+        return {'error': err(e)}
+
+def admin_result(f):
+    try:
+        f.result(20)
+        return {'error': None}
+    except Exception as e:
+        return {'error': err(e)}
+
+def op_describe_topic_admin(a):
+    # 2.x: AdminClient.describe_topics (DescribeTopics), not a consumer's metadata cache.
+    from confluent_kafka import TopicCollection
+    ad = admin()
+    f = ad.describe_topics(TopicCollection([a['name']]), request_timeout=15)
+    try:
+        d = f[a['name']].result(20)
+        return {'error': None, 'partitions': len(d.partitions)}
+    except Exception as e:
+        return {'error': err(e)}
+
+def op_incremental_alter_configs(a):
+    # 2.x: IncrementalAlterConfigs, one SET per key (AlterConfigs would reset the others).
+    from confluent_kafka.admin import ConfigEntry, AlterConfigOpType
+    ad = admin()
+    entries = [ConfigEntry(k, v, incremental_operation=AlterConfigOpType.SET) for k, v in a['set'].items()]
+    res = ConfigResource('topic', a['topic'], incremental_configs=entries)
+    return admin_result(ad.incremental_alter_configs([res], request_timeout=15)[res])
+
+def op_admin_list_offsets(a):
+    # 2.x: AdminClient.list_offsets; one spec per partition per call (the futures are keyed by partition).
+    from confluent_kafka.admin import OffsetSpec
+    ad = admin()
+    tp = TopicPartition(a['topic'], a['partition'])
+    def one(spec):
+        return ad.list_offsets({tp: spec}, request_timeout=15)[tp].result(20).offset
+    out = {'earliest': one(OffsetSpec.earliest()), 'latest': one(OffsetSpec.latest())}
+    for ts in a.get('timestamps', []):
+        try:
+            out[str(ts)] = one(OffsetSpec.for_timestamp(ts))
+        except Exception as e:
+            out[str(ts)] = err(e)
+    return out
+
+def op_delete_records(a):
+    # 2.x: AdminClient.delete_records (added in 2.4).
+    ad = admin()
+    tp = TopicPartition(a['topic'], a['partition'], a['before'])
+    f = ad.delete_records([tp], request_timeout=15, operation_timeout=10)
+    try:
+        r = list(f.values())[0].result(20)
+        return {'error': None, 'lowWatermark': r.low_watermark}
     except Exception as e:
         return {'error': err(e)}
 

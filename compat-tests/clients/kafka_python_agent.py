@@ -1,6 +1,7 @@
 # kafka-python 2.0.2 agent for the compatibility suite; same line protocol as confluent_agent.py.
-# Run with /usr/bin/python3 (Debian's python3-kafka).
-import sys, json, base64, time, traceback
+# Run with /usr/bin/python3 (Debian's python3-kafka). kafka_python3_agent.py imports this module
+# for what kafka-python 3.x still does the same way, so the command loop runs only as __main__.
+import os, sys, json, base64, time, traceback
 import kafka
 from kafka import KafkaProducer, KafkaConsumer, KafkaAdminClient, TopicPartition, ConsumerRebalanceListener
 from kafka.admin import NewTopic, ConfigResource, ConfigResourceType
@@ -31,29 +32,20 @@ def rec_out(m):
             'key': b64e(m.key), 'value': b64e(m.value),
             'headers': [[h[0], b64e(h[1])] for h in (m.headers or [])]}
 
-def op_produce(a):
-    kw = {'bootstrap_servers': BOOT['b'], 'request_timeout_ms': 10000, 'max_block_ms': 10000, 'linger_ms': 5}
-    kw.update(a.get('config', {}))
-    h = a.get('handle')
-    if h and h in producers:
-        p = producers[h]
-    else:
-        p = KafkaProducer(**kw)
-        if h: producers[h] = p
+def send_all(p, topic, records):
     futs = []
-    for r in a['records']:
+    for r in records:
         s = {'value': b64d(r.get('value')), 'key': b64d(r.get('key'))}
         if r.get('partition') is not None: s['partition'] = r['partition']
         if r.get('headers'): s['headers'] = [(x[0], b64d(x[1])) for x in r['headers']]
         if r.get('timestamp') is not None: s['timestamp_ms'] = r['timestamp']
         try:
-            futs.append(p.send(a['topic'], **s))
+            futs.append(p.send(topic, **s))
         except Exception as e:
             futs.append(e)
-    try:
-        p.flush(a.get('timeoutS', 20))
-    except Exception:
-        pass
+    return futs
+
+def collect(futs):
     reports = []
     for f in futs:
         if isinstance(f, Exception):
@@ -63,6 +55,23 @@ def op_produce(a):
             reports.append({'error': None, 'partition': md.partition, 'offset': md.offset, 'timestamp': md.timestamp})
         except Exception as e:
             reports.append({'error': err(e)})
+    return reports
+
+def op_produce(a):
+    kw = {'bootstrap_servers': BOOT['b'], 'request_timeout_ms': 10000, 'max_block_ms': 10000, 'linger_ms': 5}
+    kw.update(a.get('config', {}))
+    h = a.get('handle')
+    if h and h in producers:
+        p = producers[h]
+    else:
+        p = KafkaProducer(**kw)
+        if h: producers[h] = p
+    futs = send_all(p, a['topic'], a['records'])
+    try:
+        p.flush(a.get('timeoutS', 20))
+    except Exception:
+        pass
+    reports = collect(futs)
     if not h:
         p.close(5)
     return {'reports': reports, 'unflushed': 0}
@@ -73,8 +82,10 @@ def op_close_producer(a):
     return {}
 
 def op_read(a):
+    kw = {}
+    if a.get('isolation'): kw['isolation_level'] = a['isolation']  # kafka-python 3.x only
     c = KafkaConsumer(bootstrap_servers=BOOT['b'], group_id=None, enable_auto_commit=False,
-                      auto_offset_reset=a.get('reset', 'earliest'), request_timeout_ms=11000, fetch_max_wait_ms=100)
+                      auto_offset_reset=a.get('reset', 'earliest'), request_timeout_ms=11000, fetch_max_wait_ms=100, **kw)
     tps = [TopicPartition(a['topic'], p) for p in a['partitions']]
     c.assign(tps)
     start = a.get('from', 'earliest')
@@ -191,10 +202,14 @@ class Member(threading.Thread):
         self.buf, self.errors = [], []
         self.stop = False
         self.commit_req = None
-        self.c = KafkaConsumer(bootstrap_servers=BOOT['b'], group_id=a['group'], enable_auto_commit=False,
-                               auto_offset_reset='earliest', session_timeout_ms=a.get('sessionTimeoutMs', 6000),
-                               heartbeat_interval_ms=500, request_timeout_ms=11000, fetch_max_wait_ms=100)
+        self.c = KafkaConsumer(**self.consumer_config(a))
         self.c.subscribe([a['topic']], listener=Listener(self.ev))
+    def consumer_config(self, a):
+        return dict(bootstrap_servers=BOOT['b'], group_id=a['group'], enable_auto_commit=False,
+                    auto_offset_reset='earliest', session_timeout_ms=a.get('sessionTimeoutMs', 6000),
+                    heartbeat_interval_ms=500, request_timeout_ms=11000, fetch_max_wait_ms=100)
+    def after_poll(self):
+        pass
     def run(self):
         while not self.stop:
             if self.commit_req is not None:
@@ -206,6 +221,7 @@ class Member(threading.Thread):
                 req['done'].set()
             try:
                 batches = self.c.poll(timeout_ms=100)
+                self.after_poll()
             except Exception as e:
                 with self.lock: self.errors.append(err(e))
                 continue
@@ -214,8 +230,8 @@ class Member(threading.Thread):
                     for m in msgs: self.buf.append(rec_out(m))
         self.c.close(autocommit=False)
 
-def op_group_open(a):
-    m = Member(a)
+def op_group_open(a, member=Member):
+    m = member(a)
     consumers[a['handle']] = m
     m.start()
     return {}
@@ -249,17 +265,26 @@ def op_group_close(a):
 
 OPS = {k[3:]: v for k, v in globals().items() if k.startswith('op_')}
 
-for line in sys.stdin:
-    line = line.strip()
-    if not line: continue
-    req = json.loads(line)
-    try:
-        if req['op'] == 'init':
-            BOOT['b'] = req['args']['bootstrap']
-            res = {'version': kafka.__version__}
-        else:
-            res = OPS[req['op']](req.get('args', {}))
-        sys.stdout.write(json.dumps({'id': req['id'], 'ok': res}) + '\n')
-    except Exception:
-        sys.stdout.write(json.dumps({'id': req['id'], 'fail': traceback.format_exc()}) + '\n')
-    sys.stdout.flush()
+def serve(ops):
+    # COMPAT_AGENT_LOG=FILE: the client library's own log, for finding out why a scenario failed.
+    if os.environ.get('COMPAT_AGENT_LOG'):
+        import logging
+        logging.basicConfig(filename=os.environ['COMPAT_AGENT_LOG'], level=getattr(logging, os.environ.get('COMPAT_AGENT_LOG_LEVEL', 'INFO')),
+                            format='%(asctime)s %(threadName)s %(name)s %(message)s')
+    for line in sys.stdin:
+        line = line.strip()
+        if not line: continue
+        req = json.loads(line)
+        try:
+            if req['op'] == 'init':
+                BOOT['b'] = req['args']['bootstrap']
+                res = {'version': kafka.__version__}
+            else:
+                res = ops[req['op']](req.get('args', {}))
+            sys.stdout.write(json.dumps({'id': req['id'], 'ok': res}) + '\n')
+        except Exception:
+            sys.stdout.write(json.dumps({'id': req['id'], 'fail': traceback.format_exc()}) + '\n')
+        sys.stdout.flush()
+
+if __name__ == '__main__':
+    serve(OPS)

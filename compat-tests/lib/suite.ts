@@ -5,7 +5,7 @@
  * After a failure the client's driver is replaced, so one stuck scenario cannot spoil the next.
  */
 import { SCENARIOS, Fail, type Ctx, type Scenario } from '../scenarios.js';
-import { confluentDriver, kafkaPythonDriver } from '../clients/python.js';
+import { confluent2Driver, confluentDriver, kafkaPython3Driver, kafkaPythonDriver } from '../clients/python.js';
 import { kafkajsDriver, platformaticDriver } from '../clients/node.js';
 import { kcatDriver } from '../clients/kcat.js';
 import { javaDriver } from '../clients/java.js';
@@ -42,6 +42,8 @@ export function makeDriver(client: ClientName, bootstrap: string, runId: string)
     case 'kcat': return kcatDriver(bootstrap);
     case 'confluent': return confluentDriver(bootstrap);
     case 'kafka-python': return kafkaPythonDriver(bootstrap);
+    case 'confluent2': return confluent2Driver(bootstrap);
+    case 'kafka-python3': return kafkaPython3Driver(bootstrap);
     case 'java': return javaDriver(bootstrap);
     case 'kafka-cli': return kafkaCliDriver(bootstrap);
   }

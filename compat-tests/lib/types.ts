@@ -3,8 +3,8 @@
  * driver that lacks an operation (or a capability flag) makes the scenario "n/a" for that client,
  * with the reason, never a silent pass.
  */
-export type ClientName = 'kafkajs' | 'platformatic' | 'kcat' | 'confluent' | 'kafka-python' | 'java' | 'kafka-cli';
-export const ALL_CLIENTS: ClientName[] = ['kafkajs', 'platformatic', 'kcat', 'confluent', 'kafka-python', 'java', 'kafka-cli'];
+export type ClientName = 'kafkajs' | 'platformatic' | 'kcat' | 'confluent' | 'kafka-python' | 'confluent2' | 'kafka-python3' | 'java' | 'kafka-cli';
+export const ALL_CLIENTS: ClientName[] = ['kafkajs', 'platformatic', 'kcat', 'confluent', 'kafka-python', 'confluent2', 'kafka-python3', 'java', 'kafka-cli'];
 
 export type Codec = 'none' | 'gzip' | 'snappy' | 'lz4' | 'zstd';
 export const CODECS: Codec[] = ['gzip', 'snappy', 'lz4', 'zstd'];

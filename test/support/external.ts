@@ -1,15 +1,20 @@
 /**
- * Running external programs (kcat, the Debian Python clients) from tests, and waiting for
- * observable conditions.
+ * Running external programs (kcat, Debian's and PyPI's Python clients) from tests, and waiting
+ * for observable conditions.
  *
  * - `run` always has a hard deadline: at the deadline the child's whole process group gets
  *   SIGKILL, and the result says `timedOut: true` (code null). Anything the program left running
  *   in its group is killed when it exits, too.
  * - `python` runs `/usr/bin/python3 -c SCRIPT`: Debian's python3-confluent-kafka and python3-kafka
  *   import only under /usr/bin/python3, not under another python3 that may come first on PATH.
+ * - `venvPython` runs the same under VENV_PYTHON: today's confluent-kafka 2.x and kafka-python
+ *   3.x from PyPI (compat-tests/clients/requirements.txt), which tools/ensure-test-deps.sh
+ *   installs into VENV_DIR.
  * - `waitFor` polls a condition until it holds or a deadline passes; use it instead of sleeping.
  */
 import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
 
 export interface RunOptions {
   /** Written to the program's stdin, which is then closed (stdin is empty otherwise). */
@@ -123,6 +128,25 @@ export const SYSTEM_PYTHON = '/usr/bin/python3';
 /** Runs `/usr/bin/python3 -c script args...` (sys.argv[1:] == args), unbuffered. */
 export function python(script: string, args: readonly string[] = [], opts: ClientOptions = {}): Promise<RunResult> {
   return run(SYSTEM_PYTHON, ['-c', script, ...args], {
+    ...opts,
+    env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...opts.env },
+    timeoutMs: opts.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
+  });
+}
+
+/**
+ * The virtual environment with the PyPI clients. tools/ensure-test-deps.sh computes the same path
+ * (SAMSA_PY_VENV, else $XDG_CACHE_HOME/samsa/venv, else ~/.cache/samsa/venv): outside the
+ * repository, so fresh clones on one machine share one install.
+ */
+export const VENV_DIR = process.env.SAMSA_PY_VENV || path.join(process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache'), 'samsa', 'venv');
+
+/** The venv's interpreter: imports confluent-kafka 2.x and kafka-python 3.x (not Debian's). */
+export const VENV_PYTHON = path.join(VENV_DIR, 'bin', 'python');
+
+/** Runs `VENV_PYTHON -c script args...` (sys.argv[1:] == args), unbuffered. */
+export function venvPython(script: string, args: readonly string[] = [], opts: ClientOptions = {}): Promise<RunResult> {
+  return run(VENV_PYTHON, ['-c', script, ...args], {
     ...opts,
     env: { PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1', ...opts.env },
     timeoutMs: opts.timeoutMs ?? DEFAULT_CLIENT_TIMEOUT_MS,
