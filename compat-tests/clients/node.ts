@@ -103,6 +103,7 @@ export async function kafkajsDriver(bootstrap: string, runId: string): Promise<D
       // kafkajs consumers always join a group: a fresh group per read, no commits.
       const consumer = kafka.consumer({ groupId: `compat-kafkajs-read-${runId}-${seq++}`, readUncommitted: o.isolation === 'read_uncommitted', maxWaitTimeInMs: 100, sessionTimeout: 10000, heartbeatInterval: 1000, retry: { retries: 2 } });
       const out: Rec[] = [];
+      const seen = new Set<string>();
       const errors: ErrName[] = [];
       let done!: () => void;
       const finished = new Promise<void>((r) => { done = r; });
@@ -115,6 +116,11 @@ export async function kafkajsDriver(bootstrap: string, runId: string): Promise<D
           autoCommit: false,
           eachMessage: async ({ partition, message }) => {
             if (!o.partitions.includes(partition)) return;
+            // Without commits, a rebalance while reading (Kafka may rebalance as a new topic's
+            // metadata settles) hands the same records out again: keep each offset once.
+            const at = `${partition}:${message.offset}`;
+            if (seen.has(at)) return;
+            seen.add(at);
             out.push(toRec(partition, message));
             if (out.length >= o.count) done();
           },

@@ -18,7 +18,7 @@ async function whileTopicUnknown<T>(fn: () => Promise<T>, timeoutMs = 10_000): P
     try {
       return await fn();
     } catch (e) {
-      const unknown = /does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|no leader for this topic-partition/i.test(`${(e as Error).message} ${(e as { type?: string }).type ?? ''}`);
+      const unknown = /does not host this topic-partition|UNKNOWN_TOPIC_OR_PARTITION|LEADER_NOT_AVAILABLE|no leader for this topic-partition|not the leader for that topic-partition|NOT_LEADER_OR_FOLLOWER/i.test(`${(e as Error).message} ${(e as { type?: string }).type ?? ''}`);
       if (!unknown || Date.now() > deadline) throw e;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -45,9 +45,20 @@ export class Harness {
     await this.connect();
     const ok = await this.admin.createTopics({
       topics: [{ topic: t.name, numPartitions: t.partitions, configEntries: Object.entries(t.configs ?? {}).map(([name, value]) => ({ name, value })) }],
-      waitForLeaders: true,
+      waitForLeaders: false,
     });
     if (!ok) throw new Error(`harness: topic ${t.name} already exists`);
+    // kafkajs's own waitForLeaders gives up at the first UNKNOWN_TOPIC_OR_PARTITION, which a Kafka
+    // broker answers until it has applied the new topic: wait here for every partition's leader.
+    await whileTopicUnknown(async () => {
+      const md = await this.admin.fetchTopicMetadata({ topics: [t.name] });
+      const parts = md.topics[0]?.partitions ?? [];
+      if (parts.length !== t.partitions || parts.some((p) => p.leader < 0)) throw new Error(`LEADER_NOT_AVAILABLE: ${t.name} not ready`);
+    });
+    // Its metadata may name a leader a moment before that broker serves the partition (answers
+    // NOT_LEADER_OR_FOLLOWER, and a non-idempotent client that retries a multi-partition Produce
+    // then stores the partitions that did succeed twice): ListOffsets is answered by the leader only.
+    await whileTopicUnknown(() => this.admin.fetchTopicOffsets(t.name));
   }
 
   async produce(topic: string, records: { partition: number; key?: string; value: string; timestamp?: number }[]): Promise<void> {

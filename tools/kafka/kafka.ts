@@ -134,7 +134,11 @@ function properties(port: number, controllerPort: number, dir: string, overrides
   return Object.entries(settings).map(([k, v]) => `${k}=${v}`).join('\n') + '\n';
 }
 
-/** Answers Metadata (v1, all topics) listing at least one broker within the deadline. */
+/**
+ * Answers Metadata (v1, all topics) listing at least one broker, and every partition of every
+ * topic with a leader and no error (after a restart the broker serves its partitions only once
+ * it has caught up with the metadata log), within the deadline.
+ */
 async function waitAnswers(port: number, deadline: number, alive: () => boolean): Promise<void> {
   let last = 'no answer';
   while (Date.now() < deadline) {
@@ -146,8 +150,9 @@ async function waitAnswers(port: number, deadline: number, alive: () => boolean)
           c.request(3, 1, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false }),
           new Promise<never>((_, rej) => setTimeout(() => rej(new Error('Metadata timed out')), 2000)),
         ]);
-        if (md.brokers.length > 0) return;
-        last = 'Metadata lists no broker yet';
+        const notReady = md.topics.filter((t) => t.errorCode !== 0 || t.partitions.some((p) => p.errorCode !== 0 || p.leaderId < 0));
+        if (md.brokers.length > 0 && notReady.length === 0) return;
+        last = md.brokers.length === 0 ? 'Metadata lists no broker yet' : `partitions without a leader in ${notReady.map((t) => t.name).join(', ')}`;
       } finally {
         c.close();
       }
