@@ -393,7 +393,8 @@ export function describeBrokerConfig(broker: BrokerConfig): ConfigEntry[] {
 
 /** The broker-derived value of a topic config (its first synonym's effective value). */
 function topicValueFromBroker(broker: BrokerConfig, name: TopicConfigName): unknown {
-  const head = TOPIC_CONFIGS[name].synonyms[0];
+  const head: string | undefined = TOPIC_CONFIGS[name].synonyms[0];
+  if (head === undefined) return TOPIC_DEFAULTS[name];
   const v = (broker as unknown as Record<string, unknown>)[head];
   return v === null || v === undefined ? TOPIC_DEFAULTS[name] : v;
 }

@@ -457,7 +457,9 @@ test('topic config defaults come from Kafka when the broker sets nothing', () =>
     isDefault: true,
     configSource: ConfigSource.DEFAULT_CONFIG,
     isSensitive: false,
-    synonyms: [{ name: 'log.retention.hours', value: '168', source: ConfigSource.DEFAULT_CONFIG }],
+    // Kafka 4.4 lists no synonym here: its list starts at the primary name (log.retention.ms),
+    // which has no default, so log.retention.hours is dropped (checked against a real broker).
+    synonyms: [],
     configType: ConfigType.LONG,
     documentation: TOPIC_CONFIGS['retention.ms'].doc,
   });
@@ -468,8 +470,8 @@ test('topic config defaults come from Kafka when the broker sets nothing', () =>
   assert.is(entry(entries, 'segment.bytes').configType, ConfigType.INT);
   assert.is(entry(entries, 'compression.type').configType, ConfigType.STRING);
   assert.is(entry(entries, 'flush.ms').value, '9223372036854775807');
-  // flush.ms: neither synonym has a non-null default except the scheduler interval.
-  assert.equal(entry(entries, 'flush.ms').synonyms, [{ name: 'log.flush.scheduler.interval.ms', value: '9223372036854775807', source: ConfigSource.DEFAULT_CONFIG }]);
+  // flush.ms: only the scheduler interval (not the primary name) has a default: no synonyms.
+  assert.equal(entry(entries, 'flush.ms').synonyms, []);
   // Entries are sorted by name, as CreateTopics returns them.
   const names = entries.map((e) => e.name);
   assert.equal(names, [...names].sort());
@@ -488,10 +490,9 @@ test('topic configs inherit broker settings (STATIC_BROKER_CONFIG) and overrides
   assert.is(retention.value, '1000');
   assert.is(retention.configSource, ConfigSource.DYNAMIC_TOPIC_CONFIG);
   assert.is(retention.isDefault, false);
+  // The broker part of the list starts at log.retention.ms (unset): log.retention.hours is left out, as in Kafka 4.4.
   assert.equal(retention.synonyms, [
     { name: 'retention.ms', value: '1000', source: ConfigSource.DYNAMIC_TOPIC_CONFIG },
-    { name: 'log.retention.hours', value: '24', source: ConfigSource.STATIC_BROKER_CONFIG },
-    { name: 'log.retention.hours', value: '168', source: ConfigSource.DEFAULT_CONFIG },
   ]);
 
   const maxBytes = entry(entries, 'max.message.bytes');
@@ -509,7 +510,8 @@ test('topic configs inherit broker settings (STATIC_BROKER_CONFIG) and overrides
   // Broker-level retention derived from log.retention.ms reaches the topic.
   const t2 = resolveTopicConfig(load({ argv: ['--override', 'log.retention.minutes=10'] }));
   assert.is(t2.values['retention.ms'], 600000);
-  assert.equal(entry(t2.entries, 'retention.ms').synonyms[0], { name: 'log.retention.minutes', value: '10', source: ConfigSource.STATIC_BROKER_CONFIG });
+  assert.equal(entry(t2.entries, 'retention.ms').synonyms, [], 'log.retention.minutes is not the primary synonym (Kafka drops it)');
+  assert.is(entry(t2.entries, 'retention.ms').configSource, ConfigSource.DEFAULT_CONFIG);
   // segment.ms from log.roll.ms, flush.ms from log.flush.interval.ms.
   const t3 = resolveTopicConfig(load({ argv: ['--override', 'log.roll.ms=60000', '--override', 'log.flush.interval.ms=50'] }));
   assert.is(t3.values['segment.ms'], 60000);
@@ -570,14 +572,12 @@ test('describeBrokerConfig: sources, synonyms, read-only', () => {
     assert.is(fetch.value, '57671680');
     assert.is(fetch.configSource, ConfigSource.DEFAULT_CONFIG);
     assert.is(fetch.isDefault, true);
-    // A derived setting that is not set itself shows null, sourced from the synonym that applies.
+    // A derived setting that is not set itself shows null with no synonyms and DEFAULT_CONFIG
+    // (Kafka 4.4 with log.retention.hours set: log.retention.ms null, source 5, synonyms []).
     const rms = entry(d, 'log.retention.ms');
     assert.is(rms.value, null);
-    assert.is(rms.configSource, ConfigSource.STATIC_BROKER_CONFIG);
-    assert.equal(rms.synonyms, [
-      { name: 'log.retention.hours', value: '24', source: ConfigSource.STATIC_BROKER_CONFIG },
-      { name: 'log.retention.hours', value: '168', source: ConfigSource.DEFAULT_CONFIG },
-    ]);
+    assert.is(rms.configSource, ConfigSource.DEFAULT_CONFIG);
+    assert.equal(rms.synonyms, []);
     assert.is(entry(d, 'advertised.listeners').value, null);
     assert.is(entry(d, 'log.dirs').value, path.resolve(CWD, 'data'));
     assert.equal(d.map((e) => e.name), Object.keys(BROKER_SETTINGS).sort());

@@ -17,7 +17,9 @@ export interface ProbeBrokers {
 export async function startProbeBrokers(what: string): Promise<ProbeBrokers | null> {
   const [kafka, samsa] = await Promise.all([
     kafkaOrSkip(what, { overrides: { ...SUITE_BROKER_CONFIG } }),
-    startBroker({ port: 0, config: { ...SUITE_BROKER_CONFIG } }),
+    // tools/kafka sets auto.create.topics.enable explicitly (its value is Kafka's default): so does
+    // Samsa's, or DescribeConfigs would show STATIC_BROKER_CONFIG against DEFAULT_CONFIG.
+    startBroker({ port: 0, config: { ...SUITE_BROKER_CONFIG, 'auto.create.topics.enable': 'true' } }),
   ]);
   if (!kafka) {
     await samsa.stop();

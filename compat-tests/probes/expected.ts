@@ -1,7 +1,7 @@
 /**
  * expected-differences.json: the differences between Samsa and Kafka that are known and
  * accepted, each with its reason. An entry names a probe id and a difference path, both globs
- * (`*` matches any run of characters). A difference no entry matches is a failure; so is an
+ * (`*` matches any run of characters, letters match either case). A difference no entry matches is a failure; so is an
  * entry that matches no difference of the probes that ran (the list only shrinks).
  */
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,8 @@ export interface ExpectedDifference {
   reason: string;
 }
 
-const glob = (g: string) => new RegExp(`^${g.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+/** A glob as a regular expression: `*` = any characters; case-insensitive (probe ids mix "api-versions" and "ApiVersions"). */
+const glob = (g: string) => new RegExp(`^${g.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
 
 export function loadExpected(file = EXPECTED_FILE): ExpectedDifference[] {
   const j = JSON.parse(readFileSync(file, 'utf8')) as { differences: ExpectedDifference[] };

@@ -228,12 +228,39 @@ function hostileProbes(): Probe[] {
       w.bool(false); w.bool(false); w.uvarint(0);
       return framed(w.toBuffer());
     }),
-    h('sasl-handshake-v1-plaintext', 17, 1, 'SaslHandshake on a PLAINTEXT listener', () => rawFrame(17, 1, Buffer.from([0, 5, ...Buffer.from('PLAIN')]), { correlationId: 7 }), { decodeAs: { apiKey: 17, version: 1 } }),
-    h('sasl-authenticate-v2-plaintext', 36, 2, 'SaslAuthenticate on a PLAINTEXT listener without a handshake', () => rawFrame(36, 2, Buffer.from([0x01, 0x00]), { correlationId: 7, flexibleHeader: true }), { decodeAs: { apiKey: 36, version: 2 } }),
+    h('sasl-handshake-v0-plaintext', 17, 0, 'SaslHandshake v0 on a PLAINTEXT listener: ILLEGAL_SASL_STATE', () => requestFrame(17, 0, { mechanism: 'PLAIN' }, { correlationId: 7 })),
+    h('sasl-handshake-v1-plaintext', 17, 1, 'SaslHandshake v1 on a PLAINTEXT listener', () => requestFrame(17, 1, { mechanism: 'SCRAM-SHA-256' }, { correlationId: 7 })),
+    h('sasl-authenticate-v0-plaintext', 36, 0, 'SaslAuthenticate v0 on a PLAINTEXT listener without a handshake', () => requestFrame(36, 0, { authBytes: Buffer.from('\u0000user\u0000pass') }, { correlationId: 7 })),
+    h('sasl-authenticate-v2-plaintext', 36, 2, 'SaslAuthenticate v2 on a PLAINTEXT listener without a handshake', () => requestFrame(36, 2, { authBytes: Buffer.alloc(0) }, { correlationId: 7 })),
+  ];
+}
+
+/** DescribeTopicPartitions (75): by name, paged by the partition limit and the cursor. */
+function describeTopicPartitionsProbes(): Probe[] {
+  const setup = (ctx: ProbeCtx) => ctx.once('dtp-topics', async () => {
+    await createTopic(ctx, 'pdtp-a', 3);
+    await createTopic(ctx, 'pdtp-b', 1);
+  });
+  /** "All topics" answers list every topic from the cursor on: keep this probe's. */
+  const ours = (j: Json): Json => {
+    const o = j as { topics?: { name: string }[] };
+    if (Array.isArray(o.topics)) o.topics = o.topics.filter((t) => t.name.startsWith('pdtp-'));
+    return j;
+  };
+  const d = (id: string, about: string, body: Record<string, unknown>, normalise?: (j: Json) => Json): Probe => ({
+    id: `describe-topic-partitions/${id}`, api: 75, version: 0, about, setup, body, normalise,
+  });
+  return [
+    d('v0-named', 'a known topic, an unknown one and an illegal name', { topics: [{ name: 'pdtp-a' }, { name: 'pdtp-missing' }, { name: 'bad name' }] }),
+    d('v0-limit', 'response_partition_limit 2 on a 3-partition topic: next_cursor', { topics: [{ name: 'pdtp-a' }, { name: 'pdtp-b' }], responsePartitionLimit: 2 }),
+    d('v0-cursor', 'continuing from a cursor', { topics: [{ name: 'pdtp-a' }, { name: 'pdtp-b' }], responsePartitionLimit: 2, cursor: { topicName: 'pdtp-a', partitionIndex: 2 } }),
+    d('v0-all-from-cursor', 'topics []: every topic from the cursor on', { topics: [], cursor: { topicName: 'pdtp-', partitionIndex: 0 } }, ours),
+    d('v0-negative-cursor', 'a negative cursor partition: INVALID_REQUEST', { topics: [{ name: 'pdtp-a' }], cursor: { topicName: 'pdtp-a', partitionIndex: -1 } }),
+    d('v0-internal', 'an internal topic by name', { topics: [{ name: '__consumer_offsets' }], responsePartitionLimit: 1 }),
   ];
 }
 
 export function coreProbes(): Probe[] {
-  return [...apiVersionsProbes(), ...metadataProbes(), ...hostileProbes()];
+  return [...apiVersionsProbes(), ...metadataProbes(), ...describeTopicPartitionsProbes(), ...hostileProbes()];
 }
 

@@ -5,7 +5,7 @@
  *   UNSUPPORTED_VERSION and ApiVersions' own range (clients retry at that version).
  * - Any other unknown API key, or a version outside the advertised range, is a ProtocolError:
  *   the connection is closed, as Kafka's SocketServer does.
- * - Versions inside the advertised range but in its `refuse` part (Produce v0-2, JoinGroup v0-1)
+ * - Versions inside the advertised range but in its `refuse` part (Produce v0-2)
  *   are answered with UNSUPPORTED_VERSION (advertised only for clients' range checks).
  * - Only APIs with a registered handler are advertised.
  * - Bytes after a complete request body are ignored (logged at debug level), as Kafka ignores them.

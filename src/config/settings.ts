@@ -118,6 +118,18 @@ function checkGzipLevel(value: never): string | null {
   return v === -1 || (v >= 1 && v <= 9) ? null : 'Value must be between 1 and 9, or -1';
 }
 
+/** Kafka's ThrottledReplicaListValidator: "*" or partition:broker pairs. */
+function checkThrottledReplicas(value: never): string | null {
+  const list = value as unknown as string[];
+  if (list.length === 1 && list[0] === '*') return null;
+  return list.every((e) => /^\d+:\d+$/.test(e.trim())) ? null : "must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...";
+}
+
+/** Samsa has no tiered storage (remote.log.storage.system.enable is false): Kafka's refusal. */
+function checkNoRemoteStorage(value: never): string | null {
+  return (value as unknown as boolean) ? 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.' : null;
+}
+
 const COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] as const;
 const CLEANUP_POLICIES = ['compact', 'delete'] as const;
 const TIMESTAMP_TYPES = ['CreateTime', 'LogAppendTime'] as const;
@@ -532,6 +544,10 @@ export const TOPIC_CONFIGS = {
     type: 'long', default: '86400000', min: 0, synonyms: ['log.cleaner.delete.retention.ms'],
     doc: 'How long delete tombstones are kept in compacted topics.',
   },
+  'errors.deadletterqueue.group.enable': {
+    type: 'boolean', default: 'false', synonyms: [],
+    doc: 'Kafka 4.x: lets share groups write dead-letter records to this topic. Samsa has no share groups; stored only.',
+  },
   'file.delete.delay.ms': {
     type: 'long', default: '60000', min: 0, synonyms: ['log.segment.delete.delay.ms'],
     doc: 'Delay before a deleted segment file is removed from disk.',
@@ -544,9 +560,17 @@ export const TOPIC_CONFIGS = {
     type: 'long', default: LONG_MAX_TEXT, min: 0, synonyms: ['log.flush.interval.ms', 'log.flush.scheduler.interval.ms'],
     doc: 'Age of unflushed data at which the log is fsynced.',
   },
+  'follower.replication.throttled.replicas': {
+    type: 'list', default: '', check: checkThrottledReplicas, synonyms: [],
+    doc: 'Replicas throttled on the follower side ("*" or partition:broker pairs). Samsa has no replication quotas; stored only.',
+  },
   'index.interval.bytes': {
     type: 'int', default: '4096', min: 0, synonyms: ['log.index.interval.bytes'],
     doc: 'Bytes appended between offset-index entries.',
+  },
+  'leader.replication.throttled.replicas': {
+    type: 'list', default: '', check: checkThrottledReplicas, synonyms: [],
+    doc: 'Replicas throttled on the leader side ("*" or partition:broker pairs). Samsa has no replication quotas; stored only.',
   },
   'local.retention.bytes': {
     type: 'long', default: '-2', min: -2, synonyms: ['log.local.retention.bytes'],
@@ -559,6 +583,10 @@ export const TOPIC_CONFIGS = {
   'max.compaction.lag.ms': {
     type: 'long', default: LONG_MAX_TEXT, min: 1, synonyms: ['log.cleaner.max.compaction.lag.ms'],
     doc: 'Maximum time a record stays uncompacted.',
+  },
+  'max.decompressed.message.bytes': {
+    type: 'int', default: '2147483639', min: 1, synonyms: [],
+    doc: 'Kafka 4.4: largest decompressed record accepted. Samsa does not decompress on append; stored only.',
   },
   'max.message.bytes': {
     type: 'int', default: '1048588', min: 0, synonyms: ['message.max.bytes'],
@@ -591,6 +619,26 @@ export const TOPIC_CONFIGS = {
   'preallocate': {
     type: 'boolean', default: 'false', synonyms: ['log.preallocate'],
     doc: 'Preallocate segment files.',
+  },
+  'remote.copy.lag.bytes': {
+    type: 'long', default: '-1', min: -1, synonyms: [],
+    doc: 'Tiered storage upload lag (bytes). Samsa has no tiered storage.',
+  },
+  'remote.copy.lag.ms': {
+    type: 'long', default: '0', min: -1, synonyms: [],
+    doc: 'Tiered storage upload lag (time). Samsa has no tiered storage.',
+  },
+  'remote.log.copy.disable': {
+    type: 'boolean', default: 'false', synonyms: [],
+    doc: 'Tiered storage: stop uploading. Samsa has no tiered storage.',
+  },
+  'remote.log.delete.on.disable': {
+    type: 'boolean', default: 'false', synonyms: [],
+    doc: 'Tiered storage: delete remote data when disabled. Samsa has no tiered storage.',
+  },
+  'remote.storage.enable': {
+    type: 'boolean', default: 'false', check: checkNoRemoteStorage, synonyms: [],
+    doc: 'Tiered storage for this topic. Samsa has none, so true is refused as Kafka refuses it without remote.log.storage.system.enable.',
   },
   'retention.bytes': {
     type: 'long', default: '-1', synonyms: ['log.retention.bytes'],

@@ -370,7 +370,7 @@ test('DescribeGroups and ListGroups (G1-G3)', async () => {
   assert.is(d.members[0].clientHost, '/127.0.0.1');
   assert.is(d.members[0].memberAssignment.toString(), 'A');
   assert.ok(d.members[0].memberMetadata.equals(subscription(['t'])));
-  assert.is(d.authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8));
+  assert.is(d.authorizedOperations, (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11), "READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS (Kafka 4.4: 3400)");
   const unknown = await h.coord.describeGroup('nope', false);
   assert.equal([unknown.errorCode, unknown.groupState, unknown.members.length, unknown.authorizedOperations], [0, 'Dead', 0, -2147483648]);
   const b = await memberId(h, 'b');

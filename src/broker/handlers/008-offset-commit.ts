@@ -2,8 +2,8 @@
  * OffsetCommit (key 8), versions 2-9.
  *
  * Behavior (behaviours.md OC1-OC10):
- * - group_id "": INVALID_GROUP_ID for every partition. Unknown topic or partition index:
- *   UNKNOWN_TOPIC_OR_PARTITION for those partitions; the rest is committed.
+ * - group_id "" is a group like any other (Kafka 4.4 commits to it). Unknown topic or partition
+ *   index: UNKNOWN_TOPIC_OR_PARTITION for those partitions; the rest is committed.
  * - Generation -1 without member id (assign mode: kcat, librdkafka assign()) commits to an Empty
  *   or missing group (a missing one becomes a simple Empty group); otherwise the member must be
  *   known (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID) and of the current generation
@@ -15,7 +15,6 @@
  */
 import { defineHandler } from '../handler.js';
 import { codesInRequestOrder, existingPartitions } from './partition-results.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
 
@@ -26,7 +25,6 @@ function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetComm
 export const offsetCommitHandler = defineHandler({
   apiKey: 8,
   async handle(ctx, req) {
-    if (req.groupId === '') return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.INVALID_GROUP_ID) };
     const valid = existingPartitions(ctx.broker.metadata, req.topics).filter((t) => t.partitions.length > 0);
     const committed = valid.length === 0 ? [] : await ctx.broker.groupCoordinator.commitOffsets({
       groupId: req.groupId,

@@ -3,7 +3,7 @@
  *
  * Behavior (behaviours.md OF1-OF5): unknown group or never-committed partition: offset -1,
  * leader epoch -1, metadata "", NONE; topics null (v2+) = every committed partition of the
- * group; group_id "" INVALID_GROUP_ID. require_stable (v7+) has no effect until transactional
+ * group; a null group_id (v8+) INVALID_GROUP_ID, "" is a group like any other. require_stable (v7+) has no effect until transactional
  * offset commits exist (issue 4).
  * Version notes: v1 errors per partition only; v2 top-level error_code and topics null; v3
  * throttle time; v5 committed_leader_epoch; v6 flexible; v7 require_stable; v8 batches groups
@@ -28,7 +28,8 @@ function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTop
 
 /** One group's answer: its topics and error code. */
 async function fetchGroup(coordinator: GroupCoordinator, groupId: string | null, topics: Topics): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
-  if (groupId === null || groupId === '') return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
+  // Only a null id (v8+) is refused: Kafka 4.4 fetches the offsets of group "" like any other.
+  if (groupId === null) return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
   try {
     return { topics: await coordinator.fetchOffsets(groupId, topics), errorCode: ErrorCode.NONE };
   } catch (err) {

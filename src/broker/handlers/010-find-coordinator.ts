@@ -4,8 +4,12 @@
  * Behavior:
  * - A single node coordinates every group and every transactional id: the answer is this broker's
  *   advertised endpoint for the listener the request came in on.
- * - key_type 0 (group) and 1 (transaction) are served; anything else (2 = share group, v6) answers
- *   INVALID_REQUEST (v0-3 top-level, v4+ per key). An empty key is not rejected (as in Kafka).
+ * - key_type 0 (group) and 1 (transaction) are served. Key type 2 (share group) answers
+ *   INVALID_REQUEST with an empty message, per key (Kafka: v < 6 cannot ask for it, and Samsa has
+ *   no share groups); any other type INVALID_REQUEST with the error's default text (v0-3
+ *   top-level, v4+ per key). An empty key is not rejected (as in Kafka).
+ * - Messages as Kafka 4.4 sends them: a v1-3 success carries "NONE" (Errors.NONE.message()), a
+ *   v4+ key "" (the field's default).
  * Version notes: v1 adds key_type and throttle time; v3 flexible; v4+ (KIP-699) batches keys in
  * `coordinatorKeys` and answers per key in `coordinators`.
  */
@@ -14,19 +18,22 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 
 const GROUP = 0;
 const TRANSACTION = 1;
+const SHARE = 2;
+const INVALID_REQUEST_MESSAGE = 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.';
 
 export const findCoordinatorHandler = defineHandler({
   apiKey: 10,
   handle(ctx, req) {
     const self = ctx.broker.endpointFor(ctx.listenerName);
+    const batched = ctx.apiVersion >= 4;
     const answer = (key: string) => {
       if (req.keyType !== GROUP && req.keyType !== TRANSACTION) {
-        return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: `unsupported key type ${req.keyType}` };
+        return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: req.keyType === SHARE ? '' : INVALID_REQUEST_MESSAGE };
       }
-      return { key, nodeId: ctx.broker.nodeId, host: self.host, port: self.port, errorCode: ErrorCode.NONE, errorMessage: null };
+      return { key, nodeId: ctx.broker.nodeId, host: self.host, port: self.port, errorCode: ErrorCode.NONE, errorMessage: batched ? '' : 'NONE' };
     };
-    if (ctx.apiVersion >= 4) {
-      return { throttleTimeMs: 0, errorCode: 0, errorMessage: null, nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map(answer) };
+    if (batched) {
+      return { throttleTimeMs: 0, errorCode: 0, errorMessage: '', nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map(answer) };
     }
     const a = answer(req.key);
     return { throttleTimeMs: 0, errorCode: a.errorCode, errorMessage: a.errorMessage, nodeId: a.nodeId, host: a.host, port: a.port, coordinators: [] };

@@ -1,5 +1,5 @@
 /**
- * JoinGroup (key 11), advertised 0-9; v0-1 answered UNSUPPORTED_VERSION by the dispatcher.
+ * JoinGroup (key 11), versions 0-9 (Kafka 4.4 serves v0-1 again, KAFKA-19444; so does Samsa).
  *
  * Behavior (behaviours.md J1-J17; the protocol itself is in coordinator/group):
  * - group_id "": INVALID_GROUP_ID; session timeout outside group.min/max.session.timeout.ms:

@@ -3,13 +3,13 @@
  *
  * Behavior (behaviours.md G1-G2): an unknown group is NONE with state "Dead" and no members;
  * a Stable group shows its protocol name and each member's metadata and assignment, other
- * states show members without them. group_id "" is INVALID_GROUP_ID for that entry.
- * Version notes: v1 throttle time; v3 authorized operations (READ, DELETE, DESCRIBE without
- * ACLs; INT_MIN when not asked for); v4 group_instance_id; v5 flexible.
+ * states show members without them. group_id "" is a group like any other (as in Kafka 4.4).
+ * Version notes: v1 throttle time; v3 authorized operations (READ, DELETE, DESCRIBE,
+ * DESCRIBE_CONFIGS, ALTER_CONFIGS without ACLs; INT_MIN when not asked for); v4
+ * group_instance_id; v5 flexible.
  */
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
 
 function failed(groupId: string, errorCode: number): DescribedGroup {
@@ -21,7 +21,6 @@ export const describeGroupsHandler = defineHandler({
   async handle(ctx, req) {
     const coordinator = ctx.broker.groupCoordinator;
     const groups = await Promise.all(req.groups.map(async (groupId) => {
-      if (groupId === '') return failed(groupId, ErrorCode.INVALID_GROUP_ID);
       try {
         return await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
       } catch (err) {

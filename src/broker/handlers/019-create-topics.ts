@@ -13,8 +13,9 @@
  *   each partition's replicas must be exactly this node (INVALID_REPLICA_ASSIGNMENT with Kafka's
  *   validateManualPartitionAssignment messages: empty list, unregistered broker, broker twice,
  *   inconsistent replica count); indexes must be 0..n-1 without repeats.
- * - validate_only: the same results, success fields included, nothing created (topic_id is the
- *   zero UUID there, since no topic exists).
+ * - validate_only: the same results, success fields included, nothing created; topic_id is a
+ *   fresh random id that nothing keeps (Kafka's controller draws the id before it drops the
+ *   records).
  * - Success (v5+): num_partitions, replication_factor and every effective topic config, sorted by
  *   name, with source / read_only / is_sensitive (src/config.ts resolveTopicConfig); v7 topic_id.
  *   Errors carry num_partitions -1, replication_factor -1, no configs.
@@ -34,6 +35,7 @@ import {
 import type { CreatableTopic } from '../../protocol/generated/messages/create-topics-request.js';
 import { resolveTopicConfig } from '../../config.js';
 import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
+import { newUuid } from '../metadata.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -106,7 +108,7 @@ async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolea
   const entries = resolveTopicConfig(broker.rawConfig, info.configs).entries;
   return {
     name,
-    topicId: validateOnly || !info.topicId ? ZERO_UUID : info.topicId,
+    topicId: validateOnly ? newUuid() : !info.topicId ? ZERO_UUID : info.topicId,
     errorCode: ErrorCode.NONE,
     errorMessage: null,
     topicConfigErrorCode: ErrorCode.NONE,

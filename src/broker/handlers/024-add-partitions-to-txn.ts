@@ -5,12 +5,15 @@
  * INVALID_PRODUCER_ID_MAPPING for every partition; wrong epoch: PRODUCER_FENCED (v0-1:
  * INVALID_PRODUCER_EPOCH); PrepareCommit/PrepareAbort: CONCURRENT_TRANSACTIONS; an unknown
  * partition: UNKNOWN_TOPIC_OR_PARTITION for it and OPERATION_NOT_ATTEMPTED for the others
- * (nothing added); otherwise the partitions join the transaction (Ongoing).
+ * (nothing added); an internal topic (`__consumer_offsets`: offsets go through AddOffsetsToTxn)
+ * is TOPIC_AUTHORIZATION_FAILED in the same way, as Kafka's handler refuses it before the
+ * coordinator; otherwise the partitions join the transaction (Ongoing).
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AddPartitionsToTxnRequest } from '../../protocol/generated/messages/add-partitions-to-txn-request.js';
 import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/messages/add-partitions-to-txn-response.js';
+import { INTERNAL_TOPICS } from '../metadata.js';
 
 function uniform(req: AddPartitionsToTxnRequest, code: number | ((topic: string, p: number) => number)): AddPartitionsToTxnTopicResult[] {
   return req.v3AndBelowTopics.map((t) => ({
@@ -31,6 +34,9 @@ export const addPartitionsToTxnHandler = defineHandler({
       const info = broker.metadata.get(topic);
       return !!info && p >= 0 && p < info.partitions && !!broker.getLog(topic, p);
     };
+    if (req.v3AndBelowTopics.some((t) => INTERNAL_TOPICS.has(t.name))) {
+      return respond(uniform(req, (t) => (INTERNAL_TOPICS.has(t) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.OPERATION_NOT_ATTEMPTED)));
+    }
     if (req.v3AndBelowTopics.some((t) => t.partitions.some((p) => !known(t.name, p)))) {
       return respond(uniform(req, (t, p) => (known(t, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)));
     }

@@ -7,8 +7,10 @@
  * UNKNOWN_TOPIC_OR_PARTITION for it; metadata above offset.metadata.max.bytes:
  * OFFSET_METADATA_TOO_LARGE. Accepted offsets stay invisible to OffsetFetch until the
  * transaction commits (they are written to the group's shard just before the COMMIT marker) and
- * are dropped on abort. Group membership is not checked (Kafka accepts generation -1 and checks
- * member/generation only when given: not implemented, see docs/gaps.md).
+ * are dropped on abort. Group membership is checked after the transaction (TO3-TO5): generation
+ * -1 with no member is accepted, even on a group with members or in CompletingRebalance; a member
+ * or generation that is given must be the group's (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID /
+ * ILLEGAL_GENERATION); a missing group with generation >= 0 is ILLEGAL_GENERATION.
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -42,7 +44,17 @@ export const txnOffsetCommitHandler = defineHandler({
     let code: number = ErrorCode.NONE;
     if (offsets.length > 0) {
       const notAdded = ctx.apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
-      code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, offsets, notAdded);
+      const commit = () => broker.txnCoordinator.txnOffsetCommit(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, offsets, notAdded);
+      // Kafka verifies the transaction first, then the group (the write operation's validation).
+      const groupCode = await broker.groupCoordinator.validateTransactionalCommit({ groupId: req.groupId, generationId: req.generationId, memberId: req.memberId, groupInstanceId: req.groupInstanceId });
+      if (groupCode === ErrorCode.NONE) {
+        code = await commit();
+      } else {
+        const offsetsPartition = broker.groupCoordinator.partitionFor(req.groupId);
+        const verified = await broker.txnCoordinator.verifyPartition(req.transactionalId, Number(req.producerId), req.producerEpoch, '__consumer_offsets', offsetsPartition);
+        // A failing verification answers as before (nothing is stored then); else the group's error.
+        code = verified === ErrorCode.NONE ? groupCode : await commit();
+      }
       if (code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
     }
     return uniform(req, (t, p) => perPartition.get(`${t}\u0000${p}`) ?? code);

@@ -3,23 +3,21 @@
  *
  * Behavior (behaviours.md G4-G7): an Empty group (including offsets-only groups) is deleted with
  * its committed offsets (tombstones in __consumer_offsets); a group with members:
- * NON_EMPTY_GROUP; unknown: GROUP_ID_NOT_FOUND; "" INVALID_GROUP_ID; a group named twice gets
- * one result.
+ * NON_EMPTY_GROUP; unknown: GROUP_ID_NOT_FOUND ("" is a group like any other, as in Kafka 4.4);
+ * a group named twice gets one result.
  * Version notes: v2 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
 
 export const deleteGroupsHandler = defineHandler({
   apiKey: 42,
   async handle(ctx, req) {
     const unique = [...new Set(req.groupsNames)];
-    const valid = unique.filter((g) => g !== '');
-    const deleted = valid.length > 0 ? await ctx.broker.groupCoordinator.deleteGroups(valid) : [];
+    const deleted = unique.length > 0 ? await ctx.broker.groupCoordinator.deleteGroups(unique) : [];
     const codes = new Map(deleted.map((r) => [r.groupId, r.errorCode]));
     return {
       throttleTimeMs: 0,
-      results: unique.map((groupId) => ({ groupId, errorCode: groupId === '' ? ErrorCode.INVALID_GROUP_ID : codes.get(groupId)! })),
+      results: unique.map((groupId) => ({ groupId, errorCode: codes.get(groupId)! })),
     };
   },
   errorResponse(req, errorCode) {

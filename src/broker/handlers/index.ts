@@ -5,6 +5,7 @@ import { fetchHandler } from './001-fetch.js';
 import { listOffsetsHandler } from './002-list-offsets.js';
 import { metadataHandler } from './003-metadata.js';
 import { findCoordinatorHandler } from './010-find-coordinator.js';
+import { saslAuthenticateHandler, saslHandshakeHandler } from './017-sasl-handshake.js';
 import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { adminHandlers } from './admin.js';
@@ -17,7 +18,9 @@ export const allHandlers: Handler<any>[] = [
   listOffsetsHandler,
   metadataHandler,
   findCoordinatorHandler,
+  saslHandshakeHandler,
   apiVersionsHandler,
+  saslAuthenticateHandler,
   offsetForLeaderEpochHandler,
   ...adminHandlers,
   ...groupHandlers,

@@ -26,6 +26,7 @@ import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/r
 import { groupConfigFrom, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
+import { GROUP_AUTHORIZED_OPERATIONS } from './group-metadata-manager.js';
 import type { CommitRequest, FetchedTopic, TopicCodes } from './offset-metadata-manager.js';
 import { groupRecordSerde, type GroupCoordinatorRecord } from './records.js';
 
@@ -187,6 +188,11 @@ export class GroupCoordinator {
     return this.run(req.groupId, (s) => s.offsets.commit(req, apiVersion));
   }
 
+  /** The group-level checks of a TxnOffsetCommit (TO3-TO5): NONE, or the error for every partition. */
+  validateTransactionalCommit(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Promise<number> {
+    return this.run(req.groupId, (s) => answer(s.offsets.validateCommit(req, 0, true)));
+  }
+
   fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<FetchedTopic[]> {
     return this.run(groupId, (s) => answer(s.offsets.fetch(groupId, topics)));
   }
@@ -201,7 +207,7 @@ export class GroupCoordinator {
   }
 
   private dead(groupId: string, ops: boolean): DescribedGroup {
-    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops ? (1 << 3) | (1 << 6) | (1 << 8) : -2147483648 };
+    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops ? GROUP_AUTHORIZED_OPERATIONS : -2147483648 };
   }
 
   async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {

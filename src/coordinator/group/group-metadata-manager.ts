@@ -73,8 +73,11 @@ export interface LeaveResult {
   members: { memberId: string; groupInstanceId: string | null; errorCode: number }[];
 }
 
-/** Authorized-operations bitmask of a group without ACLs: READ, DELETE, DESCRIBE. */
-const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8);
+/**
+ * Authorized-operations bitmask of a group without ACLs: READ, DELETE, DESCRIBE, and since
+ * Kafka 4's group configs DESCRIBE_CONFIGS, ALTER_CONFIGS (3400, as a 4.4 broker answers).
+ */
+export const GROUP_AUTHORIZED_OPERATIONS = (1 << 3) | (1 << 6) | (1 << 8) | (1 << 10) | (1 << 11);
 const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
 const heartbeatKey = (groupId: string, memberId: string) => `heartbeat-${groupId}-${memberId}`;

@@ -95,12 +95,17 @@ export class OffsetMetadataManager {
     return this.offsets.has(groupId);
   }
 
-  /** Group-level validation of a commit; NONE when the commit may proceed. */
-  private validateCommit(req: CommitRequest, apiVersion: number): number {
+  /**
+   * Group-level validation of a commit (ClassicGroup.validateOffsetCommit); NONE when the commit
+   * may proceed. A transactional commit (TxnOffsetCommit, TO3-TO5) to a missing group is
+   * ILLEGAL_GENERATION on every version, and needs no member with generation -1 nor a group
+   * outside CompletingRebalance.
+   */
+  validateCommit(req: Pick<CommitRequest, 'groupId' | 'generationId' | 'memberId' | 'groupInstanceId'>, apiVersion: number, transactional = false): number {
     const group = this.groups.groups.get(req.groupId);
     if (!group) {
       if (req.generationId < 0) return ErrorCode.NONE;
-      return apiVersion >= 9 ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
+      return apiVersion >= 9 && !transactional ? ErrorCode.GROUP_ID_NOT_FOUND : ErrorCode.ILLEGAL_GENERATION;
     }
     if (group.is('Dead')) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     if (req.generationId < 0 && group.is('Empty')) return ErrorCode.NONE;
@@ -108,10 +113,10 @@ export class OffsetMetadataManager {
       const invalid = group.validateMember(req.memberId, req.groupInstanceId);
       if (invalid !== ErrorCode.NONE) return invalid;
       if (req.generationId !== group.generationId) return ErrorCode.ILLEGAL_GENERATION;
-    } else if (!group.is('Empty')) {
+    } else if (!transactional && !group.is('Empty')) {
       return ErrorCode.UNKNOWN_MEMBER_ID;
     }
-    if (group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
+    if (!transactional && group.is('CompletingRebalance')) return ErrorCode.REBALANCE_IN_PROGRESS;
     return ErrorCode.NONE;
   }
 

@@ -218,8 +218,13 @@ export class TxnCoordinator {
   async describe(ids: string[]): Promise<DescribedTxn[]> {
     const out: DescribedTxn[] = [];
     for (const id of ids) {
-      const notFound: DescribedTxn = { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] };
-      if (id === '' || (!this.activating && this.opts.env.stateTopicPartitions() === null)) {
+      // Error entries carry the schema's zero defaults, as Kafka's do; "" is INVALID_REQUEST.
+      const notFound: DescribedTxn = { errorCode: ErrorCode.TRANSACTIONAL_ID_NOT_FOUND, transactionalId: id, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: 0n, producerId: 0n, producerEpoch: 0, topics: [] };
+      if (id === '') {
+        out.push({ ...notFound, errorCode: ErrorCode.INVALID_REQUEST });
+        continue;
+      }
+      if (!this.activating && this.opts.env.stateTopicPartitions() === null) {
         out.push(notFound);
         continue;
       }
@@ -256,7 +261,9 @@ export class TxnCoordinator {
     const states = new Set(stateFilters);
     const perShard = await this.runtime.scheduleAll((s) => answer([...s.txns.values()]
       .filter((m) => (states.size === 0 || states.has(TXN_STATE_NAMES[m.state])) && (pids.size === 0 || pids.has(m.producerId)))
-      .filter((m) => durationFilterMs < 0 || (m.state === TxnState.Ongoing && now - m.txnStartTimestamp >= durationFilterMs))
+      // Kafka's shouldInclude drops only transactions started within the duration; a state
+      // without a start time (-1, e.g. Empty) therefore always passes.
+      .filter((m) => durationFilterMs < 0 || now - m.txnStartTimestamp > durationFilterMs)
       .map((m) => ({ transactionalId: m.transactionalId, producerId: BigInt(m.producerId), transactionState: TXN_STATE_NAMES[m.state] }))));
     return perShard.flat();
   }

@@ -17,7 +17,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 8, name: 'OffsetCommit', min: 2, max: 9, refuse: null },
   { apiKey: 9, name: 'OffsetFetch', min: 1, max: 9, refuse: null },
   { apiKey: 10, name: 'FindCoordinator', min: 0, max: 6, refuse: null },
-  { apiKey: 11, name: 'JoinGroup', min: 0, max: 9, refuse: [0, 1] },
+  { apiKey: 11, name: 'JoinGroup', min: 0, max: 9, refuse: null },
   { apiKey: 12, name: 'Heartbeat', min: 0, max: 4, refuse: null },
   { apiKey: 13, name: 'LeaveGroup', min: 0, max: 5, refuse: null },
   { apiKey: 14, name: 'SyncGroup', min: 0, max: 5, refuse: null },

@@ -57,9 +57,10 @@ test('validate_only answers like a real create and creates nothing', async () =>
   const [r] = await create([topic('ct-dry', { numPartitions: 4 })], 7, true);
   assert.is(r.errorCode, ErrorCode.NONE);
   assert.is(r.numPartitions, 4);
-  assert.is(r.topicId, ZERO_UUID);
+  assert.is.not(r.topicId, ZERO_UUID, 'a random id, as Kafka draws one');
   assert.ok(r.configs!.length > 10);
   assert.is(b.broker.metadata.get('ct-dry'), undefined);
+  assert.is(b.broker.metadata.getById(r.topicId), undefined);
   const [bad] = await create([topic('ct-dry', { replicationFactor: 3 })], 7, true);
   assert.is(bad.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
 });
