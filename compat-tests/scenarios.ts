@@ -600,7 +600,13 @@ const adminConfigs: Scenario = {
     eq(ctx.observed.before, { 'retention.ms': '604800000', 'cleanup.policy': 'delete', 'max.message.bytes': '1048588', 'message.timestamp.type': 'CreateTime' }, 'defaults');
     ctx.observed.alter = await d.alterConfigs!(t, { 'retention.ms': '3600000' });
     eq(ctx.observed.alter, null, 'AlterConfigs');
-    const after = await d.describeConfigs!(t);
+    // Kafka applies a config change through its metadata log: a DescribeConfigs right after the
+    // AlterConfigs answer may still show the old value for a moment (bounded re-check).
+    let after = await d.describeConfigs!(t);
+    for (let i = 0; i < 20 && after.configs?.['retention.ms'] !== '3600000'; i++) {
+      await sleep(250);
+      after = await d.describeConfigs!(t);
+    }
     check(after.error === null && after.configs, `DescribeConfigs after alter: ${after.error}`);
     ctx.observed.after = pick(after.configs);
     eq(after.configs['retention.ms'], '3600000', 'retention.ms after alter');

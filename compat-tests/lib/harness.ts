@@ -5,6 +5,11 @@
  */
 import kafkajs from 'kafkajs';
 import type { TopicSpec } from './types.js';
+import { KafkaConn } from '../../bench/lib/kafka-conn.js';
+import { kafkaName } from './errors.js';
+
+const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+const errorName = (code: number) => kafkaName(code) ?? `error ${code}`;
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -58,7 +63,7 @@ export class Harness {
     // Its metadata may name a leader a moment before that broker serves the partition (answers
     // NOT_LEADER_OR_FOLLOWER, and a non-idempotent client that retries a multi-partition Produce
     // then stores the partitions that did succeed twice): ListOffsets is answered by the leader only.
-    await whileTopicUnknown(() => this.admin.fetchTopicOffsets(t.name));
+    await whileTopicUnknown(() => this.offsets(t.name));
   }
 
   async produce(topic: string, records: { partition: number; key?: string; value: string; timestamp?: number }[]): Promise<void> {
@@ -76,9 +81,34 @@ export class Harness {
     return this.admin.listTopics();
   }
 
+  /**
+   * Earliest and latest offset of every partition, by ListOffsets on a raw connection (kafkajs's
+   * fetchTopicOffsets fails with a TypeError while its metadata for a new topic is still empty).
+   * Throws with the error's name when a partition answers an error.
+   */
   async offsets(topic: string): Promise<{ partition: number; low: number; high: number }[]> {
-    await this.connect();
-    return (await whileTopicUnknown(() => this.admin.fetchTopicOffsets(topic))).map((o) => ({ partition: o.partition, low: Number(o.low), high: Number(o.high) }));
+    const [host, port] = [this.bootstrap.slice(0, this.bootstrap.lastIndexOf(':')), Number(this.bootstrap.slice(this.bootstrap.lastIndexOf(':') + 1))];
+    const conn = await KafkaConn.connect(host, port);
+    try {
+      const md = await conn.request(3, 1, { topics: [{ topicId: ZERO_UUID, name: topic }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      const mt = md.topics[0];
+      if (!mt || mt.errorCode !== 0) throw new Error(`${errorName(mt?.errorCode ?? 3)}: metadata of ${topic}`);
+      const partitions = mt.partitions.map((p) => p.partitionIndex).sort((a, b) => a - b);
+      const at = async (timestamp: bigint) => {
+        const r = await conn.request(2, 1, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) }], timeoutMs: 5000 });
+        const byPartition = new Map<number, number>();
+        for (const p of r.topics[0].partitions) {
+          if (p.errorCode !== 0) throw new Error(`${errorName(p.errorCode)}: ListOffsets ${topic}-${p.partitionIndex}`);
+          byPartition.set(p.partitionIndex, Number(p.offset));
+        }
+        return byPartition;
+      };
+      const low = await at(-2n);
+      const high = await at(-1n);
+      return partitions.map((p) => ({ partition: p, low: low.get(p)!, high: high.get(p)! }));
+    } finally {
+      conn.close();
+    }
   }
 
   /** Committed offsets of a group for a topic, per partition (-1: none). */
