@@ -5,14 +5,19 @@
  * uses a group of its own (`pg-<id>`), joined by its set-up where it needs members.
  */
 import { CONSUMER_METADATA, commitSimple, coordinatorsReady, createTopic, joinAlone, type Member } from './fixtures.js';
+import { fill } from './fill.js';
 import { filterAt, sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 type Body = Record<string, unknown> | ((ctx: ProbeCtx, m: Member) => Record<string, unknown>);
 
 interface GroupOpts {
-  /** Set-up: join the group alone (default), or 'commit' (an offsets-only group), or 'none'. */
-  group?: 'stable' | 'joined' | 'commit' | 'none';
+  /**
+   * Set-up: join the group alone and sync (default 'stable'), join only ('joined':
+   * CompletingRebalance), 'rebalancing' (stable, then a second member's JoinGroup parked on a
+   * connection of its own: PreparingRebalance), 'commit' (an offsets-only group), or 'none'.
+   */
+  group?: 'stable' | 'joined' | 'rebalancing' | 'commit' | 'none';
   instanceId?: string;
   extra?: Partial<Probe>;
 }
@@ -31,12 +36,28 @@ function g(api: number, prefix: string, id: string, version: number, about: stri
       await coordinatorsReady(ctx);
       await topicReady(ctx);
       const mode = o.group ?? 'stable';
-      if (mode === 'stable' || mode === 'joined') ctx.state[group] = await joinAlone(ctx, group, { sync: mode === 'stable', instanceId: o.instanceId ?? null, topics: [GTOPIC] });
+      if (mode === 'stable' || mode === 'joined' || mode === 'rebalancing') ctx.state[group] = await joinAlone(ctx, group, { sync: mode === 'joined' ? false : true, instanceId: o.instanceId ?? null, topics: [GTOPIC] });
       else if (mode === 'commit') await commitSimple(ctx, group, GTOPIC, 5);
+      if (mode === 'rebalancing') await parkSecondMember(ctx, group);
     },
     body: typeof body === 'function' ? (ctx) => body(ctx, ctx.state[group] ?? { memberId: '', generationId: -1 }) : body,
     ...o.extra,
   };
+}
+
+/**
+ * A second member joins (JoinGroup v3, no member id needed) on a connection of its own: its answer
+ * waits until the first member rejoins, so the group stays in PreparingRebalance for the probe.
+ * The set-up waits until DescribeGroups shows that state; the connection is closed after the probe.
+ */
+async function parkSecondMember(ctx: ProbeCtx, group: string): Promise<void> {
+  const conn = await ctx.connect();
+  const body = fill('JoinGroupRequest', 3, { groupId: group, sessionTimeoutMs: 60_000, rebalanceTimeoutMs: 60_000, memberId: '', protocolType: 'consumer', protocols });
+  conn.request(11, 3, body as never).catch(() => { /* closed with the probe's extra connections */ });
+  await ctx.waitFor(`${group} in PreparingRebalance`, async () => {
+    const d = await ctx.call(15, 5, { groups: [group] });
+    return d.groups[0].groupState === 'PreparingRebalance';
+  });
 }
 
 const G = (prefix: string, id: string) => `pg-${prefix}-${id}`;
@@ -103,6 +124,7 @@ function syncGroupProbes(): Probe[] {
     sg('v3-completing-rebalance-leader', 3, 'the leader syncs in CompletingRebalance: its assignment back', (_c, m) => base(G('sync-group', 'v3-completing-rebalance-leader'), m, {
       assignments: [{ memberId: m.memberId, assignment: Buffer.from([0, 1, 0, 0, 0, 0, 0, 0, 0, 0]) }],
     }), { group: 'joined' }),
+    sg('v5-preparing-rebalance', 5, 'a member syncs while a rebalance is pending (S6): REBALANCE_IN_PROGRESS', (_c, m) => base(G('sync-group', 'v5-preparing-rebalance'), m), { group: 'rebalancing' }),
     sg('v4-empty-group-id', 4, 'group_id ""', { groupId: '', generationId: 1, memberId: 'm', assignments: [] }, { group: 'none' }),
   ];
 }
@@ -118,6 +140,7 @@ function heartbeatLeaveProbes(): Probe[] {
     hb('v3-unknown-member', 3, 'member unknown (H3)', (_c, m) => ({ groupId: G('heartbeat', 'v3-unknown-member'), generationId: m.generationId, memberId: 'ghost' })),
     hb('v3-wrong-generation', 3, 'known member, wrong generation (H4): ILLEGAL_GENERATION', (_c, m) => ({ groupId: G('heartbeat', 'v3-wrong-generation'), generationId: m.generationId + 1, memberId: m.memberId })),
     hb('v4-empty-group-id', 4, 'group_id "" (H5): INVALID_GROUP_ID', { groupId: '', generationId: 1, memberId: 'm' }, { group: 'none' }),
+    hb('v4-preparing-rebalance', 4, 'PreparingRebalance (H1): REBALANCE_IN_PROGRESS', (_c, m) => ({ groupId: G('heartbeat', 'v4-preparing-rebalance'), generationId: m.generationId, memberId: m.memberId }), { group: 'rebalancing' }),
     hb('v3-offsets-only-group', 3, 'offsets-only Empty group (H3)', { groupId: G('heartbeat', 'v3-offsets-only-group'), generationId: 0, memberId: 'ghost' }, { group: 'commit' }),
     lg('v0-min', 0, 'a known member leaves a Stable group (LG4)', (_c, m) => ({ groupId: G('leave-group', 'v0-min'), memberId: m.memberId })),
     lg('v1-unknown-member', 1, 'v0-2 unknown member (LG2): top-level UNKNOWN_MEMBER_ID', (_c, m) => ({ groupId: G('leave-group', 'v1-unknown-member'), memberId: `${m.memberId}-x` })),
@@ -154,6 +177,7 @@ function offsetProbes(): Probe[] {
     ocf('v7-unknown-member', 7, 'unknown member (OC5)', (_c, m) => ({ groupId: G('offset-commit', 'v7-unknown-member'), generationIdOrMemberEpoch: m.generationId, memberId: 'ghost', topics: parts() })),
     ocf('v7-generation-minus-1-real-member', 7, 'generation -1 with a real member id (OC6): ILLEGAL_GENERATION', (_c, m) => ({ groupId: G('offset-commit', 'v7-generation-minus-1-real-member'), generationIdOrMemberEpoch: -1, memberId: m.memberId, topics: parts() })),
     ocf('v7-completing-rebalance', 7, 'valid member in CompletingRebalance (OC7): REBALANCE_IN_PROGRESS', (_c, m) => ({ groupId: G('offset-commit', 'v7-completing-rebalance'), generationIdOrMemberEpoch: m.generationId, memberId: m.memberId, topics: parts() }), { group: 'joined' }),
+    ocf('v8-preparing-rebalance', 8, 'valid member in PreparingRebalance (OC7): accepted', (_c, m) => ({ groupId: G('offset-commit', 'v8-preparing-rebalance'), generationIdOrMemberEpoch: m.generationId, memberId: m.memberId, topics: parts(6) }), { group: 'rebalancing' }),
     ocf('v8-metadata-too-large', 8, 'metadata over 4096 bytes (OC8): that partition 12, the rest committed', { groupId: G('offset-commit', 'v8-metadata-too-large'), generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: GTOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: 'x'.repeat(5000) }, { partitionIndex: 1, committedOffset: 2, committedMetadata: 'ok' }] }] }, { group: 'none' }),
     ocf('v8-unknown-topic', 8, 'unknown topic and partition (OC9): UNKNOWN_TOPIC_OR_PARTITION, rest processed', { groupId: G('offset-commit', 'v8-unknown-topic'), generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'pg-missing', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }, { name: GTOPIC, partitions: [{ partitionIndex: 9, committedOffset: 1, committedMetadata: null }, { partitionIndex: 1, committedOffset: 7, committedMetadata: null }] }] }, { group: 'none' }),
     ocf('v4-retention-time', 4, 'retention_time_ms set (OC10)', { groupId: G('offset-commit', 'v4-retention-time'), generationIdOrMemberEpoch: -1, memberId: '', retentionTimeMs: 3600_000, topics: parts(9) }, { group: 'none' }),
@@ -175,7 +199,9 @@ function offsetProbes(): Probe[] {
 const onlyGroups = (prefix: string) => (j: Json): Json => sortAt(filterAt(j, 'groups', (x) => String((x as any).groupId).startsWith(prefix)), 'groups', 'groupId');
 
 function adminGroupProbes(): Probe[] {
-  const dg = (id: string, version: number, about: string, body: Body, o: GroupOpts = {}) => g(15, 'describe-groups', id, version, about, body, o);
+  // Kafka lists a group's members from a hash map: compare them sorted (after normalisation).
+  const sortMembers = (j: Json): Json => sortAt(j, 'groups.[].members', 'memberId');
+  const dg = (id: string, version: number, about: string, body: Body, o: GroupOpts = {}) => g(15, 'describe-groups', id, version, about, body, { ...o, extra: { normalise: sortMembers, ...o.extra } });
   const lgs = (id: string, version: number, about: string, body: Record<string, unknown>) => g(16, 'list-groups', id, version, about, body, {
     group: 'none',
     extra: {
@@ -198,6 +224,7 @@ function adminGroupProbes(): Probe[] {
     dg('v5-max', 5, 'a Stable group at v5 (G2)', { groups: [G('describe-groups', 'v5-max')], includeAuthorizedOperations: true }),
     dg('v3-completing', 3, 'CompletingRebalance (G2): no metadata or assignment', { groups: [G('describe-groups', 'v3-completing')] }, { group: 'joined' }),
     dg('v4-static-member', 4, 'a static member (group_instance_id)', { groups: [G('describe-groups', 'v4-static-member')] }, { instanceId: 'pg-instance-4' }),
+    dg('v5-preparing-rebalance', 5, 'PreparingRebalance: members without metadata or assignment (G2)', { groups: [G('describe-groups', 'v5-preparing-rebalance')] }, { group: 'rebalancing' }),
     dg('v5-unknown', 5, 'unknown group (G1, v0-5): NONE, Dead', { groups: [G('describe-groups', 'nogroup')] }, { group: 'none' }),
     dg('v1-offsets-only', 1, 'offsets-only Empty group', { groups: [G('describe-groups', 'v1-offsets-only')] }, { group: 'commit' }),
     dg('v5-empty-id', 5, 'group id ""', { groups: [''] }, { group: 'none' }),

@@ -138,6 +138,27 @@ function txnOffsetCommitProbes(): Probe[] {
     to('v3-generation-no-group', 3, 'generation >= 0 and no such group (TO3): ILLEGAL_GENERATION', 'offsets', body('v3-generation-no-group', { generationId: 2, memberId: 'm' })),
     to('v3-wrong-epoch', 3, 'wrong producer epoch (TO6): INVALID_PRODUCER_EPOCH', 'offsets', (c, p) => body('v3-wrong-epoch')(c, { ...p, producerEpoch: p.producerEpoch - 1 })),
     to('v3-metadata-too-large', 3, 'metadata over 4096 bytes (TO7)', 'offsets', body('v3-metadata-too-large', {}, [{ name: TT('txn-offset-commit', 'v3-metadata-too-large'), partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: 'y'.repeat(5000) }] }])),
+    ...[7, 8].map((v) => {
+      const id = `v${v}-require-stable-pending`;
+      const txn = T('txn-offset-commit', id);
+      const probe = t(9, 'offset-fetch', `require-stable-pending-txn-v${v}`, v, 'require_stable while a transactional commit is pending (OF4): UNSTABLE_OFFSET_COMMIT', 'none', {});
+      return {
+        ...probe,
+        setup: async (ctx: ProbeCtx) => {
+          await coordinatorsReady(ctx);
+          await topicReady(ctx, txn);
+          const p = await initProducer(ctx, txn, txn);
+          const group = `${txn}-group`;
+          const ao = await ctx.call(25, 3, { transactionalId: txn, producerId: p.producerId, producerEpoch: p.producerEpoch, groupId: group });
+          if (ao.errorCode !== 0) throw new Error(`AddOffsetsToTxn: ${ao.errorCode}`);
+          const r = await ctx.call(28, 3, { transactionalId: txn, groupId: group, producerId: p.producerId, producerEpoch: p.producerEpoch, topics: [{ name: txn, partitions: [{ partitionIndex: 0, committedOffset: 3, committedMetadata: 'tm' }] }] });
+          if (r.topics[0].partitions[0].errorCode !== 0) throw new Error(`TxnOffsetCommit: ${r.topics[0].partitions[0].errorCode}`);
+        },
+        body: v >= 8
+          ? { groups: [{ groupId: `${txn}-group`, topics: [{ name: txn, partitionIndexes: [0, 1] }] }], requireStable: true }
+          : { groupId: `${txn}-group`, topics: [{ name: txn, partitionIndexes: [0, 1] }], requireStable: true },
+      } satisfies Probe;
+    }),
     to('v3-member-of-real-group', 3, 'member and generation of a real group, unknown member (TO5)', 'offsets', body('v3-member-of-real-group', { groupId: 'ptx-real-group', generationId: 1, memberId: 'ghost' }), {
       setup: async (ctx) => {
         await coordinatorsReady(ctx);

@@ -3,8 +3,10 @@
  *
  * Behavior (behaviours.md OF1-OF5): unknown group or never-committed partition: offset -1,
  * leader epoch -1, metadata "", NONE; topics null (v2+) = every committed partition of the
- * group; a null group_id (v8+) INVALID_GROUP_ID, "" is a group like any other. require_stable (v7+) has no effect until transactional
- * offset commits exist (issue 4).
+ * group; a null group_id (v8+) INVALID_GROUP_ID, "" is a group like any other. require_stable
+ * (v7+): a named partition with a transactional commit still pending (TxnOffsetCommit before its
+ * EndTxn) answers UNSTABLE_OFFSET_COMMIT with offset -1 (OF4); without it the pending offset is
+ * simply not visible.
  * Version notes: v1 errors per partition only; v2 top-level error_code and topics null; v3
  * throttle time; v5 committed_leader_epoch; v6 flexible; v7 require_stable; v8 batches groups
  * (`groups` in, `groups` out, per-group error_code); v9 member id/epoch (KIP-848 groups; classic
@@ -27,11 +29,21 @@ function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTop
 }
 
 /** One group's answer: its topics and error code. */
-async function fetchGroup(coordinator: GroupCoordinator, groupId: string | null, topics: Topics): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
+async function fetchGroup(coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
   // Only a null id (v8+) is refused: Kafka 4.4 fetches the offsets of group "" like any other.
   if (groupId === null) return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
   try {
-    return { topics: await coordinator.fetchOffsets(groupId, topics), errorCode: ErrorCode.NONE };
+    const fetched = await coordinator.fetchOffsets(groupId, topics);
+    if (pending && topics !== null) {
+      for (const t of fetched) {
+        for (const p of t.partitions) {
+          if (p.errorCode === ErrorCode.NONE && pending(groupId, t.name, p.partitionIndex)) {
+            Object.assign(p, { errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' });
+          }
+        }
+      }
+    }
+    return { topics: fetched, errorCode: ErrorCode.NONE };
   } catch (err) {
     if (!(err instanceof KafkaApiError)) throw err;
     return { topics: [], errorCode: err.errorCode };
@@ -51,14 +63,16 @@ export const offsetFetchHandler = defineHandler({
   async handle(ctx, req) {
     const v = ctx.apiVersion;
     const coordinator = ctx.broker.groupCoordinator;
+    const txn = ctx.broker.txnCoordinator;
+    const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => txn.hasPendingOffset(g, t, p) : undefined;
     if (v >= 8) {
       const groups = await Promise.all(req.groups.map(async (g) => {
-        const r = await fetchGroup(coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })));
+        const r = await fetchGroup(coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending);
         return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
       }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    const r = await fetchGroup(coordinator, req.groupId, req.topics);
+    const r = await fetchGroup(coordinator, req.groupId, req.topics, pending);
     if (r.errorCode !== ErrorCode.NONE) return errorForVersion(req, v, r.errorCode);
     return { throttleTimeMs: 0, topics: r.topics, errorCode: ErrorCode.NONE, groups: [] };
   },

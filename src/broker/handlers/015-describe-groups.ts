@@ -3,7 +3,8 @@
  *
  * Behavior (behaviours.md G1-G2): an unknown group is NONE with state "Dead" and no members;
  * a Stable group shows its protocol name and each member's metadata and assignment, other
- * states show members without them. group_id "" is a group like any other (as in Kafka 4.4).
+ * states show members without their metadata (but with the assignment they hold). group_id ""
+ * is a group like any other (as in Kafka 4.4).
  * Version notes: v1 throttle time; v3 authorized operations (READ, DELETE, DESCRIBE,
  * DESCRIBE_CONFIGS, ALTER_CONFIGS without ACLs; INT_MIN when not asked for); v4
  * group_instance_id; v5 flexible.

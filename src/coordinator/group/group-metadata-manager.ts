@@ -682,8 +682,10 @@ export class GroupMetadataManager {
       protocolData: stable ? (group.protocolName ?? '') : '',
       members: [...group.members.values()].map((m) => ({
         memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+        // Kafka's describeNoMetadata outside Stable still shows the assignment a member holds
+        // (e.g. the previous generation's while a rebalance is pending).
         memberMetadata: stable ? m.metadata(group.protocolName) : EMPTY_BYTES,
-        memberAssignment: stable ? m.assignment : EMPTY_BYTES,
+        memberAssignment: m.assignment,
       })),
       authorizedOperations: ops,
     };

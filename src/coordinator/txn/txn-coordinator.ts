@@ -346,6 +346,13 @@ export class TxnCoordinator {
     }
   }
 
+  /** Whether a transactional commit for the group's partition awaits its transaction's end (OffsetFetch require_stable, OF4). */
+  hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
+    const k = tpKey(topic, partition);
+    for (const e of this.pendingOffsets.values()) if (e.groups.get(groupId)?.offsets.has(k)) return true;
+    return false;
+  }
+
   /** Commits (or drops, on abort) the producer's pending offsets of groups on offsets partition `partition`. */
   private async settleOffsets(partition: number, producerId: number, txnStart: number, commit: boolean): Promise<void> {
     const entry = this.pendingOffsets.get(producerId);
