@@ -109,7 +109,7 @@ test('JoinGroup v0 and v1 are served (join-group/v0-refused, v1-refused: Kafka 4
   }
 });
 
-test('Transactions: internal topics in AddPartitionsToTxn, TxnOffsetCommit group checks, DescribeTransactions "" and defaults, ListTransactions duration (add-partitions-to-txn/v3-internal-topic, txn-offset-commit/v3-*, describe-transactions/*, list-transactions/v1-duration-filter)', async () => {
+test('Transactions: internal topics in AddPartitionsToTxn, TxnOffsetCommit group checks, DescribeTransactions "" and defaults, ListTransactions duration (add-partitions-to-txn/v3-internal-topic, txn-offset-commit/v3-*, describe-transactions/*, list-transactions/v1-duration-filter, offset-fetch/require-stable-pending-txn-*)', async () => {
   const txn = 'kp-txn';
   let init: any;
   for (let i = 0; i < 50; i++) {
@@ -127,6 +127,11 @@ test('Transactions: internal topics in AddPartitionsToTxn, TxnOffsetCommit group
   const toc = (o: Record<string, unknown>) => send(28, 3, { transactionalId: txn, groupId: 'kp-txn-group', ...pid, topics: [{ name: 'kp', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }], ...o });
   assert.is((await toc({ generationId: 2, memberId: 'm' })).topics[0].partitions[0].errorCode, ErrorCode.ILLEGAL_GENERATION, 'no such group, generation >= 0 (TO3)');
   assert.is((await toc({ generationId: -1, memberId: '' })).topics[0].partitions[0].errorCode, ErrorCode.NONE, 'generation -1 without member (TO3)');
+  // That commit is pending until EndTxn: require_stable reports it (OF4), otherwise it is unseen.
+  const stable = await send(9, 7, { groupId: 'kp-txn-group', topics: [{ name: 'kp', partitionIndexes: [0, 1] }], requireStable: true });
+  assert.equal(stable.topics[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.committedOffset]), [[0, ErrorCode.UNSTABLE_OFFSET_COMMIT, -1n], [1, ErrorCode.NONE, -1n]]);
+  const plain = await send(9, 7, { groupId: 'kp-txn-group', topics: [{ name: 'kp', partitionIndexes: [0] }], requireStable: false });
+  assert.equal([plain.topics[0].partitions[0].errorCode, plain.topics[0].partitions[0].committedOffset], [ErrorCode.NONE, -1n]);
 
   const d = await send(65, 0, { transactionalIds: ['', 'kp-txn-missing'] });
   assert.equal(d.transactionStates.map((s: any) => [s.errorCode, s.producerId, s.producerEpoch, s.transactionStartTimeMs]), [
