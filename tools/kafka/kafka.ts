@@ -151,7 +151,9 @@ async function waitAnswers(port: number, deadline: number, alive: () => boolean)
           new Promise<never>((_, rej) => setTimeout(() => rej(new Error('Metadata timed out')), 2000)),
         ]);
         const notReady = md.topics.filter((t) => t.errorCode !== 0 || t.partitions.some((p) => p.errorCode !== 0 || p.leaderId < 0));
-        if (md.brokers.length > 0 && notReady.length === 0) return;
+        // Metadata may name this broker the leader a moment before it serves the partition;
+        // ListOffsets is answered by a serving leader only.
+        if (md.brokers.length > 0 && notReady.length === 0 && (await servesAll(c, md.topics))) return;
         last = md.brokers.length === 0 ? 'Metadata lists no broker yet' : `partitions without a leader in ${notReady.map((t) => t.name).join(', ')}`;
       } finally {
         c.close();
@@ -162,6 +164,16 @@ async function waitAnswers(port: number, deadline: number, alive: () => boolean)
     await new Promise((r) => setTimeout(r, 200));
   }
   throw new Error(`Kafka did not answer on 127.0.0.1:${port} in time (${last})`);
+}
+
+async function servesAll(c: KafkaConn, topics: { name: string | null; partitions: { partitionIndex: number }[] }[]): Promise<boolean> {
+  const wanted = topics.filter((t) => t.name && t.partitions.length > 0);
+  if (wanted.length === 0) return true;
+  const r = await c.request(2, 1, {
+    replicaId: -1, isolationLevel: 0, timeoutMs: 2000,
+    topics: wanted.map((t) => ({ name: t.name!, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 })) })),
+  });
+  return r.topics.every((t) => t.partitions.every((p) => p.errorCode === 0));
 }
 
 export async function startKafka(opts: KafkaOptions = {}): Promise<RunningKafka> {
