@@ -228,6 +228,28 @@ function hostileProbes(): Probe[] {
       w.bool(false); w.bool(false); w.uvarint(0);
       return framed(w.toBuffer());
     }),
+    // Empty and null arrays: an empty list is answered with nothing in it; a null where the schema
+    // does not allow one is a parse failure (X2).
+    h('produce-v9-no-topics', 0, 9, 'Produce with topic_data []', () => requestFrame(0, 9, { acks: -1, timeoutMs: 1000, topicData: [] }, { correlationId: 7 })),
+    h('fetch-v12-no-topics', 1, 12, 'Fetch with topics []', () => requestFrame(1, 12, { maxWaitMs: 20, minBytes: 1, topics: [] }, { correlationId: 7 })),
+    h('list-offsets-v9-no-topics', 2, 9, 'ListOffsets with topics []', () => requestFrame(2, 9, { replicaId: -1, topics: [] }, { correlationId: 7 })),
+    h('create-topics-v7-no-topics', 19, 7, 'CreateTopics with topics []', () => requestFrame(19, 7, { topics: [], timeoutMs: 1000 }, { correlationId: 7 })),
+    h('describe-configs-v4-no-resources', 32, 4, 'DescribeConfigs with resources []', () => requestFrame(32, 4, { resources: [] }, { correlationId: 7 })),
+    h('offset-commit-v8-no-topics', 8, 8, 'OffsetCommit with topics []', () => requestFrame(8, 8, { groupId: 'probe-empty-commit', generationIdOrMemberEpoch: -1, memberId: '', topics: [] }, { correlationId: 7 })),
+    h('describe-groups-v5-no-groups', 15, 5, 'DescribeGroups with groups []', () => requestFrame(15, 5, { groups: [] }, { correlationId: 7 })),
+    h('create-topics-v7-null-topics', 19, 7, 'CreateTopics with a null (compact 0) topics array, which the schema does not allow (X2)', () => {
+      const w = new Writer(64);
+      w.int16(19); w.int16(7); w.int32(7); w.nullableString('samsa-probe'); w.uvarint(0);
+      w.uvarint(0); w.int32(1000); w.bool(false); w.uvarint(0);
+      return framed(w.toBuffer());
+    }),
+    h('produce-v9-null-topic-data', 0, 9, 'Produce with a null topic_data array (X2)', () => {
+      const w = new Writer(64);
+      w.int16(0); w.int16(9); w.int32(7); w.nullableString('samsa-probe'); w.uvarint(0);
+      w.uvarint(0); w.int16(-1); w.int32(1000); w.uvarint(0); w.uvarint(0);
+      return framed(w.toBuffer());
+    }),
+    h('metadata-v1-null-topic-name', 3, 1, 'Metadata v1 with a null topic name (int16 -1) where names are not nullable (X2)', () => framed(Buffer.concat([header(3, 1), Buffer.from([0, 0, 0, 1, 0xff, 0xff])]))),
     h('sasl-handshake-v0-plaintext', 17, 0, 'SaslHandshake v0 on a PLAINTEXT listener: ILLEGAL_SASL_STATE', () => requestFrame(17, 0, { mechanism: 'PLAIN' }, { correlationId: 7 })),
     h('sasl-handshake-v1-plaintext', 17, 1, 'SaslHandshake v1 on a PLAINTEXT listener', () => requestFrame(17, 1, { mechanism: 'SCRAM-SHA-256' }, { correlationId: 7 })),
     h('sasl-authenticate-v0-plaintext', 36, 0, 'SaslAuthenticate v0 on a PLAINTEXT listener without a handshake', () => requestFrame(36, 0, { authBytes: Buffer.from('\u0000user\u0000pass') }, { correlationId: 7 })),
