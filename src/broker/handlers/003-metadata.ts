@@ -9,8 +9,9 @@
  *   UNKNOWN_TOPIC_OR_PARTITION while its controller creates the topic in the background; a single
  *   node creates it at once and answers with the new topic (clients would only retry).
  * - Illegal name: INVALID_TOPIC_EXCEPTION; missing without auto-creation: UNKNOWN_TOPIC_OR_PARTITION.
- * - v10+ topic ids; v12 lookup by id (unknown id: UNKNOWN_TOPIC_ID with a null name); v10-11 with
- *   a topic id or null name: INVALID_REQUEST.
+ * - v10+ topic ids; v12 lookup by id whenever any id is non-zero, names then ignored (unknown id:
+ *   UNKNOWN_TOPIC_ID with a null name, listed first); v10-11 with a topic id or null name:
+ *   INVALID_REQUEST.
  * - A name listed twice is answered once (Kafka collects the names in a set); an error entry
  *   for an internal topic's name (e.g. `__consumer_offsets` before it exists) is is_internal.
  * - A whole-request failure (INVALID_REQUEST) is answered as Kafka's getErrorResponse does: no
@@ -60,7 +61,19 @@ export const metadataHandler = defineHandler({
       const allowAuto = broker.config.autoCreateTopicsEnable && (v < 4 || req.allowAutoTopicCreation);
       topics = [];
       const seen = new Set<string>();
-      for (const rt of req.topics!) {
+      // v12: when any topic id is set the request is by id (names ignored, zero ids skipped), as
+      // Kafka's handler; the Java admin client sends {topicId, name: ""}. Unknown ids come first.
+      const ids = v >= 12 ? [...new Set(req.topics!.map((t) => t.topicId).filter((id) => id !== ZERO_UUID))] : [];
+      if (ids.length > 0) {
+        const known: MetadataResponseTopic[] = [];
+        for (const id of ids) {
+          const byId = broker.metadata.getById(id);
+          if (byId) known.push(describe(byId));
+          else topics.push(topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, id, topicOps));
+        }
+        topics.push(...known);
+      }
+      for (const rt of ids.length > 0 ? [] : req.topics!) {
         if (v >= 10 && v <= 11 && (rt.name === null || rt.topicId !== ZERO_UUID)) {
           throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'topic ids are not supported in Metadata v10-11 requests');
         }
