@@ -16,7 +16,7 @@ withBroker(test, { port: 0 }, async (_b, nc) => {
 
 const UNKNOWN_ID = 'AAAAAAAAAAAAAAAAAAAAAQ';
 const md = (topics: { topicId: string; name: string | null }[]) =>
-  c.send(3, 12, { topics, allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false });
+  c.send(3, 12, { topics, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
 
 test('v12 entries with an id and an empty name are looked up by id; unknown ids first', async () => {
   const created = await c.send(19, 7, { topics: [{ name: 'by-id-a', numPartitions: 2, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 5000, validateOnly: false });
