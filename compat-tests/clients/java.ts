@@ -7,73 +7,10 @@
  * Producers keep the client's defaults unless a scenario asks otherwise: with acks=all that means
  * idempotence is on, as for any Java application that does not configure it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import { spawn } from 'node:child_process';
+import { JsonLinesAgent } from './agent.js';
 import { javaRuntime } from './jvm.js';
 import type { Driver, ErrName, OutRec, ProduceOpts, ProduceResult, ReadOpts, Rec, TxnBatch } from '../lib/types.js';
-
-class JavaAgent {
-  private next = 1;
-  private waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private stderr = '';
-  private dead: Error | null = null;
-
-  constructor(private child: ChildProcess) {
-    child.stderr!.on('data', (d) => {
-      this.stderr = (this.stderr + d).slice(-8000);
-    });
-    createInterface({ input: child.stdout! }).on('line', (line) => {
-      let msg: any;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return; // not a reply
-      }
-      const w = this.waiting.get(msg.id);
-      if (!w) return;
-      this.waiting.delete(msg.id);
-      clearTimeout(w.timer);
-      if ('ok' in msg) w.resolve(msg.ok);
-      else w.reject(new Error(`java agent: ${msg.fail}`));
-    });
-    child.on('exit', (code, signal) => {
-      this.dead = new Error(`java agent exited (code ${code}, signal ${signal}); stderr: ${this.stderr.slice(-2000)}`);
-      for (const w of this.waiting.values()) {
-        clearTimeout(w.timer);
-        w.reject(this.dead);
-      }
-      this.waiting.clear();
-    });
-    child.on('error', () => {}); // reported through 'exit' or the first call's deadline
-    child.stdin!.on('error', () => {});
-  }
-
-  call<T = any>(op: string, args: unknown, timeoutMs = 60_000): Promise<T> {
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new Error(`java agent: ${op} did not answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`));
-        this.child.kill('SIGKILL'); // its state is unknown now: no later call may use it
-      }, timeoutMs);
-      this.waiting.set(id, { resolve, reject, timer });
-      this.child.stdin!.write(JSON.stringify({ id, op, args }) + '\n');
-    });
-  }
-
-  close(): Promise<void> {
-    if (this.dead || this.child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(() => this.child.kill('SIGKILL'), 15_000);
-      this.child.once('exit', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      this.child.stdin!.end(); // the agent closes its clients and exits at end of input
-    });
-  }
-}
 
 type Ack = { partition?: number; offset?: number; error: ErrName };
 
@@ -87,7 +24,7 @@ const wire = (records: OutRec[]) => records.map((r) => ({ ...r, headers: r.heade
 export async function javaDriver(bootstrap: string): Promise<Driver> {
   const rt = await javaRuntime();
   const child = spawn(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, 'Agent'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  const agent = new JavaAgent(child);
+  const agent = new JsonLinesAgent(child, 'java agent', 15_000);
   let info: { version: string; java: string };
   try {
     info = await agent.call('init', { bootstrap }, 30_000);

@@ -8,82 +8,20 @@
  * 3.x in the venv (`confluent2`, `kafka-python3`). confluent_agent.py serves both confluent
  * generations; kafka_python3_agent.py builds on kafka_python_agent.py.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createInterface } from 'node:readline';
+import { JsonLinesAgent } from './agent.js';
 import { SYSTEM_PYTHON, VENV_PYTHON } from '../../test/support/external.js';
 import { fromPython } from '../lib/errors.js';
 import type { ClientName, Driver, ErrName, OutRec, ProduceOpts, ProduceResult, ReadOpts, Rec, TxnBatch } from '../lib/types.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-export class PythonAgent {
-  private child: ChildProcess;
-  private next = 1;
-  private waiting = new Map<number, { resolve: (v: any) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>();
-  private stderr = '';
-  private dead: Error | null = null;
-
+/** A JSON-lines agent script (confluent_agent.py, ...) under a Python interpreter. */
+export class PythonAgent extends JsonLinesAgent {
   constructor(script: string, interpreter: string = SYSTEM_PYTHON) {
-    this.child = spawn(interpreter, ['-u', path.join(HERE, script)], {
-      stdio: ['pipe', 'pipe', 'pipe'],
-      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
-    });
-    this.child.stderr!.on('data', (d) => {
-      this.stderr = (this.stderr + d).slice(-8000);
-    });
-    createInterface({ input: this.child.stdout! }).on('line', (line) => {
-      let msg: any;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        return; // a library printed something: ignore
-      }
-      const w = this.waiting.get(msg.id);
-      if (!w) return;
-      this.waiting.delete(msg.id);
-      clearTimeout(w.timer);
-      if ('ok' in msg) w.resolve(msg.ok);
-      else w.reject(new Error(`python agent: ${msg.fail}`));
-    });
-    this.child.on('exit', (code, signal) => {
-      this.dead = new Error(`python agent ${script} exited (code ${code}, signal ${signal}); stderr: ${this.stderr.slice(-2000)}`);
-      for (const w of this.waiting.values()) {
-        clearTimeout(w.timer);
-        w.reject(this.dead);
-      }
-      this.waiting.clear();
-    });
-    this.child.stdin!.on('error', () => {});
-  }
-
-  call<T = any>(op: string, args: unknown, timeoutMs = 60_000): Promise<T> {
-    if (this.dead) return Promise.reject(this.dead);
-    const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waiting.delete(id);
-        reject(new Error(`python agent: ${op} did not answer within ${timeoutMs} ms; stderr: ${this.stderr.slice(-1500)}`));
-        this.child.kill('SIGKILL'); // its state is unknown now: no later call may use it
-      }, timeoutMs);
-      this.waiting.set(id, { resolve, reject, timer });
-      this.child.stdin!.write(JSON.stringify({ id, op, args }) + '\n');
-    });
-  }
-
-  close(): Promise<void> {
-    if (this.dead || this.child.exitCode !== null) return Promise.resolve();
-    return new Promise((resolve) => {
-      const t = setTimeout(() => {
-        this.child.kill('SIGKILL');
-      }, 5000);
-      this.child.once('exit', () => {
-        clearTimeout(t);
-        resolve();
-      });
-      this.child.stdin!.end();
-    });
+    super(spawn(interpreter, ['-u', path.join(HERE, script)], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } }), `python agent ${script}`);
   }
 }
 

@@ -12,13 +12,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDropOnceProxy, type DropOnceProxy } from './proxy.js';
 import { KafkaConn } from '../../bench/lib/kafka-conn.js';
-import { javaMissing, KAFKA_VERSION, startKafka, type RunningKafka } from '../../tools/kafka/kafka.js';
+import { freePort, javaMissing, KAFKA_VERSION, startKafka, type RunningKafka } from '../../tools/kafka/kafka.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const MAIN = path.join(ROOT, 'src', 'main.ts');
@@ -53,16 +52,7 @@ export interface Target {
   stop(): Promise<void>;
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
+export { freePort };
 
 /** One Samsa broker process. */
 export class SamsaProcess {
