@@ -13,21 +13,10 @@ fail() {
   exit 1
 }
 
-SUDO=()
-if [ "${EUID:-$(id -u)}" != "0" ]; then
-  if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-    SUDO=(sudo -n)
-  else
-    fail "etcd is missing and this user is not root and cannot sudo without a password"
-  fi
-fi
-command -v apt-get >/dev/null 2>&1 || fail "etcd is missing and apt-get is not available"
-
-export DEBIAN_FRONTEND=noninteractive
-echo "ensure-etcd: installing etcd-server with apt-get" >&2
-"${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
+# shellcheck source=tools/lib/apt-install.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib/apt-install.sh"
 # The package's maintainer script enables a systemd unit; without systemd (containers, CI) nothing
 # starts, and the tests never use that unit: they start their own etcd on free ports.
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends etcd-server </dev/null >&2 || fail "apt-get install failed"
+apt_install ensure-etcd etcd-server
 [ -x "$BIN" ] || fail "etcd-server installed, but $BIN is still missing"
 echo "ensure-etcd: done ($("$BIN" --version 2>/dev/null | head -1))" >&2

@@ -16,17 +16,9 @@ missing=()
 command -v java >/dev/null 2>&1 || missing+=(openjdk-17-jre-headless)
 command -v mvn >/dev/null 2>&1 || missing+=(maven)
 if [ "${#missing[@]}" -gt 0 ]; then
-  SUDO=()
-  if [ "${EUID:-$(id -u)}" != "0" ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then SUDO=(sudo -n); else
-      fail "${missing[*]} missing, and this user is not root and cannot sudo without a password"
-    fi
-  fi
-  command -v apt-get >/dev/null 2>&1 || fail "${missing[*]} missing and apt-get is not available"
-  echo "ensure-kafka: installing ${missing[*]} with apt-get" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null >&2 || fail "apt-get install ${missing[*]} failed"
+  # shellcheck source=tools/lib/apt-install.sh
+  . tools/lib/apt-install.sh
+  apt_install ensure-kafka "${missing[@]}"
 fi
 
 # Resolves the pinned release once (a no-op when cached); prints nothing on success.

@@ -9,6 +9,8 @@
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+# shellcheck source=tools/lib/apt-install.sh
+. "$ROOT/tools/lib/apt-install.sh"
 REQUIREMENTS="$ROOT/compat-tests/clients/requirements.txt"
 # Keep in step with VENV_DIR in test/support/external.ts.
 VENV_DIR="${SAMSA_PY_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/samsa/venv}"
@@ -36,22 +38,7 @@ fail() {
 }
 
 install_debian_clients() {
-  SUDO=()
-  if [ "${EUID:-$(id -u)}" != "0" ]; then
-    if command -v sudo >/dev/null 2>&1 && sudo -n true >/dev/null 2>&1; then
-      SUDO=(sudo -n)
-    else
-      fail "test clients are missing and this user is not root and cannot sudo without a password; install them with apt-get"
-    fi
-  fi
-  command -v apt-get >/dev/null 2>&1 || fail "test clients are missing and apt-get is not available"
-
-  export DEBIAN_FRONTEND=noninteractive
-  echo "ensure-test-deps: installing kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy with apt-get" >&2
-  "${SUDO[@]}" apt-get update -qq </dev/null >&2 || fail "apt-get update failed"
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy </dev/null >&2 ||
-    fail "apt-get install failed"
-
+  apt_install ensure-test-deps kcat python3-confluent-kafka python3-kafka python3-lz4 python3-zstandard python3-snappy
   have_all || fail "installed, but kcat or the python clients are still not usable"
 }
 
