@@ -48,7 +48,12 @@ export interface Scenario {
 const b64 = (s: string | Buffer | null): string | null => (s === null ? null : Buffer.from(s).toString('base64'));
 const text = (s: string | null | undefined): string | null => (s === null || s === undefined ? null : Buffer.from(s, 'base64').toString('utf8'));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const T0 = 1_600_000_000_000; // 2020-09-13: far from "now", so log-append time is unmistakable
+/**
+ * Two days ago, on the hour: far from "now", so log-append time is unmistakable, and well inside
+ * the default retention (7 days): older records are deleted by Kafka's retention check, active
+ * segment included, within minutes of being written.
+ */
+const T0 = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 2 * 86_400_000;
 
 export function check(cond: unknown, msg: string): asserts cond {
   if (!cond) throw new Fail(msg);

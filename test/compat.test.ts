@@ -1,5 +1,6 @@
 /**
  * @samsa-serial (runs alone: every client in parallel against Samsa and real Kafka processes)
+ * @samsa-timeout 600
  *
  * The compatibility suite (compat-tests/) with every real client, against Samsa and against real
  * Apache Kafka (tools/kafka: the pinned release on the local JVM, or testcontainers where Docker

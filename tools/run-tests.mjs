@@ -8,7 +8,8 @@
  * `node --import tsx FILE` child process (in its own process group), `--jobs` at a time (default 2,
  * or SAMSA_TEST_JOBS), each with a deadline (default 180 s, or SAMSA_TEST_TIMEOUT_S) after which the
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
- * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources).
+ * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
+ * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
  * than one) and the exit status: failed = Total - Passed; a file that exits non-zero, crashes,
@@ -28,6 +29,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_ROOTS = ['test', 'compat-tests'];
 const SERIAL_MARKER = '@samsa-serial';
+const TIMEOUT_MARKER = /@samsa-timeout (\d+)/;
 const MAX_CAPTURE = 4 * 1024 * 1024; // keep at most this much of one file's output (head + tail)
 const KILL_GRACE_MS = 3000;
 
@@ -106,12 +108,22 @@ if (filters.length > 0) {
   }
 }
 
-function isSerial(file) {
+function head(file) {
   try {
-    return readFileSync(file, 'utf8').slice(0, 2048).includes(SERIAL_MARKER);
+    return readFileSync(file, 'utf8').slice(0, 2048);
   } catch {
-    return false;
+    return '';
   }
+}
+
+function isSerial(file) {
+  return head(file).includes(SERIAL_MARKER);
+}
+
+/** A file's own deadline: `@samsa-timeout SECONDS` in its first 2 KiB (never below --timeout). */
+function timeoutOf(file) {
+  const m = TIMEOUT_MARKER.exec(head(file));
+  return Math.max(timeoutS, m ? Number(m[1]) : 0);
 }
 
 // ---- running one file ------------------------------------------------------------------------
@@ -177,11 +189,12 @@ function runFile(file) {
     let timedOut = false;
     let exitInfo = null;
     let finished = false;
+    const fileTimeoutS = timeoutOf(file);
     const timer = setTimeout(() => {
       timedOut = true;
       killGroup(child, 'SIGTERM');
       setTimeout(() => killGroup(child, 'SIGKILL'), KILL_GRACE_MS).unref();
-    }, timeoutS * 1000);
+    }, fileTimeoutS * 1000);
 
     const finish = () => {
       if (finished) return;
@@ -191,7 +204,7 @@ function runFile(file) {
       if (dropped > 0) chunks.splice(1, 0, Buffer.from(`\n[run-tests: ${dropped} bytes of output dropped here]\n`));
       const output = Buffer.concat(chunks).toString('utf8');
       const { code, signal } = exitInfo ?? { code: null, signal: null };
-      resolve({ file, code, signal, timedOut, output, ms: Date.now() - started });
+      resolve({ file, code, signal, timedOut, timeoutS: fileTimeoutS, output, ms: Date.now() - started });
     };
     child.on('error', (err) => {
       chunks.push(Buffer.from(`\n[run-tests: could not start: ${err.message}]\n`));
@@ -215,7 +228,7 @@ function judge(r) {
   let failed = summary ? Math.max(0, summary.total - summary.passed) : 0;
   const skipped = summary ? summary.skipped : 0;
   const reasons = [];
-  if (r.timedOut) reasons.push(`timed out after ${timeoutS} s`);
+  if (r.timedOut) reasons.push(`timed out after ${r.timeoutS} s`);
   else if (r.signal) reasons.push(`killed by ${r.signal}`);
   else if (r.code !== 0) reasons.push(`exit status ${r.code}`);
   if (!summary && !r.timedOut) reasons.push('no uvu summary in the output');
