@@ -1,12 +1,16 @@
 /**
  * `npm start` / `samsa start`: load the Kafka-named configuration (--config FILE, --override
  * key=value, KAFKA_* environment variables), start the broker, stop gracefully on SIGTERM/SIGINT
- * (stop accepting, answer in-flight requests, flush, close files, exit 0).
+ * (stop accepting, answer in-flight requests, leave the cluster, flush, close files, exit 0).
+ * With samsa.etcd.endpoints the broker joins that cluster; etcd unreachable for
+ * samsa.etcd.connect.timeout.ms, or a node.id held by a live broker, exits 3 with the reason.
  */
 import { loadConfig } from './config.js';
 import { Broker } from './broker/broker.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
+import { EtcdUnreachableError } from './cluster/etcd-client.js';
+import { DuplicateBrokerRegistrationError } from './cluster/metadata-store.js';
 
 export async function runBroker(argv: string[]): Promise<void> {
   const log = createLogger();
@@ -42,6 +46,10 @@ export async function runBroker(argv: string[]): Promise<void> {
     if (e && e.code === 'EADDRINUSE') {
       process.stderr.write(`samsa: port already in use (${e.message}); stop the other broker or set --override listeners=PLAINTEXT://:PORT\n`);
       process.exit(2);
+    }
+    if (err instanceof EtcdUnreachableError || err instanceof DuplicateBrokerRegistrationError) {
+      process.stderr.write(`samsa: ${err.message}\n`);
+      process.exit(3);
     }
     if (e && (e.code === 'EACCES' || e.code === 'EROFS' || e.code === 'ENOTDIR' || e.code === 'EEXIST')) {
       process.stderr.write(`samsa: cannot use the data directory (${e.message}); set --override log.dirs=/writable/path\n`);

@@ -1,7 +1,18 @@
 /**
- * Composition root: configuration, storage, cluster metadata, the handler registry and the
- * listeners. `Broker.start()` loads every partition (recovering after an unclean stop) before it
- * accepts connections; `stop()` stops accepting, answers in-flight requests, flushes, closes files.
+ * Composition root: configuration, storage, the cluster member, the replica manager, the handler
+ * registry and the listeners.
+ *
+ * `Broker.start()`: loads every partition (recovering after an unclean stop), binds the listeners
+ * (without serving yet, so that port 0 has its real port), joins the cluster with those endpoints
+ * (`ClusterMember`: etcd when samsa.etcd.endpoints is set, else a cluster of one on the local
+ * metadata file; one code path), lets the replica manager create the logs of the partitions this
+ * broker holds, starts the coordinators, then serves. `stop()` stops accepting, answers in-flight
+ * requests, leaves the cluster (the controller moves this broker's leaderships), flushes, closes.
+ *
+ * Topic changes (create, delete, add partitions) are controller work: on the active controller
+ * they run here; any other broker forwards them (controller-channel.ts). Either way the call
+ * returns once this broker's metadata cache shows the change (and, for a local change, once the
+ * replica manager applied it), so a client that asks this broker next sees it.
  */
 import { KafkaApiError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -12,21 +23,27 @@ import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
 import { Dispatcher } from './dispatch.js';
-import { ClusterMetadata, FileMetadataStore, MemoryMetadataStore, type MetadataStore, type TopicInfo } from './metadata.js';
+import { ClusterMetadata, type TopicInfo } from './metadata.js';
 import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, type RuntimeSettings } from './settings.js';
-import type { BrokerConfig } from '../config.js';
+import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
+import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
+import type { MetadataCache } from '../cluster/metadata-cache.js';
+import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
+import { ReplicaManager } from '../replication/replica-manager.js';
+import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
+import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
   clock?: Clock;
   fs?: Fs;
   logger?: Logger;
-  /** Metadata persistence; default a JSON file in the first log dir. */
+  /** The cluster metadata store to use (default: etcd with samsa.etcd.endpoints, else the file in the first log dir). */
   metadataStore?: MetadataStore;
 }
 
@@ -39,54 +56,96 @@ export interface AppendWaiter {
   wait(timeoutMs: number, closed: AbortSignal): Promise<'append' | 'timeout' | 'closed'>;
 }
 
+/** Spec of a topic to create (CreateTopics, auto-creation, internal topics). */
+export interface CreateTopicSpec {
+  name: string;
+  /** -1: num.partitions. */
+  numPartitions: number;
+  /** -1: default.replication.factor. */
+  replicationFactor: number;
+  /** Manual assignment, replicas per partition (numPartitions and replicationFactor then -1). */
+  assignments?: number[][];
+  configs: Record<string, string | null>;
+  validateOnly?: boolean;
+  /** Serves a request another broker forwarded (answer NOT_CONTROLLER rather than forward again). */
+  forwarded?: boolean;
+}
+
+/** How long topic changes wait for a controller, and for this broker's cache to show them. */
+const CONTROLLER_WAIT_MS = 30_000;
+/** Forwarded requests use fixed versions: both ends are Samsa of the same release. */
+const CREATE_TOPICS_VERSION = 7;
+const DELETE_TOPICS_VERSION = 6;
+const CREATE_PARTITIONS_VERSION = 3;
+
 export class Broker {
   readonly config: RuntimeSettings;
   readonly rawConfig: BrokerConfig;
   readonly clock: Clock;
   readonly log: Logger;
   readonly dispatcher: Dispatcher;
-  readonly metadata: ClusterMetadata;
   readonly logs: LogManager;
   readonly nodeId: number;
-  /** Leader epoch of every partition on this single node (bumps come with replication). */
-  readonly leaderEpoch = 0;
-  /** Consumer groups and committed offsets (state = replay of __consumer_offsets). */
-  readonly groupCoordinator: GroupCoordinator;
+  /** Consumer groups and committed offsets (state = replay of __consumer_offsets); set by start(). */
+  groupCoordinator!: GroupCoordinator;
   /** Producer ids and transactions (state = replay of __transaction_state); set by start(). */
   txnCoordinator!: TxnCoordinator;
+  /** This broker's membership of the cluster (store, cache, registration, controller); set by start(). */
+  cluster!: ClusterMember;
+  /** Topics by name and id, for handlers (a view of the metadata cache); set by start(). */
+  metadata!: ClusterMetadata;
+  /** The partitions this broker holds and its role in each; set by start(). */
+  replicaManager!: ReplicaManager;
+  /** Connections to other brokers (replica fetchers); set by start(). */
+  brokerClients!: BrokerClientPool;
+  private controllerChannel!: ControllerChannel;
+  private controllerClients!: BrokerClientPool;
   stopping = false;
   private server: SocketServer | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
 
-  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; metadata: ClusterMetadata; logs: LogManager }) {
+  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager }) {
     this.config = opts.settings;
     this.rawConfig = opts.raw;
     this.clock = opts.clock;
     this.log = opts.log;
-    this.metadata = opts.metadata;
     this.logs = opts.logs;
     this.nodeId = opts.settings.nodeId;
     this.dispatcher = new Dispatcher(opts.log);
     for (const h of allHandlers) this.dispatcher.register(h);
-    this.groupCoordinator = GroupCoordinator.forBroker(this);
   }
 
   get flushOnAcksAll(): boolean {
     return this.config.flushOnAcksAll;
   }
 
-  /** Opens storage and metadata, loads every partition, binds the listeners. */
+  /** The metadata cache: live brokers, controller, topics, partition states. */
+  get cache(): MetadataCache {
+    return this.cluster.cache;
+  }
+
+  /** Opens storage, binds the listeners, joins the cluster, applies its metadata, then serves. */
   static async start(opts: BrokerOptions): Promise<Broker> {
     const settings = settingsFromConfig(opts.config);
     const clock = opts.clock ?? systemClock;
     const log = opts.logger ?? createLogger();
     const fs = opts.fs ?? nodeFs;
-    const store = opts.metadataStore ?? (opts.fs && opts.fs !== nodeFs ? new MemoryMetadataStore() : new FileMetadataStore(settings.logDirs[0]));
-    const metadata = new ClusterMetadata(store, settings.nodeId, settings.clusterId);
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}) });
     await logs.loadAll();
-    const broker = new Broker({ settings, raw: opts.config, clock, log, metadata, logs });
-    await broker.reconcileLogs();
+    const broker = new Broker({ settings, raw: opts.config, clock, log, logs });
+    const server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false });
+    broker.server = server;
+    try {
+      await server.listen(settings.listeners);
+      await broker.joinCluster(opts, fs);
+    } catch (err) {
+      await server.stop().catch(() => undefined);
+      await broker.cluster?.stop().catch(() => undefined);
+      await logs.close();
+      throw err;
+    }
+    // After the cluster: the coordinators read the metadata (their topics' partition counts).
+    broker.groupCoordinator = GroupCoordinator.forBroker(broker);
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
@@ -97,25 +156,63 @@ export class Broker {
       producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
       producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
     });
-    broker.server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes });
-    try {
-      await broker.server.listen(settings.listeners);
-    } catch (err) {
-      await logs.close();
-      throw err;
-    }
-    for (const l of broker.server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
+    server.enableRequestProcessing();
+    for (const l of server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
     return broker;
   }
 
-  /** Every partition the metadata knows has a log; logs of unknown topics are left alone but logged. */
-  private async reconcileLogs(): Promise<void> {
-    for (const t of this.metadata.topics.values()) {
-      for (let p = 0; p < t.partitions; p++) {
-        if (!this.logs.getLog(t.name, p)) await this.logs.createLog(t.name, p, logConfigFor(this.rawConfig, t.configs), t.topicId);
-        else this.logs.getLog(t.name, p)!.config = logConfigFor(this.rawConfig, t.configs);
-      }
-    }
+  /** The advertised endpoints, with the ports actually bound, as the cluster registration lists them. */
+  private registrationEndpoints(): BrokerEndpoint[] {
+    const bound = new Map(this.listeners.map((l) => [l.name, l.boundPort]));
+    return advertisedListeners(this.rawConfig, bound).map((l) => ({
+      name: l.name, host: l.host, port: l.port, securityProtocol: listenerSecurityProtocol(this.rawConfig, l.name) ?? 'PLAINTEXT',
+    }));
+  }
+
+  private async joinCluster(opts: BrokerOptions, fs: Fs): Promise<void> {
+    const memory = fs !== nodeFs;
+    this.cluster = await ClusterMember.start({
+      settings: clusterSettings(this.rawConfig),
+      endpoints: this.registrationEndpoints(),
+      localDir: memory ? null : this.config.logDirs[0],
+      store: opts.metadataStore,
+      // A broker restarted right after a crash waits for its previous registration to run out.
+      registrationRetryMs: Number(this.rawConfig['broker.session.timeout.ms']) * 2,
+      logger: this.log,
+    });
+    this.cluster.on('lost', (reason) => {
+      // The cluster may already have moved this broker's leaderships: stop leading at once.
+      this.log.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition`);
+      this.replicaManager?.fenceAll();
+    });
+    this.metadata = new ClusterMetadata(this.cluster.cache, this.nodeId);
+    const interBroker = this.rawConfig['inter.broker.listener.name'];
+    const lookup = (nodeId: number): BrokerAddress | null => {
+      const reg = this.cache.brokers.get(nodeId);
+      if (!reg || reg.endpoints.length === 0) return null;
+      const e = (interBroker && reg.endpoints.find((x) => x.name === interBroker.toUpperCase())) || reg.endpoints[0];
+      return { host: e.host, port: e.port };
+    };
+    const requestTimeoutMs = Number(this.rawConfig['replica.socket.timeout.ms']);
+    this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.log });
+    this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.log });
+    this.controllerChannel = new ControllerChannel({
+      cache: this.cache, nodeId: this.nodeId, clients: this.controllerClients,
+      isActiveController: () => this.cluster.controller.isActive, logger: this.log,
+    });
+    this.replicaManager = new ReplicaManager({
+      nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log,
+      logConfig: (overrides) => logConfigFor(this.rawConfig, overrides),
+      onTopicDeleted: async (name) => {
+        if (name === '__consumer_offsets') return;
+        await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
+      },
+    });
+    await this.replicaManager.start();
+    // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
+    await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
+      this.log.warn(`no active controller yet; serving without one (topic changes wait for it)`);
+    });
   }
 
   get listeners(): BoundListener[] {
@@ -135,36 +232,94 @@ export class Broker {
     return { host, port };
   }
 
+  /**
+   * A live broker's address for clients on `listenerName` (this broker's own from its listeners),
+   * or null when that broker is not registered or has no such listener (Kafka's getAliveEndpoint).
+   */
+  brokerEndpoint(nodeId: number, listenerName: string): { host: string; port: number; rack: string | null } | null {
+    const reg = this.cache.brokers.get(nodeId);
+    if (nodeId === this.nodeId) return { ...this.endpointFor(listenerName), rack: reg?.rack ?? this.rawConfig['broker.rack'] };
+    if (!reg) return null;
+    const e = reg.endpoints.find((x) => x.name === listenerName);
+    return e ? { host: e.host, port: e.port, rack: reg.rack } : null;
+  }
+
+  /** Whether `nodeId` is a registered (live) broker. */
+  isRegisteredBroker(nodeId: number): boolean {
+    return this.cache.isAlive(nodeId);
+  }
+
+  /** The published state of a partition (leader, epochs, replicas, ISR), if the topic exists. */
+  partitionState(topicId: string, partition: number): PartitionState | undefined {
+    return this.cache.partition(topicId, partition);
+  }
+
   getLog(topic: string, partition: number): PartitionLog | undefined {
     return this.logs.getLog(topic, partition);
+  }
+
+  /** Replication factor for an internal topic: its setting, capped at the live broker count (see offsets.topic.replication.factor). */
+  internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor'): number {
+    return Math.max(1, Math.min(Number(this.rawConfig[setting]), this.cache.brokers.size));
+  }
+
+  /** Waits until this broker's cache shows `done`, then until the replica manager applied it. */
+  private async awaitMetadata(done: (c: MetadataCache) => boolean, what: string): Promise<void> {
+    await this.cache.waitFor(done, CONTROLLER_WAIT_MS, what);
+    await this.replicaManager.applied(this.cache.revision);
   }
 
   /**
    * Creates a topic (CreateTopics and auto-creation). Validates like Kafka's controller;
    * throws KafkaApiError with Kafka's code and message.
    */
-  async createTopic(spec: { name: string; numPartitions: number; replicationFactor: number; configs: Record<string, string | null>; validateOnly?: boolean }): Promise<TopicInfo> {
+  async createTopic(spec: CreateTopicSpec): Promise<TopicInfo> {
     const { name } = spec;
     if (name === '__cluster_metadata') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.');
     this.metadata.checkCreatable(name);
     if (this.creating.has(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
-    const rf = spec.replicationFactor === -1 ? this.config.defaultReplicationFactor : spec.replicationFactor;
-    if (rf === 0 || rf < -1) throw new KafkaApiError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
-    const partitions = spec.numPartitions === -1 ? this.config.numPartitions : spec.numPartitions;
-    if (partitions <= 0) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-    if (rf > 1) {
-      throw new KafkaApiError(ErrorCode.INVALID_REPLICATION_FACTOR,
-        `Unable to replicate the partition ${rf} time(s): The target replication factor of ${rf} cannot be reached because only 1 broker(s) are registered or some brokers have all their log directories cordoned.`);
+    const manual = spec.assignments && spec.assignments.length > 0 ? spec.assignments : undefined;
+    if (!manual) {
+      // ReplicationControlManager's order: the factor's sign, then the count's, then placement.
+      const rf = spec.replicationFactor;
+      if (rf === 0 || rf < -1) throw new KafkaApiError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
+      if (spec.numPartitions === 0 || spec.numPartitions < -1) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
     }
     const configs = validateTopicConfigs(spec.configs);
-    const draft: TopicInfo = { name, topicId: '', partitions, replicationFactor: rf, configs, isInternal: name.startsWith('__') && (name === '__consumer_offsets' || name === '__transaction_state') };
-    if (spec.validateOnly) return draft;
-    const work = (async () => {
-      const info = this.metadata.addTopic(draft);
-      const logConfig = logConfigFor(this.rawConfig, configs);
-      for (let p = 0; p < partitions; p++) await this.logs.createLog(name, p, logConfig, info.topicId);
-      return info;
-    })();
+    const isInternal = name === '__consumer_offsets' || name === '__transaction_state';
+    const work = this.controllerChannel.route<TopicInfo>(
+      `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
+      async () => {
+        const created = await this.cluster.controller.createTopic({
+          name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor, assignments: manual,
+          configs, isInternal, validateOnly: spec.validateOnly,
+        });
+        if (spec.validateOnly) return created.topic;
+        await this.awaitMetadata((c) => c.topic(name)?.topicId === created.topic.topicId, `topic ${name} in the metadata cache`);
+        return this.metadata.get(name) ?? created.topic;
+      },
+      async (client) => {
+        const res = await client.send(19, CREATE_TOPICS_VERSION, {
+          topics: [{
+            name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor,
+            assignments: (manual ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+            configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })),
+          }],
+          timeoutMs: CONTROLLER_WAIT_MS, validateOnly: spec.validateOnly ?? false,
+        });
+        const r = res.topics[0];
+        if (!r) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR, `the controller did not answer for topic ${name}`);
+        if (r.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
+        if (r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
+        const draft: TopicInfo = { name, topicId: r.topicId, partitions: r.numPartitions, replicationFactor: r.replicationFactor, configs, isInternal };
+        if (spec.validateOnly) return draft;
+        // Later requests to this broker should see the topic: wait (briefly) for the watch.
+        await this.cache.waitFor((c) => c.topic(name)?.topicId === r.topicId, 5000).catch(() => undefined);
+        await this.replicaManager.applied(this.cache.revision);
+        return this.metadata.get(name) ?? draft;
+      },
+    );
+    if (spec.validateOnly) return work;
     this.creating.set(name, work);
     try {
       return await work;
@@ -182,38 +337,73 @@ export class Broker {
     return this.createTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
   }
 
-  async deleteTopic(name: string): Promise<TopicInfo> {
+  async deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> {
     const info = this.metadata.get(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    this.metadata.removeTopic(name);
-    await this.logs.deleteTopic(name);
-    if (name !== '__consumer_offsets') {
-      await this.groupCoordinator.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
-    }
-    return info;
+    const gone = (c: MetadataCache) => c.topic(name)?.topicId !== info.topicId;
+    return this.controllerChannel.route<TopicInfo>(
+      `deleting topic ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
+      async () => {
+        const deleted = await this.cluster.controller.deleteTopic(name);
+        await this.awaitMetadata(gone, `topic ${name} gone from the metadata cache`);
+        return deleted;
+      },
+      async (client) => {
+        const res = await client.send(20, DELETE_TOPICS_VERSION, { topics: [{ name: null, topicId: info.topicId }], topicNames: [], timeoutMs: CONTROLLER_WAIT_MS });
+        const r = res.responses[0];
+        if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
+        if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
+        await this.cache.waitFor(gone, 5000).catch(() => undefined);
+        await this.replicaManager.applied(this.cache.revision);
+        return info;
+      },
+    );
   }
 
-  async createPartitions(name: string, count: number, validateOnly: boolean): Promise<void> {
+  /** CreatePartitions: the checks Kafka's broker makes first, then the controller places and writes. */
+  async createPartitions(name: string, count: number, validateOnly: boolean, opts: { assignments?: number[][] | null; forwarded?: boolean } = {}): Promise<void> {
     const info = this.metadata.get(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     if (count < info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${info.partitions} partition(s); ${count} would not be an increase.`);
     if (count === info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${info.partitions} partition(s).`);
-    if (validateOnly) return;
-    const logConfig = logConfigFor(this.rawConfig, info.configs);
-    for (let p = info.partitions; p < count; p++) await this.logs.createLog(name, p, logConfig, info.topicId);
-    this.metadata.setPartitionCount(name, count);
+    if (validateOnly && opts.assignments === undefined) return;
+    const assignments = opts.assignments ?? undefined;
+    const grown = (c: MetadataCache) => (c.topic(name)?.partitions ?? 0) >= count;
+    await this.controllerChannel.route<void>(
+      `adding partitions to ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
+      async () => {
+        await this.cluster.controller.createPartitions(name, count, assignments, validateOnly);
+        if (!validateOnly) await this.awaitMetadata(grown, `${count} partitions of ${name} in the metadata cache`);
+      },
+      async (client) => {
+        const res = await client.send(37, CREATE_PARTITIONS_VERSION, {
+          topics: [{ name, count, assignments: assignments ? assignments.map((brokerIds) => ({ brokerIds })) : null }],
+          timeoutMs: CONTROLLER_WAIT_MS, validateOnly,
+        });
+        const r = res.results[0];
+        if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
+        if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
+        if (!validateOnly) {
+          await this.cache.waitFor(grown, 5000).catch(() => undefined);
+          await this.replicaManager.applied(this.cache.revision);
+        }
+      },
+    );
   }
 
-  /** Replaces a topic's dynamic config overrides and applies them to its logs. */
-  setTopicConfigs(name: string, configs: Record<string, string>): void {
+  /**
+   * Replaces a topic's dynamic config overrides. Written straight to the metadata store (a whole
+   * replacement, so it needs no controller decision), fenced by the controller epoch on the
+   * controller and by this broker's epoch elsewhere; the replica manager applies it to the logs.
+   */
+  async setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> {
     const info = this.metadata.get(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    this.metadata.setConfigs(name, configs);
-    const lc = logConfigFor(this.rawConfig, configs);
-    for (let p = 0; p < info.partitions; p++) {
-      const log = this.logs.getLog(name, p);
-      if (log) log.config = lc;
-    }
+    const controllerEpoch = this.cluster.controller.controllerEpoch;
+    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
+    await this.cluster.store.alterTopicConfigs(name, configs, fence);
+    const want = JSON.stringify(configs);
+    await this.awaitMetadata((c) => { const t = c.topic(name); return !t || JSON.stringify(t.configs) === want; }, `configs of ${name} in the metadata cache`);
   }
 
   /**
@@ -270,14 +460,18 @@ export class Broker {
 
   private readonly stopController = new AbortController();
 
-  /** Stops accepting, answers what was received, flushes and closes every log. */
+  /** Stops accepting, answers what was received, leaves the cluster, flushes and closes every log. */
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.stopController.abort();
     await this.txnCoordinator?.shutdown();
-    await this.groupCoordinator.shutdown();
+    await this.groupCoordinator?.shutdown();
     await this.server?.stop();
+    await this.replicaManager?.stop();
+    this.brokerClients?.closeAll();
+    this.controllerClients?.closeAll();
+    await this.cluster?.stop().catch((err) => this.log.warn(`leaving the cluster: ${(err as Error).message}`));
     await this.logs.close();
   }
 }

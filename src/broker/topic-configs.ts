@@ -144,7 +144,8 @@ export interface AlterResourceResult {
 export interface ConfigAlterTarget {
   readonly nodeId: number;
   readonly metadata: { get(name: string): { configs: Record<string, string> } | undefined };
-  setTopicConfigs(name: string, configs: Record<string, string>): void;
+  /** Replaces a topic's overrides (in a cluster: written to the metadata store, awaited). */
+  setTopicConfigs(name: string, configs: Record<string, string>): void | Promise<void>;
 }
 
 /**
@@ -169,28 +170,30 @@ export interface ConfigAlterTarget {
  *   supported by this broker" (Kafka serves them; Samsa has none); any other type (and
  *   BROKER_LOGGER in legacy AlterConfigs, as in Kafka): INVALID_REQUEST "Unknown resource type N".
  */
-export function alterConfigResources(
+export async function alterConfigResources(
   broker: ConfigAlterTarget,
   resources: readonly AlterResourceRequest[],
   opts: { validateOnly: boolean; incremental: boolean },
-): AlterResourceResult[] {
+): Promise<AlterResourceResult[]> {
   const seen = new Map<string, number>();
   const key = (r: AlterResourceRequest) => `${r.resourceType}\u0000${r.resourceName}`;
   for (const r of resources) seen.set(key(r), (seen.get(key(r)) ?? 0) + 1);
-  return resources.map((r) => {
+  const results: AlterResourceResult[] = [];
+  for (const r of resources) {
     const base = { resourceType: r.resourceType, resourceName: r.resourceName };
     try {
       if (seen.get(key(r))! > 1) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Each resource must appear at most once.');
-      alterOne(broker, r, opts);
-      return { ...base, errorCode: ErrorCode.NONE, errorMessage: null };
+      await alterOne(broker, r, opts);
+      results.push({ ...base, errorCode: ErrorCode.NONE, errorMessage: null });
     } catch (err) {
       if (!(err instanceof KafkaApiError)) throw err;
-      return { ...base, errorCode: err.errorCode, errorMessage: apiErrorMessage(err) };
+      results.push({ ...base, errorCode: err.errorCode, errorMessage: apiErrorMessage(err) });
     }
-  });
+  }
+  return results;
 }
 
-function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): void {
+async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
   const names = new Set<string>();
   for (const c of r.configs) {
     if (names.has(c.name)) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Error due to duplicate config keys');
@@ -214,7 +217,7 @@ function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { va
       }
       const valid = validateTopicConfigs(next);
       if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
-      if (!opts.validateOnly) broker.setTopicConfigs(name, valid);
+      if (!opts.validateOnly) await broker.setTopicConfigs(name, valid);
       return;
     }
     case ResourceType.BROKER: {

@@ -6,6 +6,7 @@
  *   samsa topics list|create|describe|delete                               manage topics
  *   samsa produce TOPIC / samsa consume TOPIC                              kcat-like data in and out
  *   samsa groups list|describe                                             consumer groups and lag
+ *   samsa cluster start [--brokers 3]                                      etcd + brokers on loopback
  *
  * The broker takes Kafka-named settings (and KAFKA_* environment variables as in the apache/kafka
  * image); the client commands take --bootstrap host:port (default localhost:9092).
@@ -21,6 +22,7 @@ const HELP = `usage: samsa <command> [options]
   produce TOPIC [--value V | stdin lines]            produce records (key, headers, partition)
   consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group
   groups list|describe GROUP                         consumer groups, committed offsets and lag
+  cluster start [--brokers N]                        etcd and N brokers on loopback (development)
 
 Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP).
 'samsa <command> --help' describes a command's options.
@@ -82,6 +84,13 @@ switch (sub) {
   case 'groups':
     void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
     break;
+  case 'cluster': {
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    process.once('SIGTERM', () => abort.abort());
+    void client(async () => (await import('./cluster.js')).clusterCommand(rest, io, abort.signal));
+    break;
+  }
   case 'help':
     process.stdout.write(HELP);
     break;

@@ -41,7 +41,7 @@ export function checkReplicationFactor(replicationFactor: number, liveBrokers: n
   if (replicationFactor > liveBrokers) {
     throw new KafkaApiError(
       ErrorCode.INVALID_REPLICATION_FACTOR,
-      `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${liveBrokers} broker(s) are registered.`,
+      `Unable to replicate the partition ${replicationFactor} time(s): The target replication factor of ${replicationFactor} cannot be reached because only ${liveBrokers} broker(s) are registered or some brokers have all their log directories cordoned.`,
     );
   }
 }
@@ -93,32 +93,39 @@ export function placeReplicas(
 }
 
 /**
- * Checks a manual assignment (CreateTopics' assignments, CreatePartitions' assignments) against
- * the registered brokers: INVALID_REPLICA_ASSIGNMENT for an empty list, a repeated broker, an
- * unknown broker, or lists of different lengths.
+ * One partition's manual replica list, as Kafka's validateManualPartitionAssignment checks it:
+ * INVALID_REPLICA_ASSIGNMENT for an empty list, an unregistered broker, a repeated broker (the
+ * ids are checked in ascending order, so the message names what Kafka's names), or a length other
+ * than `expectedLength`.
  */
+export function checkReplicaList(brokerIds: readonly number[], isRegistered: (id: number) => boolean, expectedLength?: number | null): void {
+  if (brokerIds.length === 0) {
+    throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
+  }
+  const sorted = [...brokerIds].sort((a, b) => a - b);
+  let prev: number | null = null;
+  for (const id of sorted) {
+    if (!isRegistered(id)) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${id}, but no such broker is registered.`);
+    }
+    if (id === prev) {
+      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${prev} more than once.`);
+    }
+    prev = id;
+  }
+  if (expectedLength !== undefined && expectedLength !== null && sorted.length !== expectedLength) {
+    throw new KafkaApiError(
+      ErrorCode.INVALID_REPLICA_ASSIGNMENT,
+      `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${expectedLength} replica(s).`,
+    );
+  }
+}
+
+/** Checks every list of a manual assignment (CreateTopics', CreatePartitions') with checkReplicaList. */
 export function checkManualAssignment(assignments: readonly (readonly number[])[], isRegistered: (id: number) => boolean, expectedLength?: number): void {
-  let length = expectedLength;
+  let length: number | undefined = expectedLength;
   for (const replicas of assignments) {
-    if (replicas.length === 0) {
-      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
-    }
-    const seen = new Set<number>();
-    for (const id of replicas) {
-      if (seen.has(id)) {
-        throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${id} more than once.`);
-      }
-      seen.add(id);
-      if (!isRegistered(id)) {
-        throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${id}, but no broker with that ID is registered.`);
-      }
-    }
-    if (length !== undefined && replicas.length !== length) {
-      throw new KafkaApiError(
-        ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-        `The manual partition assignment includes a partition with ${replicas.length} replica(s), but this is not consistent with previous partitions, which have ${length} replica(s).`,
-      );
-    }
+    checkReplicaList(replicas, isRegistered, length);
     length = replicas.length;
   }
 }

@@ -2,7 +2,7 @@
  * Listeners (Kafka's `listeners`): one net.Server each; accepts connections and hands them to a
  * Connection. stop(): stop accepting, let every connection answer what it has received, close.
  */
-import { createServer, type Server } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { Connection } from './connection.js';
 import { FramePool, FrameReader, adoptSocket } from './frame-reader.js';
 import { SlabPool } from './read-slabs.js';
@@ -32,31 +32,30 @@ export class SocketServer {
   readonly framePool = new FramePool();
   /** Recycled memory for Fetch responses' segment reads (see read-slabs.ts). */
   readonly slabPool = new SlabPool();
+  private processing: boolean;
+  private readonly held: { socket: Socket; listener: string }[] = [];
 
-  constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number }) {}
+  /** `processing: false`: bind now, serve after enableRequestProcessing(). */
+  constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number; processing?: boolean }) {
+    this.processing = opts.processing ?? true;
+  }
 
   async listen(listeners: ListenerSpec[]): Promise<BoundListener[]> {
     for (const l of listeners) {
       // Paused on accept so that the socket can be re-wrapped to read through a FrameReader
       // before any byte is read.
       const server = createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
-        const reader = new FrameReader(this.opts.maxFrameBytes, this.framePool);
-        const adopted = adoptSocket(accepted, reader);
-        const socket = adopted ?? accepted;
-        const c = new Connection(socket, {
-          id: this.nextId++,
-          maxFrameBytes: this.opts.maxFrameBytes,
-          listenerName: l.name,
-          dispatcher: this.opts.dispatcher,
-          log: this.opts.log,
-          baseContext: { broker: this.opts.broker },
-          reader: adopted ? { reader, pool: this.framePool } : undefined,
-          slabs: this.slabPool,
-        });
-        if (!adopted) accepted.resume();
-        this.connections.add(c);
-        void c.closed.then(() => this.connections.delete(c));
-        this.onConnection?.(c);
+        // Before the broker is ready (it registers its bound ports in the cluster first), accepted
+        // sockets wait, paused, as Kafka's acceptors wait for enableRequestProcessing.
+        if (!this.processing) {
+          this.held.push({ socket: accepted, listener: l.name });
+          accepted.once('close', () => {
+            const i = this.held.findIndex((h) => h.socket === accepted);
+            if (i >= 0) this.held.splice(i, 1);
+          });
+          return;
+        }
+        this.adopt(accepted, l.name);
       });
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
@@ -73,6 +72,33 @@ export class SocketServer {
     return this.bound;
   }
 
+  private adopt(accepted: Socket, listenerName: string): void {
+    const reader = new FrameReader(this.opts.maxFrameBytes, this.framePool);
+    const adopted = adoptSocket(accepted, reader);
+    const socket = adopted ?? accepted;
+    const c = new Connection(socket, {
+      id: this.nextId++,
+      maxFrameBytes: this.opts.maxFrameBytes,
+      listenerName,
+      dispatcher: this.opts.dispatcher,
+      log: this.opts.log,
+      baseContext: { broker: this.opts.broker },
+      reader: adopted ? { reader, pool: this.framePool } : undefined,
+      slabs: this.slabPool,
+    });
+    if (!adopted) accepted.resume();
+    this.connections.add(c);
+    void c.closed.then(() => this.connections.delete(c));
+    this.onConnection?.(c);
+  }
+
+  /** Starts serving, and serves the connections that waited; until then listen() only binds. */
+  enableRequestProcessing(): void {
+    if (this.processing) return;
+    this.processing = true;
+    for (const h of this.held.splice(0)) if (!h.socket.destroyed) this.adopt(h.socket, h.listener);
+  }
+
   get connectionCount(): number {
     return this.connections.size;
   }
@@ -83,6 +109,7 @@ export class SocketServer {
   }
 
   async stop(): Promise<void> {
+    for (const h of this.held.splice(0)) h.socket.destroy();
     const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     await Promise.all([...this.connections].map((c) => c.drainAndClose()));
     await Promise.all(closing);

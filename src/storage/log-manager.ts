@@ -154,6 +154,15 @@ export class LogManager {
     return log;
   }
 
+  /** Deletes one partition's log (this broker is no longer a replica, or it belonged to an older topic id). */
+  async deleteLog(topic: string, partition: number): Promise<boolean> {
+    const log = this.logs.get(key(topic, partition));
+    if (!log) return false;
+    this.logs.delete(key(topic, partition));
+    await log.delete();
+    return true;
+  }
+
   /** Deletes every partition log of `topic`; returns how many were deleted. */
   async deleteTopic(topic: string): Promise<number> {
     const victims = [...this.logs.values()].filter((l) => l.topic === topic);

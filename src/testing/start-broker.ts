@@ -16,7 +16,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
 import { Broker } from '../broker/broker.js';
-import { MemoryMetadataStore } from '../broker/metadata.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
 import { createLogger, type LogLevel } from '../logger.js';
@@ -96,7 +95,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       config,
       clock: opts.clock,
       logger: createLogger(opts.logLevel ?? 'warn'),
-      ...(memory ? { fs: new MemFs({ now: () => clock.now() }), metadataStore: new MemoryMetadataStore() } : {}),
+      ...(memory ? { fs: new MemFs({ now: () => clock.now() }) } : {}),
     });
   } catch (err) {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });

@@ -73,7 +73,7 @@ test('manual assignment: unknown broker, repeats, empty lists and uneven lengths
   try {
     checkManualAssignment([[1, 99]], known);
   } catch (e) {
-    assert.match((e as Error).message, 'broker 99, but no broker with that ID is registered');
+    assert.match((e as Error).message, 'broker 99, but no such broker is registered');
   }
 });
 

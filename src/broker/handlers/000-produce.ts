@@ -25,6 +25,8 @@
  *   INVALID_TXN_STATE "Partition was not added to the transaction" (v11: TRANSACTION_ABORTABLE,
  *   no message), INVALID_PRODUCER_ID_MAPPING,
  *   INVALID_PRODUCER_EPOCH, or NOT_ENOUGH_REPLICAS when the coordinator cannot tell (R8-R11).
+ * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER; from v10 with the current
+ *   leader and its endpoint (KIP-951), so the client retries there at once.
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
@@ -35,6 +37,7 @@ import type { PartitionProduceResponse, TopicProduceResponse } from '../../proto
 import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { RecordValidationError } from '../../storage/log-validator.js';
+import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -90,14 +93,24 @@ export const produceHandler = defineHandler({
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
     const verify = broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false;
+    let leaderEndpoints = null as LeaderEndpoints | null;
     const responses: TopicProduceResponse[] = await Promise.all(req.topicData.map(async (topic) => {
       const info = broker.metadata.get(topic.name);
       const partitionResponses = await Promise.all(topic.partitionData.map(async (p): Promise<PartitionProduceResponse> => {
         if (!info || p.index < 0 || p.index >= info.partitions) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!acksValid) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
-        const log = broker.logs.getLog(topic.name, p.index);
-        if (!log) return failed(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        const partition = broker.replicaManager.getPartition(topic.name, p.index);
+        if (!leads(partition)) {
+          // KIP-951: name the current leader so the client retries there without a Metadata call.
+          const res = failed(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+          if (ctx.apiVersion >= 10) {
+            res.currentLeader = currentLeaderOf(broker, info.topicId, p.index);
+            (leaderEndpoints ??= new LeaderEndpoints(broker, ctx.listenerName)).add(res.currentLeader.leaderId);
+          }
+          return res;
+        }
+        const log = partition.log;
         const records = p.records;
         if (records === null || Array.isArray(records)) return failed(p.index, ErrorCode.INVALID_RECORD, 'null records');
         try {
@@ -116,7 +129,7 @@ export const produceHandler = defineHandler({
           return failed(p.index, err.errorCode, err instanceof CorruptBatch ? err.message : null);
         }
         try {
-          const result = await log.appendAsLeader(records, broker.leaderEpoch);
+          const result = await log.appendAsLeader(records, partition.leaderEpoch);
           const res: PartitionProduceResponse = {
             index: p.index, errorCode: ErrorCode.NONE, baseOffset: BigInt(result.baseOffset),
             logAppendTimeMs: BigInt(result.logAppendTimeMs), logStartOffset: BigInt(result.logStartOffset),
@@ -147,7 +160,7 @@ export const produceHandler = defineHandler({
       if (anyError) throw new ProtocolError('acks=0 produce failed: closing the connection so the client refreshes metadata');
       return undefined;
     }
-    const response = { responses, throttleTimeMs: 0, nodeEndpoints: [] };
+    const response = { responses, throttleTimeMs: 0, nodeEndpoints: leaderEndpoints?.list() ?? [] };
     // The batches are appended in request order; only the reply waits for the fsync, so the
     // connection reads its next request meanwhile and concurrent fsyncs are shared.
     if (durableWaits.length > 0) return new DeferredResponse(Promise.all(durableWaits).then(() => response));

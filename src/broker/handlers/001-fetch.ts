@@ -18,6 +18,9 @@
  *   told, OFFSET_OUT_OF_RANGE (Kafka's Partition.readRecords).
  * - A negative partition_max_bytes where there is data to read: UNKNOWN_SERVER_ERROR (Kafka's
  *   segment read rejects the size), nothing when the offset is at the end.
+ * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER (after the current_leader_epoch
+ *   check, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, as Kafka's Partition.getLocalLog), from v12
+ *   with current_leader and from v16 the leader's endpoint in node_endpoints (KIP-951).
  * - Fetch sessions (KIP-227) are declined: every response has session_id 0, so clients send full
  *   fetches; an incremental fetch naming an unknown session gets FETCH_SESSION_ID_NOT_FOUND.
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
@@ -36,6 +39,7 @@ import type { RequestContext } from '../request-context.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
 import { epochEndOffset } from './023-offset-for-leader-epoch.js';
+import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
@@ -86,15 +90,27 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   // Reads of an earlier pass were discarded: their space is reused.
   ctx.readBuffers?.reset();
   const alloc = ctx.readBuffers ? (n: number) => ctx.readBuffers!.alloc(n) : undefined;
+  let hints = null as LeaderEndpoints | null;
   const topics = req.topics.map((t) => {
     const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
     const slots: Slot[] = t.partitions.map((p): Slot => {
       if (!info) return { kind: 'error', data: errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
-      const log = p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(info.name, p.partition) : undefined;
-      if (!log) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
-      if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
-        return { kind: 'error', data: errorPartition(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
+      if (p.partition < 0 || p.partition >= info.partitions) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
+      const partition = broker.replicaManager.getPartition(info.name, p.partition);
+      // Kafka's Partition.getLocalLog: the client's leader epoch first, then leadership.
+      const epoch = partition?.leaderEpoch ?? broker.partitionState(info.topicId, p.partition)?.leaderEpoch ?? -1;
+      if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
+        return { kind: 'error', data: errorPartition(p.partition, p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
       }
+      if (!leads(partition)) {
+        const data = errorPartition(p.partition, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+        if (ctx.apiVersion >= 12) {
+          data.currentLeader = currentLeaderOf(broker, info.topicId, p.partition);
+          if (ctx.apiVersion >= 16) (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).add(data.currentLeader.leaderId);
+        }
+        return { kind: 'error', data };
+      }
+      const log = partition.log;
       const lso = log.lastStableOffset;
       const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
       const fetchOffset = Number(p.fetchOffset);
@@ -172,7 +188,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
     await Promise.all(topics.flatMap(({ slots }) => slots.map((s) => (s.kind === 'read' ? s.read : undefined))));
     throw err;
   }
-  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: [] }, bytes: total };
+  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: hints?.list() ?? [] }, bytes: total };
 }
 
 

@@ -17,6 +17,7 @@ import { KafkaApiError, toErrorCode } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ListOffsetsPartitionResponse } from '../../protocol/generated/messages/list-offsets-response.js';
+import { leaderPartition } from '../leader-hints.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -33,7 +34,6 @@ export const listOffsetsHandler = defineHandler({
   async handle(ctx, req) {
     const broker = ctx.broker;
     const v = ctx.apiVersion;
-    const epoch = broker.leaderEpoch;
     const topics = await Promise.all(req.topics.map(async (t) => {
       const info = broker.metadata.get(t.name);
       const seen = new Map<number, number>();
@@ -42,11 +42,10 @@ export const listOffsetsHandler = defineHandler({
       const once = t.partitions.filter((p, i) => t.partitions.findIndex((q) => q.partitionIndex === p.partitionIndex) === i);
       const partitions = await Promise.all(once.map(async (p) => {
         if ((seen.get(p.partitionIndex) ?? 0) > 1) return result(p.partitionIndex, ErrorCode.INVALID_REQUEST);
-        const log = info && p.partitionIndex >= 0 && p.partitionIndex < info.partitions ? broker.logs.getLog(t.name, p.partitionIndex) : undefined;
-        if (!log) return result(p.partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
-          return result(p.partitionIndex, p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH);
-        }
+        const partition = leaderPartition(broker, info, p.partitionIndex, p.currentLeaderEpoch);
+        if (typeof partition === 'number') return result(p.partitionIndex, partition);
+        const log = partition.log;
+        const epoch = partition.leaderEpoch;
         const ts = p.timestamp;
         const fetchable = req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark;
         try {

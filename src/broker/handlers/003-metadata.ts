@@ -16,7 +16,9 @@
  *   for an internal topic's name (e.g. `__consumer_offsets` before it exists) is is_internal.
  * - A whole-request failure (INVALID_REQUEST) is answered as Kafka's getErrorResponse does: no
  *   brokers, null cluster id, controller -1, every topic with the code (a null name as "").
- * - controller_id is this node; leader epoch is the broker's leader epoch (replication later).
+ * - brokers, leaders, leader epochs, replicas, ISR and offline replicas come from the metadata
+ *   cache (every live broker; a partition whose leader is not alive: LEADER_NOT_AVAILABLE, leader
+ *   -1); controller_id is the active controller (a broker in Samsa), -1 while there is none.
  * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
  *   (topic 3576, cluster 8096); -2147483648 when not asked for.
  * Version notes: v1 controller/is_internal/rack; v2 cluster id; v3 throttle; v4 auto-create
@@ -26,7 +28,8 @@
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
+import type { MetadataResponsePartition, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
+import type { Broker } from '../broker.js';
 import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.js';
 import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
@@ -38,19 +41,55 @@ function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID,
   return { errorCode, name, topicId, isInternal: name !== null && INTERNAL_TOPICS.has(name), partitions: [], topicAuthorizedOperations: ops };
 }
 
+/**
+ * Every live broker with an endpoint on the request's listener, by node id (Kafka's
+ * getAliveBrokerNodes); this broker's own from its listeners.
+ */
+export function aliveBrokers(broker: Broker, listenerName: string): { nodeId: number; host: string; port: number; rack: string | null }[] {
+  const out: { nodeId: number; host: string; port: number; rack: string | null }[] = [];
+  const ids = [...broker.cache.brokers.keys()];
+  if (!ids.includes(broker.nodeId)) ids.push(broker.nodeId);
+  for (const id of ids.sort((a, b) => a - b)) {
+    const e = broker.brokerEndpoint(id, listenerName);
+    if (e) out.push({ nodeId: id, host: e.host, port: e.port, rack: e.rack });
+  }
+  return out;
+}
+
+/**
+ * A topic's partitions from the metadata cache (Kafka's KRaftMetadataCache.partitionMetadata):
+ * leader, leader epoch, replicas, ISR, and offline replicas (those whose broker is not alive).
+ * A leader that is not alive gives LEADER_NOT_AVAILABLE and leader -1; one alive without an
+ * endpoint on this listener, LISTENER_NOT_FOUND.
+ */
+export function describePartitions(broker: Broker, topicId: string, listenerName: string): MetadataResponsePartition[] {
+  return broker.cache.partitionsOf(topicId).map((p) => {
+    const offline = p.replicas.filter((id) => !broker.isRegisteredBroker(id));
+    let errorCode: number = ErrorCode.NONE;
+    let leaderId = p.leader;
+    if (leaderId < 0 || !broker.isRegisteredBroker(leaderId)) {
+      errorCode = ErrorCode.LEADER_NOT_AVAILABLE;
+      leaderId = -1;
+    } else if (!broker.brokerEndpoint(leaderId, listenerName)) {
+      errorCode = ErrorCode.LISTENER_NOT_FOUND;
+      leaderId = -1;
+    }
+    return {
+      errorCode, partitionIndex: p.partition, leaderId, leaderEpoch: p.leaderEpoch,
+      replicaNodes: [...p.replicas], isrNodes: [...p.isr], offlineReplicas: offline,
+    };
+  });
+}
+
 export const metadataHandler = defineHandler({
   apiKey: 3,
   async handle(ctx, req) {
     const broker = ctx.broker;
     const v = ctx.apiVersion;
-    const nodeId = broker.nodeId;
     const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
     const describe = (t: TopicInfo): MetadataResponseTopic => ({
       errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
-      partitions: Array.from({ length: t.partitions }, (_, i) => ({
-        errorCode: ErrorCode.NONE, partitionIndex: i, leaderId: nodeId, leaderEpoch: broker.leaderEpoch,
-        replicaNodes: [nodeId], isrNodes: [nodeId], offlineReplicas: [],
-      })),
+      partitions: describePartitions(broker, t.topicId, ctx.listenerName),
       topicAuthorizedOperations: topicOps,
     });
     let topics: MetadataResponseTopic[];
@@ -104,12 +143,11 @@ export const metadataHandler = defineHandler({
         }
       }
     }
-    const self = broker.endpointFor(ctx.listenerName);
     return {
       throttleTimeMs: 0,
-      brokers: [{ nodeId, host: self.host, port: self.port, rack: null }],
+      brokers: aliveBrokers(broker, ctx.listenerName),
       clusterId: broker.metadata.clusterId,
-      controllerId: nodeId,
+      controllerId: broker.cache.controller?.nodeId ?? -1,
       topics,
       clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NO_OPERATIONS,
     };

@@ -2,8 +2,11 @@
  * FindCoordinator (key 10), versions 0-6.
  *
  * Behavior:
- * - A single node coordinates every group and every transactional id: the answer is this broker's
- *   advertised endpoint for the listener the request came in on.
+ * - The coordinator of a key is the leader of its partition of __consumer_offsets /
+ *   __transaction_state (Kafka's partitionFor), with its advertised endpoint for the listener the
+ *   request came in on; COORDINATOR_NOT_AVAILABLE while that partition has no live leader. Before
+ *   the topic exists this broker answers (its coordinator creates the topic on first use). A
+ *   single node therefore always names itself.
  * - key_type 0 (group) and 1 (transaction) are served. Key type 2 (share group) answers
  *   INVALID_REQUEST with an empty message, per key (Kafka: v < 6 cannot ask for it, and Samsa has
  *   no share groups); any other type INVALID_REQUEST with the error's default text (v0-3
@@ -15,22 +18,42 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { Broker } from '../broker.js';
+import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
+import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
+
+const OFFSETS_TOPIC = '__consumer_offsets';
 
 const GROUP = 0;
 const TRANSACTION = 1;
 const SHARE = 2;
 const INVALID_REQUEST_MESSAGE = 'This most likely occurs because of a request being malformed by the client library or the message was sent to an incompatible broker. See the broker logs for more details.';
 
+/**
+ * The coordinator of a key: the leader of its partition of the internal topic (Kafka's
+ * partitionFor), null while that partition has no live leader. Before the topic exists this
+ * broker answers (its coordinator creates the topic on first use, then the leader takes over).
+ */
+function coordinatorNode(broker: Broker, keyType: number, key: string, listenerName: string): { nodeId: number; host: string; port: number } | null {
+  const topic = broker.metadata.get(keyType === GROUP ? OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC);
+  if (!topic) return { nodeId: broker.nodeId, ...broker.endpointFor(listenerName) };
+  const p = keyType === GROUP ? partitionForGroup(key, topic.partitions) : partitionForTxnId(key, topic.partitions);
+  const leader = broker.partitionState(topic.topicId, p)?.leader ?? -1;
+  const e = leader >= 0 && broker.isRegisteredBroker(leader) ? broker.brokerEndpoint(leader, listenerName) : null;
+  return e ? { nodeId: leader, host: e.host, port: e.port } : null;
+}
+
 export const findCoordinatorHandler = defineHandler({
   apiKey: 10,
   handle(ctx, req) {
-    const self = ctx.broker.endpointFor(ctx.listenerName);
     const batched = ctx.apiVersion >= 4;
     const answer = (key: string) => {
       if (req.keyType !== GROUP && req.keyType !== TRANSACTION) {
         return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: req.keyType === SHARE ? '' : INVALID_REQUEST_MESSAGE };
       }
-      return { key, nodeId: ctx.broker.nodeId, host: self.host, port: self.port, errorCode: ErrorCode.NONE, errorMessage: batched ? '' : 'NONE' };
+      const node = coordinatorNode(ctx.broker, req.keyType, key, ctx.listenerName);
+      if (!node) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: batched ? '' : null };
+      return { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: batched ? '' : 'NONE' };
     };
     if (batched) {
       return { throttleTimeMs: 0, errorCode: 0, errorMessage: '', nodeId: 0, host: '', port: 0, coordinators: req.coordinatorKeys.map(answer) };

@@ -8,18 +8,21 @@
  *   (INVALID_TOPIC_EXCEPTION "Topic name is invalid: ..."), already exists (TOPIC_ALREADY_EXISTS),
  *   '.'/'_' collision (INVALID_TOPIC_EXCEPTION), configs (INVALID_CONFIG: null value, unknown name,
  *   bad value), then partitions/replication factor (INVALID_REPLICATION_FACTOR / INVALID_PARTITIONS,
- *   -1 = num.partitions / default.replication.factor; a factor above 1 cannot be placed on one node).
+ *   -1 = num.partitions / default.replication.factor; a factor above the live broker count cannot
+ *   be placed).
  * - Manual assignments: num_partitions and replication_factor must both be -1 (INVALID_REQUEST);
- *   each partition's replicas must be exactly this node (INVALID_REPLICA_ASSIGNMENT with Kafka's
+ *   each partition's replicas must be registered brokers (INVALID_REPLICA_ASSIGNMENT with Kafka's
  *   validateManualPartitionAssignment messages: empty list, unregistered broker, broker twice,
  *   inconsistent replica count); indexes must be 0..n-1 without repeats.
+ * - The controller places replicas (rack-aware) and writes the topic; a broker that is not the
+ *   controller forwards the topic to it (controller-channel.ts) and answers what it answered.
  * - validate_only: the same results, success fields included, nothing created; topic_id is a
  *   fresh random id that nothing keeps (Kafka's controller draws the id before it drops the
  *   records).
  * - Success (v5+): num_partitions, replication_factor and every effective topic config, sorted by
  *   name, with source / read_only / is_sensitive (src/config.ts resolveTopicConfig); v7 topic_id.
  *   Errors carry num_partitions -1, replication_factor -1, no configs.
- * - timeout_ms is not waited on: a single node creates the topic before answering.
+ * - timeout_ms is not waited on: the answer leaves once this broker's metadata shows the topic.
  * Version notes: v1+ error_message and validate_only (min advertised 2); v2 throttle; v4 the
  * -1 defaults (KIP-464, accepted on every version as Kafka 4 does); v5 flexible, returns configs;
  * v7 topic_id.
@@ -36,6 +39,10 @@ import type { CreatableTopic } from '../../protocol/generated/messages/create-to
 import { resolveTopicConfig } from '../../config.js';
 import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
 import { newUuid } from '../metadata.js';
+import { checkReplicaList } from '../../cluster/replica-placement.js';
+import { isForwarded } from '../controller-channel.js';
+
+export { checkReplicaList };
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -44,67 +51,43 @@ function failure(name: string, errorCode: number, errorMessage: string | null): 
 }
 
 /**
- * Kafka's validateManualPartitionAssignment for a cluster of one node; returns the partition
- * count, or throws INVALID_REQUEST / INVALID_REPLICA_ASSIGNMENT.
+ * Kafka's validateManualPartitionAssignment against the registered brokers; returns the replica
+ * lists by partition index, or throws INVALID_REQUEST / INVALID_REPLICA_ASSIGNMENT.
  */
-function checkManualAssignments(t: CreatableTopic, nodeId: number): number {
+function checkManualAssignments(t: CreatableTopic, isRegistered: (id: number) => boolean): number[][] {
   if (t.replicationFactor !== -1) {
     throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but replication factor was not set to -1.');
   }
   if (t.numPartitions !== -1) {
     throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'A manual partition assignment was specified, but numPartitions was not set to -1.');
   }
-  const seen = new Set<number>();
+  const byIndex = new Map<number, number[]>();
   let replicas: number | null = null;
   for (const a of t.assignments) {
-    if (seen.has(a.partitionIndex)) {
+    if (byIndex.has(a.partitionIndex)) {
       throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Found multiple manual partition assignments for partition ${a.partitionIndex}`);
     }
-    checkReplicaList(a.brokerIds, nodeId, replicas);
+    checkReplicaList(a.brokerIds, isRegistered, replicas);
     replicas = a.brokerIds.length;
-    seen.add(a.partitionIndex);
+    byIndex.set(a.partitionIndex, a.brokerIds);
   }
-  for (let i = 0; i < seen.size; i++) {
-    if (!seen.has(i)) throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+  const lists: number[][] = [];
+  for (let i = 0; i < byIndex.size; i++) {
+    const l = byIndex.get(i);
+    if (!l) throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'partitions should be a consecutive 0-based integer sequence');
+    lists.push([...l]);
   }
-  return seen.size;
+  return lists;
 }
 
-/** One partition's replica list against the single registered broker (shared with CreatePartitions). */
-export function checkReplicaList(brokerIds: readonly number[], nodeId: number, expectedReplicas: number | null): void {
-  if (brokerIds.length === 0) {
-    throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes an empty replica list.');
-  }
-  const sorted = [...brokerIds].sort((a, b) => a - b);
-  let prev: number | null = null;
-  for (const id of sorted) {
-    if (id !== nodeId) {
-      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes broker ${id}, but no such broker is registered.`);
-    }
-    if (id === prev) {
-      throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `The manual partition assignment includes the broker ${prev} more than once.`);
-    }
-    prev = id;
-  }
-  if (expectedReplicas !== null && sorted.length !== expectedReplicas) {
-    throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
-      `The manual partition assignment includes a partition with ${sorted.length} replica(s), but this is not consistent with previous partitions, which have ${expectedReplicas} replica(s).`);
-  }
-}
-
-async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean): Promise<CreatableTopicResult> {
+async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, forwarded: boolean): Promise<CreatableTopicResult> {
   const name = t.name;
   if (name !== '__cluster_metadata') broker.metadata.checkCreatable(name);
   const raw: Record<string, string | null> = {};
   for (const c of t.configs) raw[c.name] = c.value;
   const configs = name === '__cluster_metadata' ? {} : validateTopicConfigs(raw);
-  let numPartitions = t.numPartitions;
-  let replicationFactor = t.replicationFactor;
-  if (t.assignments.length > 0) {
-    numPartitions = checkManualAssignments(t, broker.nodeId);
-    replicationFactor = 1;
-  }
-  const info = await broker.createTopic({ name, numPartitions, replicationFactor, configs, validateOnly });
+  const assignments = t.assignments.length > 0 ? checkManualAssignments(t, (id) => broker.isRegisteredBroker(id)) : undefined;
+  const info = await broker.createTopic({ name, numPartitions: t.numPartitions, replicationFactor: t.replicationFactor, assignments, configs, validateOnly, forwarded });
   const entries = resolveTopicConfig(broker.rawConfig, info.configs).entries;
   return {
     name,
@@ -133,7 +116,7 @@ export const createTopicsHandler = defineHandler({
         continue;
       }
       try {
-        topics.push(await createOne(ctx.broker, t, req.validateOnly));
+        topics.push(await createOne(ctx.broker, t, req.validateOnly, isForwarded(ctx.clientId)));
       } catch (err) {
         if (err instanceof KafkaApiError) {
           topics.push(failure(t.name, err.errorCode, apiErrorMessage(err)));

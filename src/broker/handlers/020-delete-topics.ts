@@ -27,6 +27,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeletableTopicResult } from '../../protocol/generated/messages/delete-topics-response.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { apiErrorMessage } from '../topic-configs.js';
+import { isForwarded } from '../controller-channel.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -125,7 +126,7 @@ export const deleteTopicsHandler = defineHandler({
         continue;
       }
       try {
-        await broker.deleteTopic(name);
+        await broker.deleteTopic(name, { forwarded: isForwarded(ctx.clientId) });
         responses.push(result(name, id, ErrorCode.NONE));
       } catch (err) {
         if (err instanceof KafkaApiError) {

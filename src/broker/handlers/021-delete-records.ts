@@ -22,6 +22,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeleteRecordsPartitionResult } from '../../protocol/generated/messages/delete-records-response.js';
 import { KafkaApiError } from '../../errors.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
+import { leaderPartition } from '../leader-hints.js';
 
 const INVALID_LOW_WATERMARK = -1n;
 
@@ -33,9 +34,11 @@ async function deleteOne(broker: Broker, topic: string, partitionIndex: number, 
   // Kafka refuses internal topics by name before looking the partition up (DR7).
   if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   const info = broker.metadata.get(topic);
-  const log = info && partitionIndex >= 0 && partitionIndex < info.partitions ? broker.getLog(topic, partitionIndex) : undefined;
-  if (!info || !log) return failed(partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  if (info.isInternal) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  // Only the leader deletes (followers follow its log start offset).
+  const partition = leaderPartition(broker, info, partitionIndex, -1);
+  if (typeof partition === 'number') return failed(partitionIndex, partition);
+  const log = partition.log;
+  if (info?.isInternal) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (offset < -1n || offset > BigInt(Number.MAX_SAFE_INTEGER)) return failed(partitionIndex, ErrorCode.OFFSET_OUT_OF_RANGE);
   // The log checks the cleanup policy and the high watermark inside its own serial queue.
   const lowWatermark = await log.deleteRecordsBefore(Number(offset));

@@ -16,6 +16,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { EpochEndOffset } from '../../protocol/generated/messages/offset-for-leader-epoch-response.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
+import { leaderPartition } from '../leader-hints.js';
 
 function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffset = -1n): EpochEndOffset {
   return { errorCode, partition, leaderEpoch, endOffset };
@@ -52,12 +53,9 @@ export const offsetForLeaderEpochHandler = defineHandler({
         return {
           topic: t.topic,
           partitions: t.partitions.map((p) => {
-            const log = info && p.partition >= 0 && p.partition < info.partitions ? broker.logs.getLog(t.topic, p.partition) : undefined;
-            if (!log) return answer(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-            if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== broker.leaderEpoch) {
-              return answer(p.partition, p.currentLeaderEpoch < broker.leaderEpoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH);
-            }
-            return endOffsetFor(log, p.leaderEpoch, p.partition);
+            const partition = leaderPartition(broker, info, p.partition, p.currentLeaderEpoch);
+            if (typeof partition === 'number') return answer(p.partition, partition);
+            return endOffsetFor(partition.log, p.leaderEpoch, p.partition);
           }),
         };
       }),

@@ -27,8 +27,8 @@ import { alterConfigResources, OpType } from '../topic-configs.js';
 
 export const alterConfigsHandler = defineHandler({
   apiKey: 33,
-  handle(ctx, req) {
-    const responses = alterConfigResources(
+  async handle(ctx, req) {
+    const responses = await alterConfigResources(
       ctx.broker,
       req.resources.map((r) => ({
         resourceType: r.resourceType,

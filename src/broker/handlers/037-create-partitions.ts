@@ -8,8 +8,10 @@
  *   INVALID_PARTITIONS "The topic T currently has N partition(s); M would not be an increase."
  * - assignments (when not null) must number exactly the partitions added: else
  *   INVALID_REPLICA_ASSIGNMENT "Attempted to add X additional partition(s), but only Y
- *   assignment(s) were specified."; each must name exactly this node, with the topic's replica
- *   count (validateManualPartitionAssignment messages, see CreateTopics).
+ *   assignment(s) were specified."; each must name registered brokers, with the topic's replica
+ *   count (validateManualPartitionAssignment messages, see CreateTopics). Without assignments the
+ *   controller places the new partitions like the first ones (rack-aware); a broker that is not
+ *   the controller forwards the topic to it.
  * - validate_only: the same checks and answers, no partition created.
  * - timeout_ms is not waited on: the new partitions exist when the answer leaves.
  * Version notes: v1 same as v0; v2 flexible; v3 same as v2 (throttling behaviour only).
@@ -20,6 +22,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { CreatePartitionsTopicResult } from '../../protocol/generated/messages/create-partitions-response.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { checkReplicaList } from './019-create-topics.js';
+import { isForwarded } from '../controller-channel.js';
 
 export const createPartitionsHandler = defineHandler({
   apiKey: 37,
@@ -46,9 +49,11 @@ export const createPartitionsHandler = defineHandler({
             throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT,
               `Attempted to add ${additional} additional partition(s), but only ${t.assignments.length} assignment(s) were specified.`);
           }
-          for (const a of t.assignments) checkReplicaList(a.brokerIds, broker.nodeId, info.replicationFactor);
+          for (const a of t.assignments) checkReplicaList(a.brokerIds, (id) => broker.isRegisteredBroker(id), info.replicationFactor);
         }
-        if (!req.validateOnly) await broker.createPartitions(t.name, t.count, false);
+        const assignments = t.assignments?.map((a) => [...a.brokerIds]) ?? null;
+        // The controller places (or takes the assignments), writes, and this broker waits to see it.
+        if (!req.validateOnly) await broker.createPartitions(t.name, t.count, false, { assignments, forwarded: isForwarded(ctx.clientId) });
         results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
       } catch (err) {
         if (err instanceof KafkaApiError) {

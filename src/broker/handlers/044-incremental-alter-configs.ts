@@ -28,8 +28,8 @@ import { alterConfigResources } from '../topic-configs.js';
 
 export const incrementalAlterConfigsHandler = defineHandler({
   apiKey: 44,
-  handle(ctx, req) {
-    const responses = alterConfigResources(ctx.broker, req.resources, { validateOnly: req.validateOnly, incremental: true });
+  async handle(ctx, req) {
+    const responses = await alterConfigResources(ctx.broker, req.resources, { validateOnly: req.validateOnly, incremental: true });
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, errorCode) {

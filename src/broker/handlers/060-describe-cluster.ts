@@ -2,9 +2,10 @@
  * DescribeCluster (key 60), versions 0-1.
  *
  * Behavior (Kafka's KafkaApis.handleDescribeCluster → AuthHelper.computeDescribeClusterResponse):
- * - brokers: this node with its advertised host/port for the listener the request came in on,
- *   rack null; cluster_id; controller_id = this node (a KRaft broker names a live broker there,
- *   never its real controller, and one node is both).
+ * - brokers: every live broker from the metadata cache with its advertised host/port for the
+ *   listener the request came in on, and its broker.rack; cluster_id; controller_id = the active
+ *   controller (a KRaft broker names a random live broker there, never its controller, which
+ *   clients cannot reach; Samsa's controller is a broker, so it names it).
  * - endpoint_type (v1): 1 (brokers) is served. 2 (controllers) answers MISMATCHED_ENDPOINT_TYPE
  *   "The request was sent to an endpoint of type BROKER, but we wanted an endpoint of type
  *   CONTROLLER"; any other value UNSUPPORTED_ENDPOINT_TYPE "Unsupported endpoint type N" (the
@@ -18,6 +19,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { defaultDescribeClusterResponse } from '../../protocol/generated/messages/describe-cluster-response.js';
+import { aliveBrokers } from './003-metadata.js';
 
 const BROKER_ENDPOINT = 1;
 const CONTROLLER_ENDPOINT = 2;
@@ -41,15 +43,14 @@ export const describeClusterHandler = defineHandler({
       };
     }
     const broker = ctx.broker;
-    const self = broker.endpointFor(ctx.listenerName);
     return {
       throttleTimeMs: 0,
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       endpointType: BROKER_ENDPOINT,
       clusterId: broker.metadata.clusterId,
-      controllerId: broker.nodeId,
-      brokers: [{ brokerId: broker.nodeId, host: self.host, port: self.port, rack: null }],
+      controllerId: broker.cache.controller?.nodeId ?? -1,
+      brokers: aliveBrokers(broker, ctx.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
       clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NOT_REQUESTED,
     };
   },

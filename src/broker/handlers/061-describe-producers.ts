@@ -2,10 +2,12 @@
  * DescribeProducers (key 61), version 0: the producer state of each requested partition
  * (producer id, epoch, last sequence, last timestamp, coordinator epoch, first offset of the open
  * transaction or -1). Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION, with the error's
- * default text for an unknown topic (as Kafka 4.4 answers).
+ * default text for an unknown topic (as Kafka 4.4 answers). A partition this broker does not
+ * lead: NOT_LEADER_OR_FOLLOWER.
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { leaderPartition } from '../leader-hints.js';
 
 export const describeProducersHandler = defineHandler({
   apiKey: 61,
@@ -16,10 +18,13 @@ export const describeProducersHandler = defineHandler({
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
-          const known = broker.metadata.get(t.name) !== undefined;
-          const log = known ? broker.getLog(t.name, partitionIndex) : undefined;
+          const info = broker.metadata.get(t.name);
+          const partition = leaderPartition(broker, info, partitionIndex, -1);
           // Kafka 4.4 sets the error's text for an unknown topic, none for an unknown partition.
-          if (!log) return { partitionIndex, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: known ? null : 'This server does not host this topic-partition.', activeProducers: [] };
+          if (typeof partition === 'number') {
+            return { partitionIndex, errorCode: partition, errorMessage: info ? null : 'This server does not host this topic-partition.', activeProducers: [] };
+          }
+          const log = partition.log;
           return {
             partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null,
             activeProducers: log.activeProducers().map((e) => ({

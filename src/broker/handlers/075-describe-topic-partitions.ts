@@ -82,11 +82,17 @@ export const describeTopicPartitionsHandler = defineHandler({
 
     const cap = Number(broker.rawConfig['max.request.partition.size.limit']);
     let remaining = Math.max(Math.min(cap, req.responsePartitionLimit), 1);
-    const nodeId = broker.nodeId;
-    const partition = (index: number): DescribeTopicPartitionsResponsePartition => ({
-      errorCode: ErrorCode.NONE, partitionIndex: index, leaderId: nodeId, leaderEpoch: broker.leaderEpoch,
-      replicaNodes: [nodeId], isrNodes: [nodeId], eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [],
-    });
+    // From the metadata cache, as Metadata answers (leader, epochs, replicas, ISR, offline replicas).
+    const partition = (info: TopicInfo, index: number): DescribeTopicPartitionsResponsePartition => {
+      const state = broker.partitionState(info.topicId, index);
+      const leaderAlive = state !== undefined && state.leader >= 0 && broker.isRegisteredBroker(state.leader);
+      return {
+        errorCode: leaderAlive ? ErrorCode.NONE : ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: index,
+        leaderId: leaderAlive ? state.leader : -1, leaderEpoch: state?.leaderEpoch ?? -1,
+        replicaNodes: [...(state?.replicas ?? [])], isrNodes: [...(state?.isr ?? [])], eligibleLeaderReplicas: [], lastKnownElr: [],
+        offlineReplicas: (state?.replicas ?? []).filter((id) => !broker.isRegisteredBroker(id)),
+      };
+    };
     const topics: DescribeTopicPartitionsResponseTopic[] = [];
     let nextCursor: Cursor | null = null;
     for (const name of [...names].sort()) {
@@ -105,7 +111,7 @@ export const describeTopicPartitionsHandler = defineHandler({
       // Java int arithmetic: start + remaining may wrap to a negative end.
       const end = Math.min(info.partitions, (start + remaining) | 0);
       const partitions: DescribeTopicPartitionsResponsePartition[] = [];
-      for (let p = start; p < end; p++) partitions.push(partition(p));
+      for (let p = start; p < end; p++) partitions.push(partition(info, p));
       topics.push({
         errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: info.isInternal || internalName(name),
         partitions, topicAuthorizedOperations: TOPIC_OPERATIONS,

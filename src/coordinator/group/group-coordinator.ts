@@ -53,6 +53,8 @@ export interface OffsetsTopic {
   partitions(): number | null;
   create(numPartitions: number): Promise<void>;
   log(partition: number): CoordinatorLog;
+  /** Whether this broker leads the partition, i.e. coordinates its groups (default: yes). */
+  isLeader?(partition: number): boolean;
 }
 
 /** An offsets topic in memory (unit tests; `logs` survive a coordinator "restart"). */
@@ -82,16 +84,17 @@ function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
       await broker.createTopic({
         name: OFFSETS_TOPIC,
         numPartitions,
-        // One node: offsets.topic.replication.factor is capped at the live broker count (1).
-        replicationFactor: 1,
+        // offsets.topic.replication.factor, capped at the live broker count (Kafka refuses instead).
+        replicationFactor: broker.internalTopicReplicationFactor('offsets.topic.replication.factor'),
         configs: { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(config.segmentBytes) },
       });
     },
     log: (partition) => {
       const log = broker.getLog(OFFSETS_TOPIC, partition);
       if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${OFFSETS_TOPIC}-${partition} has no log`);
-      return new PartitionCoordinatorLog(log, broker.leaderEpoch, { flush: broker.flushOnAcksAll });
+      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(OFFSETS_TOPIC, partition), { flush: broker.flushOnAcksAll });
     },
+    isLeader: (partition) => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition)?.isLeader ?? false,
   };
 }
 
@@ -163,7 +166,10 @@ export class GroupCoordinator {
 
   private async run<T>(groupId: string, op: (shard: GroupCoordinatorShard) => CoordinatorResult<T, Rec>): Promise<T> {
     await this.ensureActive();
-    return this.runtime.schedule(this.partitionFor(groupId), op);
+    const p = this.partitionFor(groupId);
+    // In a cluster the leader of the group's partition coordinates it (FindCoordinator names it).
+    if (this.opts.topic.isLeader && !this.opts.topic.isLeader(p)) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+    return this.runtime.schedule(p, op);
   }
 
   async joinGroup(jc: JoinContext, req: JoinGroupRequest): Promise<JoinGroupResponse> {

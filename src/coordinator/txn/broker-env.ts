@@ -28,7 +28,7 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       await broker.createTopic({
         name: TRANSACTION_STATE_TOPIC,
         numPartitions,
-        replicationFactor: 1,
+        replicationFactor: broker.internalTopicReplicationFactor('transaction.state.log.replication.factor'),
         configs: { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(segmentBytes) },
       });
     },
@@ -36,14 +36,17 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       const log = broker.getLog(TRANSACTION_STATE_TOPIC, partition);
       if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${TRANSACTION_STATE_TOPIC}-${partition} has no log`);
       // Transaction state must survive a crash once acknowledged: always fsync.
-      return new PartitionCoordinatorLog(log, broker.leaderEpoch, { flush: true });
+      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(TRANSACTION_STATE_TOPIC, partition), { flush: true });
     },
+    isStateLeader: (partition) => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition)?.isLeader ?? false,
     partitionLog: (topic, partition) => broker.getLog(topic, partition),
     pendingOffsetsFile: {
       load: async () => ((await fs.exists(pendingFile)) ? (await fs.readFile(pendingFile)).toString('utf8') : null),
       save: (text) => fs.writeFileAtomic(pendingFile, Buffer.from(text, 'utf8')),
     },
-    leaderEpoch: broker.leaderEpoch,
+    // Markers go to the local log of each data partition (a cluster needs WriteTxnMarkers to the leaders: issue 11, part 5).
+    leaderEpoch: 0,
+    leaderEpochOf: (topic, partition) => broker.replicaManager.leaderEpochOf(topic, partition),
     offsetsPartitionFor: async (groupId) => {
       await broker.groupCoordinator.ensureActive();
       return broker.groupCoordinator.partitionFor(groupId);
@@ -62,7 +65,9 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
   return new TxnCoordinator({
     clock: broker.clock,
     logger: broker.log,
-    producerIds: new ProducerIdManager(fs, logDir, broker.nodeId),
+    producerIds: new ProducerIdManager(fs, logDir, broker.nodeId, broker.cluster.store.kind === 'etcd'
+      ? () => broker.cluster.store.allocateProducerIds(broker.nodeId, broker.cluster.lifecycle.fence)
+      : undefined),
     env,
     numPartitions: num('transaction.state.log.num.partitions', 50),
     settings: {

@@ -4,6 +4,7 @@
  * used, the end of the block is persisted (atomic file replace + fsync), so after a crash the next
  * block starts past every id that may have been given out. File: `<log.dir>/samsa-producer-id-block`,
  * JSON shaped like Kafka's old ZooKeeper producer-id block: {"version":1,"broker":N,"block_start":S,"block_end":E}.
+ * In an etcd cluster the blocks come from the metadata store instead (ProducerIdsRecord).
  */
 import * as path from 'node:path';
 import type { Fs } from '../../storage/fs.js';
@@ -16,7 +17,16 @@ export class ProducerIdManager {
   private end = 0;
   private pending: Promise<void> | null = null;
 
-  constructor(private readonly fs: Fs, private readonly dir: string, private readonly brokerId = 0) {}
+  /**
+   * `allocate`: blocks come from the cluster's metadata store instead of the file (etcd: every
+   * broker of the cluster draws from one counter, so no two brokers hand out the same id).
+   */
+  constructor(
+    private readonly fs: Fs,
+    private readonly dir: string,
+    private readonly brokerId = 0,
+    private readonly allocate?: () => Promise<{ firstProducerId: bigint; size: number }>,
+  ) {}
 
   private get file(): string {
     return path.join(this.dir, PRODUCER_ID_BLOCK_FILE);
@@ -32,6 +42,12 @@ export class ProducerIdManager {
   }
 
   private async allocateBlock(): Promise<void> {
+    if (this.allocate) {
+      const block = await this.allocate();
+      this.next = Number(block.firstProducerId);
+      this.end = this.next + block.size;
+      return;
+    }
     await this.fs.mkdir(this.dir);
     let start = 0;
     if (await this.fs.exists(this.file)) {

@@ -49,6 +49,10 @@ export interface TxnEnvironment {
   /** The log of a data partition (markers), or undefined when it no longer exists. */
   partitionLog(topic: string, partition: number): PartitionLog | undefined;
   leaderEpoch: number;
+  /** Whether this broker leads a __transaction_state partition, i.e. coordinates its ids (default: yes). */
+  isStateLeader?(partition: number): boolean;
+  /** The leader epoch of a data partition for its markers (default: `leaderEpoch`). */
+  leaderEpochOf?(topic: string, partition: number): number;
   /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
   offsetsPartitionFor?(groupId: string): Promise<number>;
   /**
@@ -167,7 +171,14 @@ export class TxnCoordinator {
 
   private async run<T>(id: string, op: (shard: TxnShard) => CoordinatorResult<T, TxnLogRecord>): Promise<T> {
     await this.ensureActive();
-    return this.runtime.schedule(this.partitionFor(id), op);
+    return this.runtime.schedule(this.coordinatedPartition(id), op);
+  }
+
+  /** The state partition of `id`; NOT_COORDINATOR when another broker leads it (a cluster). */
+  private coordinatedPartition(id: string): number {
+    const p = this.partitionFor(id);
+    if (this.opts.env.isStateLeader && !this.opts.env.isStateLeader(p)) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+    return p;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -182,7 +193,7 @@ export class TxnCoordinator {
     await this.ensureActive();
     // An id is allocated up front (used only for new ids or exhausted epochs; ids are plentiful).
     const fresh = await this.opts.producerIds.generate();
-    return this.runtime.schedule(this.partitionFor(transactionalId), (s) => s.initProducerId(transactionalId, timeoutMs, expected, fresh, fencedCode));
+    return this.runtime.schedule(this.coordinatedPartition(transactionalId), (s) => s.initProducerId(transactionalId, timeoutMs, expected, fresh, fencedCode));
   }
 
   addPartitions(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number): Promise<number> {
@@ -319,7 +330,7 @@ export class TxnCoordinator {
       try {
         if (topic === '__consumer_offsets') await this.settleOffsets(p, txn.producerId, txn.txnStartTimestamp, commit);
         const batch = buildMarkerBatch(txn.producerId, txn.producerEpoch, commit, 0, this.opts.clock.now());
-        await log.appendAsLeader(batch, env.leaderEpoch, { origin: 'coordinator' });
+        await log.appendAsLeader(batch, env.leaderEpochOf?.(topic, p) ?? env.leaderEpoch, { origin: 'coordinator' });
       } catch (err) {
         if (err instanceof KafkaApiError && (err.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH || err.errorCode === ErrorCode.TRANSACTION_COORDINATOR_FENCED)) {
           // A newer epoch already wrote to this partition: this marker is obsolete there.

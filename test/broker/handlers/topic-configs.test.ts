@@ -32,7 +32,7 @@ test('applyIncrementalOps: APPEND/SUBTRACT start from the override or the defaul
   assert.equal(failure(() => applyIncrementalOps({}, [{ name: 'a', configOperation: -1, value: 'x' }])), [ErrorCode.UNKNOWN_SERVER_ERROR, 'UNKNOWN_SERVER_ERROR']);
 });
 
-test('alterConfigResources against a fake broker: applies unless validate_only', () => {
+test('alterConfigResources against a fake broker: applies unless validate_only', async () => {
   const stored: Record<string, Record<string, string>> = { t: { 'retention.ms': '1' } };
   const target = {
     nodeId: 3,
@@ -40,11 +40,11 @@ test('alterConfigResources against a fake broker: applies unless validate_only',
     setTopicConfigs: (n: string, cfg: Record<string, string>) => { stored[n] = cfg; },
   };
   const res = (validateOnly: boolean) => alterConfigResources(target, [{ resourceType: 2, resourceName: 't', configs: [{ name: 'segment.ms', configOperation: 0, value: '100' }] }], { validateOnly, incremental: true });
-  assert.equal(res(true), [{ resourceType: 2, resourceName: 't', errorCode: 0, errorMessage: null }]);
+  assert.equal(await res(true), [{ resourceType: 2, resourceName: 't', errorCode: 0, errorMessage: null }]);
   assert.equal(stored.t, { 'retention.ms': '1' });
-  res(false);
+  await res(false);
   assert.equal(stored.t, { 'retention.ms': '1', 'segment.ms': '100' });
-  const [broker] = alterConfigResources(target, [{ resourceType: 4, resourceName: '+3', configs: [] }], { validateOnly: false, incremental: false });
+  const [broker] = await alterConfigResources(target, [{ resourceType: 4, resourceName: '+3', configs: [] }], { validateOnly: false, incremental: false });
   assert.is(broker.errorCode, ErrorCode.NONE);
 });
 

@@ -1,0 +1,208 @@
+/**
+ * The inter-broker client (the part of Kafka's NetworkClient that brokers use to talk to each
+ * other): one TCP connection per destination broker, pipelined requests matched by correlation id,
+ * reconnecting on the next request after a failure. Replica fetchers and the forwarding of
+ * controller requests (CreateTopics, DeleteTopics, CreatePartitions) use it.
+ *
+ * Both ends are Samsa brokers of the same release, so requests go at fixed versions chosen by the
+ * caller; no ApiVersions round trip. Response frames are gathered as the chunks the socket hands
+ * over and concatenated once per frame: a Fetch response of several MiB costs one copy.
+ */
+import net from 'node:net';
+import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
+import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../cli/wire.js';
+import type { Logger } from '../logger.js';
+
+export interface BrokerAddress {
+  host: string;
+  port: number;
+}
+
+export interface BrokerClientOptions {
+  /** Destination node id (for messages). */
+  nodeId: number;
+  address: BrokerAddress;
+  /** client.id of the requests (Kafka's brokers use e.g. "broker-1-fetcher-0"). */
+  clientId: string;
+  /** How long a request may wait for its response (replica.socket.timeout.ms / request.timeout.ms). */
+  requestTimeoutMs: number;
+  /** How long a connection attempt may take. */
+  connectTimeoutMs?: number;
+  logger?: Logger;
+}
+
+interface Pending {
+  apiKey: ApiKeyNumber;
+  version: number;
+  resolve: (body: unknown) => void;
+  reject: (err: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
+export class BrokerConnectionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BrokerConnectionError';
+  }
+}
+
+export class BrokerClient {
+  private socket: net.Socket | null = null;
+  private connecting: Promise<net.Socket> | null = null;
+  private readonly pending = new Map<number, Pending>();
+  private correlationId = 1;
+  private closed = false;
+  // Response bytes not yet consumed: chunks as received, their total length.
+  private chunks: Buffer[] = [];
+  private buffered = 0;
+
+  constructor(private readonly opts: BrokerClientOptions) {}
+
+  get address(): BrokerAddress {
+    return this.opts.address;
+  }
+
+  get nodeId(): number {
+    return this.opts.nodeId;
+  }
+
+  private describe(): string {
+    return `broker ${this.opts.nodeId} at ${this.opts.address.host}:${this.opts.address.port}`;
+  }
+
+  private connect(): Promise<net.Socket> {
+    if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
+    this.connecting ??= new Promise<net.Socket>((resolve, reject) => {
+      const s = net.connect({ host: this.opts.address.host, port: this.opts.address.port });
+      s.setNoDelay(true);
+      const timer = setTimeout(() => {
+        s.destroy();
+        reject(new BrokerConnectionError(`connecting to ${this.describe()} timed out`));
+      }, this.opts.connectTimeoutMs ?? 5000);
+      s.once('connect', () => {
+        clearTimeout(timer);
+        s.off('error', onError);
+        this.chunks = [];
+        this.buffered = 0;
+        s.on('data', (d: Buffer) => this.onData(d));
+        s.on('error', (e) => this.failAll(new BrokerConnectionError(`connection to ${this.describe()} failed: ${e.message}`), s));
+        s.on('close', () => this.failAll(new BrokerConnectionError(`connection to ${this.describe()} closed`), s));
+        this.socket = s;
+        resolve(s);
+      });
+      const onError = (e: Error) => {
+        clearTimeout(timer);
+        reject(new BrokerConnectionError(`cannot connect to ${this.describe()}: ${e.message}`));
+      };
+      s.once('error', onError);
+    }).finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  /** Sends one request at `version`; rejects with BrokerConnectionError on a connection failure or timeout. */
+  async send<K extends ApiKeyNumber>(apiKey: K, version: number, body: ApiTypes[K]['request'], timeoutMs = this.opts.requestTimeoutMs): Promise<ApiTypes[K]['response']> {
+    if (this.closed) throw new BrokerConnectionError(`client for ${this.describe()} is closed`);
+    const socket = await this.connect();
+    const cid = this.correlationId++;
+    if (this.correlationId > 0x7fffffff) this.correlationId = 1;
+    const payload = encodeRequest(apiKey, version, cid, this.opts.clientId, body);
+    const size = Buffer.allocUnsafe(4);
+    size.writeInt32BE(payload.length);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        // A late response would be matched to nothing; the connection is dropped so that a
+        // stalled peer does not keep answering into a request we gave up on.
+        this.pending.delete(cid);
+        reject(new BrokerConnectionError(`${apiCodecs[apiKey].name} to ${this.describe()} timed out after ${timeoutMs} ms`));
+        socket.destroy();
+      }, timeoutMs);
+      this.pending.set(cid, { apiKey, version, resolve: resolve as (b: unknown) => void, reject, timer });
+      socket.write(size);
+      socket.write(payload);
+    });
+  }
+
+  private onData(d: Buffer): void {
+    this.chunks.push(d);
+    this.buffered += d.length;
+    while (this.buffered >= 4) {
+      const head = this.chunks[0].length >= 4 ? this.chunks[0] : this.flatten();
+      const size = head.readInt32BE(0);
+      if (this.buffered < 4 + size) return;
+      const all = this.flatten();
+      const frame = all.subarray(4, 4 + size);
+      const rest = all.subarray(4 + size);
+      this.chunks = rest.length > 0 ? [rest] : [];
+      this.buffered = rest.length;
+      this.deliver(frame);
+    }
+  }
+
+  private flatten(): Buffer {
+    if (this.chunks.length > 1) this.chunks = [Buffer.concat(this.chunks, this.buffered)];
+    return this.chunks[0];
+  }
+
+  private deliver(frame: Buffer): void {
+    const cid = frame.readInt32BE(0);
+    const p = this.pending.get(cid);
+    if (!p) return;
+    this.pending.delete(cid);
+    clearTimeout(p.timer);
+    try {
+      p.resolve(decodeResponse(p.apiKey, p.version, frame).body);
+    } catch (err) {
+      p.reject(err as Error);
+    }
+  }
+
+  private failAll(err: Error, socket: net.Socket): void {
+    if (this.socket === socket) this.socket = null;
+    socket.destroy();
+    for (const p of this.pending.values()) {
+      clearTimeout(p.timer);
+      p.reject(err);
+    }
+    this.pending.clear();
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.socket) this.failAll(new BrokerConnectionError(`client for ${this.describe()} closed`), this.socket);
+  }
+}
+
+/**
+ * One client per destination broker, addressed from its registration in the metadata cache on
+ * the inter-broker listener (inter.broker.listener.name, else the broker's first endpoint). A
+ * broker that re-registered with another address gets a new client.
+ */
+export class BrokerClientPool {
+  private readonly clients = new Map<string, BrokerClient>();
+
+  constructor(
+    private readonly lookup: (nodeId: number) => BrokerAddress | null,
+    private readonly base: Omit<BrokerClientOptions, 'nodeId' | 'address'>,
+  ) {}
+
+  /** The client for `nodeId` under `purpose` (separate connections, e.g. per fetcher), or null when it is not registered. */
+  get(nodeId: number, purpose = 'default'): BrokerClient | null {
+    const address = this.lookup(nodeId);
+    const key = `${nodeId}/${purpose}`;
+    const existing = this.clients.get(key);
+    if (existing && address && existing.address.host === address.host && existing.address.port === address.port) return existing;
+    existing?.close();
+    this.clients.delete(key);
+    if (!address) return null;
+    const c = new BrokerClient({ ...this.base, nodeId, address, clientId: `${this.base.clientId}-${purpose}` });
+    this.clients.set(key, c);
+    return c;
+  }
+
+  closeAll(): void {
+    for (const c of this.clients.values()) c.close();
+    this.clients.clear();
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The replicas this broker holds (Kafka's ReplicaManager): which partitions it has a log for, and
+ * its role in each, kept in line with the metadata cache.
+ *
+ * Every change of the cache schedules one pass (passes never overlap; changes during a pass
+ * schedule one more). A pass is level-triggered, like the controller: it makes the local state
+ * right for the metadata as it is now, so a missed or coalesced event costs nothing.
+ * - A partition whose replicas include this broker gets a log (created if missing, with the topic
+ *   id; a log left by an earlier topic of the same name is deleted first) and a `Partition`, whose
+ *   role follows the published leader and leader epoch.
+ * - A topic that is gone (deleted, or re-created under a new id) loses its partitions and logs,
+ *   and `onTopicDeleted` runs (the group coordinator drops the topic's committed offsets).
+ * - A partition this broker is no longer a replica of is dropped, its log deleted.
+ * - Topic config changes reach the logs.
+ * Logs on disk of topics the metadata does not know are left alone (and logged at start-up).
+ *
+ * `fenceAll()` is for a broker that lost its registration: it stops leading everything at once,
+ * whatever the (possibly stale) cache says.
+ */
+import { EventEmitter } from 'node:events';
+import type { Logger } from '../logger.js';
+import type { LogManager } from '../storage/log-manager.js';
+import type { LogConfig } from '../storage/partition-log.js';
+import type { MetadataCache } from '../cluster/metadata-cache.js';
+import type { PartitionState, TopicRecord } from '../cluster/metadata-store.js';
+import { Partition } from './partition.js';
+
+export interface ReplicaManagerOptions {
+  nodeId: number;
+  logs: LogManager;
+  cache: MetadataCache;
+  /** The storage config of a topic with these overrides. */
+  logConfig: (overrides: Readonly<Record<string, string>>) => LogConfig;
+  logger: Logger;
+  /** Runs after a topic's logs were deleted here. */
+  onTopicDeleted?: (topic: string) => Promise<void>;
+}
+
+interface HostedTopic {
+  topicId: string;
+  configs: Readonly<Record<string, string>>;
+  /** By partition index; holes for partitions this broker does not hold. */
+  partitions: (Partition | undefined)[];
+}
+
+type ReplicaManagerEvents = {
+  /** A partition's role changed here (after the pass that applied it). */
+  leadershipChange: [partition: Partition, role: 'leader' | 'follower'];
+};
+
+export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
+  private readonly hosted = new Map<string, HostedTopic>();
+  /** Every topic of the last pass, name → id, hosted here or not (deletions are noticed against it). */
+  private readonly known = new Map<string, string>();
+  private pass: Promise<void> | null = null;
+  private dirty = false;
+  private stopped = false;
+  private fenced = false;
+  /** The cache revision the last finished pass looked at. */
+  private appliedRevision = -1;
+  private readonly revisionWaiters: { revision: number; resolve: () => void }[] = [];
+  private readonly onChange = () => this.requestPass();
+
+  constructor(private readonly opts: ReplicaManagerOptions) {
+    super();
+  }
+
+  get nodeId(): number {
+    return this.opts.nodeId;
+  }
+
+  /** Applies the cache as it is now, then follows its changes. */
+  async start(): Promise<void> {
+    const names = new Set(this.opts.cache.topics.keys());
+    const stray = new Set(this.opts.logs.allLogs().filter((l) => !names.has(l.topic)).map((l) => l.topic));
+    for (const t of stray) this.opts.logger.warn(`log dir holds partitions of topic ${t}, which the cluster metadata does not know; left alone`);
+    this.opts.cache.on('change', this.onChange);
+    this.requestPass();
+    await this.settled();
+  }
+
+  /** The partition if this broker holds a replica of it (no allocation: request hot path). */
+  getPartition(topic: string, partition: number): Partition | undefined {
+    return this.hosted.get(topic)?.partitions[partition];
+  }
+
+  /** The leader epoch this broker serves `topic-partition` with (-1 when it holds no replica). */
+  leaderEpochOf(topic: string, partition: number): number {
+    return this.getPartition(topic, partition)?.leaderEpoch ?? -1;
+  }
+
+  allPartitions(): Partition[] {
+    const out: Partition[] = [];
+    for (const t of this.hosted.values()) for (const p of t.partitions) if (p) out.push(p);
+    return out;
+  }
+
+  private requestPass(): void {
+    if (this.stopped) return;
+    this.dirty = true;
+    if (this.pass) return;
+    this.pass = (async () => {
+      try {
+        while (this.dirty && !this.stopped) {
+          this.dirty = false;
+          const revision = this.opts.cache.revision;
+          try {
+            await this.applyOnce();
+          } catch (err) {
+            // A log that cannot be created (disk full, permissions) must not stop the others;
+            // the next change retries.
+            this.opts.logger.error('replica manager: applying metadata failed', err);
+          }
+          this.appliedRevision = Math.max(this.appliedRevision, revision);
+          this.releaseWaiters();
+        }
+      } finally {
+        this.pass = null;
+      }
+    })();
+  }
+
+  private releaseWaiters(): void {
+    for (let i = this.revisionWaiters.length - 1; i >= 0; i--) {
+      if (this.revisionWaiters[i].revision <= this.appliedRevision) this.revisionWaiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  /** Resolves when no pass is running or pending. */
+  async settled(): Promise<void> {
+    while (this.pass) await this.pass;
+  }
+
+  /** Resolves once a pass that saw cache revision `revision` (or later) has finished. */
+  applied(revision: number): Promise<void> {
+    if (this.appliedRevision >= revision || this.stopped) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.revisionWaiters.push({ revision, resolve });
+      this.requestPass();
+    });
+  }
+
+  private async applyOnce(): Promise<void> {
+    const cache = this.opts.cache;
+    const nodeId = this.opts.nodeId;
+    // Topics that are gone or were re-created under another id.
+    for (const [name, topicId] of [...this.known]) {
+      const now = cache.topic(name);
+      if (!now || now.topicId !== topicId) await this.removeTopic(name);
+    }
+    for (const topic of [...cache.topics.values()]) {
+      this.known.set(topic.name, topic.topicId);
+      const states = cache.partitionsOf(topic.topicId);
+      let hosted = this.hosted.get(topic.name);
+      for (const state of states) {
+        const mine = state.replicas.includes(nodeId);
+        const existing = hosted?.partitions[state.partition];
+        if (!mine) {
+          if (existing && hosted) await this.removePartition(topic.name, hosted, state.partition);
+          continue;
+        }
+        if (!hosted) {
+          hosted = { topicId: topic.topicId, configs: topic.configs, partitions: [] };
+          this.hosted.set(topic.name, hosted);
+        }
+        const partition = existing ?? (await this.createPartition(topic, state.partition));
+        hosted.partitions[state.partition] = partition;
+        this.applyState(partition, state);
+      }
+      if (hosted && hosted.configs !== topic.configs) {
+        hosted.configs = topic.configs;
+        const lc = this.opts.logConfig(topic.configs);
+        for (const p of hosted.partitions) if (p) p.log.config = lc;
+      }
+    }
+  }
+
+  private applyState(partition: Partition, state: PartitionState): void {
+    const role = partition.apply(state);
+    if (this.fenced) partition.fence();
+    if (role) this.emit('leadershipChange', partition, role);
+  }
+
+  private async createPartition(topic: TopicRecord, index: number): Promise<Partition> {
+    const logs = this.opts.logs;
+    const config = this.opts.logConfig(topic.configs);
+    let log = logs.getLog(topic.name, index);
+    if (log && log.topicId && log.topicId !== topic.topicId) {
+      // A log of an earlier topic with this name (deleted while this broker was away).
+      this.opts.logger.warn(`${topic.name}-${index}: deleting a log of topic id ${log.topicId}, the topic now has id ${topic.topicId}`);
+      await logs.deleteLog(topic.name, index);
+      log = undefined;
+    }
+    if (log) {
+      log.config = config;
+      if (!log.topicId) await log.persistTopicId(topic.topicId);
+    } else {
+      log = await logs.createLog(topic.name, index, config, topic.topicId);
+    }
+    return new Partition(topic.name, index, topic.topicId, log, this.opts.nodeId);
+  }
+
+  private async removePartition(name: string, hosted: HostedTopic, index: number): Promise<void> {
+    hosted.partitions[index] = undefined;
+    await this.opts.logs.deleteLog(name, index);
+  }
+
+  private async removeTopic(name: string): Promise<void> {
+    this.known.delete(name);
+    this.hosted.delete(name);
+    await this.opts.logs.deleteTopic(name);
+    await this.opts.onTopicDeleted?.(name).catch((err) => this.opts.logger.error(`after deleting topic ${name}`, err));
+  }
+
+  /** Stop leading everything now (this broker lost its registration). */
+  fenceAll(): void {
+    this.fenced = true;
+    for (const p of this.allPartitions()) p.fence();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.opts.cache.off('change', this.onChange);
+    await this.settled();
+    for (const w of this.revisionWaiters.splice(0)) w.resolve();
+  }
+}
