@@ -6,6 +6,7 @@
 import { createTopic, produce, batch, waitTopic, waitTopicGone, topicId } from './fixtures.js';
 import { filterAt, keyedAt, sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
+import type { Outcome } from './wire.js';
 
 type Body = Record<string, unknown> | ((ctx: ProbeCtx) => Record<string, unknown>);
 
@@ -152,11 +153,28 @@ function configProbes(): Probe[] {
   const alterTopic = (name: string) => async (ctx: ProbeCtx) => {
     await setup(ctx);
     await ctx.once(`alter:${name}`, () => createTopic(ctx, name, 1, { 'retention.ms': '7200000', 'segment.bytes': '1048576' }));
+    ctx.state[`overrides-before:${name}`] = await overrides(ctx, name);
   };
-  /** After an Alter: the topic's overrides as DescribeConfigs shows them, so the effect is compared too. */
-  const overridesAfter = (name: string) => async (ctx: ProbeCtx) => {
+  /**
+   * After an Alter: the topic's overrides as DescribeConfigs shows them, so the effect is compared
+   * too. Kafka applies a change through its metadata log, so its DescribeConfigs may show the old
+   * overrides for a moment after a successful Alter: while they still equal the ones from before,
+   * re-check for up to 3 s (an Alter that changes nothing simply ends the wait).
+   */
+  const overrides = async (ctx: ProbeCtx, name: string): Promise<string[]> => {
     const r = await ctx.call(32, 4, { resources: [{ resourceType: TOPIC, resourceName: name, configurationKeys: null }] });
-    ctx.state[`overrides:${name}`] = r.results[0].configs.filter((c: any) => c.configSource === 1).map((c: any) => `${c.name}=${c.value}`).sort();
+    return (r.results[0].configs as any[]).filter((c) => c.configSource === 1).map((c) => `${c.name}=${c.value}`).sort();
+  };
+  const overridesAfter = (name: string) => async (ctx: ProbeCtx, outcome: Outcome) => {
+    const before = ctx.state[`overrides-before:${name}`] as string[] | undefined;
+    const body = outcome.kind === 'answered' ? (outcome.body as { responses?: { errorCode: number }[] }) : undefined;
+    const applied = (body?.responses ?? []).some((x) => x.errorCode === 0);
+    let now = await overrides(ctx, name);
+    for (const deadline = Date.now() + 3000; applied && before && String(now) === String(before) && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await overrides(ctx, name);
+    }
+    ctx.state[`overrides:${name}`] = now;
   };
   const withOverrides = (name: string) => (j: Json, ctx: ProbeCtx): Json => ({ ...(j as object), overridesAfter: ctx.state[`overrides:${name}`] ?? null }) as Json;
   const ac = (id: string, version: number, about: string, name: string, resources: Record<string, unknown>[], validateOnly = false, extra: Partial<Probe> = {}): Probe =>
