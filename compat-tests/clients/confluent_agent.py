@@ -283,7 +283,10 @@ for line in sys.stdin:
         if req['op'] == 'init':
             BASE.update({'bootstrap.servers': req['args']['bootstrap']})
             BASE.update(req['args'].get('config', {}))
-            res = {'version': __import__('confluent_kafka').version()[0], 'librdkafka': __import__('confluent_kafka').libversion()[0]}
+            # version() is a (string, int) tuple in 1.x and a plain string in 2.x.
+            ck = __import__('confluent_kafka')
+            ver = ck.version()
+            res = {'version': ver[0] if isinstance(ver, tuple) else ver, 'librdkafka': ck.libversion()[0]}
         else:
             res = OPS[req['op']](req.get('args', {}))
         sys.stdout.write(json.dumps({'id': req['id'], 'ok': res}) + '\n')
