@@ -69,5 +69,9 @@ export function logConfigFor(c: BrokerConfig, overrides: Readonly<Record<string,
     flushMs: num('flush.ms'),
     cleanupPolicy: asList(v['cleanup.policy']).join(','),
     fileDeleteDelayMs: num('file.delete.delay.ms'),
+    deleteRetentionMs: num('delete.retention.ms'),
+    minCompactionLagMs: num('min.compaction.lag.ms'),
+    maxCompactionLagMs: num('max.compaction.lag.ms'),
+    minCleanableDirtyRatio: Number(v['min.cleanable.dirty.ratio']),
   };
 }

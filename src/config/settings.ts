@@ -318,6 +318,26 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'true',
     doc: 'Whether the log cleaner (compaction) runs.',
   },
+  'log.cleaner.threads': {
+    type: 'int', default: '1', min: 0,
+    doc: 'Logs cleaned at the same time (passes interleave on the event loop; 0 = no cleaning).',
+  },
+  'log.cleaner.backoff.ms': {
+    type: 'long', default: '15000', min: 0,
+    doc: 'Pause between cleaning passes when no log needs cleaning.',
+  },
+  'log.cleaner.dedupe.buffer.size': {
+    type: 'long', default: '134217728', min: 0,
+    doc: 'Memory for the key-to-offset maps of all cleaner threads (24 bytes per key as Kafka counts).',
+  },
+  'log.cleaner.io.buffer.load.factor': {
+    type: 'double', default: '0.9', min: 0, max: 1,
+    doc: 'How full a dedupe buffer may get.',
+  },
+  'log.cleaner.io.max.bytes.per.second': {
+    type: 'double', default: '1.7976931348623157E308', min: 0,
+    doc: 'Read plus write rate limit of the cleaner.',
+  },
   'log.cleaner.delete.retention.ms': {
     type: 'long', default: '86400000', min: 0,
     doc: 'How long delete tombstones are kept in compacted topics. Topic config delete.retention.ms.',

@@ -38,6 +38,14 @@ export interface LogConfig {
   cleanupPolicy: string;
   /** file.delete.delay.ms */
   fileDeleteDelayMs: number;
+  /** Compaction (log-cleaner.ts); absent = Kafka's default. delete.retention.ms (86400000) */
+  deleteRetentionMs?: number;
+  /** min.compaction.lag.ms (0) */
+  minCompactionLagMs?: number;
+  /** max.compaction.lag.ms (Long.MAX_VALUE) */
+  maxCompactionLagMs?: number;
+  /** min.cleanable.dirty.ratio (0.5) */
+  minCleanableDirtyRatio?: number;
 }
 
 /** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */

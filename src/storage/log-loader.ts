@@ -60,11 +60,7 @@ export async function loadSegments(opts: {
   const names = await fs.readdir(dir);
   const bases: number[] = [];
   const indexFiles: { name: string; offset: number }[] = [];
-  for (const name of names) {
-    if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith(SWAP_FILE_SUFFIX) || name.endsWith('.tmp')) {
-      await fs.unlink(path.join(dir, name));
-      continue;
-    }
+  for (const name of await completeSwaps(fs, dir, names)) {
     const parsed = parseOffsetFileName(name);
     if (!parsed) continue;
     if (parsed.suffix === LOG_FILE_SUFFIX) bases.push(parsed.offset);
@@ -101,6 +97,67 @@ export async function loadSegments(opts: {
     }
   }
   return { names, clean, recovered, segments: segs, epochs, checkpointedStart, checkpointedRecovery };
+}
+
+/**
+ * Leftovers of interrupted operations (Kafka LogLoader's removeTempFilesAndCollectSwapFiles and
+ * swap completion), for the log cleaner's steps (log-cleaner.ts): `.deleted`, `.tmp` and
+ * `.cleaned` files are removed; a `<base>.log.swap` is the commit point of a cleaning, so the
+ * segments whose base offsets it covers are deleted and it is renamed to `<base>.log`; an index
+ * `.swap` is finished likewise, unless its `.log.cleaned` shows the commit point was not reached.
+ * Returns the directory's names afterwards.
+ */
+async function completeSwaps(fs: Fs, dir: string, names: string[]): Promise<string[]> {
+  const swaps: string[] = [];
+  const uncommitted = new Set<string>();
+  for (const name of names) {
+    if (name.endsWith(CLEANED_FILE_SUFFIX) && name.endsWith(LOG_FILE_SUFFIX + CLEANED_FILE_SUFFIX)) uncommitted.add(name.slice(0, 20));
+  }
+  for (const name of names) {
+    if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith('.tmp')) {
+      await fs.unlink(path.join(dir, name));
+    } else if (name.endsWith(SWAP_FILE_SUFFIX)) {
+      const real = parseOffsetFileName(name.slice(0, -SWAP_FILE_SUFFIX.length));
+      if (!real || uncommitted.has(name.slice(0, 20))) await fs.unlink(path.join(dir, name));
+      else swaps.push(name);
+    }
+  }
+  if (swaps.length === 0) return fs.readdir(dir);
+  for (const name of swaps.filter((n) => n.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX))) {
+    const base = Number(name.slice(0, 20));
+    const next = await nextOffsetOfFile(fs, path.join(dir, name), base);
+    for (const other of await fs.readdir(dir)) {
+      const parsed = parseOffsetFileName(other);
+      if (!parsed || parsed.suffix === PRODUCER_SNAPSHOT_FILE_SUFFIX) continue;
+      if (parsed.offset >= base && parsed.offset < Math.max(next, base + 1)) await fs.unlink(path.join(dir, other));
+    }
+  }
+  // The .log first, then its indexes: the order the cleaner renames them in.
+  swaps.sort((a, b) => Number(b.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)) - Number(a.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX)));
+  for (const name of swaps) await fs.rename(path.join(dir, name), path.join(dir, name.slice(0, -SWAP_FILE_SUFFIX.length)));
+  await fs.syncDir(dir);
+  return fs.readdir(dir);
+}
+
+/** Offset after the last whole batch of a segment file (header scan). */
+async function nextOffsetOfFile(fs: Fs, file: string, base: number): Promise<number> {
+  const h = await fs.open(file);
+  try {
+    let pos = 0;
+    let next = base;
+    const size = h.size();
+    while (size - pos >= 61) {
+      const header = await h.read(pos, 61);
+      if (header.length < 61) break;
+      const len = batchSize(header, 0);
+      if (len < 61 || pos + len > size) break;
+      next = batchBaseOffset(header, 0) + lastOffsetDelta(header, 0) + 1;
+      pos += len;
+    }
+    return next;
+  } finally {
+    await h.close();
+  }
 }
 
 /**

@@ -159,6 +159,20 @@ export class PartitionLog {
     return this.segments.map((s) => s.baseOffset);
   }
 
+  /** The log cleaner's view (log-cleaner.ts): the current segment list, never mutated in place. */
+  get segmentList(): readonly LogSegment[] {
+    return this.segments;
+  }
+
+  /** The log cleaner's swap: `swap` runs in the serial queue and returns the new list (null: keep). */
+  replaceSegments(swap: (current: readonly LogSegment[]) => Promise<readonly LogSegment[] | null>): Promise<boolean> {
+    return this.enqueue(async () => {
+      const next = await swap(this.segments).catch((err) => { throw this.markOffline(err, 'cleaned segment swap'); });
+      if (next) this.segments = [...next];
+      return next !== null;
+    });
+  }
+
   /** Time of the last completed flush (for flush.ms). */
   get lastFlushTimeMs(): number {
     return this.lastFlushMs;

@@ -1,0 +1,581 @@
+/**
+ * Log compaction (Kafka's LogCleaner / Cleaner / LogCleanerManager), for topics whose
+ * cleanup.policy includes "compact".
+ *
+ * A log is split at its first dirty offset (kept per partition in `cleaner-offset-checkpoint`,
+ * Kafka's checkpoint format) into a clean head and a dirty tail. The dirty part ends at the first
+ * uncleanable offset: the active segment, the last stable offset (open transactions), the high
+ * watermark, and the first segment younger than `min.compaction.lag.ms`. A log is cleaned when
+ * dirty / (clean + dirty) bytes passes `min.cleanable.dirty.ratio`, when its first dirty batch is
+ * older than `max.compaction.lag.ms`, or when a delete horizon written by an earlier pass has
+ * passed (tombstones to drop).
+ *
+ * One pass: an offset map (key → last offset) is built over the dirty segments, as many whole
+ * segments as the map's share of `log.cleaner.dedupe.buffer.size` allows; then every segment from
+ * the log start to the end of that range is rewritten, in groups that fit in one segment
+ * (segment.bytes), keeping a record when no later record has its key. Tombstones are kept until
+ * `delete.retention.ms` after the pass that first saw them (the batch's delete horizon, see
+ * cleaner-batch.ts). Records without a key are dropped, as Kafka does. The last batch of each
+ * producer known to the producer state is kept, empty if need be, so producer state can still be
+ * rebuilt from the log. Transactional and control batches are copied untouched for now (their
+ * aborted-transaction entries are carried to the new segment's .txnindex); keys of transactional
+ * records are left out of the offset map, so a transactional record never causes an earlier
+ * value to be dropped.
+ *
+ * Files and crash safety (Kafka's replaceSegments): the new segment is written as
+ * `<base>.log.cleaned` with its `.index/.timeindex/.txnindex.cleaned`, fsynced, renamed to
+ * `.swap` (indexes first, the .log last: a `.log.swap` is the commit point), then the replaced
+ * segments are renamed `.deleted`, then `<base>.log.swap` → `<base>.log` and the index swaps. The
+ * log loader (log-loader.ts `completeSwaps`) deletes `.cleaned` files, and for a `.log.swap`
+ * deletes the segments it replaces and finishes the renames. The swap runs in the partition's
+ * serial queue after checking the replaced segments are unchanged; the copying does not.
+ *
+ * Off the request path: passes run on the Clock every `log.cleaner.backoff.ms`, read 1 MiB at a
+ * time through async reads and yield to the event loop between chunks, and are throttled by
+ * `log.cleaner.io.max.bytes.per.second`. `log.cleaner.threads` logs are cleaned concurrently
+ * (interleaved on the one event loop, not on worker threads).
+ */
+import * as path from 'node:path';
+import type { Clock, Timer } from '../clock.js';
+import type { Fs, FileHandle } from './fs.js';
+import type { PartitionLog } from './partition-log.js';
+import { LogSegment } from './log-segment.js';
+import { OffsetIndex } from './offset-index.js';
+import { TimeIndex } from './time-index.js';
+import { TransactionIndex } from './txn-index.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+import {
+  CLEANED_FILE_SUFFIX,
+  DELETED_FILE_SUFFIX,
+  SWAP_FILE_SUFFIX,
+  logFileName,
+  offsetIndexFileName,
+  timeIndexFileName,
+  txnIndexFileName,
+} from './file-names.js';
+import {
+  baseOffset as batchBaseOffset,
+  batchSize,
+  isControl,
+  isTransactional,
+  lastOffsetDelta,
+  maxTimestamp as batchMaxTimestamp,
+  baseTimestamp as batchBaseTimestamp,
+  producerId as batchProducerId,
+  recordsCount,
+} from '../protocol/records/record-batch.js';
+import { deleteHorizonOf, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
+
+export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
+/** Kafka sizes the dedupe buffer at 24 bytes per entry (16-byte MD5 + 8-byte offset). */
+const BYTES_PER_MAP_ENTRY = 24;
+const READ_CHUNK_BYTES = 1 << 20;
+
+export interface CleanerConfig {
+  /** log.cleaner.enable */
+  enable: boolean;
+  /** log.cleaner.threads */
+  threads: number;
+  /** log.cleaner.backoff.ms */
+  backoffMs: number;
+  /** log.cleaner.dedupe.buffer.size */
+  dedupeBufferSize: number;
+  /** log.cleaner.io.buffer.load.factor */
+  loadFactor: number;
+  /** log.cleaner.io.max.bytes.per.second */
+  ioMaxBytesPerSecond: number;
+}
+
+export const defaultCleanerConfig: Readonly<CleanerConfig> = Object.freeze({
+  enable: true,
+  threads: 1,
+  backoffMs: 15000,
+  dedupeBufferSize: 134217728,
+  loadFactor: 0.9,
+  ioMaxBytesPerSecond: Number.MAX_VALUE,
+});
+
+/** Steps of the swap, for crash-injection tests. */
+export type SwapStep = 'cleaned-written' | 'swap-renamed' | 'old-renamed-deleted' | 'log-renamed' | 'swap-done';
+
+export interface CleanStats {
+  segmentsCleaned: number;
+  bytesRead: number;
+  bytesWritten: number;
+  recordsRead: number;
+  recordsRetained: number;
+  /** The new first dirty offset. */
+  endOffset: number;
+  durationMs: number;
+}
+
+export interface LogCleanerOptions {
+  fs: Fs;
+  clock: Clock;
+  logs: () => PartitionLog[];
+  config?: Partial<CleanerConfig>;
+  onError?: (err: unknown, what: string) => void;
+  /** Called at each swap step; a test throws here (after crashing its MemFs) to model a crash. */
+  onStep?: (step: SwapStep, log: PartitionLog) => void | Promise<void>;
+}
+
+interface LogState {
+  firstDirty: number | null;
+  checkpointLoaded: boolean;
+  /** Latest delete horizon left in the log by a pass (-1: none known). */
+  deleteHorizon: number;
+  lastCleanedMs: number;
+}
+
+export interface CleanableInfo {
+  firstDirtyOffset: number;
+  firstUncleanableOffset: number;
+  cleanBytes: number;
+  dirtyBytes: number;
+  dirtyRatio: number;
+  lastCleanedMs: number;
+}
+
+function isCompacted(log: PartitionLog): boolean {
+  return log.config.cleanupPolicy.split(',').some((p) => p.trim() === 'compact');
+}
+
+export class LogCleaner {
+  readonly config: CleanerConfig;
+  private readonly fs: Fs;
+  private readonly clock: Clock;
+  private readonly logs: () => PartitionLog[];
+  private readonly onError: (err: unknown, what: string) => void;
+  private readonly onStep?: LogCleanerOptions['onStep'];
+  private readonly states = new WeakMap<PartitionLog, LogState>();
+  private readonly inProgress = new Set<PartitionLog>();
+  private timer: Timer | null = null;
+  private running: Promise<unknown> | null = null;
+  private readonly pendingDeletes = new Set<Timer>();
+  private stopped = false;
+  private ioWindowStart = 0;
+  private ioWindowBytes = 0;
+
+  constructor(opts: LogCleanerOptions) {
+    this.fs = opts.fs;
+    this.clock = opts.clock;
+    this.logs = opts.logs;
+    this.config = { ...defaultCleanerConfig, ...opts.config };
+    this.onError = opts.onError ?? (() => undefined);
+    this.onStep = opts.onStep;
+  }
+
+  /** Starts periodic passes (each re-armed after it finishes, so passes never overlap). */
+  start(): void {
+    if (!this.config.enable || this.config.threads <= 0) return;
+    const arm = (): void => {
+      if (this.stopped) return;
+      this.timer = this.clock.setTimeout(() => {
+        this.timer = null;
+        this.running = this.runPass()
+          .catch((err) => this.onError(err, 'log cleaner pass'))
+          .finally(() => {
+            this.running = null;
+            arm();
+          });
+      }, this.config.backoffMs);
+    };
+    arm();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.timer = null;
+    await this.running;
+    for (const t of this.pendingDeletes) t.cancel();
+    this.pendingDeletes.clear();
+  }
+
+  /** One pass: cleans every compacted log that needs it, `threads` at a time, filthiest first. */
+  async runPass(): Promise<CleanStats[]> {
+    const candidates: { log: PartitionLog; ratio: number }[] = [];
+    for (const log of this.logs()) {
+      if (!isCompacted(log) || log.isOffline || this.inProgress.has(log)) continue;
+      const info = await this.cleanable(log);
+      if (info && (await this.needsCleaning(log, info))) candidates.push({ log, ratio: info.dirtyRatio });
+    }
+    candidates.sort((a, b) => b.ratio - a.ratio);
+    const out: CleanStats[] = [];
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (next < candidates.length && !this.stopped) {
+        const { log } = candidates[next++];
+        try {
+          const s = await this.clean(log);
+          if (s) out.push(s);
+        } catch (err) {
+          this.onError(err, `cleaning ${log.topic}-${log.partition}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(this.config.threads, candidates.length)) }, worker));
+    return out;
+  }
+
+  private async state(log: PartitionLog): Promise<LogState> {
+    let st = this.states.get(log);
+    if (!st) {
+      st = { firstDirty: null, checkpointLoaded: false, deleteHorizon: -1, lastCleanedMs: -1 };
+      this.states.set(log, st);
+    }
+    if (!st.checkpointLoaded) {
+      st.checkpointLoaded = true;
+      try {
+        const rows = await readCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE));
+        const v = Number(rows?.find((r) => r[0] === log.topic && Number(r[1]) === log.partition)?.[2]);
+        if (Number.isSafeInteger(v) && v >= 0) st.firstDirty = v;
+      } catch {
+        // Unreadable: start from the log start, as Kafka does.
+      }
+    }
+    return st;
+  }
+
+  /** The clean and dirty sections of a log (also for the CLI and DescribeLogDirs later). */
+  async cleanable(log: PartitionLog): Promise<CleanableInfo | null> {
+    const segs = log.segmentList;
+    if (segs.length < 2) return null;
+    const st = await this.state(log);
+    const start = log.logStartOffset;
+    let firstDirty = Math.max(st.firstDirty ?? start, start);
+    let bound = Math.min(segs[segs.length - 1].baseOffset, log.lastStableOffset, log.highWatermark);
+    const now = this.clock.now();
+    const minLag = log.config.minCompactionLagMs ?? 0;
+    let cleanBytes = 0;
+    let dirtyBytes = 0;
+    for (let i = 0; i < segs.length - 1; i++) {
+      const seg = segs[i];
+      const upper = segs[i + 1].baseOffset;
+      if (upper <= firstDirty) {
+        cleanBytes += seg.sizeBytes;
+        continue;
+      }
+      if (upper > bound) break;
+      if (minLag > 0 && now - (await seg.largestTimestamp()) < minLag) {
+        bound = seg.baseOffset;
+        break;
+      }
+      dirtyBytes += seg.sizeBytes;
+    }
+    if (firstDirty > bound) firstDirty = bound;
+    const total = cleanBytes + dirtyBytes;
+    return {
+      firstDirtyOffset: firstDirty, firstUncleanableOffset: bound, cleanBytes, dirtyBytes,
+      dirtyRatio: total > 0 ? dirtyBytes / total : 0, lastCleanedMs: st.lastCleanedMs,
+    };
+  }
+
+  private async needsCleaning(log: PartitionLog, info: CleanableInfo): Promise<boolean> {
+    const st = await this.state(log);
+    const now = this.clock.now();
+    if (st.deleteHorizon >= 0 && now >= st.deleteHorizon) return true;
+    if (info.dirtyBytes === 0) return false;
+    if (info.dirtyRatio > (log.config.minCleanableDirtyRatio ?? 0.5)) return true;
+    const maxLag = log.config.maxCompactionLagMs ?? Number.MAX_SAFE_INTEGER;
+    if (maxLag < Number.MAX_SAFE_INTEGER) {
+      const first = await log.read(info.firstDirtyOffset, 1, { minOneMessage: true }).catch(() => null);
+      const chunk = first?.records[0];
+      if (chunk && chunk.length >= 61 && now - batchBaseTimestamp(chunk, 0) > maxLag) return true;
+    }
+    return false;
+  }
+
+  /** Cleans `log` now if it has anything cleanable (ignores the dirty ratio); null if nothing was done. */
+  async clean(log: PartitionLog): Promise<CleanStats | null> {
+    if (this.inProgress.has(log)) return null;
+    this.inProgress.add(log);
+    try {
+      return await this.doClean(log);
+    } finally {
+      this.inProgress.delete(log);
+    }
+  }
+
+  private async doClean(log: PartitionLog): Promise<CleanStats | null> {
+    const started = Date.now();
+    const info = await this.cleanable(log);
+    if (!info) return null;
+    const st = await this.state(log);
+    const now = this.clock.now();
+    const segs = log.segmentList;
+    const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: info.firstDirtyOffset, durationMs: 0 };
+
+    // 1. The offset map over whole dirty segments, as many as fit.
+    const capacity = Math.max(1, Math.floor((this.config.dedupeBufferSize / Math.max(1, this.config.threads) / BYTES_PER_MAP_ENTRY) * this.config.loadFactor));
+    const map = new Map<string, number>();
+    let end = info.firstDirtyOffset;
+    for (let i = 0; i < segs.length - 1; i++) {
+      const upper = segs[i + 1].baseOffset;
+      if (upper <= info.firstDirtyOffset) continue;
+      if (upper > info.firstUncleanableOffset) break;
+      if (map.size >= capacity) break;
+      await this.forEachBatch(segs[i], stats, (buf, pos) => {
+        if (isControl(buf, pos) || isTransactional(buf, pos)) return;
+        const base = batchBaseOffset(buf, pos);
+        for (const r of scanRecords(recordsSection(buf, pos), recordsCount(buf, pos))) if (r.key !== null) map.set(r.key, base + r.offsetDelta);
+      });
+      end = upper;
+    }
+    if (end === info.firstDirtyOffset && !(st.deleteHorizon >= 0 && now >= st.deleteHorizon)) return null;
+
+    // 2. Rewrite every segment below `end`, in groups that fit one segment.
+    const toClean = segs.filter((s, i) => i < segs.length - 1 && segs[i + 1].baseOffset <= end && s.baseOffset >= 0);
+    const groups = groupSegments(toClean, segs, log.config.segmentBytes);
+    const deleteRetentionMs = log.config.deleteRetentionMs ?? 86400000;
+    let horizon = -1;
+    for (const group of groups) {
+      const h = await this.cleanGroup(log, group, map, now, deleteRetentionMs, stats);
+      if (h === null) return null; // the log changed under the pass; the next pass retries
+      if (h > horizon) horizon = h;
+      stats.segmentsCleaned += group.length;
+    }
+    st.firstDirty = end;
+    st.deleteHorizon = horizon;
+    st.lastCleanedMs = now;
+    await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
+    stats.endOffset = end;
+    stats.durationMs = Date.now() - started;
+    return stats;
+  }
+
+  /** Calls `visit` for every batch of the segment, reading a chunk at a time and yielding between chunks. */
+  private async forEachBatch(seg: LogSegment, stats: CleanStats, visit: (buf: Buffer, pos: number) => void): Promise<void> {
+    let offset = seg.baseOffset;
+    for (;;) {
+      const data = await seg.read(offset, READ_CHUNK_BYTES, { minOneMessage: true });
+      if (!data || data.length === 0) return;
+      let next = offset;
+      for (let pos = 0; pos < data.length; pos += batchSize(data, pos)) {
+        visit(data, pos);
+        next = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos) + 1;
+      }
+      stats.bytesRead += data.length;
+      await this.throttle(data.length);
+      if (next <= offset) return;
+      offset = next;
+    }
+  }
+
+  /** Waits as long as log.cleaner.io.max.bytes.per.second asks, and always yields once. */
+  private async throttle(bytes: number): Promise<void> {
+    const limit = this.config.ioMaxBytesPerSecond;
+    if (limit > 0 && limit < Number.MAX_VALUE) {
+      const now = this.clock.now();
+      if (now - this.ioWindowStart >= 1000) {
+        this.ioWindowStart = now;
+        this.ioWindowBytes = 0;
+      }
+      this.ioWindowBytes += bytes;
+      const waitMs = (this.ioWindowBytes / limit) * 1000 - (now - this.ioWindowStart);
+      if (waitMs > 0) await new Promise<void>((resolve) => this.clock.setTimeout(resolve, Math.ceil(waitMs)));
+    }
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  /**
+   * Writes the cleaned copy of `group` and swaps it in. Returns the latest delete horizon of the
+   * batches written (-1 if none), or null when the segments changed meanwhile (nothing swapped).
+   */
+  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: Map<string, number>, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
+    const { fs } = this;
+    const dir = log.dir;
+    const base = group[0].baseOffset;
+    const sizes = group.map((s) => s.sizeBytes);
+    const names = {
+      log: logFileName(dir, base), index: offsetIndexFileName(dir, base), time: timeIndexFileName(dir, base), txn: txnIndexFileName(dir, base),
+    };
+    const cleaned = (p: string): string => p + CLEANED_FILE_SUFFIX;
+    const swap = (p: string): string => p + SWAP_FILE_SUFFIX;
+    for (const p of Object.values(names)) for (const q of [cleaned(p), swap(p)]) if (await fs.exists(q)) await fs.unlink(q);
+
+    const segmentIndexBytes = log.config.segmentIndexBytes;
+    const out: FileHandle = await fs.open(cleaned(names.log));
+    const oi = await OffsetIndex.open(fs, cleaned(names.index), base, segmentIndexBytes);
+    const ti = await TimeIndex.open(fs, cleaned(names.time), base, segmentIndexBytes);
+    let position = 0;
+    let bytesSinceIndex = 0;
+    let maxTs = -1;
+    let offsetOfMaxTs = base;
+    let horizon = -1;
+    const producers = log.producerState;
+    const newHorizon = now + deleteRetentionMs;
+    try {
+      for (const seg of group) {
+        await this.forEachBatch(seg, stats, (buf, pos) => {
+          const kept = filterBatch(buf, pos, map, now, newHorizon, (pid, last) => {
+            const b = producers.get(pid)?.batches;
+            return b !== undefined && b.length > 0 && b[b.length - 1].lastOffset === last;
+          }, stats);
+          if (!kept) return;
+          const h = kept.horizon;
+          if (h > horizon) horizon = h;
+          const bytes = kept.bytes;
+          const last = batchBaseOffset(bytes, 0) + lastOffsetDelta(bytes, 0);
+          const ts = batchMaxTimestamp(bytes, 0);
+          if (ts > maxTs) {
+            maxTs = ts;
+            offsetOfMaxTs = last;
+          }
+          if (bytesSinceIndex > log.config.indexIntervalBytes) {
+            oi.append(last, position);
+            ti.maybeAppend(maxTs, offsetOfMaxTs);
+            bytesSinceIndex = 0;
+          }
+          out.append(bytes);
+          position += bytes.length;
+          bytesSinceIndex += bytes.length;
+        });
+      }
+      ti.maybeAppend(maxTs, offsetOfMaxTs, true);
+      const aborted = [];
+      for (const seg of group) {
+        const idx = await seg.existingTxnIndex();
+        if (idx) aborted.push(...idx.allEntries);
+      }
+      if (aborted.length > 0) {
+        const txn = await TransactionIndex.open(fs, cleaned(names.txn));
+        for (const t of aborted) txn.append(t);
+        await txn.sync();
+        await txn.close();
+      }
+      await Promise.all([out.sync(), oi.sync(), ti.sync()]);
+    } finally {
+      await Promise.all([out.close(), oi.close(), ti.close()]);
+    }
+    stats.bytesWritten += position;
+    await this.step('cleaned-written', log);
+
+    const swapped = await log.replaceSegments(async (current) => {
+      const at = current.indexOf(group[0]);
+      if (at < 0 || group.some((s, i) => current[at + i] !== s || s.sizeBytes !== sizes[i]) || at + group.length >= current.length) return null;
+      const present = [];
+      for (const p of [names.index, names.time, names.txn]) if (await fs.exists(cleaned(p))) present.push(p);
+      for (const p of present) await fs.rename(cleaned(p), swap(p));
+      await fs.rename(cleaned(names.log), swap(names.log));
+      await fs.syncDir(dir);
+      await this.step('swap-renamed', log);
+      for (const s of group) await s.renameToDeleted();
+      await fs.syncDir(dir);
+      await this.step('old-renamed-deleted', log);
+      await fs.rename(swap(names.log), names.log);
+      await this.step('log-renamed', log);
+      for (const p of present) await fs.rename(swap(p), p);
+      await fs.syncDir(dir);
+      await this.step('swap-done', log);
+      const seg = await LogSegment.open({
+        fs, dir, baseOffset: base, nowMs: this.clock.now(),
+        config: { indexIntervalBytes: log.config.indexIntervalBytes, segmentIndexBytes },
+      });
+      return [...current.slice(0, at), seg, ...current.slice(at + group.length)];
+    });
+    if (!swapped) {
+      for (const p of Object.values(names)) if (await fs.exists(cleaned(p))) await fs.unlink(cleaned(p));
+      return null;
+    }
+    for (const s of group) this.deleteLater(log, s);
+    return horizon;
+  }
+
+  private async step(step: SwapStep, log: PartitionLog): Promise<void> {
+    if (this.onStep) await this.onStep(step, log);
+  }
+
+  /**
+   * Removes a replaced segment's `.deleted` files after file.delete.delay.ms, once in-flight reads
+   * let go of it. Not LogSegment.deleteFiles: that also unlinks the plain names, which the cleaned
+   * segment now owns.
+   */
+  private deleteLater(log: PartitionLog, seg: LogSegment): void {
+    const run = async (): Promise<void> => {
+      await seg.close().catch(() => undefined);
+      const b = seg.baseOffset;
+      for (const p of [logFileName(log.dir, b), offsetIndexFileName(log.dir, b), timeIndexFileName(log.dir, b), txnIndexFileName(log.dir, b)]) {
+        const d = p + DELETED_FILE_SUFFIX;
+        if (await this.fs.exists(d)) await this.fs.unlink(d).catch(() => undefined);
+      }
+    };
+    const delay = log.config.fileDeleteDelayMs;
+    if (delay <= 0) {
+      void run();
+      return;
+    }
+    const t = this.clock.setTimeout(() => {
+      this.pendingDeletes.delete(t);
+      void run();
+    }, delay);
+    this.pendingDeletes.add(t);
+  }
+}
+
+/** Consecutive runs of segments whose total size fits in one segment (Kafka groupSegmentsBySize). */
+function groupSegments(toClean: LogSegment[], all: readonly LogSegment[], maxSize: number): LogSegment[][] {
+  const groups: LogSegment[][] = [];
+  let i = 0;
+  while (i < toClean.length) {
+    const group = [toClean[i]];
+    let size = toClean[i].sizeBytes;
+    i++;
+    while (i < toClean.length) {
+      const s = toClean[i];
+      const nextBase = all[all.indexOf(s) + 1]?.baseOffset ?? s.baseOffset;
+      if (size + s.sizeBytes > maxSize || nextBase - 1 - group[0].baseOffset > 0x7fffffff) break;
+      group.push(s);
+      size += s.sizeBytes;
+      i++;
+    }
+    groups.push(group);
+  }
+  return groups;
+}
+
+/**
+ * Kafka's retention rule per record: keep the latest record of each key; keep a tombstone until
+ * its batch's delete horizon has passed. Returns the bytes to write (the original batch when
+ * nothing changes) and the batch's horizon when it still holds tombstones (-1 otherwise), or null
+ * to drop the batch.
+ */
+function filterBatch(
+  buf: Buffer, pos: number, map: Map<string, number>, now: number, newHorizon: number,
+  isLastOfProducer: (producerId: number, lastOffset: number) => boolean, stats: CleanStats,
+): { bytes: Buffer; horizon: number } | null {
+  const size = batchSize(buf, pos);
+  const count = recordsCount(buf, pos);
+  if (isControl(buf, pos) || isTransactional(buf, pos)) {
+    stats.recordsRead += count;
+    stats.recordsRetained += count;
+    return { bytes: buf.subarray(pos, pos + size), horizon: -1 };
+  }
+  const section = recordsSection(buf, pos);
+  const recs = scanRecords(section, count);
+  const base = batchBaseOffset(buf, pos);
+  const horizon = deleteHorizonOf(buf, pos);
+  const horizonPassed = horizon >= 0 && now >= horizon;
+  const keep: RawRecord[] = [];
+  let tombstones = 0;
+  for (const r of recs) {
+    if (r.key === null) continue;
+    const found = map.get(r.key);
+    const latest = found === undefined || base + r.offsetDelta >= found;
+    if (latest && (r.hasValue || !horizonPassed)) {
+      keep.push(r);
+      if (!r.hasValue) tombstones++;
+    }
+  }
+  stats.recordsRead += count;
+  stats.recordsRetained += keep.length;
+  const needHorizon = tombstones > 0 && horizon < 0;
+  const keptHorizon = tombstones > 0 ? (needHorizon ? newHorizon : horizon) : -1;
+  if (keep.length === count && !needHorizon) return { bytes: buf.subarray(pos, pos + size), horizon: keptHorizon };
+  if (keep.length === 0) {
+    const pid = batchProducerId(buf, pos);
+    if (pid >= 0 && isLastOfProducer(pid, base + lastOffsetDelta(buf, pos))) return { bytes: rewriteBatch(buf, pos, section, keep, -1), horizon: -1 };
+    return null;
+  }
+  return { bytes: rewriteBatch(buf, pos, section, keep, tombstones > 0 ? keptHorizon : horizon), horizon: keptHorizon };
+}
