@@ -1,0 +1,248 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MemFs, type Fs } from '../../src/storage/fs.js';
+import { PartitionLog, type LogConfig } from '../../src/storage/partition-log.js';
+import { LogCleaner, type SwapStep } from '../../src/storage/log-cleaner.js';
+import { ManualClock } from '../../src/clock.js';
+import { buildRecordBatch, decodeRecordBatches, type DecodedRecordBatch } from '../../src/protocol/records/record.js';
+import { verifyCrc } from '../../src/protocol/records/record-batch.js';
+import { config } from './helpers.js';
+
+const DIR = '/data/table-0';
+
+function open(fs: Fs, clock: ManualClock, overrides: Partial<LogConfig> = {}): Promise<PartitionLog> {
+  return PartitionLog.open({
+    fs, dir: DIR, topic: 'table', partition: 0, clock,
+    config: config({ cleanupPolicy: 'compact', segmentBytes: 600, indexIntervalBytes: 100, ...overrides }),
+  });
+}
+
+function keyed(key: string, value: string | null, ts: number, o: { producerId?: number; seq?: number; compression?: 'none' | 'gzip' } = {}): Buffer {
+  return buildRecordBatch({
+    records: [{ key: Buffer.from(key), value: value === null ? null : Buffer.from(value), timestamp: BigInt(ts) }],
+    producerId: o.producerId === undefined ? undefined : BigInt(o.producerId), producerEpoch: o.producerId === undefined ? undefined : 0,
+    baseSequence: o.seq, compression: o.compression,
+  });
+}
+
+async function batchesOf(log: PartitionLog): Promise<DecodedRecordBatch[]> {
+  const r = await log.read(log.logStartOffset, 1 << 30, { minOneMessage: true });
+  return r.records.flatMap((b) => decodeRecordBatches(b));
+}
+
+interface Rec { offset: number; key: string; value: string | null }
+async function recordsOf(log: PartitionLog): Promise<Rec[]> {
+  return (await batchesOf(log)).flatMap((b) => b.records.map((r) => ({ offset: Number(r.offset), key: r.key!.toString(), value: r.value?.toString() ?? null })));
+}
+
+/** Writes `versions` rounds over `keys` keys; the value names the key, round and offset. */
+async function fill(log: PartitionLog, clock: ManualClock, keys: number, versions: number, compression: 'none' | 'gzip' = 'none'): Promise<Map<string, string>> {
+  const latest = new Map<string, string>();
+  for (let v = 0; v < versions; v++) {
+    for (let k = 0; k < keys; k++) {
+      const value = `k${k}-v${v}@${log.logEndOffset}`;
+      await log.appendAsLeader(keyed(`k${k}`, value, clock.now(), { compression }), 0);
+      latest.set(`k${k}`, value);
+      clock.advance(1);
+    }
+  }
+  return latest;
+}
+
+function checkLog(recs: Rec[], latest: Map<string, string>, note = ''): void {
+  const offsets = recs.map((r) => r.offset);
+  assert.equal(offsets, [...offsets].sort((a, b) => a - b), `offsets ascending ${note}`);
+  assert.is(new Set(offsets).size, offsets.length, `no duplicate offsets ${note}`);
+  for (const r of recs) if (r.value !== null) assert.ok(r.value.endsWith(`@${r.offset}`), `record keeps its offset: ${r.value} at ${r.offset} ${note}`);
+  const last = new Map<string, string | null>();
+  for (const r of recs) last.set(r.key, r.value);
+  for (const [k, v] of latest) assert.is(last.get(k), v, `latest value of ${k} ${note}`);
+}
+
+test('cleaning keeps the latest record of every key at its original offset', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const latest = await fill(log, clock, 5, 20);
+  const before = log.sizeBytes;
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  const stats = await cleaner.clean(log);
+  assert.ok(stats && stats.segmentsCleaned > 0, 'something was cleaned');
+  assert.ok(log.sizeBytes < before, `smaller: ${log.sizeBytes} < ${before}`);
+  const recs = await recordsOf(log);
+  checkLog(recs, latest);
+  const cleanedPart = recs.filter((r) => r.offset < stats!.endOffset);
+  assert.is(new Set(cleanedPart.map((r) => r.key)).size, cleanedPart.length, 'one record per key below the first dirty offset');
+  for (const b of await batchesOf(log)) assert.ok(b.recordsCount <= 1);
+  assert.is(log.logEndOffset, 100);
+  // Reading from an offset in a removed gap continues at the next record.
+  const gap = cleanedPart.length > 1 ? cleanedPart[0].offset + 1 : 1;
+  const r = await log.read(gap, 1 << 20, { minOneMessage: true });
+  assert.ok(decodeRecordBatches(r.records[0]).some((b) => b.records.some((x) => Number(x.offset) >= gap)));
+  // Reopened after a clean shutdown, the log reads the same.
+  await log.close();
+  const again = await open(fs, clock);
+  assert.equal(await recordsOf(again), recs);
+  await again.close();
+});
+
+test('compressed batches are rewritten compressed with valid CRCs', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { segmentBytes: 400 });
+  for (let v = 0; v < 10; v++) {
+    const b = buildRecordBatch({
+      compression: 'gzip',
+      records: Array.from({ length: 4 }, (_, k) => ({ key: Buffer.from(`k${k}`), value: Buffer.from(`k${k}-v${v}@${log.logEndOffset + k}`), timestamp: BigInt(clock.now() + k) })),
+    });
+    await log.appendAsLeader(b, 0);
+  }
+  const latest = new Map(Array.from({ length: 4 }, (_, k) => [`k${k}`, `k${k}-v9@${36 + k}`]));
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  const r = await log.read(0, 1 << 30, { minOneMessage: true });
+  for (const chunk of r.records) {
+    for (let pos = 0; pos < chunk.length; pos += 12 + chunk.readInt32BE(pos + 8)) assert.ok(verifyCrc(chunk, pos), 'crc');
+  }
+  for (const b of await batchesOf(log)) assert.is(b.compression, 'gzip');
+  checkLog(await recordsOf(log), latest);
+  await log.close();
+});
+
+test('a tombstone is kept, then removed delete.retention.ms after the pass that saw it', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { deleteRetentionMs: 60_000 });
+  await fill(log, clock, 3, 3);
+  await log.appendAsLeader(keyed('k1', null, clock.now()), 0);
+  const latest = await fill(log, clock, 1, 30); // k0 only: rolls segments past the tombstone
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  let recs = await recordsOf(log);
+  const tomb = recs.filter((r) => r.key === 'k1');
+  assert.equal(tomb.map((r) => r.value), [null], 'the tombstone is the only k1 record');
+  const tombBatch = (await batchesOf(log)).find((b) => b.records.some((r) => r.key!.toString() === 'k1'))!;
+  assert.ok(tombBatch.hasDeleteHorizon, 'delete horizon set');
+  assert.is(Number(tombBatch.baseTimestamp), clock.now() + 60_000);
+  assert.ok(Number(tombBatch.records[0].timestamp) < clock.now(), 'record timestamp unchanged by the horizon');
+  // Before the horizon: a pass keeps it.
+  clock.advance(30_000);
+  await cleaner.runPass();
+  assert.equal((await recordsOf(log)).filter((r) => r.key === 'k1').map((r) => r.value), [null]);
+  clock.advance(30_001);
+  await cleaner.runPass();
+  recs = await recordsOf(log);
+  assert.equal(recs.filter((r) => r.key === 'k1'), [], 'tombstone gone after delete.retention.ms');
+  checkLog(recs, latest);
+  assert.ok(recs.some((r) => r.key === 'k2'), 'other keys stay');
+  await log.close();
+});
+
+test('idempotent producer state survives cleaning: a retried batch is still a duplicate, also after rebuilding from the log', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  let log = await open(fs, clock);
+  const pid = 4242;
+  let lastBatch: Buffer | null = null;
+  for (let seq = 0; seq < 6; seq++) {
+    lastBatch = keyed(`k${seq % 2}`, `p-${seq}@${log.logEndOffset}`, clock.now(), { producerId: pid, seq });
+    await log.appendAsLeader(Buffer.from(lastBatch), 0);
+  }
+  const lastOffset = log.logEndOffset - 1;
+  // Non-idempotent writes overwrite both keys and roll past the producer's batches.
+  const latest = await fill(log, clock, 2, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  const kept = (await batchesOf(log)).filter((b) => Number(b.producerId) === pid);
+  assert.equal(kept.map((b) => [Number(b.baseOffset) + b.lastOffsetDelta, b.baseSequence, b.recordsCount]), [[lastOffset, 5, 0]], 'only the last batch of the producer stays, empty');
+  const dup = await log.appendAsLeader(Buffer.from(lastBatch!), 0);
+  assert.ok(dup.duplicate, 'retry deduplicated');
+  assert.is(dup.lastOffset, lastOffset);
+  checkLog(await recordsOf(log), latest);
+  // Rebuild producer state from the cleaned log alone (no snapshots, unclean shutdown).
+  await log.flush();
+  fs.crash();
+  for (const name of await fs.readdir(DIR)) if (name.endsWith('.snapshot')) await fs.unlink(`${DIR}/${name}`);
+  log = await open(fs, clock);
+  const again = await log.appendAsLeader(Buffer.from(lastBatch!), 0);
+  assert.ok(again.duplicate, 'retry deduplicated after rebuilding from the log');
+  const next = await log.appendAsLeader(keyed('k0', 'p-6', clock.now(), { producerId: pid, seq: 6 }), 0);
+  assert.not.ok(next.duplicate);
+  await log.close();
+});
+
+test('transactional batches are kept untouched', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const txn = buildRecordBatch({ records: [{ key: Buffer.from('k0'), value: Buffer.from('txn'), timestamp: BigInt(clock.now()) }], producerId: 9n, producerEpoch: 0, baseSequence: 0, transactional: true });
+  await log.appendAsLeader(txn, 0);
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(1, 2); // version 0, type 1 = COMMIT
+  const marker = buildRecordBatch({ records: [{ key, value: Buffer.from([0, 0, 0, 0, 0, 0]), timestamp: BigInt(clock.now()) }], producerId: 9n, producerEpoch: 0, transactional: true, control: true });
+  await log.appendAsLeader(marker, 0, { origin: 'coordinator' });
+  const latest = await fill(log, clock, 2, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  const recs = await recordsOf(log);
+  assert.ok(recs.some((r) => r.value === 'txn' && r.offset === 0), 'transactional record kept');
+  assert.ok((await batchesOf(log)).some((b) => b.isControl && Number(b.baseOffset) === 1), 'marker kept');
+  checkLog(recs.filter((r) => r.offset > 1), latest);
+  await log.close();
+});
+
+test('a log without enough dirty bytes is not cleaned by a pass; min.compaction.lag.ms holds young segments back', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { minCompactionLagMs: 1_000_000 });
+  await fill(log, clock, 5, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.equal(await cleaner.runPass(), [], 'segments too young');
+  clock.advance(1_000_001);
+  const stats = await cleaner.runPass();
+  assert.is(stats.length, 1);
+  assert.equal(await cleaner.runPass(), [], 'nothing dirty after the pass');
+  const info = await cleaner.cleanable(log);
+  assert.is(info!.dirtyBytes, 0);
+  await log.close();
+});
+
+const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
+for (const step of STEPS) {
+  test(`a crash at "${step}" recovers to a correct log`, async () => {
+    const fs = new MemFs();
+    const clock = new ManualClock();
+    const log = await open(fs, clock);
+    const latest = await fill(log, clock, 5, 20);
+    await log.flush();
+    const originalOffsets = (await recordsOf(log)).map((r) => r.offset);
+    const cleaner = new LogCleaner({
+      fs, clock, logs: () => [log],
+      onStep: (s) => {
+        if (s === step) {
+          fs.crash();
+          throw new Error(`crash at ${s}`);
+        }
+      },
+    });
+    let failed = false;
+    await cleaner.clean(log).catch(() => {
+      failed = true;
+    });
+    assert.ok(failed, 'the injected crash stopped the pass');
+    const reopened = await open(fs, clock);
+    const names = await fs.readdir(DIR);
+    assert.equal(names.filter((n) => /\.(cleaned|swap|deleted)$/.test(n)), [], `no leftovers: ${names.join(' ')}`);
+    const recs = await recordsOf(reopened);
+    checkLog(recs, latest, step);
+    for (const r of recs) assert.ok(originalOffsets.includes(r.offset));
+    assert.is(reopened.logEndOffset, 100);
+    // The next pass cleans what the crash interrupted.
+    const cleaner2 = new LogCleaner({ fs, clock, logs: () => [reopened] });
+    await cleaner2.clean(reopened);
+    checkLog(await recordsOf(reopened), latest, `${step}, cleaned again`);
+    await reopened.close();
+  });
+}
+
+test.run();
