@@ -25,7 +25,7 @@ import { nodeFs, type Fs } from '../storage/fs.js';
 import { Dispatcher } from './dispatch.js';
 import { ClusterMetadata, type TopicInfo } from './metadata.js';
 import { allHandlers } from './handlers/index.js';
-import { settingsFromConfig, logConfigFor, type RuntimeSettings } from './settings.js';
+import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
@@ -155,6 +155,7 @@ export class Broker {
       retentionCheckIntervalMs: settings.retentionCheckIntervalMs, flushIntervalMs,
       producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
       producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
+      cleaner: cleanerConfigFor(opts.config),
     });
     server.enableRequestProcessing();
     for (const l of server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);

@@ -5,6 +5,7 @@
  */
 import { advertisedListeners, brokerListeners, resolveTopicConfig, type BrokerConfig, type Listener } from '../config.js';
 import type { LogConfig } from '../storage/partition-log.js';
+import type { CleanerConfig } from '../storage/log-cleaner.js';
 
 export interface RuntimeSettings {
   nodeId: number;
@@ -48,6 +49,18 @@ export function settingsFromConfig(c: BrokerConfig): RuntimeSettings {
 }
 
 const NEVER = Number.MAX_SAFE_INTEGER;
+
+/** log.cleaner.* for the LogManager's cleaner (storage/log-cleaner.ts). */
+export function cleanerConfigFor(c: BrokerConfig): CleanerConfig {
+  return {
+    enable: Boolean(c['log.cleaner.enable']),
+    threads: Number(c['log.cleaner.threads']),
+    backoffMs: Number(c['log.cleaner.backoff.ms']),
+    dedupeBufferSize: Number(c['log.cleaner.dedupe.buffer.size']),
+    loadFactor: Number(c['log.cleaner.io.buffer.load.factor']),
+    ioMaxBytesPerSecond: Number(c['log.cleaner.io.max.bytes.per.second']),
+  };
+}
 
 /** The storage LogConfig for a topic with these dynamic overrides. */
 export function logConfigFor(c: BrokerConfig, overrides: Readonly<Record<string, string>>): LogConfig {

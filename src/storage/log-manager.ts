@@ -15,6 +15,7 @@
  * - recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (default 60000);
  * - producer expiry every `producer.id.expiration.check.interval.ms` (when given): producers idle
  *   longer than `producer.id.expiration.ms` without an open transaction are forgotten.
+ * - the log cleaner every `log.cleaner.backoff.ms` (when `cleaner` is given): compaction.
  * Each task re-arms itself after it finishes, so runs never overlap.
  *
  * Concurrency: the map of logs is only changed from these methods; every per-log operation goes
@@ -24,6 +25,7 @@ import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
 import type { Fs } from './fs.js';
 import { PartitionLog, type LogConfig } from './partition-log.js';
+import { LogCleaner, type CleanerConfig } from './log-cleaner.js';
 import { isDeleteDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
 
 export interface LogManagerOptions {
@@ -52,6 +54,8 @@ export interface BackgroundTaskOptions {
   producerIdExpirationCheckIntervalMs?: number;
   /** producer.id.expiration.ms (default 86400000) */
   producerIdExpirationMs?: number;
+  /** log.cleaner.*: compaction of cleanup.policy=compact logs (log-cleaner.ts); off when omitted */
+  cleaner?: Partial<CleanerConfig>;
 }
 
 function key(topic: string, partition: number): string {
@@ -70,6 +74,8 @@ export class LogManager {
   private readonly timers = new Set<Timer>();
   private readonly running = new Set<Promise<unknown>>();
   private stopped = false;
+  /** The log cleaner, once startBackgroundTasks was given its settings. */
+  cleaner: LogCleaner | null = null;
 
   private constructor(opts: LogManagerOptions, logDir: string) {
     this.fs = opts.fs;
@@ -180,6 +186,10 @@ export class LogManager {
       const expirationMs = opts.producerIdExpirationMs ?? 86400000;
       this.schedule('producer-expiry', opts.producerIdExpirationCheckIntervalMs, () => this.removeExpiredProducersAll(expirationMs));
     }
+    if (opts.cleaner && !this.cleaner) {
+      this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs(), config: opts.cleaner, onError: this.onError });
+      this.cleaner.start();
+    }
   }
 
   /** One producer-expiry pass over every log; returns producers removed. */
@@ -269,6 +279,7 @@ export class LogManager {
     this.stopped = true;
     for (const t of this.timers) t.cancel();
     this.timers.clear();
+    await this.cleaner?.stop();
     await this.idle();
     const logs = this.allLogs();
     this.logs.clear();
