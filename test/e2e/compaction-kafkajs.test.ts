@@ -1,0 +1,107 @@
+/**
+ * Log compaction end to end with kafkajs: many versions per key on a compacted topic with small
+ * segments and a short cleaner backoff; after the cleaner ran, a consumer from the beginning sees
+ * exactly one record per key, with its latest value, at the offset it was written at, and deleted
+ * keys keep only their tombstone.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import kafkajs from 'kafkajs';
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+let b: RunningBroker;
+
+test.before(async () => {
+  b = await startBroker({ port: 0, config: { 'log.cleaner.backoff.ms': 100 } });
+});
+
+test.after(async () => {
+  await b?.stop();
+});
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 20000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+test('kafkajs: a compacted topic keeps the latest value of every key after cleaning', async () => {
+  const kafka = new Kafka({ clientId: 'compaction', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
+  const topic = 'table-changelog';
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: [{
+      topic, numPartitions: 1,
+      configEntries: [
+        { name: 'cleanup.policy', value: 'compact' },
+        { name: 'segment.bytes', value: '4096' },
+        { name: 'min.cleanable.dirty.ratio', value: '0.01' },
+      ],
+    }],
+  });
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  const keys = 40;
+  const versions = 25;
+  const latest = new Map<string, { value: string | null; offset: number }>();
+  for (let v = 0; v < versions; v++) {
+    const messages = Array.from({ length: keys }, (_, k) => ({ key: `key-${k}`, value: `key-${k}-version-${v}` }));
+    const [r] = await producer.send({ topic, acks: -1, messages });
+    messages.forEach((m, i) => latest.set(m.key, { value: m.value, offset: Number(r.baseOffset) + i }));
+  }
+  // Two keys deleted (tombstones), then one large record alone in the active segment, so that
+  // everything before it is below the active segment and cleanable.
+  for (const k of ['key-3', 'key-7']) {
+    const [r] = await producer.send({ topic, acks: -1, messages: [{ key: k, value: null }] });
+    latest.set(k, { value: null, offset: Number(r.baseOffset) });
+  }
+  const [last] = await producer.send({ topic, acks: -1, messages: [{ key: 'end', value: 'x'.repeat(4000) }] });
+  latest.set('end', { value: 'x'.repeat(4000), offset: Number(last.baseOffset) });
+  await producer.disconnect();
+
+  const log = b.broker.logs.getLog(topic, 0)!;
+  const sizeBefore = log.sizeBytes;
+  const segmentsBefore = log.numberOfSegments;
+  await until('the cleaner to clean the log', async () => {
+    const info = await b.broker.logs.cleaner?.cleanable(log);
+    return info !== undefined && info !== null && info.lastCleanedMs > 0 && info.dirtyBytes === 0;
+  });
+  assert.ok(log.sizeBytes < sizeBefore / 4, `log shrank: ${log.sizeBytes} of ${sizeBefore} bytes`);
+  assert.ok(log.numberOfSegments < segmentsBefore, `fewer segments: ${log.numberOfSegments} of ${segmentsBefore}`);
+
+  const consumer = kafka.consumer({ groupId: 'compaction-reader' });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  const seen: { key: string; value: string | null; offset: number }[] = [];
+  await consumer.run({
+    eachMessage: async ({ message }) => {
+      seen.push({ key: message.key!.toString(), value: message.value === null ? null : message.value.toString(), offset: Number(message.offset) });
+    },
+  });
+  await until('every key to be read', () => seen.some((s) => s.key === 'end'));
+  await consumer.disconnect();
+  await admin.disconnect();
+
+  const byKey = new Map<string, number>();
+  for (const s of seen) byKey.set(s.key, (byKey.get(s.key) ?? 0) + 1);
+  for (const [k, n] of byKey) assert.is(n, 1, `exactly one record for ${k}`);
+  assert.is(byKey.size, latest.size, 'every key present');
+  for (const s of seen) {
+    const want = latest.get(s.key)!;
+    assert.is(s.value, want.value, `latest value of ${s.key}`);
+    assert.is(s.offset, want.offset, `original offset of ${s.key}`);
+  }
+  const offsets = await kafka.admin();
+  await offsets.connect();
+  const [p] = await offsets.fetchTopicOffsets(topic);
+  await offsets.disconnect();
+  assert.is(Number(p.high), keys * versions + 3, 'log end offset unchanged');
+});
+
+test.run();
