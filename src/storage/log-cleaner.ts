@@ -70,6 +70,8 @@ export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** Kafka sizes the dedupe buffer at 24 bytes per entry (16-byte MD5 + 8-byte offset). */
 const BYTES_PER_MAP_ENTRY = 24;
 const READ_CHUNK_BYTES = 1 << 20;
+/** Longest run of synchronous cleaning work between event-loop turns. */
+const YIELD_AFTER_MS = 4;
 
 export interface CleanerConfig {
   /** log.cleaner.enable */
@@ -351,9 +353,15 @@ export class LogCleaner {
       const data = await seg.read(offset, READ_CHUNK_BYTES, { minOneMessage: true });
       if (!data || data.length === 0) return;
       let next = offset;
+      let slice = performance.now();
       for (let pos = 0; pos < data.length; pos += batchSize(data, pos)) {
         visit(data, pos);
         next = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos) + 1;
+        // Compressed chunks decode to many records: give the event loop a turn every few ms.
+        if (performance.now() - slice > YIELD_AFTER_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          slice = performance.now();
+        }
       }
       stats.bytesRead += data.length;
       await this.throttle(data.length);
