@@ -17,10 +17,9 @@
  * `delete.retention.ms` after the pass that first saw them (the batch's delete horizon, see
  * cleaner-batch.ts). Records without a key are dropped, as Kafka does. The last batch of each
  * producer known to the producer state is kept, empty if need be, so producer state can still be
- * rebuilt from the log. Transactional and control batches are copied untouched for now (their
- * aborted-transaction entries are carried to the new segment's .txnindex); keys of transactional
- * records are left out of the offset map, so a transactional record never causes an earlier
- * value to be dropped.
+ * rebuilt from the log. Aborted transactions' batches are removed and kept out of the offset map;
+ * markers go once no batch of their transaction is left, after their own delete horizon
+ * (cleaner-txn.ts); an ABORT marker that stays keeps its .txnindex entry in the new segment.
  *
  * Files and crash safety (Kafka's replaceSegments): the new segment is written as
  * `<base>.log.cleaned` with its `.index/.timeindex/.txnindex.cleaned`, fsynced, renamed to
@@ -57,7 +56,6 @@ import {
   baseOffset as batchBaseOffset,
   batchSize,
   isControl,
-  isTransactional,
   lastOffsetDelta,
   maxTimestamp as batchMaxTimestamp,
   baseTimestamp as batchBaseTimestamp,
@@ -65,6 +63,8 @@ import {
   recordsCount,
 } from '../protocol/records/record-batch.js';
 import { deleteHorizonOf, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
+import { CleanerTxnTracker, CONTROL_ABORT, controlType } from './cleaner-txn.js';
+import type { AbortedTxn } from './producer-state.js';
 
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** Kafka sizes the dedupe buffer at 24 bytes per entry (16-byte MD5 + 8-byte offset). */
@@ -124,7 +124,7 @@ export interface LogCleanerOptions {
 interface LogState {
   firstDirty: number | null;
   checkpointLoaded: boolean;
-  /** Latest delete horizon left in the log by a pass (-1: none known). */
+  /** Earliest delete horizon left in the log by a pass (-1: none known): the next pass is due then. */
   deleteHorizon: number;
   lastCleanedMs: number;
 }
@@ -311,6 +311,7 @@ export class LogCleaner {
     // 1. The offset map over whole dirty segments, as many as fit.
     const capacity = Math.max(1, Math.floor((this.config.dedupeBufferSize / Math.max(1, this.config.threads) / BYTES_PER_MAP_ENTRY) * this.config.loadFactor));
     const map = new Map<string, number>();
+    const txns = new CleanerTxnTracker(await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset));
     let end = info.firstDirtyOffset;
     for (let i = 0; i < segs.length - 1; i++) {
       const upper = segs[i + 1].baseOffset;
@@ -318,7 +319,7 @@ export class LogCleaner {
       if (upper > info.firstUncleanableOffset) break;
       if (map.size >= capacity) break;
       await this.forEachBatch(segs[i], stats, (buf, pos) => {
-        if (isControl(buf, pos) || isTransactional(buf, pos)) return;
+        if (isControl(buf, pos) || txns.isAborted(buf, pos)) return;
         const base = batchBaseOffset(buf, pos);
         for (const r of scanRecords(recordsSection(buf, pos), recordsCount(buf, pos))) if (r.key !== null) map.set(r.key, base + r.offsetDelta);
       });
@@ -332,9 +333,9 @@ export class LogCleaner {
     const deleteRetentionMs = log.config.deleteRetentionMs ?? 86400000;
     let horizon = -1;
     for (const group of groups) {
-      const h = await this.cleanGroup(log, group, map, now, deleteRetentionMs, stats);
+      const h = await this.cleanGroup(log, group, map, txns, now, deleteRetentionMs, stats);
       if (h === null) return null; // the log changed under the pass; the next pass retries
-      if (h > horizon) horizon = h;
+      if (h >= 0 && (horizon < 0 || h < horizon)) horizon = h;
       stats.segmentsCleaned += group.length;
     }
     st.firstDirty = end;
@@ -387,10 +388,10 @@ export class LogCleaner {
   }
 
   /**
-   * Writes the cleaned copy of `group` and swaps it in. Returns the latest delete horizon of the
+   * Writes the cleaned copy of `group` and swaps it in. Returns the earliest delete horizon of the
    * batches written (-1 if none), or null when the segments changed meanwhile (nothing swapped).
    */
-  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: Map<string, number>, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
+  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: Map<string, number>, txns: CleanerTxnTracker, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
     const { fs } = this;
     const dir = log.dir;
     const base = group[0].baseOffset;
@@ -412,17 +413,21 @@ export class LogCleaner {
     let offsetOfMaxTs = base;
     let horizon = -1;
     const producers = log.producerState;
-    const newHorizon = now + deleteRetentionMs;
+    const keptAborted: AbortedTxn[] = [];
+    const ctx: FilterContext = {
+      map, txns, now, newHorizon: now + deleteRetentionMs, stats, keptAborted,
+      isLastOfProducer: (pid, last) => {
+        const b = producers.get(pid)?.batches;
+        return b !== undefined && b.length > 0 && b[b.length - 1].lastOffset === last;
+      },
+    };
     try {
       for (const seg of group) {
         await this.forEachBatch(seg, stats, (buf, pos) => {
-          const kept = filterBatch(buf, pos, map, now, newHorizon, (pid, last) => {
-            const b = producers.get(pid)?.batches;
-            return b !== undefined && b.length > 0 && b[b.length - 1].lastOffset === last;
-          }, stats);
+          const kept = filterBatch(buf, pos, ctx);
           if (!kept) return;
           const h = kept.horizon;
-          if (h > horizon) horizon = h;
+          if (h >= 0 && (horizon < 0 || h < horizon)) horizon = h;
           const bytes = kept.bytes;
           const last = batchBaseOffset(bytes, 0) + lastOffsetDelta(bytes, 0);
           const ts = batchMaxTimestamp(bytes, 0);
@@ -441,14 +446,9 @@ export class LogCleaner {
         });
       }
       ti.maybeAppend(maxTs, offsetOfMaxTs, true);
-      const aborted = [];
-      for (const seg of group) {
-        const idx = await seg.existingTxnIndex();
-        if (idx) aborted.push(...idx.allEntries);
-      }
-      if (aborted.length > 0) {
+      if (keptAborted.length > 0) {
         const txn = await TransactionIndex.open(fs, cleaned(names.txn));
-        for (const t of aborted) txn.append(t);
+        for (const t of keptAborted) txn.append(t);
         await txn.sync();
         await txn.close();
       }
@@ -542,48 +542,68 @@ function groupSegments(toClean: LogSegment[], all: readonly LogSegment[], maxSiz
   return groups;
 }
 
+interface FilterContext {
+  map: Map<string, number>;
+  txns: CleanerTxnTracker;
+  now: number;
+  /** The horizon given to batches that get one in this pass. */
+  newHorizon: number;
+  stats: CleanStats;
+  /** Aborted transactions whose ABORT marker this group keeps (its .txnindex). */
+  keptAborted: AbortedTxn[];
+  isLastOfProducer: (producerId: number, lastOffset: number) => boolean;
+}
+
 /**
- * Kafka's retention rule per record: keep the latest record of each key; keep a tombstone until
- * its batch's delete horizon has passed. Returns the bytes to write (the original batch when
- * nothing changes) and the batch's horizon when it still holds tombstones (-1 otherwise), or null
- * to drop the batch.
+ * What one batch becomes (Kafka Cleaner.cleanInto's checkBatchRetention / shouldRetainRecord):
+ * the bytes to write (the original batch when nothing changes) and its delete horizon when it
+ * still holds tombstones or a removable marker (-1 otherwise), or null to drop it. Records: the
+ * latest of each key stays, a tombstone until its batch's horizon has passed, records without
+ * key go. Aborted batches go. Markers: see cleaner-txn.ts. A producer's last batch stays, emptied.
  */
-function filterBatch(
-  buf: Buffer, pos: number, map: Map<string, number>, now: number, newHorizon: number,
-  isLastOfProducer: (producerId: number, lastOffset: number) => boolean, stats: CleanStats,
-): { bytes: Buffer; horizon: number } | null {
+function filterBatch(buf: Buffer, pos: number, ctx: FilterContext): { bytes: Buffer; horizon: number } | null {
+  const { stats } = ctx;
   const size = batchSize(buf, pos);
   const count = recordsCount(buf, pos);
-  if (isControl(buf, pos) || isTransactional(buf, pos)) {
-    stats.recordsRead += count;
-    stats.recordsRetained += count;
-    return { bytes: buf.subarray(pos, pos + size), horizon: -1 };
-  }
-  const section = recordsSection(buf, pos);
-  const recs = scanRecords(section, count);
   const base = batchBaseOffset(buf, pos);
   const horizon = deleteHorizonOf(buf, pos);
-  const horizonPassed = horizon >= 0 && now >= horizon;
+  const horizonPassed = horizon >= 0 && ctx.now >= horizon;
+  stats.recordsRead += count;
+  if (isControl(buf, pos)) {
+    const abortedTxn = controlType(buf, pos) === CONTROL_ABORT ? ctx.txns.abortedTxnOfMarker(base) : undefined;
+    const discardable = ctx.txns.onMarker(buf, pos);
+    if (discardable && horizonPassed) return null;
+    if (abortedTxn) ctx.keptAborted.push(abortedTxn);
+    stats.recordsRetained += count;
+    if (discardable && horizon < 0) {
+      const section = recordsSection(buf, pos);
+      return { bytes: rewriteBatch(buf, pos, section, scanRecords(section, count), ctx.newHorizon), horizon: ctx.newHorizon };
+    }
+    return { bytes: buf.subarray(pos, pos + size), horizon: discardable ? horizon : -1 };
+  }
+  ctx.txns.onDataBatch(buf, pos);
+  const lastOfProducer = (): boolean => {
+    const pid = batchProducerId(buf, pos);
+    return pid >= 0 && ctx.isLastOfProducer(pid, base + lastOffsetDelta(buf, pos));
+  };
+  const section = recordsSection(buf, pos);
+  if (ctx.txns.isAborted(buf, pos)) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, [], -1), horizon: -1 } : null;
+  const recs = scanRecords(section, count);
   const keep: RawRecord[] = [];
   let tombstones = 0;
   for (const r of recs) {
     if (r.key === null) continue;
-    const found = map.get(r.key);
+    const found = ctx.map.get(r.key);
     const latest = found === undefined || base + r.offsetDelta >= found;
     if (latest && (r.hasValue || !horizonPassed)) {
       keep.push(r);
       if (!r.hasValue) tombstones++;
     }
   }
-  stats.recordsRead += count;
   stats.recordsRetained += keep.length;
   const needHorizon = tombstones > 0 && horizon < 0;
-  const keptHorizon = tombstones > 0 ? (needHorizon ? newHorizon : horizon) : -1;
+  const keptHorizon = tombstones > 0 ? (needHorizon ? ctx.newHorizon : horizon) : -1;
   if (keep.length === count && !needHorizon) return { bytes: buf.subarray(pos, pos + size), horizon: keptHorizon };
-  if (keep.length === 0) {
-    const pid = batchProducerId(buf, pos);
-    if (pid >= 0 && isLastOfProducer(pid, base + lastOffsetDelta(buf, pos))) return { bytes: rewriteBatch(buf, pos, section, keep, -1), horizon: -1 };
-    return null;
-  }
+  if (keep.length === 0) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, keep, -1), horizon: -1 } : null;
   return { bytes: rewriteBatch(buf, pos, section, keep, tombstones > 0 ? keptHorizon : horizon), horizon: keptHorizon };
 }

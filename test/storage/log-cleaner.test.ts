@@ -171,23 +171,89 @@ test('idempotent producer state survives cleaning: a retried batch is still a du
   await log.close();
 });
 
-test('transactional batches are kept untouched', async () => {
+function marker(type: 0 | 1, pid: bigint, ts: number): Buffer {
+  const key = Buffer.alloc(4);
+  key.writeInt16BE(type, 2); // version 0; 0 = ABORT, 1 = COMMIT
+  return buildRecordBatch({ records: [{ key, value: Buffer.from([0, 0, 0, 0, 0, 0]), timestamp: BigInt(ts) }], producerId: pid, producerEpoch: 0, transactional: true, control: true });
+}
+
+function txnBatch(pid: bigint, seq: number, ts: number, records: [string, string][]): Buffer {
+  return buildRecordBatch({
+    records: records.map(([k, v]) => ({ key: Buffer.from(k), value: Buffer.from(v), timestamp: BigInt(ts) })),
+    producerId: pid, producerEpoch: 0, baseSequence: seq, transactional: true,
+  });
+}
+
+test('committed transactional records are cleaned like others; the COMMIT marker stays while its batches do', async () => {
   const fs = new MemFs();
   const clock = new ManualClock();
   const log = await open(fs, clock);
-  const txn = buildRecordBatch({ records: [{ key: Buffer.from('k0'), value: Buffer.from('txn'), timestamp: BigInt(clock.now()) }], producerId: 9n, producerEpoch: 0, baseSequence: 0, transactional: true });
-  await log.appendAsLeader(txn, 0);
-  const key = Buffer.alloc(4);
-  key.writeInt16BE(1, 2); // version 0, type 1 = COMMIT
-  const marker = buildRecordBatch({ records: [{ key, value: Buffer.from([0, 0, 0, 0, 0, 0]), timestamp: BigInt(clock.now()) }], producerId: 9n, producerEpoch: 0, transactional: true, control: true });
-  await log.appendAsLeader(marker, 0, { origin: 'coordinator' });
+  await log.appendAsLeader(txnBatch(9n, 0, clock.now(), [['k0', 'txn-old'], ['k5', 'txn-keep']]), 0);
+  await log.appendAsLeader(marker(1, 9n, clock.now()), 0, { origin: 'coordinator' });
   const latest = await fill(log, clock, 2, 20);
   const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
   assert.ok(await cleaner.clean(log));
   const recs = await recordsOf(log);
-  assert.ok(recs.some((r) => r.value === 'txn' && r.offset === 0), 'transactional record kept');
-  assert.ok((await batchesOf(log)).some((b) => b.isControl && Number(b.baseOffset) === 1), 'marker kept');
-  checkLog(recs.filter((r) => r.offset > 1), latest);
+  assert.ok(recs.some((r) => r.value === 'txn-keep' && r.offset === 1), 'the committed record nobody overwrote stays');
+  assert.not.ok(recs.some((r) => r.value === 'txn-old'), 'the overwritten committed record goes');
+  const m = (await batchesOf(log)).find((b) => b.isControl);
+  assert.ok(m && Number(m.baseOffset) === 2 && !m.hasDeleteHorizon, 'marker kept without a horizon');
+  checkLog(recs.filter((r) => r.offset > 2), latest);
+  await log.close();
+});
+
+test('aborted records are removed and never shadow older values; the ABORT marker goes after its delete horizon', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { deleteRetentionMs: 10_000 });
+  await log.appendAsLeader(keyed('k0', 'good@0', clock.now()), 0);
+  await log.appendAsLeader(txnBatch(9n, 0, clock.now(), [['k0', 'bad'], ['k1', 'bad']]), 0);
+  await log.appendAsLeader(marker(0, 9n, clock.now()), 0, { origin: 'coordinator' });
+  assert.equal((await log.collectAbortedTransactions(0, 100)).map((t) => [t.firstOffset, t.lastOffset]), [[1, 3]]);
+  // The producer writes again, so its last batch (kept even when emptied) is not the aborted one;
+  // otherwise that empty batch keeps the marker, as in Kafka.
+  await log.appendAsLeader(keyed('k2', 'p9-later', clock.now(), { producerId: 9, seq: 2 }), 0);
+  const latestA = await fill(log, clock, 3, 10);
+  latestA.set('k0', latestA.get('k0')!);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  let recs = await recordsOf(log);
+  assert.not.ok(recs.some((r) => r.value === 'bad'), 'aborted records removed');
+  let markers = (await batchesOf(log)).filter((b) => b.isControl);
+  assert.is(markers.length, 1, 'the marker stays while the pass saw its batches');
+  assert.equal((await log.collectAbortedTransactions(0, 1000)).map((t) => [t.firstOffset, t.lastOffset]), [[1, 3]], 'txnindex entry kept with the marker');
+  // A second pass (after more dirty data) sees no batch of the transaction: the marker gets a horizon.
+  await fill(log, clock, 3, 10);
+  assert.ok(await cleaner.clean(log));
+  markers = (await batchesOf(log)).filter((b) => b.isControl);
+  assert.is(markers.length, 1);
+  assert.ok(markers[0].hasDeleteHorizon, 'marker has a delete horizon');
+  clock.advance(10_001);
+  const passes = await cleaner.runPass();
+  assert.is(passes.length, 1, 'the horizon makes the log due');
+  markers = (await batchesOf(log)).filter((b) => b.isControl);
+  assert.is(markers.length, 0, 'marker removed after delete.retention.ms');
+  assert.equal(await log.collectAbortedTransactions(0, 1000), [], 'and its txnindex entry');
+  recs = await recordsOf(log);
+  assert.not.ok(recs.some((r) => r.value === 'bad'));
+  await log.close();
+  const again = await open(fs, clock);
+  assert.equal(await recordsOf(again), recs);
+  await again.close();
+});
+
+test('an aborted record does not make the cleaner drop the value it would have replaced', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  await log.appendAsLeader(keyed('k9', 'good@0', clock.now()), 0);
+  await log.appendAsLeader(txnBatch(9n, 0, clock.now(), [['k9', 'bad']]), 0);
+  await log.appendAsLeader(marker(0, 9n, clock.now()), 0, { origin: 'coordinator' });
+  await fill(log, clock, 3, 10);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  const k9 = (await recordsOf(log)).filter((r) => r.key === 'k9');
+  assert.equal(k9.map((r) => r.value), ['good@0']);
   await log.close();
 });
 
