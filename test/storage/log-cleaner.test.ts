@@ -273,6 +273,86 @@ test('a log without enough dirty bytes is not cleaned by a pass; min.compaction.
   await log.close();
 });
 
+test('max.compaction.lag.ms makes a log due whatever its dirty ratio', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { maxCompactionLagMs: 60_000, minCleanableDirtyRatio: 0.9 });
+  await fill(log, clock, 5, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.ok(await cleaner.clean(log));
+  const latest = await fill(log, clock, 5, 2);
+  const info = await cleaner.cleanable(log);
+  assert.ok(info!.dirtyBytes > 0 && info!.dirtyRatio < 0.9, `a little dirt: ratio ${info!.dirtyRatio}`);
+  assert.equal(await cleaner.runPass(), []);
+  clock.advance(60_001);
+  assert.is((await cleaner.runPass()).length, 1, 'due after max.compaction.lag.ms');
+  checkLog(await recordsOf(log), latest);
+  await log.close();
+});
+
+test('a small dedupe buffer cleans the dirty section over several passes', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const latest = await fill(log, clock, 30, 6);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log], config: { dedupeBufferSize: 24 * 12 } });
+  const ends: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    const s = await cleaner.clean(log);
+    if (!s) break;
+    ends.push(s.endOffset);
+  }
+  assert.ok(ends.length > 1, `several passes: ${ends.join(',')}`);
+  assert.equal(ends, [...ends].sort((a, b) => a - b), 'the first dirty offset moves forward');
+  checkLog(await recordsOf(log), latest);
+  await log.close();
+});
+
+test('appends and reads go on while a pass copies; the swap waits for the queue', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const latest = await fill(log, clock, 5, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  const pass = cleaner.clean(log);
+  const more = (async () => {
+    for (let i = 0; i < 30; i++) {
+      const value = `k${i % 5}-late${i}@${log.logEndOffset}`;
+      await log.appendAsLeader(keyed(`k${i % 5}`, value, clock.now()), 0);
+      latest.set(`k${i % 5}`, value);
+      await log.read(0, 1 << 20, { minOneMessage: true });
+    }
+  })();
+  const [stats] = await Promise.all([pass, more]);
+  assert.ok(stats);
+  checkLog(await recordsOf(log), latest);
+  assert.is(log.logEndOffset, 130);
+  await log.close();
+});
+
+test('a pass whose segments changed meanwhile swaps nothing and leaves no files behind', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { cleanupPolicy: 'compact,delete' });
+  const latest = await fill(log, clock, 5, 20);
+  let interfere = true;
+  const cleaner = new LogCleaner({
+    fs, clock, logs: () => [log],
+    onStep: async (step) => {
+      if (step === 'cleaned-written' && interfere) {
+        interfere = false;
+        await log.deleteRecordsBefore(log.segmentList[1].baseOffset);
+      }
+    },
+  });
+  assert.is(await cleaner.clean(log), null);
+  assert.equal((await fs.readdir(DIR)).filter((n) => /\.(cleaned|swap)$/.test(n)), []);
+  checkLog(await recordsOf(log), latest);
+  assert.ok(await cleaner.clean(log), 'the next pass cleans');
+  checkLog(await recordsOf(log), latest);
+  await log.close();
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 for (const step of STEPS) {
   test(`a crash at "${step}" recovers to a correct log`, async () => {
