@@ -138,6 +138,12 @@ export interface CleanableInfo {
   lastCleanedMs: number;
 }
 
+class CleanerStoppedError extends Error {
+  constructor() {
+    super('log cleaner stopped');
+  }
+}
+
 function isCompacted(log: PartitionLog): boolean {
   return log.config.cleanupPolicy.split(',').some((p) => p.trim() === 'compact');
 }
@@ -212,7 +218,7 @@ export class LogCleaner {
           const s = await this.clean(log);
           if (s) out.push(s);
         } catch (err) {
-          this.onError(err, `cleaning ${log.topic}-${log.partition}`);
+          if (!(err instanceof CleanerStoppedError)) this.onError(err, `cleaning ${log.topic}-${log.partition}`);
         }
       }
     };
@@ -351,6 +357,8 @@ export class LogCleaner {
   private async forEachBatch(seg: LogSegment, stats: CleanStats, visit: (buf: Buffer, pos: number) => void): Promise<void> {
     let offset = seg.baseOffset;
     for (;;) {
+      // Shutdown does not wait for a long pass: the copy stops, the loader removes the .cleaned files.
+      if (this.stopped) throw new CleanerStoppedError();
       const data = await seg.read(offset, READ_CHUNK_BYTES, { minOneMessage: true });
       if (!data || data.length === 0) return;
       let next = offset;

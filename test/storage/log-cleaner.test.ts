@@ -353,6 +353,49 @@ test('a pass whose segments changed meanwhile swaps nothing and leaves no files 
   await log.close();
 });
 
+test('log.cleaner.io.max.bytes.per.second paces a pass on the clock', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const latest = await fill(log, clock, 5, 20);
+  const dirty = (await new LogCleaner({ fs, clock, logs: () => [log] }).cleanable(log))!.dirtyBytes;
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log], config: { ioMaxBytesPerSecond: 1000 } });
+  let done = false;
+  const pass = cleaner.clean(log).then((s) => {
+    done = true;
+    return s;
+  });
+  let waitedMs = 0;
+  while (!done && waitedMs < 1_000_000) {
+    await new Promise((r) => setImmediate(r));
+    clock.advance(100);
+    waitedMs += 100;
+  }
+  assert.ok(await pass);
+  // Reading the dirty bytes twice (offset map, then copy) at 1000 B/s takes about 2 * dirty ms.
+  assert.ok(waitedMs >= dirty, `paced: ${waitedMs} ms of clock for ${dirty} dirty bytes`);
+  checkLog(await recordsOf(log), latest);
+  await log.close();
+});
+
+test('stopping the cleaner ends a pass in its copy phase; the log is untouched', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  const latest = await fill(log, clock, 5, 20);
+  const before = await recordsOf(log);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log], config: { ioMaxBytesPerSecond: 1000 } });
+  const pass = cleaner.runPass();
+  await new Promise((r) => setImmediate(r));
+  const stopped = cleaner.stop();
+  clock.advance(10_000);
+  await stopped;
+  assert.equal(await pass, []);
+  assert.equal(await recordsOf(log), before);
+  checkLog(before, latest);
+  await log.close();
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 for (const step of STEPS) {
   test(`a crash at "${step}" recovers to a correct log`, async () => {
