@@ -79,6 +79,14 @@ test('cleaning keeps the latest record of every key at its original offset', asy
   const gap = cleanedPart.length > 1 ? cleanedPart[0].offset + 1 : 1;
   const r = await log.read(gap, 1 << 20, { minOneMessage: true });
   assert.ok(decodeRecordBatches(r.records[0]).some((b) => b.records.some((x) => Number(x.offset) >= gap)));
+  // The rebuilt time index answers ListOffsets by timestamp on the cleaned segments.
+  const t0 = 1_700_000_000_000;
+  const firstKept = cleanedPart[0];
+  const found = await log.offsetForTimestamp(t0);
+  assert.is(found?.offset, firstKept.offset, 'earliest timestamp lands on the first kept record');
+  const mid = cleanedPart[Math.floor(cleanedPart.length / 2)];
+  assert.is((await log.offsetForTimestamp(t0 + mid.offset))?.offset, mid.offset, 'a kept record is found by its own timestamp');
+  assert.is((await log.maxTimestampAndOffset()).offset, 99);
   // Reopened after a clean shutdown, the log reads the same.
   await log.close();
   const again = await open(fs, clock);
