@@ -71,7 +71,7 @@ export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 const BYTES_PER_MAP_ENTRY = 24;
 const READ_CHUNK_BYTES = 1 << 20;
 /** Longest run of synchronous cleaning work between event-loop turns. */
-const YIELD_AFTER_MS = 4;
+const YIELD_AFTER_MS = 1;
 
 export interface CleanerConfig {
   /** log.cleaner.enable */
@@ -366,7 +366,7 @@ export class LogCleaner {
       for (let pos = 0; pos < data.length; pos += batchSize(data, pos)) {
         visit(data, pos);
         next = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos) + 1;
-        // Compressed chunks decode to many records: give the event loop a turn every few ms.
+        // Compressed chunks decode to many records: give the event loop a turn every millisecond.
         if (performance.now() - slice > YIELD_AFTER_MS) {
           await new Promise<void>((resolve) => setImmediate(resolve));
           slice = performance.now();
