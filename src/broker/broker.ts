@@ -35,6 +35,9 @@ import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
+import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
+import { minInsyncReplicas } from '../cluster/controller.js';
+import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
 
@@ -201,8 +204,23 @@ export class Broker {
       cache: this.cache, nodeId: this.nodeId, clients: this.controllerClients,
       isActiveController: () => this.cluster.controller.isActive, logger: this.log,
     });
+    const raw = this.rawConfig;
+    const fetchers = new ReplicaFetcherManager(this.brokerClients, {
+      nodeId: this.nodeId, brokerEpoch: () => this.cluster.lifecycle.brokerEpoch, clusterId: this.cluster.clusterId,
+      maxWaitMs: Number(raw['replica.fetch.wait.max.ms']), minBytes: Number(raw['replica.fetch.min.bytes']),
+      maxBytes: Number(raw['replica.fetch.response.max.bytes']), partitionMaxBytes: Number(raw['replica.fetch.max.bytes']),
+      backoffMs: Number(raw['replica.fetch.backoff.ms']),
+    }, this.log);
+    const minIsrDefault = Number(raw['min.insync.replicas']);
     this.replicaManager = new ReplicaManager({
-      nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log,
+      nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log, clock: this.clock,
+      replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
+      minInsyncReplicas: (topic) => minInsyncReplicas(topic, minIsrDefault),
+      alterIsr: (known, newIsr) => alterPartition(this.cluster.store, known, {
+        brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
+        leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
+      }, (id) => this.cache.isAlive(id)),
+      fetchers,
       logConfig: (overrides) => logConfigFor(this.rawConfig, overrides),
       onTopicDeleted: async (name) => {
         if (name === '__consumer_offsets') return;

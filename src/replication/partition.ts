@@ -1,14 +1,56 @@
 /**
- * One partition this broker holds a replica of (Kafka's `Partition`): its local log and the
- * partition state the controller last published (leader, leader epoch, partition epoch, replicas,
- * ISR). The replica manager creates it when the metadata names this broker among the replicas and
- * calls `makeLeader` / `makeFollower` when the published state changes.
+ * One partition this broker holds a replica of (Kafka's `Partition`): its local log, the state
+ * the controller last published (leader, leader epoch, partition epoch, replicas, ISR) and, while
+ * this broker leads it, what it knows of each follower.
  *
- * Request handlers ask it two things on the hot path, without allocating: is this broker the
- * leader (`isLeader`), and with which leader epoch (`leaderEpoch`).
+ * Leader side (Kafka's names):
+ * - Each follower's fetch reports its logEndOffset (the fetch offset: it has everything below)
+ *   and moves its lastCaughtUpTimeMs: to the fetch time if it fetched from the leader's log end,
+ *   else to the time of its previous fetch if it has reached what the leader had then.
+ * - highWatermark = the smallest logEndOffset in the ISR (the leader's own included). With the
+ *   leader alone in the ISR the log moves it on every append itself (as on a single node).
+ * - ISR shrink: a follower not caught up for replica.lag.time.max.ms; ISR expand: a live follower
+ *   whose logEndOffset reached the high watermark and the start of the current leader epoch. Both
+ *   are an AlterPartition, a compare-and-set on the partition epoch (partition-state.ts), one at a
+ *   time; a leader the controller has replaced fails it and cannot shrink the ISR to acknowledge
+ *   alone.
+ * - acks=all: `waitForReplication(offset)` resolves when the high watermark reaches it
+ *   (NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR is then below min.insync.replicas), on timeout
+ *   REQUEST_TIMED_OUT, when leadership is lost NOT_LEADER_OR_FOLLOWER.
+ *
+ * Request handlers ask `isLeader` and `leaderEpoch` on the hot path; neither allocates.
  */
+import type { Clock, Timer } from '../clock.js';
+import type { Logger } from '../logger.js';
 import type { PartitionLog } from '../storage/partition-log.js';
-import { NO_LEADER, type PartitionState } from '../cluster/metadata-store.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { NO_LEADER, type AlterPartitionOutcome, type PartitionState } from '../cluster/metadata-store.js';
+
+/** What the leader knows of one follower (Kafka's `Replica` state). */
+export interface FollowerState {
+  /** The follower's log end offset, -1 while unknown (no fetch since this broker became leader). */
+  logEndOffset: number;
+  lastCaughtUpTimeMs: number;
+  lastFetchTimeMs: number;
+  /** The leader's log end at the follower's previous fetch. */
+  lastFetchLeaderLogEndOffset: number;
+}
+
+export interface PartitionEnv {
+  clock: Clock;
+  logger: Logger;
+  /** replica.lag.time.max.ms */
+  replicaLagTimeMaxMs: number;
+  isAlive(nodeId: number): boolean;
+  /** AlterPartition for this leader's ISR change, fenced by its broker epoch and the partition epoch. */
+  alterIsr(known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome>;
+}
+
+interface Waiter {
+  offset: number;
+  resolve: (code: number) => void;
+  timer: Timer;
+}
 
 export class Partition {
   leaderId = NO_LEADER;
@@ -16,6 +58,13 @@ export class Partition {
   partitionEpoch = -1;
   replicas: readonly number[] = [];
   isr: readonly number[] = [];
+  /** min.insync.replicas of the topic (set by the replica manager). */
+  minInsyncReplicas = 1;
+  /** Where the current leader epoch started on this broker (ISR expansion needs followers past it). */
+  private leaderEpochStartOffset = -1;
+  private readonly followers = new Map<number, FollowerState>();
+  private waiters: Waiter[] = [];
+  private isrChangeInFlight = false;
   /** Set when this broker must stop acting as leader whatever the metadata says (lost its registration). */
   private fenced = false;
 
@@ -25,6 +74,7 @@ export class Partition {
     readonly topicId: string,
     readonly log: PartitionLog,
     private readonly localNodeId: number,
+    private readonly env: PartitionEnv,
   ) {}
 
   /** Whether this broker serves produce and consumer fetches for the partition. */
@@ -32,22 +82,204 @@ export class Partition {
     return this.leaderId === this.localNodeId && !this.fenced;
   }
 
-  /** Applies a published state; returns what this broker's role became, or null if nothing changed. */
+  /** The state this broker believes is published (the base of its next AlterPartition). */
+  get state(): PartitionState {
+    return {
+      topicId: this.topicId, partition: this.partitionIndex, replicas: [...this.replicas], isr: [...this.isr],
+      leader: this.leaderId, leaderEpoch: this.leaderEpoch, partitionEpoch: this.partitionEpoch,
+    };
+  }
+
+  /**
+   * Applies a published state. Returns the role to take on ('leader': became leader or a new
+   * leader epoch while leading; 'follower': a new leader elsewhere), or null (only the ISR or
+   * nothing changed). Older states than the one this broker wrote itself are ignored.
+   */
   apply(state: PartitionState): 'leader' | 'follower' | null {
-    const wasLeader = this.leaderId === this.localNodeId;
-    const epochChanged = state.leaderEpoch !== this.leaderEpoch;
+    if (state.partitionEpoch < this.partitionEpoch && state.leaderEpoch <= this.leaderEpoch) return null;
+    const epochChanged = state.leaderEpoch !== this.leaderEpoch || state.leader !== this.leaderId;
     this.partitionEpoch = state.partitionEpoch;
     this.replicas = state.replicas;
     this.isr = state.isr;
-    if (!epochChanged && state.leader === this.leaderId) return null;
+    if (!epochChanged) {
+      if (this.isLeader) this.onIsrChanged();
+      return null;
+    }
     this.leaderId = state.leader;
     this.leaderEpoch = state.leaderEpoch;
-    const isLeaderNow = state.leader === this.localNodeId;
-    if (isLeaderNow) return 'leader';
-    return wasLeader || epochChanged ? 'follower' : null;
+    return state.leader === this.localNodeId ? 'leader' : 'follower';
+  }
+
+  /**
+   * Becomes leader (Kafka's makeLeader): followers' positions are unknown until they fetch; those
+   * in the ISR count as caught up now. The new epoch starts at this log end.
+   */
+  async makeLeader(): Promise<void> {
+    const now = this.env.clock.now();
+    this.followers.clear();
+    for (const id of this.replicas) {
+      if (id === this.localNodeId) continue;
+      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1 });
+    }
+    const epoch = this.leaderEpoch;
+    this.leaderEpochStartOffset = this.log.logEndOffset;
+    await this.log.assignEpochStartOffset(epoch, this.log.logEndOffset);
+    this.onIsrChanged();
+  }
+
+  /** Becomes follower (or stops leading without a new leader): pending acks=all waits fail. */
+  makeFollower(): void {
+    this.followers.clear();
+    this.log.setHighWatermarkFollowsLogEnd(false);
+    this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   }
 
   fence(): void {
     this.fenced = true;
+    this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  }
+
+  private get aloneInIsr(): boolean {
+    return this.isr.length === 1 && this.isr[0] === this.localNodeId;
+  }
+
+  /** The ISR (or this leader's view of it) changed: who moves the HW, and maybe it moves now. */
+  private onIsrChanged(): void {
+    // Followers not (or no longer) replicas are forgotten; new replicas start unknown.
+    for (const id of [...this.followers.keys()]) if (!this.replicas.includes(id)) this.followers.delete(id);
+    for (const id of this.replicas) {
+      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1 });
+    }
+    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
+    this.maybeIncrementLeaderHW();
+  }
+
+  /**
+   * A follower's fetch at `fetchOffset` when the leader's log ended at `leaderLogEndOffset`
+   * (Kafka's updateFollowerFetchState). Returns false for a broker that is not a replica.
+   */
+  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, fetchTimeMs: number): boolean {
+    const f = this.followers.get(replicaId);
+    if (!f || !this.isLeader) return false;
+    if (fetchOffset >= leaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, fetchTimeMs);
+    else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
+    f.logEndOffset = fetchOffset;
+    f.lastFetchLeaderLogEndOffset = leaderLogEndOffset;
+    f.lastFetchTimeMs = fetchTimeMs;
+    this.maybeExpandIsr(replicaId, f);
+    this.maybeIncrementLeaderHW();
+    return true;
+  }
+
+  /** highWatermark = min logEndOffset over the ISR; an ISR follower not heard from yet holds it where it is. */
+  private maybeIncrementLeaderHW(): void {
+    if (!this.isLeader) return;
+    const log = this.log;
+    let hw = log.logEndOffset;
+    for (const id of this.isr) {
+      if (id === this.localNodeId) continue;
+      const f = this.followers.get(id);
+      const leo = f && f.logEndOffset >= 0 ? f.logEndOffset : log.highWatermark;
+      if (leo < hw) hw = leo;
+    }
+    if (hw > log.highWatermark) log.updateHighWatermark(hw);
+    this.completeWaiters();
+  }
+
+  // ---- acks=all ------------------------------------------------------------------------------
+
+  /** NONE once every ISR member has everything below `offset`; see the class comment for errors. */
+  waitForReplication(offset: number, timeoutMs: number): Promise<number> {
+    if (!this.isLeader) return Promise.resolve(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+    if (this.log.highWatermark >= offset) return Promise.resolve(this.enoughAfterAppend());
+    return new Promise((resolve) => {
+      const w: Waiter = {
+        offset,
+        resolve,
+        timer: this.env.clock.setTimeout(() => {
+          const i = this.waiters.indexOf(w);
+          if (i >= 0) this.waiters.splice(i, 1);
+          resolve(ErrorCode.REQUEST_TIMED_OUT);
+        }, Math.max(0, timeoutMs)),
+      };
+      // Appends complete in offset order, so the queue stays sorted.
+      this.waiters.push(w);
+    });
+  }
+
+  private enoughAfterAppend(): number {
+    return this.isr.length >= this.minInsyncReplicas ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND;
+  }
+
+  private completeWaiters(): void {
+    if (this.waiters.length === 0) return;
+    const hw = this.log.highWatermark;
+    let n = 0;
+    while (n < this.waiters.length && this.waiters[n].offset <= hw) n++;
+    if (n === 0) return;
+    const done = this.waiters.splice(0, n);
+    const code = this.enoughAfterAppend();
+    for (const w of done) {
+      w.timer.cancel();
+      w.resolve(code);
+    }
+  }
+
+  private failWaiters(code: number): void {
+    const all = this.waiters;
+    this.waiters = [];
+    for (const w of all) {
+      w.timer.cancel();
+      w.resolve(code);
+    }
+  }
+
+  // ---- ISR changes (AlterPartition) ----------------------------------------------------------
+
+  private maybeExpandIsr(replicaId: number, f: FollowerState): void {
+    if (this.isrChangeInFlight || this.isr.includes(replicaId) || !this.env.isAlive(replicaId)) return;
+    if (f.logEndOffset < this.log.highWatermark || f.logEndOffset < this.leaderEpochStartOffset) return;
+    void this.changeIsr([...this.isr, replicaId], `follower ${replicaId} caught up to ${f.logEndOffset}`);
+  }
+
+  /** Drops followers not caught up for replica.lag.time.max.ms (called periodically on leaders). */
+  maybeShrinkIsr(): void {
+    if (!this.isLeader || this.isrChangeInFlight) return;
+    const now = this.env.clock.now();
+    const lagging = this.isr.filter((id) => {
+      if (id === this.localNodeId) return false;
+      const f = this.followers.get(id);
+      return !f || now - f.lastCaughtUpTimeMs > this.env.replicaLagTimeMaxMs;
+    });
+    if (lagging.length === 0) return;
+    void this.changeIsr(this.isr.filter((id) => !lagging.includes(id)), `followers [${lagging}] not caught up for ${this.env.replicaLagTimeMaxMs} ms`);
+  }
+
+  private async changeIsr(newIsr: number[], why: string): Promise<void> {
+    this.isrChangeInFlight = true;
+    const known = this.state;
+    try {
+      const out = await this.env.alterIsr(known, newIsr);
+      if (out.ok) {
+        // Committed in the store: act on it now rather than when the watch delivers it.
+        this.env.logger.info(`${this.topic}-${this.partitionIndex}: ISR [${known.isr}] → [${out.state.isr}] (${why}), partition epoch ${out.state.partitionEpoch}`);
+        if (out.state.leaderEpoch === this.leaderEpoch && out.state.partitionEpoch > this.partitionEpoch) {
+          this.partitionEpoch = out.state.partitionEpoch;
+          this.isr = out.state.isr;
+          this.onIsrChanged();
+        }
+      } else {
+        this.env.logger.info(`${this.topic}-${this.partitionIndex}: ISR change to [${newIsr}] refused (error ${out.error}); the metadata will show the current state`);
+      }
+    } catch (err) {
+      this.env.logger.warn(`${this.topic}-${this.partitionIndex}: ISR change failed (${(err as Error).message})`);
+    } finally {
+      this.isrChangeInFlight = false;
+    }
+  }
+
+  /** For tests and DescribeLogDirs-like views. */
+  followerState(replicaId: number): Readonly<FollowerState> | undefined {
+    return this.followers.get(replicaId);
   }
 }

@@ -14,6 +14,12 @@
  * - Topic config changes reach the logs.
  * Logs on disk of topics the metadata does not know are left alone (and logged at start-up).
  *
+ * Roles (Kafka's makeLeaders / makeFollowers): a partition whose published leader is this broker
+ * stops being fetched and becomes leader (partition.ts: followers' positions, high watermark, ISR
+ * changes, acks=all waits); one led elsewhere becomes a follower and joins the replica fetcher of
+ * its leader (replica-fetcher.ts), which truncates it by leader epoch and then fetches. Every
+ * replica.lag.time.max.ms / 2 the leaders look for followers to drop from the ISR.
+ *
  * `fenceAll()` is for a broker that lost its registration: it stops leading everything at once,
  * whatever the (possibly stale) cache says.
  */
@@ -22,13 +28,24 @@ import type { Logger } from '../logger.js';
 import type { LogManager } from '../storage/log-manager.js';
 import type { LogConfig } from '../storage/partition-log.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
-import type { PartitionState, TopicRecord } from '../cluster/metadata-store.js';
-import { Partition } from './partition.js';
+import type { AlterPartitionOutcome, PartitionState, TopicRecord } from '../cluster/metadata-store.js';
+import type { Clock, Timer } from '../clock.js';
+import { Partition, type PartitionEnv } from './partition.js';
+import type { ReplicaFetcherManager } from './replica-fetcher.js';
 
 export interface ReplicaManagerOptions {
   nodeId: number;
   logs: LogManager;
   cache: MetadataCache;
+  clock: Clock;
+  /** replica.lag.time.max.ms */
+  replicaLagTimeMaxMs: number;
+  /** The topic's effective min.insync.replicas. */
+  minInsyncReplicas: (topic: TopicRecord) => number;
+  /** A leader's ISR change (AlterPartition), fenced by this broker's epoch and the partition epoch. */
+  alterIsr: (known: PartitionState, newIsr: number[]) => Promise<AlterPartitionOutcome>;
+  /** The fetchers followers join (absent: nothing is fetched, e.g. unit tests of one node). */
+  fetchers?: ReplicaFetcherManager;
   /** The storage config of a topic with these overrides. */
   logConfig: (overrides: Readonly<Record<string, string>>) => LogConfig;
   logger: Logger;
@@ -60,9 +77,25 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   private appliedRevision = -1;
   private readonly revisionWaiters: { revision: number; resolve: () => void }[] = [];
   private readonly onChange = () => this.requestPass();
+  private readonly partitionEnv: PartitionEnv;
+  private isrTimer: Timer | null = null;
 
   constructor(private readonly opts: ReplicaManagerOptions) {
     super();
+    this.partitionEnv = {
+      clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
+      isAlive: (id) => opts.cache.isAlive(id),
+      alterIsr: (known, newIsr) => opts.alterIsr(known, newIsr),
+    };
+  }
+
+  /** Kafka's isr-expiration task: every half lag time, leaders drop followers that fell behind. */
+  private scheduleIsrExpiration(): void {
+    if (this.stopped) return;
+    this.isrTimer = this.opts.clock.setTimeout(() => {
+      for (const p of this.allPartitions()) p.maybeShrinkIsr();
+      this.scheduleIsrExpiration();
+    }, Math.max(50, Math.floor(this.opts.replicaLagTimeMaxMs / 2)));
   }
 
   get nodeId(): number {
@@ -77,6 +110,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.opts.cache.on('change', this.onChange);
     this.requestPass();
     await this.settled();
+    this.scheduleIsrExpiration();
   }
 
   /** The partition if this broker holds a replica of it (no allocation: request hot path). */
@@ -165,7 +199,9 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
         }
         const partition = existing ?? (await this.createPartition(topic, state.partition));
         hosted.partitions[state.partition] = partition;
-        this.applyState(partition, state);
+        // Capped at the replica count, so a topic with fewer replicas than the setting can be written.
+        partition.minInsyncReplicas = Math.min(this.opts.minInsyncReplicas(topic), state.replicas.length);
+        await this.applyState(partition, state);
       }
       if (hosted && hosted.configs !== topic.configs) {
         hosted.configs = topic.configs;
@@ -175,9 +211,18 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     }
   }
 
-  private applyState(partition: Partition, state: PartitionState): void {
+  private async applyState(partition: Partition, state: PartitionState): Promise<void> {
     const role = partition.apply(state);
     if (this.fenced) partition.fence();
+    if (role === 'leader') {
+      this.opts.fetchers?.removePartition(partition);
+      await partition.makeLeader();
+      this.opts.logger.info(`${partition.topic}-${partition.partitionIndex}: leader at epoch ${state.leaderEpoch}, ISR [${state.isr}]`);
+    } else if (role === 'follower') {
+      partition.makeFollower();
+      if (state.leader >= 0) this.opts.fetchers?.addPartition(partition, state.leader, state.leaderEpoch);
+      else this.opts.fetchers?.removePartition(partition);
+    }
     if (role) this.emit('leadershipChange', partition, role);
   }
 
@@ -197,16 +242,25 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     } else {
       log = await logs.createLog(topic.name, index, config, topic.topicId);
     }
-    return new Partition(topic.name, index, topic.topicId, log, this.opts.nodeId);
+    return new Partition(topic.name, index, topic.topicId, log, this.opts.nodeId, this.partitionEnv);
+  }
+
+  /** Stops following or leading a partition that is about to lose its log. */
+  private retire(p: Partition | undefined): void {
+    if (!p) return;
+    this.opts.fetchers?.removePartition(p);
+    p.makeFollower();
   }
 
   private async removePartition(name: string, hosted: HostedTopic, index: number): Promise<void> {
+    this.retire(hosted.partitions[index]);
     hosted.partitions[index] = undefined;
     await this.opts.logs.deleteLog(name, index);
   }
 
   private async removeTopic(name: string): Promise<void> {
     this.known.delete(name);
+    for (const p of this.hosted.get(name)?.partitions ?? []) this.retire(p);
     this.hosted.delete(name);
     await this.opts.logs.deleteTopic(name);
     await this.opts.onTopicDeleted?.(name).catch((err) => this.opts.logger.error(`after deleting topic ${name}`, err));
@@ -220,8 +274,11 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.isrTimer?.cancel();
     this.opts.cache.off('change', this.onChange);
     await this.settled();
+    await this.opts.fetchers?.stop();
+    for (const p of this.allPartitions()) p.makeFollower();
     for (const w of this.revisionWaiters.splice(0)) w.resolve();
   }
 }

@@ -56,7 +56,12 @@ import {
   verifyCrc,
 } from '../protocol/records/record-batch.js';
 
-export type AppendOrigin = 'client' | 'coordinator';
+/**
+ * Who appends: a producer, a coordinator (markers, offsets, transaction state), or the replica
+ * fetcher copying the leader's batches (offsets, epochs and timestamps as the leader wrote them;
+ * only the batch framing and CRC are checked, as Kafka's appendAsFollower, with no size limits).
+ */
+export type AppendOrigin = 'client' | 'coordinator' | 'replication';
 
 export interface ValidationConfig {
   maxMessageBytes: number;
@@ -116,7 +121,7 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
     if (magic !== CURRENT_MAGIC) fail(ErrorCode.INVALID_RECORD, `magic ${magic} message sets are not accepted; produce v2 record batches`);
     if (size < RECORD_BATCH_OVERHEAD) fail(ErrorCode.CORRUPT_MESSAGE, `record batch size ${size} is below the v2 header size`);
     if (origin === 'client' && baseOffset(buf, pos) !== 0) fail(ErrorCode.INVALID_RECORD, 'the base offset of a produced batch must be 0');
-    if (size > config.maxMessageBytes) fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${size} bytes exceeds max.message.bytes ${config.maxMessageBytes}`);
+    if (size > config.maxMessageBytes && origin !== 'replication') fail(ErrorCode.MESSAGE_TOO_LARGE, `record batch of ${size} bytes exceeds max.message.bytes ${config.maxMessageBytes}`);
     if (!verifyCrc(buf, pos)) fail(ErrorCode.CORRUPT_MESSAGE, 'record batch CRC mismatch');
     const delta = lastOffsetDelta(buf, pos);
     const count = recordsCount(buf, pos);
@@ -135,7 +140,7 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
     pos += size;
   }
   if (batchCount === 0) fail(ErrorCode.INVALID_RECORD, 'the produce request must have at least one complete record batch');
-  if (pos > config.segmentBytes) fail(ErrorCode.RECORD_LIST_TOO_LARGE, `append of ${pos} bytes exceeds segment.bytes ${config.segmentBytes}`);
+  if (pos > config.segmentBytes && origin !== 'replication') fail(ErrorCode.RECORD_LIST_TOO_LARGE, `append of ${pos} bytes exceeds segment.bytes ${config.segmentBytes}`);
   return { validBytes: pos, batchCount, offsetCount };
 }
 

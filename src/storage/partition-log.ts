@@ -5,8 +5,10 @@
  * Offsets kept apart on purpose, for replication later:
  * - logStartOffset: first offset a consumer may fetch (moved by retention and DeleteRecords);
  * - logEndOffset:   the offset the next appended record gets;
- * - highWatermark:  the last offset known replicated + 1. With one replica it is advanced to the
- *                   log end offset after every append (`maybeIncrementHighWatermark`).
+ * - highWatermark:  the last offset known replicated + 1. With one in-sync replica it follows the
+ *                   log end offset after every append; otherwise replication sets it
+ *                   (`updateHighWatermark`: the ISR's smallest log end on a leader, the leader's
+ *                   HW on a follower).
  * - recoveryPoint:  offsets below it are fsynced; recovery after a crash starts at its segment.
  * - lastStableOffset: the first offset of the oldest open transaction, else the high watermark;
  *                   read_committed consumers read below it.
@@ -24,6 +26,9 @@
  *   one "<topic> <partition> <offset>" entry) and the clean-shutdown marker .kafka_cleanshutdown.
  *   Keeping them per partition makes a partition directory self-contained and costs one small
  *   atomic file write per DeleteRecords / segment roll / close.
+ *
+ * Replication: `appendAsFollower` keeps the leader's offsets and epochs; `truncateTo` /
+ * `truncateFullyAndStartAt` cut a follower back to where it agrees with the leader.
  *
  * Concurrency: every mutation (append, roll, retention, DeleteRecords, close) runs through one
  * promise-chain queue, so offsets are assigned in call order. Reads do not queue: they take a
@@ -49,11 +54,13 @@ import { floorSegmentIndex, loadSegments, readPartitionCheckpoint, readStoredTop
 import { SegmentDeleter } from './segment-deleter.js';
 import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { writeCheckpoint } from './checkpoint-file.js';
+import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName, producerSnapshotFileName } from './file-names.js';
-import { batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
-  setLogAppendTime, setPartitionLeaderEpoch, lastOffsetOfBatches,
+import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
+  partitionLeaderEpoch as batchPartitionLeaderEpoch,
+  setLogAppendTime, setPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch,
   producerId as batchProducerId } from '../protocol/records/record-batch.js';
 
@@ -73,6 +80,8 @@ export class PartitionLog {
   private startOffset = 0;
   private endOffset = 0;
   private hw = 0;
+  /** The HW follows the log end after every append (one in-sync replica); else replication sets it. */
+  private hwFollowsLogEnd = true;
   private recoveryPointOffset = 0;
   private flushedOffset = 0;
   private lastFlushMs: number;
@@ -336,6 +345,21 @@ export class PartitionLog {
     return result;
   }
 
+  /**
+   * A follower's append of batches fetched from the leader (Kafka `appendAsFollower`): offsets,
+   * partition leader epochs and timestamps stay as the leader wrote them; the leader epoch cache
+   * takes each new epoch at its first batch, and producer state is updated without sequence
+   * checks. The first batch must not start below the log end (the fetcher truncates first).
+   */
+  async appendAsFollower(records: Buffer): Promise<AppendResult> {
+    this.checkOnline();
+    const info = validateRecords(records, this.config, 'replication');
+    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, -1, 'replication'));
+    if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
+    this.notifyAppend();
+    return result;
+  }
+
   private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number, origin: AppendOrigin): Promise<AppendResult> {
     if (origin === 'client' && batchProducerId(buf, 0) >= 0) {
       // Kafka analyzeAndValidateProducerState: a retry of a recent batch is answered, not written.
@@ -348,14 +372,24 @@ export class PartitionLog {
       }
     }
     const now = this.clock.now();
-    const logAppendTime = this.config.messageTimestampType === 'LogAppendTime';
-    const firstOffset = this.endOffset;
+    const follower = origin === 'replication';
+    const logAppendTime = !follower && this.config.messageTimestampType === 'LogAppendTime';
+    const firstOffset = follower ? batchBaseOffset(buf, 0) : this.endOffset;
+    if (firstOffset < this.endOffset) {
+      throw new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `${this.topic}-${this.partition}: replicated batch at ${firstOffset} is below the log end ${this.endOffset}`);
+    }
     let next = firstOffset;
     let maxTs = -1;
     for (let pos = 0; pos < validBytes; ) {
-      setBaseOffset(buf, pos, next);
-      setPartitionLeaderEpoch(buf, pos, leaderEpoch);
-      if (logAppendTime) setLogAppendTime(buf, pos, now);
+      if (follower) {
+        const base = batchBaseOffset(buf, pos);
+        if (base < next) throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `${this.topic}-${this.partition}: replicated offsets out of order at ${base}`);
+        next = base;
+      } else {
+        setBaseOffset(buf, pos, next);
+        setPartitionLeaderEpoch(buf, pos, leaderEpoch);
+        if (logAppendTime) setLogAppendTime(buf, pos, now);
+      }
       const ts = batchMaxTimestamp(buf, pos);
       if (ts > maxTs) maxTs = ts;
       next += lastOffsetDelta(buf, pos) + 1;
@@ -367,7 +401,7 @@ export class PartitionLog {
     for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) {
       if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
     }
-    const staged = infos.length > 0 ? this.producers.prepare(infos, now, true) : null;
+    const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower) : null;
 
     let segment = this.activeSegment;
     if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {
@@ -389,16 +423,135 @@ export class PartitionLog {
         }
       }
     }
-    this.maybeIncrementHighWatermark(next);
+    if (this.hwFollowsLogEnd) this.maybeIncrementHighWatermark(next);
     // Checkpointed by the next flush, before the recovery point passes it (as Kafka since
     // KAFKA-15046); recovery re-assigns the epochs of the batches above the recovery point.
     if (leaderEpoch >= 0) this.epochs.assign(leaderEpoch, firstOffset);
+    if (follower) {
+      for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) this.epochs.assign(batchPartitionLeaderEpoch(buf, pos), batchBaseOffset(buf, pos));
+    }
     return { baseOffset: firstOffset, lastOffset, logAppendTimeMs: logAppendTime ? now : -1, logStartOffset: this.startOffset, recordCount: offsetCount };
   }
 
-  /** Single replica: everything appended is "replicated". Replication will call this with the ISR's minimum. */
+  /** Single replica: everything appended is "replicated". */
   private maybeIncrementHighWatermark(offset: number): void {
     if (offset > this.hw) this.hw = Math.min(offset, this.endOffset);
+  }
+
+  /**
+   * Who moves the high watermark: `true` (one in-sync replica) makes it follow the log end after
+   * every append, as on a single node; `false` leaves it to replication (`updateHighWatermark`
+   * with the smallest log end offset of the ISR on a leader, the leader's HW on a follower).
+   */
+  setHighWatermarkFollowsLogEnd(follows: boolean): void {
+    this.hwFollowsLogEnd = follows;
+    if (follows) this.maybeIncrementHighWatermark(this.endOffset);
+  }
+
+  /**
+   * Sets the high watermark (capped at the log end). A move wakes the long-polling fetches like an
+   * append does: records below the new HW just became readable for consumers. Returns whether it moved.
+   */
+  updateHighWatermark(offset: number): boolean {
+    const hw = Math.max(this.startOffset, Math.min(offset, this.endOffset));
+    if (hw === this.hw) return false;
+    this.hw = hw;
+    this.notifyAppend();
+    return true;
+  }
+
+  /**
+   * A new leader records where its epoch starts (Kafka `maybeAssignEpochStartOffset`): followers
+   * asking OffsetForLeaderEpoch for an older epoch learn that it ended at this log end.
+   */
+  assignEpochStartOffset(leaderEpoch: number, startOffset: number): Promise<void> {
+    return this.enqueue(async () => {
+      if (this.epochs.assign(leaderEpoch, startOffset)) await this.epochs.flushIfDirty();
+    });
+  }
+
+  /**
+   * A follower's truncation (Kafka `truncateTo`): removes every batch at or after `offset`
+   * (whole batches: the log end becomes the start of the batch holding `offset`), drops segments
+   * above it, moves the leader epoch cache, the high watermark and the recovery point back, and
+   * rebuilds producer state for what is left. Below the log start it empties the log there.
+   */
+  truncateTo(offset: number): Promise<boolean> {
+    return this.enqueue(async () => {
+      if (offset >= this.endOffset) return false;
+      if (offset <= this.startOffset) {
+        await this.truncateFullyLocked(Math.max(offset, 0));
+        return true;
+      }
+      try {
+        await this.rollFlushChain;
+        const keep = this.segments.filter((seg) => seg.baseOffset < offset);
+        const drop = this.segments.filter((seg) => seg.baseOffset >= offset);
+        const last = keep[keep.length - 1];
+        await last.truncateTo(offset);
+        this.segments = keep;
+        for (const seg of drop) {
+          await seg.renameToDeleted();
+          this.deleter.schedule(seg);
+        }
+        this.endOffset = await last.readNextOffset();
+      } catch (err) {
+        throw this.markOffline(err, `truncation to ${offset}`);
+      }
+      await this.afterTruncation();
+      return true;
+    });
+  }
+
+  /** Deletes everything and starts the log empty at `offset` (a follower far behind the leader's log start). */
+  truncateFullyAndStartAt(offset: number): Promise<void> {
+    return this.enqueue(() => this.truncateFullyLocked(offset));
+  }
+
+  private async truncateFullyLocked(offset: number): Promise<void> {
+    try {
+      await this.rollFlushChain;
+      for (const seg of this.segments) {
+        await seg.renameToDeleted();
+        this.deleter.schedule(seg);
+      }
+      this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() })];
+      this.startOffset = offset;
+      this.endOffset = offset;
+      this.hw = offset;
+      this.flushedOffset = offset;
+      this.recoveryPointOffset = offset;
+      await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
+      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, offset);
+    } catch (err) {
+      throw this.markOffline(err, `truncation to a new log at ${offset}`);
+    }
+    this.epochs.clear();
+    // Producer state of the old log means nothing for the new one.
+    await this.deleteSnapshotsBelow(Number.MAX_SAFE_INTEGER);
+    await this.afterTruncation();
+  }
+
+  /** Offsets, epochs and producer state after the log end moved back. */
+  private async afterTruncation(): Promise<void> {
+    const end = this.endOffset;
+    this.hw = Math.min(this.hw, end);
+    this.flushedOffset = Math.min(this.flushedOffset, end);
+    if (this.recoveryPointOffset > end) {
+      this.recoveryPointOffset = end;
+      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, end).catch(() => undefined);
+    }
+    this.epochs.truncateFromEnd(end);
+    await this.epochs.flushIfDirty().catch(() => undefined);
+    // The aborted transactions of what is left are still in the .txnindex files: index nothing again.
+    const state = await rebuildProducerState({
+      fs: this.fs, dir: this.dir, name: `${this.topic}-${this.partition}`, names: await this.fs.readdir(this.dir),
+      startOffset: this.startOffset, endOffset: end, nowMs: this.clock.now(),
+      read: (o, maxBytes, opts) => this.read(o, maxBytes, opts),
+      indexAborted: async () => undefined,
+    });
+    this.producers = state.producers;
+    this.snapshotOffsets = state.snapshotOffsets;
   }
 
   /** Starts a new active segment at `newBaseOffset`; the old one is flushed in the background. */
@@ -445,23 +598,9 @@ export class PartitionLog {
     return this.enqueue(() => this.producers.removeExpiredProducers(nowMs, expirationMs));
   }
 
-  /**
-   * Aborted transactions overlapping [fetchOffset, upperBoundOffset) (Kafka
-   * `collectAbortedTransactions`), for read_committed fetches.
-   */
-  async collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): Promise<AbortedTxn[]> {
-    const segs = this.segments;
-    const out: AbortedTxn[] = [];
-    for (let i = Math.max(0, floorSegmentIndex(segs, fetchOffset)); i < segs.length; i++) {
-      const seg = segs[i];
-      if (seg.isClosed) continue;
-      const idx = await seg.existingTxnIndex();
-      if (!idx) continue;
-      const r = idx.collect(fetchOffset, upperBoundOffset);
-      out.push(...r.aborted);
-      if (r.complete) break;
-    }
-    return out;
+  /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. */
+  collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): Promise<AbortedTxn[]> {
+    return collectAborted(this.segments, fetchOffset, upperBoundOffset);
   }
 
   private allSyncedBelow(offset: number): boolean {
@@ -470,13 +609,12 @@ export class PartitionLog {
   }
 
   // -------------------------------------------------------------------------------------------
-  // Read
+  // Read (log-read.ts)
 
   /**
    * Whole batches from the one containing `fetchOffset`, at most `maxBytes` (but the first batch
    * whole when `minOneMessage`), never batches starting at or after `maxOffset` (default: log
-   * end). Continues into following segments while bytes remain. Buffers are slices of what was
-   * read from the segment files, not decoded.
+   * end); OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset].
    */
   async read(fetchOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number; alloc?: (n: number) => Buffer }): Promise<ReadResult> {
     this.checkOnline();
@@ -487,81 +625,19 @@ export class PartitionLog {
         `fetch offset ${fetchOffset} is outside [${this.startOffset}, ${leo}] of ${this.topic}-${this.partition}`,
       );
     }
-    const limit = Math.min(opts.maxOffset ?? leo, leo);
-    if (fetchOffset >= limit) return { records: [], sizeBytes: 0 };
-
-    const segs = this.segments;
-    let idx = floorSegmentIndex(segs, fetchOffset);
-    if (idx < 0) idx = 0;
-    const pinned = segs.slice(idx);
-    for (const s of pinned) s.pin();
-    try {
-      const records: Buffer[] = [];
-      let sizeBytes = 0;
-      let offset = fetchOffset;
-      for (const seg of pinned) {
-        if (seg.baseOffset >= limit) break;
-        const remaining = maxBytes - sizeBytes;
-        const first = records.length === 0;
-        if (!first && remaining <= 0) break;
-        const data = await seg.read(offset, Math.max(0, remaining), { minOneMessage: opts.minOneMessage && first, maxOffset: limit, alloc: opts.alloc });
-        if (data === null) continue;
-        if (data.length === 0) break;
-        records.push(data);
-        sizeBytes += data.length;
-        offset = lastOffsetOfBatches(data) + 1;
-        if (offset >= limit) break;
-      }
-      return { records, sizeBytes };
-    } finally {
-      for (const s of pinned) s.unpin();
-    }
+    return readBatches(this.segments, fetchOffset, maxBytes, Math.min(opts.maxOffset ?? leo, leo), opts);
   }
 
-  // -------------------------------------------------------------------------------------------
-  // Timestamps (ListOffsets)
-
-  /**
-   * ListOffsets by timestamp: the first record (not batch) with timestamp >= `timestampMs` and
-   * offset >= logStartOffset; null when there is none below the high watermark (behaviours.md
-   * L8–L10; the handler applies the LSO for read_committed).
-   */
-  async offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null> {
+  /** ListOffsets by timestamp (null when no record at or after it lies below the high watermark). */
+  offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null> {
     this.checkOnline();
-    const segs = this.segments;
-    for (const s of segs) s.pin();
-    try {
-      const start = this.startOffset;
-      for (const seg of segs) {
-        if (seg.isClosed) continue;
-        await seg.loadIndexes();
-        if (seg.maxTimestampSoFar < timestampMs) continue;
-        const found = await seg.findOffsetByTimestamp(timestampMs, start);
-        if (found) return found.offset < this.hw ? found : null;
-      }
-      return null;
-    } finally {
-      for (const s of segs) s.unpin();
-    }
+    return offsetForTimestampIn(this.segments, this.startOffset, () => this.hw, timestampMs);
   }
 
-  /** ListOffsets MAX_TIMESTAMP (-3): the first record carrying the largest timestamp; -1/-1 when empty. */
-  async maxTimestampAndOffset(): Promise<TimestampAndOffset> {
+  /** ListOffsets MAX_TIMESTAMP (-3). */
+  maxTimestampAndOffset(): Promise<TimestampAndOffset> {
     this.checkOnline();
-    const segs = this.segments;
-    for (const s of segs) s.pin();
-    try {
-      let best: LogSegment | null = null;
-      for (const seg of segs) {
-        if (seg.isClosed) continue;
-        await seg.loadIndexes();
-        if (seg.sizeBytes > 0 && seg.maxTimestampSoFar >= 0 && (!best || seg.maxTimestampSoFar > best.maxTimestampSoFar)) best = seg;
-      }
-      const found = best ? await best.findMaxTimestampRecord() : null;
-      return found ?? { offset: -1, timestamp: -1, leaderEpoch: -1 };
-    } finally {
-      for (const s of segs) s.unpin();
-    }
+    return maxTimestampIn(this.segments);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -728,7 +804,7 @@ export class PartitionLog {
   // -------------------------------------------------------------------------------------------
   // Notifications and lifecycle
 
-  /** Calls `listener` after each successful append (long-polling fetches). Returns an unsubscribe function. */
+  /** Calls `listener` after each successful append and high-watermark move (long-polling fetches). Returns an unsubscribe function. */
   onAppend(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => {

@@ -17,6 +17,11 @@
  *   so the client notices and refreshes metadata.
  * - acks=-1 with `samsa.flush.on.acks.all`: the reply waits for an fsync covering the batch
  *   (group commit: concurrent producers share one fsync).
+ * - acks=-1 on a replicated partition: NOT_ENOUGH_REPLICAS before the append when the ISR is
+ *   smaller than min.insync.replicas (capped at the replica count); then the reply waits until
+ *   every ISR member has the batch (the high watermark passes it), NOT_ENOUGH_REPLICAS_AFTER_APPEND
+ *   if the ISR shrank below it meanwhile, REQUEST_TIMED_OUT after timeout_ms,
+ *   NOT_LEADER_OR_FOLLOWER if leadership moved.
  * - Idempotent batches (producer id >= 0): sequence/epoch checks in the partition's producer
  *   state; an exact retry of a recent batch answers NONE with the original base offset (I2).
  * - Transactional batches: a null transactional_id fails every partition with
@@ -128,6 +133,10 @@ export const produceHandler = defineHandler({
           if (!(err instanceof KafkaApiError)) throw err;
           return failed(p.index, err.errorCode, err instanceof CorruptBatch ? err.message : null);
         }
+        // acks=all needs min.insync.replicas in the ISR before anything is appended (Kafka's appendRecordsToLeader).
+        if (req.acks === -1 && partition.isr.length < partition.minInsyncReplicas) {
+          return { ...failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS), logStartOffset: BigInt(log.logStartOffset) };
+        }
         try {
           const result = await log.appendAsLeader(records, partition.leaderEpoch);
           const res: PartitionProduceResponse = {
@@ -135,6 +144,18 @@ export const produceHandler = defineHandler({
             logAppendTimeMs: BigInt(result.logAppendTimeMs), logStartOffset: BigInt(result.logStartOffset),
             recordErrors: [], errorMessage: null, currentLeader: null,
           };
+          if (req.acks === -1) {
+            // Kafka's DelayedProduce: answered when the high watermark passes the batch (every ISR
+            // member has it), a retried duplicate included. One ISR member: at once.
+            const required = result.lastOffset + 1;
+            if (log.highWatermark >= required) {
+              if (partition.isr.length < partition.minInsyncReplicas) Object.assign(res, failed(p.index, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND));
+            } else {
+              durableWaits.push(partition.waitForReplication(required, req.timeoutMs).then((code) => {
+                if (code !== ErrorCode.NONE) Object.assign(res, failed(p.index, code));
+              }));
+            }
+          }
           if (durable) {
             durableWaits.push(log.flushUpTo(result.lastOffset + 1).catch((err) => {
               broker.log.error(`fsync of ${topic.name}-${p.index} failed`, err);
@@ -161,8 +182,8 @@ export const produceHandler = defineHandler({
       return undefined;
     }
     const response = { responses, throttleTimeMs: 0, nodeEndpoints: leaderEndpoints?.list() ?? [] };
-    // The batches are appended in request order; only the reply waits for the fsync, so the
-    // connection reads its next request meanwhile and concurrent fsyncs are shared.
+    // The batches are appended in request order; only the reply waits for the fsync or the
+    // replication, so the connection reads its next request meanwhile and concurrent fsyncs are shared.
     if (durableWaits.length > 0) return new DeferredResponse(Promise.all(durableWaits).then(() => response));
     return response;
   },

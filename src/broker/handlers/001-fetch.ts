@@ -21,6 +21,9 @@
  * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER (after the current_leader_epoch
  *   check, FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH, as Kafka's Partition.getLocalLog), from v12
  *   with current_leader and from v16 the leader's endpoint in node_endpoints (KIP-951).
+ * - A follower's fetch (replica_id, ReplicaState from v15) reads up to the log end, reports the
+ *   follower's log end offset to the partition (high watermark, ISR expansion) and gets the HW
+ *   in the answer (Kafka's fetchMessages from a follower).
  * - Fetch sessions (KIP-227) are declined: every response has session_id 0, so clients send full
  *   fetches; an incremental fetch naming an unknown session gets FETCH_SESSION_ID_NOT_FOUND.
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
@@ -86,6 +89,9 @@ type Slot =
 async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: number): Promise<{ response: FetchResponse; bytes: number }> {
   const broker = ctx.broker;
   const byId = ctx.apiVersion >= 13;
+  // Follower fetches name their broker (replica_id before v15, ReplicaState from v15).
+  const replicaId = ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
+  const follower = replicaId >= 0;
   const maxBytes = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
   // Reads of an earlier pass were discarded: their space is reused.
   ctx.readBuffers?.reset();
@@ -112,7 +118,8 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       }
       const log = partition.log;
       const lso = log.lastStableOffset;
-      const maxOffset = req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
+      // A follower reads up to the log end; consumers up to the high watermark (or the LSO).
+      const maxOffset = follower ? log.logEndOffset : req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
       const fetchOffset = Number(p.fetchOffset);
       if (ctx.apiVersion >= 12 && p.lastFetchedEpoch >= 0) {
         const e = epochEndOffset(log, p.lastFetchedEpoch);
@@ -131,6 +138,9 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       if (p.partitionMaxBytes < 0 && fetchOffset >= log.logStartOffset && fetchOffset < maxOffset) {
         return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_SERVER_ERROR) };
       }
+      // The follower has everything below its fetch offset: that may move the HW and the ISR
+      // (Kafka's updateFollowerFetchState, after the divergence check). The answer's HW is read later.
+      if (follower && fetchOffset <= log.logEndOffset) partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now());
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
       const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
         (r) => ({ records: r.records }),

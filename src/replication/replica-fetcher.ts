@@ -1,0 +1,334 @@
+/**
+ * Followers copying their leaders' logs (Kafka's ReplicaFetcherManager and ReplicaFetcherThread,
+ * minus the threads): one `ReplicaFetcher` per source broker, each a loop over one connection
+ * that fetches all the partitions this broker follows from that leader in one Fetch request.
+ *
+ * A partition joins its leader's fetcher in the `truncating` state (Kafka's KIP-101/KIP-279): an
+ * OffsetForLeaderEpoch request asks the leader where this replica's latest epoch ends on the
+ * leader, the log is truncated there (whatever the old leader wrote that the new one does not
+ * have goes), and the partition moves to `fetching`. Fetches carry the follower's replica id in
+ * ReplicaState (v15), the current leader epoch, the log end as fetch offset and the last fetched
+ * epoch (KIP-320); the batches are appended with `appendAsFollower` (the leader's offsets and
+ * epochs) and the high watermark follows the leader's. A diverging epoch in a response sends the
+ * partition back to truncation; an out-of-range fetch below the leader's log start restarts the
+ * log there. Errors that mean "the leader has not caught up with the metadata" (NOT_LEADER,
+ * UNKNOWN_LEADER_EPOCH, unknown topic) and connection failures back off replica.fetch.backoff.ms;
+ * FENCED_LEADER_EPOCH waits for this broker's metadata to move on.
+ */
+import type { Logger } from '../logger.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { FetchRequest } from '../protocol/generated/messages/fetch-request.js';
+import type { FetchResponse } from '../protocol/generated/messages/fetch-response.js';
+import { epochEndOffset } from '../broker/handlers/023-offset-for-leader-epoch.js';
+import { BrokerConnectionError, type BrokerClientPool } from './broker-client.js';
+import type { Partition } from './partition.js';
+
+const FETCH_VERSION = 15;
+const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
+const LIST_OFFSETS_VERSION = 7;
+const EARLIEST = -2n;
+const NO_DIR = 'AAAAAAAAAAAAAAAAAAAAAA';
+
+export interface ReplicaFetcherConfig {
+  nodeId: number;
+  /** This broker's epoch, sent in ReplicaState (KIP-903). */
+  brokerEpoch: () => number;
+  clusterId: string | null;
+  /** replica.fetch.wait.max.ms, replica.fetch.min.bytes, replica.fetch.response.max.bytes, replica.fetch.max.bytes, replica.fetch.backoff.ms */
+  maxWaitMs: number;
+  minBytes: number;
+  maxBytes: number;
+  partitionMaxBytes: number;
+  backoffMs: number;
+}
+
+type Phase = 'truncating' | 'fetching';
+
+interface FetchState {
+  partition: Partition;
+  leaderEpoch: number;
+  phase: Phase;
+  /** Not fetched before this time (backoff after an error). */
+  delayedUntil: number;
+}
+
+class ReplicaFetcher {
+  readonly partitions = new Map<Partition, FetchState>();
+  private stopped = false;
+  private wakeUp: (() => void) | null = null;
+  private running: Promise<void> | null = null;
+
+  constructor(readonly sourceId: number, private readonly clients: BrokerClientPool, private readonly config: ReplicaFetcherConfig, private readonly logger: Logger) {}
+
+  add(partition: Partition, leaderEpoch: number): void {
+    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0 });
+    this.wake();
+    this.ensureRunning();
+  }
+
+  private ensureRunning(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.loop().finally(() => {
+      this.running = null;
+      // A partition added while the loop was ending must not wait for the next add().
+      if (this.partitions.size > 0) this.ensureRunning();
+    });
+  }
+
+  remove(partition: Partition): void {
+    this.partitions.delete(partition);
+  }
+
+  private wake(): void {
+    const w = this.wakeUp;
+    this.wakeUp = null;
+    w?.();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        this.wakeUp = null;
+        resolve();
+      }, ms);
+      this.wakeUp = () => {
+        clearTimeout(t);
+        resolve();
+      };
+    });
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped && this.partitions.size > 0) {
+      const now = Date.now();
+      const ready = [...this.partitions.values()].filter((s) => s.delayedUntil <= now);
+      const truncating = ready.filter((s) => s.phase === 'truncating');
+      const fetching = ready.filter((s) => s.phase === 'fetching');
+      try {
+        if (truncating.length > 0) await this.truncate(truncating);
+        else if (fetching.length > 0) await this.fetch(fetching);
+        else {
+          const next = Math.min(...[...this.partitions.values()].map((s) => s.delayedUntil));
+          await this.sleep(Math.max(1, next - now));
+        }
+      } catch (err) {
+        // The leader is unreachable (or answered nonsense): every partition waits a moment.
+        if (!(err instanceof BrokerConnectionError)) this.logger.warn(`replica fetcher for broker ${this.sourceId}: ${(err as Error).message}`);
+        const until = Date.now() + this.config.backoffMs;
+        for (const s of ready) s.delayedUntil = until;
+        await this.sleep(this.config.backoffMs);
+      }
+    }
+  }
+
+  private current(s: FetchState): boolean {
+    return this.partitions.get(s.partition) === s && !this.stopped;
+  }
+
+  private backoff(s: FetchState): void {
+    s.delayedUntil = Date.now() + this.config.backoffMs;
+  }
+
+  private client() {
+    const c = this.clients.get(this.sourceId, 'fetcher');
+    if (!c) throw new BrokerConnectionError(`broker ${this.sourceId} is not registered`);
+    return c;
+  }
+
+  /** OffsetForLeaderEpoch for the partitions that must truncate first, then the truncations. */
+  private async truncate(states: FetchState[]): Promise<void> {
+    const byTopic = new Map<string, FetchState[]>();
+    for (const s of states) {
+      const l = byTopic.get(s.partition.topic) ?? [];
+      l.push(s);
+      byTopic.set(s.partition.topic, l);
+    }
+    const res = await this.client().send(23, OFFSET_FOR_LEADER_EPOCH_VERSION, {
+      replicaId: this.config.nodeId,
+      topics: [...byTopic].map(([topic, l]) => ({
+        topic,
+        partitions: l.map((s) => ({ partition: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, leaderEpoch: s.partition.log.leaderEpochCache.latestEpoch() })),
+      })),
+    });
+    for (const t of res.topics) {
+      for (const r of t.partitions) {
+        const s = byTopic.get(t.topic)?.find((x) => x.partition.partitionIndex === r.partition);
+        if (!s || !this.current(s)) continue;
+        if (r.errorCode !== ErrorCode.NONE) {
+          this.backoff(s);
+          continue;
+        }
+        const done = await this.truncateTo(s, r.leaderEpoch, Number(r.endOffset));
+        if (done && this.current(s)) s.phase = 'fetching';
+      }
+    }
+  }
+
+  /**
+   * Kafka's getOffsetTruncationState: where to cut given the leader's (epoch, end offset) for our
+   * latest epoch. Returns whether truncation is complete (else another round with the new latest epoch).
+   */
+  private async truncateTo(s: FetchState, leaderEpoch: number, leaderEndOffset: number): Promise<boolean> {
+    const log = s.partition.log;
+    const leo = log.logEndOffset;
+    let target: number;
+    let complete = true;
+    if (leaderEndOffset < 0) {
+      // The leader knows nothing of our epochs (or we have none): keep what is known committed.
+      target = log.leaderEpochCache.latestEpoch() < 0 ? leo : log.highWatermark;
+    } else {
+      const ours = epochEndOffset(log, leaderEpoch);
+      if (ours.leaderEpoch < 0 || ours.endOffset < 0) {
+        target = Math.min(leaderEndOffset, leo);
+      } else if (ours.leaderEpoch !== leaderEpoch) {
+        target = Math.min(ours.endOffset, leo);
+        complete = false;
+      } else {
+        target = Math.min(leaderEndOffset, ours.endOffset, leo);
+      }
+    }
+    if (target < leo) {
+      this.logger.info(`${s.partition.topic}-${s.partition.partitionIndex}: truncating from ${leo} to ${target} (leader ${this.sourceId}, epoch ${s.leaderEpoch})`);
+      await log.truncateTo(target);
+    }
+    return complete || target >= log.logEndOffset;
+  }
+
+  private async fetch(states: FetchState[]): Promise<void> {
+    const byTopic = new Map<string, FetchState[]>();
+    for (const s of states) {
+      const l = byTopic.get(s.partition.topicId) ?? [];
+      l.push(s);
+      byTopic.set(s.partition.topicId, l);
+    }
+    const req: FetchRequest = {
+      clusterId: this.config.clusterId, replicaId: -1,
+      replicaState: { replicaId: this.config.nodeId, replicaEpoch: BigInt(this.config.brokerEpoch()) },
+      maxWaitMs: this.config.maxWaitMs, minBytes: this.config.minBytes, maxBytes: this.config.maxBytes,
+      isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+      topics: [...byTopic].map(([topicId, l]) => ({
+        topic: '', topicId,
+        partitions: l.map((s) => {
+          const log = s.partition.log;
+          return {
+            partition: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, fetchOffset: BigInt(log.logEndOffset),
+            lastFetchedEpoch: log.leaderEpochCache.latestEpoch(), logStartOffset: BigInt(log.logStartOffset),
+            partitionMaxBytes: this.config.partitionMaxBytes, replicaDirectoryId: NO_DIR,
+          };
+        }),
+      })),
+      forgottenTopicsData: [], rackId: '',
+    };
+    const res = await this.client().send(1, FETCH_VERSION, req, this.config.maxWaitMs + 30_000);
+    if (res.errorCode !== ErrorCode.NONE) throw new Error(`fetch from broker ${this.sourceId} failed with error ${res.errorCode}`);
+    for (const t of res.responses) {
+      const l = byTopic.get(t.topicId);
+      if (!l) continue;
+      for (const p of t.partitions) {
+        const s = l.find((x) => x.partition.partitionIndex === p.partitionIndex);
+        if (!s || !this.current(s)) continue;
+        try {
+          await this.onPartitionData(s, p);
+        } catch (err) {
+          // This partition only: look again where it agrees with the leader, after a pause.
+          this.logger.warn(`${s.partition.topic}-${s.partition.partitionIndex}: replicating from broker ${this.sourceId} failed (${(err as Error).message})`);
+          s.phase = 'truncating';
+          this.backoff(s);
+        }
+      }
+    }
+  }
+
+  /** One partition of a fetch response. */
+  private async onPartitionData(s: FetchState, p: FetchResponse['responses'][number]['partitions'][number]): Promise<void> {
+    const log = s.partition.log;
+    switch (p.errorCode) {
+      case ErrorCode.NONE: {
+        if (p.divergingEpoch) {
+          s.phase = 'truncating';
+          return;
+        }
+        const records = p.records;
+        const bufs = records === null ? [] : Array.isArray(records) ? records : [records];
+        for (const b of bufs) if (b.length > 0 && this.current(s)) await log.appendAsFollower(b);
+        // A follower's HW only grows (Kafka's maybeUpdateHighWatermark), capped at what it has.
+        const hw = Math.min(Number(p.highWatermark), log.logEndOffset);
+        if (this.current(s) && hw > log.highWatermark) log.updateHighWatermark(hw);
+        return;
+      }
+      case ErrorCode.OFFSET_OUT_OF_RANGE:
+        await this.outOfRange(s);
+        return;
+      case ErrorCode.FENCED_LEADER_EPOCH:
+        // Our metadata is behind: the replica manager re-adds the partition with the new epoch.
+        s.delayedUntil = Date.now() + 10 * this.config.backoffMs;
+        return;
+      default:
+        // NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH, UNKNOWN_TOPIC_ID...: the leader is behind.
+        this.backoff(s);
+    }
+  }
+
+  /** Below the leader's log start: start over there; above its end: truncate again. */
+  private async outOfRange(s: FetchState): Promise<void> {
+    const res = await this.client().send(2, LIST_OFFSETS_VERSION, {
+      replicaId: this.config.nodeId, isolationLevel: 0, timeoutMs: 30_000,
+      topics: [{ name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp: EARLIEST, maxNumOffsets: 1 }] }],
+    });
+    const r = res.topics[0]?.partitions[0];
+    if (!r || r.errorCode !== ErrorCode.NONE || !this.current(s)) {
+      this.backoff(s);
+      return;
+    }
+    const leaderStart = Number(r.offset);
+    const log = s.partition.log;
+    if (log.logEndOffset < leaderStart) {
+      this.logger.info(`${s.partition.topic}-${s.partition.partitionIndex}: log end ${log.logEndOffset} is below the leader's log start ${leaderStart}; starting over there`);
+      await log.truncateFullyAndStartAt(leaderStart);
+    } else {
+      s.phase = 'truncating';
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake();
+    await this.running?.catch(() => undefined);
+  }
+}
+
+/** The fetchers of this broker, one per source broker (Kafka's ReplicaFetcherManager). */
+export class ReplicaFetcherManager {
+  private readonly fetchers = new Map<number, ReplicaFetcher>();
+  /** Which fetcher each followed partition is in. */
+  private readonly sourceOf = new Map<Partition, number>();
+
+  constructor(private readonly clients: BrokerClientPool, private readonly config: ReplicaFetcherConfig, private readonly logger: Logger) {}
+
+  /** Follows `partition` from `leaderId` at `leaderEpoch` (moving it from another fetcher if needed). */
+  addPartition(partition: Partition, leaderId: number, leaderEpoch: number): void {
+    this.removePartition(partition);
+    let f = this.fetchers.get(leaderId);
+    if (!f) this.fetchers.set(leaderId, (f = new ReplicaFetcher(leaderId, this.clients, this.config, this.logger)));
+    f.add(partition, leaderEpoch);
+    this.sourceOf.set(partition, leaderId);
+  }
+
+  removePartition(partition: Partition): void {
+    const source = this.sourceOf.get(partition);
+    if (source === undefined) return;
+    this.sourceOf.delete(partition);
+    this.fetchers.get(source)?.remove(partition);
+  }
+
+  /** Whether `partition` is followed, and from whom (tests). */
+  sourceFor(partition: Partition): number | undefined {
+    return this.sourceOf.get(partition);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.fetchers.values()].map((f) => f.stop()));
+    this.fetchers.clear();
+    this.sourceOf.clear();
+  }
+}

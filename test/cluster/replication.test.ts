@@ -1,0 +1,252 @@
+/**
+ * Replication between three broker processes (test/support/cluster.ts), replication factor 3,
+ * min.insync.replicas 2, acks=all:
+ * - every acknowledged record is in the log files of every ISR member at the moment it is
+ *   acknowledged, byte for byte the leader's batches (appendAsFollower keeps offsets and epochs);
+ * - with too few in-sync replicas acks=all answers NOT_ENOUGH_REPLICAS, and the ISR grows back
+ *   when the broker returns;
+ * - SIGKILL of a partition leader under load from idempotent kafkajs producers: the controller
+ *   moves leadership to an ISR member, the producers carry on, and a checker reading everything
+ *   back with kcat finds every acknowledged record once, in order (zero lost, zero duplicated);
+ *   the killed broker restarts, truncates, catches up and rejoins the ISR.
+ * The failover time (SIGKILL to the first acknowledged produce on the new leader) is printed.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import kafkajs from 'kafkajs';
+import { etcdMissing } from '../support/etcd.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { readKcat } from '../e2e/_clients.js';
+import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { baseOffset, batchSize, lastOffsetDelta } from '../../src/protocol/records/record-batch.js';
+import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
+
+const { Kafka, logLevel } = kafkajs;
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const missing = etcdMissing();
+if (missing && IN_CI) throw new Error(`replication: etcd is required under CI: ${missing}`);
+
+let c: TestCluster | null = null;
+
+test.before(async () => {
+  if (missing) return;
+  c = await startCluster({
+    brokers: 3,
+    config: { 'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.lag.time.max.ms': 3000, 'replica.fetch.backoff.ms': 200 },
+  });
+});
+
+test.after(async () => {
+  await c?.cleanup();
+});
+
+const kafka = (clientId: string) => new Kafka({
+  clientId, brokers: c!.bootstrapList, logLevel: logLevel.NOTHING,
+  retry: { retries: 40, initialRetryTime: 100, maxRetryTime: 1000 }, requestTimeout: 10000,
+});
+
+async function createTopic(topic: string, partitions: number): Promise<void> {
+  const admin = kafka(`admin-${topic}`).admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic, numPartitions: partitions, replicationFactor: 3 }], waitForLeaders: true });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+function topicOf(m: MetadataResponse, name: string) {
+  return m.topics.find((t) => t.name === name);
+}
+
+/** The last offset + 1 of the batches in a partition's log files on one broker (what it holds). */
+function logEndOnDisk(logDir: string, topic: string, partition: number): { end: number; bytes: Buffer } {
+  const dir = join(logDir, `${topic}-${partition}`);
+  const files = readdirSync(dir).filter((f) => f.endsWith('.log')).sort();
+  const bytes = Buffer.concat(files.map((f) => readFileSync(join(dir, f))));
+  let end = 0;
+  for (let pos = 0; pos + 61 <= bytes.length; pos += batchSize(bytes, pos)) end = baseOffset(bytes, pos) + lastOffsetDelta(bytes, pos) + 1;
+  return { end, bytes };
+}
+
+test('acks=all: an acknowledged record is already in the log of every ISR member, byte for byte', async () => {
+  if (!c) return console.log('replication: skipped:', missing);
+  await createTopic('acked', 3);
+  const producer = kafka('acked-producer').producer({ idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    for (let i = 0; i < 60; i++) {
+      const [r] = await producer.send({ topic: 'acked', acks: -1, messages: [{ partition: i % 3, value: `v${i}` }] });
+      assert.is(r.errorCode, 0);
+      const acked = Number(r.baseOffset) + 1;
+      if (i % 10 !== 9) continue;
+      // Right after the acknowledgement: every ISR member has it on disk.
+      const m = await c.metadata(1, ['acked']);
+      const p = topicOf(m, 'acked')!.partitions.find((x) => x.partitionIndex === i % 3)!;
+      assert.ok(p.isrNodes.length >= 2, `ISR [${p.isrNodes}]`);
+      for (const id of p.isrNodes) {
+        const end = logEndOnDisk(c.broker(id).logDir, 'acked', i % 3).end;
+        assert.ok(end >= acked, `broker ${id} holds ${end}, acknowledged ${acked}`);
+      }
+    }
+  } finally {
+    await producer.disconnect();
+  }
+  // Once quiet, the replicas are identical to the leader's log.
+  const m = await c.metadata(1, ['acked']);
+  for (const p of topicOf(m, 'acked')!.partitions) {
+    const leader = logEndOnDisk(c.broker(p.leaderId).logDir, 'acked', p.partitionIndex);
+    assert.is(leader.end, 20);
+    for (const id of p.replicaNodes) {
+      const deadline = Date.now() + 5000;
+      let copy = logEndOnDisk(c.broker(id).logDir, 'acked', p.partitionIndex);
+      while (!copy.bytes.equals(leader.bytes) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+        copy = logEndOnDisk(c.broker(id).logDir, 'acked', p.partitionIndex);
+      }
+      assert.ok(copy.bytes.equals(leader.bytes), `broker ${id}'s copy of acked-${p.partitionIndex} equals the leader's`);
+    }
+  }
+});
+
+test('NOT_ENOUGH_REPLICAS below min.insync.replicas; the ISR grows back when the broker returns', async () => {
+  if (!c) return;
+  await createTopic('minisr', 1);
+  const m = await c.waitForMetadata(1, (x) => topicOf(x, 'minisr')?.partitions.length === 1, 'minisr');
+  const p0 = topicOf(m, 'minisr')!.partitions[0];
+  const [a, b] = p0.replicaNodes.filter((id) => id !== p0.leaderId);
+  // Two followers gone: the controller takes them out of the ISR, which drops to the leader alone.
+  await c.kill(a);
+  await c.kill(b);
+  await c.waitForMetadata(p0.leaderId, (x) => topicOf(x, 'minisr')!.partitions[0].isrNodes.length === 1, 'ISR of one');
+  const cl = await c.client(p0.leaderId);
+  const batch = () => buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] });
+  const all = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 3000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  assert.is(all.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+  const one = await cl.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 3000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  assert.is(one.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE, 'acks=1 still works');
+  await c.start(a);
+  await c.start(b);
+  // Back in sync: the leader expands the ISR (AlterPartition) once they caught up.
+  await c.waitForMetadata(p0.leaderId, (x) => topicOf(x, 'minisr')!.partitions[0].isrNodes.length === 3, 'ISR of three', 30_000);
+  const again = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  assert.is(again.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+  assert.is(again.responses[0].partitionResponses[0].baseOffset, 1n);
+});
+
+test('a returning leader truncates what the new leader never had (OffsetForLeaderEpoch), then follows it', async () => {
+  if (!c) return;
+  await createTopic('diverge', 1);
+  const m = await c.waitForMetadata(1, (x) => topicOf(x, 'diverge')?.partitions[0]?.isrNodes.length === 3, 'diverge in sync');
+  const p0 = topicOf(m, 'diverge')!.partitions[0];
+  const old = p0.leaderId;
+  const followers = p0.replicaNodes.filter((id) => id !== old);
+  const cl = await c.client(old);
+  const produce = (acks: number, n: number) => cl.send(0, 9, {
+    transactionalId: null, acks, timeoutMs: 5000,
+    topicData: [{ name: 'diverge', partitionData: [{ index: 0, records: buildRecordBatch({ records: Array.from({ length: n }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) })) }) }] }],
+  });
+  assert.is((await produce(-1, 10)).responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+  // The followers stop for a moment (shorter than their session), the leader takes 5 more records
+  // with acks=1 and dies before anyone copied them.
+  for (const id of followers) c.pause(id);
+  // Fetches the followers had waiting on the leader end (empty) within replica.fetch.wait.max.ms;
+  // stopped, they send no new ones.
+  await new Promise((r) => setTimeout(r, 800));
+  assert.is((await produce(1, 5)).responses[0].partitionResponses[0].baseOffset, 10n);
+  await c.kill(old);
+  for (const id of followers) c.resume(id);
+  assert.is(logEndOnDisk(c.broker(old).logDir, 'diverge', 0).end, 15, 'the old leader holds 15');
+  const after = await c.waitForMetadata(followers[0], (x) => {
+    const p = topicOf(x, 'diverge')!.partitions[0];
+    return p.leaderId !== old && p.leaderId >= 0;
+  }, 'a new leader', 20_000);
+  const leader = topicOf(after, 'diverge')!.partitions[0].leaderId;
+  const lc = await c.client(leader);
+  const more = await lc.send(0, 9, {
+    transactionalId: null, acks: -1, timeoutMs: 10000,
+    topicData: [{ name: 'diverge', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('new') }] }) }] }],
+  });
+  assert.is(more.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
+  assert.is(more.responses[0].partitionResponses[0].baseOffset, 10n, 'the new leader never had 10-14');
+  await c.start(old);
+  await c.waitForMetadata(leader, (x) => topicOf(x, 'diverge')!.partitions[0].isrNodes.length === 3, 'the old leader back in the ISR', 30_000);
+  assert.match(c.broker(old).output(), 'diverge-0: truncating from 15 to 10');
+  const copy = logEndOnDisk(c.broker(old).logDir, 'diverge', 0);
+  assert.ok(copy.bytes.equals(logEndOnDisk(c.broker(leader).logDir, 'diverge', 0).bytes), 'identical to the new leader');
+  assert.is(copy.end, 11);
+});
+
+test('SIGKILL of the leader under acks=all load: leadership moves, idempotent producers carry on, nothing acknowledged is lost, duplicated or reordered', async () => {
+  if (!c) return;
+  const PARTITIONS = 3;
+  await createTopic('failover', PARTITIONS);
+  const m = await c.waitForMetadata(1, (x) => topicOf(x, 'failover')?.partitions.every((p) => p.isrNodes.length === 3) === true, 'failover in sync');
+  const victim = topicOf(m, 'failover')!.partitions.find((p) => p.partitionIndex === 0)!.leaderId;
+  const ledByVictim = new Set(topicOf(m, 'failover')!.partitions.filter((p) => p.leaderId === victim).map((p) => p.partitionIndex));
+
+  const acked = new Map<number, number[]>();
+  const ackTimes: { partition: number; at: number }[] = [];
+  let stop = false;
+  let failures = 0;
+  const producers = await Promise.all(Array.from({ length: PARTITIONS }, async (_, partition) => {
+    const producer = kafka(`failover-producer-${partition}`).producer({ idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    acked.set(partition, []);
+    const run = (async () => {
+      for (let seq = 0; !stop; seq++) {
+        try {
+          await producer.send({ topic: 'failover', acks: -1, timeout: 10000, messages: [{ partition, value: `${partition}:${seq}` }] });
+          acked.get(partition)!.push(seq);
+          ackTimes.push({ partition, at: Date.now() });
+        } catch {
+          failures++;
+        }
+      }
+    })();
+    return { producer, run };
+  }));
+
+  await new Promise((r) => setTimeout(r, 1500));
+  const killedAt = Date.now();
+  await c.kill(victim);
+  // Load continues through the failover.
+  const survivor = c.brokers.map((b) => b.nodeId).find((id) => id !== victim)!;
+  await c.waitForMetadata(survivor, (x) => topicOf(x, 'failover')!.partitions.every((p) => p.leaderId !== victim && p.leaderId >= 0), 'leaders moved', 20_000);
+  const movedAt = Date.now();
+  await new Promise((r) => setTimeout(r, 2500));
+  stop = true;
+  await Promise.all(producers.map((p) => p.run));
+  await Promise.all(producers.map((p) => p.producer.disconnect()));
+  const firstAckAfter = ackTimes.filter((t) => ledByVictim.has(t.partition) && t.at > killedAt).map((t) => t.at);
+  assert.ok(firstAckAfter.length > 0, 'produces to the moved partitions were acknowledged after the kill');
+  const failoverMs = Math.min(...firstAckAfter) - killedAt;
+  console.log(`failover: SIGKILL of broker ${victim} → leaders moved after ${movedAt - killedAt} ms → first acknowledged produce on the new leader after ${failoverMs} ms (broker.session.timeout.ms 2000); ${[...acked.values()].reduce((n, l) => n + l.length, 0)} records acknowledged, ${failures} sends failed`);
+
+  // The checker: everything acknowledged is there once, in order (kcat reads from the leaders).
+  const live = c.bootstrapList.filter((_, i) => c!.brokers[i].nodeId !== victim).join(',');
+  const { records } = await readKcat(live, 'failover', Array.from({ length: PARTITIONS }, (_, i) => i));
+  for (let partition = 0; partition < PARTITIONS; partition++) {
+    const seqs = records.filter((r) => r.partition === partition).map((r) => Number(Buffer.from(r.value!, 'base64').toString().split(':')[1]));
+    const seen = new Set<number>();
+    for (const s of seqs) {
+      assert.not.ok(seen.has(s), `partition ${partition}: ${s} duplicated`);
+      seen.add(s);
+    }
+    for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i] > seqs[i - 1], `partition ${partition}: order ${seqs[i - 1]} then ${seqs[i]}`);
+    const lost = acked.get(partition)!.filter((s) => !seen.has(s));
+    assert.equal(lost, [], `partition ${partition}: acknowledged but lost`);
+  }
+
+  // The killed broker comes back: it truncates, catches up and rejoins the ISR everywhere.
+  const restartedAt = Date.now();
+  await c.start(victim);
+  await c.waitForMetadata(survivor, (x) => topicOf(x, 'failover')!.partitions.every((p) => p.isrNodes.length === 3), 'ISR of three again', 30_000);
+  const truncations = c.broker(victim).output().split('\n').filter((l) => l.includes('truncating from'));
+  console.log(`restart: broker ${victim} back in every ISR ${Date.now() - restartedAt} ms after its restart began; truncations: ${truncations.map((l) => l.replace(/^.*INFO /, '')).join('; ') || 'none'}`);
+});
+
+test.run();

@@ -1,0 +1,124 @@
+/**
+ * The leader side of a Partition with a manual clock and a fake AlterPartition: the high
+ * watermark is the smallest log end offset in the ISR, acks=all waits resolve when it passes
+ * (NOT_ENOUGH_REPLICAS_AFTER_APPEND below min.insync.replicas, REQUEST_TIMED_OUT, and
+ * NOT_LEADER_OR_FOLLOWER when leadership goes), followers that stop catching up leave the ISR
+ * after replica.lag.time.max.ms and come back once they reach the high watermark.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ManualClock } from '../../src/clock.js';
+import { createLogger } from '../../src/logger.js';
+import { MemFs } from '../../src/storage/fs.js';
+import { PartitionLog } from '../../src/storage/partition-log.js';
+import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+import { Partition } from '../../src/replication/partition.js';
+import type { AlterPartitionOutcome, PartitionState } from '../../src/cluster/metadata-store.js';
+import { batch, config } from '../storage/helpers.js';
+
+const LAG_MS = 10_000;
+
+async function setup(isr = [1, 2, 3]) {
+  const clock = new ManualClock();
+  const fs = new MemFs({ now: () => clock.now() });
+  const log = await PartitionLog.open({ fs, dir: '/d/t-0', topic: 't', partition: 0, config: config(), clock });
+  const alters: number[][] = [];
+  let refuse = false;
+  const p = new Partition('t', 0, 'tid', log, 1, {
+    clock, logger: createLogger('silent'), replicaLagTimeMaxMs: LAG_MS, isAlive: () => true,
+    alterIsr: async (known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome> => {
+      alters.push(newIsr);
+      if (refuse) return { ok: false, error: ErrorCode.INVALID_UPDATE_VERSION, current: known };
+      return { ok: true, state: { ...known, isr: known.replicas.filter((id) => newIsr.includes(id)), partitionEpoch: known.partitionEpoch + 1 } };
+    },
+  });
+  p.minInsyncReplicas = 2;
+  assert.is(p.apply({ topicId: 'tid', partition: 0, replicas: [1, 2, 3], isr, leader: 1, leaderEpoch: 4, partitionEpoch: 7 }), 'leader');
+  await p.makeLeader();
+  return { clock, log, p, alters, refuse: (v: boolean) => { refuse = v; } };
+}
+
+const settle = () => new Promise((r) => setImmediate(r));
+
+test('HW = smallest log end in the ISR; acks=all waits resolve when it passes', async () => {
+  const { clock, log, p } = await setup();
+  await log.appendAsLeader(batch(5), p.leaderEpoch);
+  assert.is(log.highWatermark, 0, 'followers have nothing yet');
+  const ack = p.waitForReplication(5, 30_000);
+  let code: number | null = null;
+  void ack.then((c) => { code = c; });
+  p.updateFollowerFetchState(2, 5, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 0, 'follower 3 not heard from: the HW stays');
+  p.updateFollowerFetchState(3, 3, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 3);
+  await settle();
+  assert.is(code, null);
+  p.updateFollowerFetchState(3, 5, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 5);
+  assert.is(await ack, ErrorCode.NONE);
+  assert.equal(log.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[4, 0]], 'the new epoch starts at the log end');
+});
+
+test('acks=all times out, and fails with NOT_LEADER_OR_FOLLOWER when leadership moves', async () => {
+  const { clock, log, p } = await setup();
+  await log.appendAsLeader(batch(1), p.leaderEpoch);
+  const late = p.waitForReplication(1, 1000);
+  clock.advance(1001);
+  assert.is(await late, ErrorCode.REQUEST_TIMED_OUT);
+  const moved = p.waitForReplication(1, 30_000);
+  assert.is(p.apply({ topicId: 'tid', partition: 0, replicas: [1, 2, 3], isr: [2, 3], leader: 2, leaderEpoch: 5, partitionEpoch: 8 }), 'follower');
+  p.makeFollower();
+  assert.is(await moved, ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  assert.not.ok(p.isLeader);
+});
+
+test('a lagging follower leaves the ISR after replica.lag.time.max.ms; the HW then moves; it rejoins when caught up', async () => {
+  const { clock, log, p, alters } = await setup();
+  await log.appendAsLeader(batch(4), p.leaderEpoch);
+  const ack = p.waitForReplication(4, 60_000);
+  clock.advance(LAG_MS / 2);
+  p.updateFollowerFetchState(2, 4, log.logEndOffset, clock.now());
+  p.maybeShrinkIsr();
+  assert.equal(alters, [], 'not yet lagging for long enough');
+  clock.advance(LAG_MS / 2 + 1);
+  p.maybeShrinkIsr();
+  await settle();
+  assert.equal(alters, [[1, 2]], 'follower 3 dropped; 2 caught up recently');
+  assert.equal(p.isr, [1, 2]);
+  assert.is(log.highWatermark, 4, 'the HW no longer waits for 3');
+  assert.is(await ack, ErrorCode.NONE, 'two in sync: min.insync.replicas met');
+  // Follower 3 catches up to the HW: back in.
+  p.updateFollowerFetchState(3, 2, log.logEndOffset, clock.now());
+  await settle();
+  assert.equal(alters.length, 1, 'below the HW: not yet');
+  p.updateFollowerFetchState(3, 4, log.logEndOffset, clock.now());
+  await settle();
+  assert.equal(alters[1], [1, 2, 3]);
+  assert.equal(p.isr, [1, 2, 3]);
+});
+
+test('with the ISR below min.insync.replicas an acknowledged wait answers NOT_ENOUGH_REPLICAS_AFTER_APPEND; alone, the HW follows the log end', async () => {
+  const { clock, log, p } = await setup([1, 2]);
+  await log.appendAsLeader(batch(2), p.leaderEpoch);
+  const ack = p.waitForReplication(2, 60_000);
+  clock.advance(LAG_MS + 1);
+  p.maybeShrinkIsr();
+  await settle();
+  assert.equal(p.isr, [1]);
+  assert.is(log.highWatermark, 2, 'the leader alone: HW = LEO');
+  assert.is(await ack, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  await log.appendAsLeader(batch(1), p.leaderEpoch);
+  assert.is(log.highWatermark, 3, 'and follows every append');
+});
+
+test('a refused ISR change (the controller moved on) changes nothing here', async () => {
+  const { clock, p, alters, refuse } = await setup();
+  refuse(true);
+  clock.advance(LAG_MS + 1);
+  p.maybeShrinkIsr();
+  await settle();
+  assert.equal(alters, [[1]]);
+  assert.equal(p.isr, [1, 2, 3], 'a deposed leader cannot shrink the ISR to acknowledge alone');
+});
+
+test.run();
