@@ -58,6 +58,7 @@ export function cleanerConfigFor(c: BrokerConfig): CleanerConfig {
     backoffMs: Number(c['log.cleaner.backoff.ms']),
     dedupeBufferSize: Number(c['log.cleaner.dedupe.buffer.size']),
     loadFactor: Number(c['log.cleaner.io.buffer.load.factor']),
+    ioBufferSize: Number(c['log.cleaner.io.buffer.size']),
     ioMaxBytesPerSecond: Number(c['log.cleaner.io.max.bytes.per.second']),
   };
 }

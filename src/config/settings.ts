@@ -330,6 +330,10 @@ export const BROKER_SETTINGS = {
     type: 'long', default: '134217728', min: 0,
     doc: 'Memory for the key-to-offset maps of all cleaner threads (24 bytes per key as Kafka counts).',
   },
+  'log.cleaner.io.buffer.size': {
+    type: 'int', default: '524288', min: 0,
+    doc: 'Read and write buffers of all cleaner threads; half of a thread\'s share is its read size.',
+  },
   'log.cleaner.io.buffer.load.factor': {
     type: 'double', default: '0.9', min: 0, max: 1,
     doc: 'How full a dedupe buffer may get.',

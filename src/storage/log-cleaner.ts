@@ -29,8 +29,9 @@
  * deletes the segments it replaces and finishes the renames. The swap runs in the partition's
  * serial queue after checking the replaced segments are unchanged; the copying does not.
  *
- * Off the request path: passes run on the Clock every `log.cleaner.backoff.ms`, read 1 MiB at a
- * time through async reads and yield to the event loop between chunks, and are throttled by
+ * Off the request path: passes run on the Clock every `log.cleaner.backoff.ms`, read half of a
+ * thread's share of `log.cleaner.io.buffer.size` at a time (at least one batch) through async
+ * reads, give the event loop a turn every millisecond of work, and are throttled by
  * `log.cleaner.io.max.bytes.per.second`. `log.cleaner.threads` logs are cleaned concurrently
  * (interleaved on the one event loop, not on worker threads).
  */
@@ -69,7 +70,8 @@ import type { AbortedTxn } from './producer-state.js';
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** Kafka sizes the dedupe buffer at 24 bytes per entry (16-byte MD5 + 8-byte offset). */
 const BYTES_PER_MAP_ENTRY = 24;
-const READ_CHUNK_BYTES = 1 << 20;
+/** Smallest read, whatever log.cleaner.io.buffer.size says. */
+const MIN_READ_BYTES = 64 * 1024;
 /** Longest run of synchronous cleaning work between event-loop turns. */
 const YIELD_AFTER_MS = 1;
 
@@ -84,6 +86,8 @@ export interface CleanerConfig {
   dedupeBufferSize: number;
   /** log.cleaner.io.buffer.load.factor */
   loadFactor: number;
+  /** log.cleaner.io.buffer.size: a thread reads half its share at a time (at least one batch) */
+  ioBufferSize: number;
   /** log.cleaner.io.max.bytes.per.second */
   ioMaxBytesPerSecond: number;
 }
@@ -94,6 +98,7 @@ export const defaultCleanerConfig: Readonly<CleanerConfig> = Object.freeze({
   backoffMs: 15000,
   dedupeBufferSize: 134217728,
   loadFactor: 0.9,
+  ioBufferSize: 524288,
   ioMaxBytesPerSecond: Number.MAX_VALUE,
 });
 
@@ -163,6 +168,10 @@ export class LogCleaner {
   private stopped = false;
   private ioWindowStart = 0;
   private ioWindowBytes = 0;
+
+  private get readBytes(): number {
+    return Math.max(MIN_READ_BYTES, Math.floor(this.config.ioBufferSize / Math.max(1, this.config.threads) / 2));
+  }
 
   constructor(opts: LogCleanerOptions) {
     this.fs = opts.fs;
@@ -359,7 +368,7 @@ export class LogCleaner {
     for (;;) {
       // Shutdown does not wait for a long pass: the copy stops, the loader removes the .cleaned files.
       if (this.stopped) throw new CleanerStoppedError();
-      const data = await seg.read(offset, READ_CHUNK_BYTES, { minOneMessage: true });
+      const data = await seg.read(offset, this.readBytes, { minOneMessage: true });
       if (!data || data.length === 0) return;
       let next = offset;
       let slice = performance.now();
