@@ -66,14 +66,13 @@ test('kafkajs: a compacted topic keeps the latest value of every key after clean
   await producer.disconnect();
 
   const log = b.broker.logs.getLog(topic, 0)!;
-  const sizeBefore = log.sizeBytes;
-  const segmentsBefore = log.numberOfSegments;
+  // The cleaner may already have run while the producer was writing: judge the size by what was
+  // written (25 batches of 40 records, over 25 KiB), not by a snapshot taken now.
   await until('the cleaner to clean the log', async () => {
     const info = await b.broker.logs.cleaner?.cleanable(log);
     return info !== undefined && info !== null && info.lastCleanedMs > 0 && info.dirtyBytes === 0;
   });
-  assert.ok(log.sizeBytes < sizeBefore / 4, `log shrank: ${log.sizeBytes} of ${sizeBefore} bytes`);
-  assert.ok(log.numberOfSegments < segmentsBefore, `fewer segments: ${log.numberOfSegments} of ${segmentsBefore}`);
+  assert.ok(log.sizeBytes < 8192, `compacted to ${log.sizeBytes} bytes: one cleaned segment and the active one`);
 
   const consumer = kafka.consumer({ groupId: 'compaction-reader' });
   await consumer.connect();
