@@ -442,4 +442,57 @@ for (const step of STEPS) {
   });
 }
 
+/** A MemFs that crashes (drops unsynced bytes, then throws) before or after its n-th rename. */
+class RenameCrashFs extends MemFs {
+  armed = 0;
+  mode: 'before' | 'after' = 'before';
+  renames = 0;
+  fired = false;
+  override async rename(from: string, to: string): Promise<void> {
+    if (this.armed > 0 && ++this.renames === this.armed) {
+      this.fired = true;
+      if (this.mode === 'after') await super.rename(from, to);
+      this.armed = 0;
+      this.crash();
+      throw new Error(`crash ${this.mode} rename ${this.renames}: ${from} -> ${to}`);
+    }
+    return super.rename(from, to);
+  }
+}
+
+test('a crash before or after any rename of a pass merging several segments recovers to a correct log', async () => {
+  let runs = 0;
+  for (const mode of ['before', 'after'] as const) {
+    for (let n = 1; n < 200; n++) {
+      const fs = new RenameCrashFs();
+      const clock = new ManualClock();
+      const log = await open(fs, clock, { segmentBytes: 1200 });
+      await fill(log, clock, 5, 20);
+      const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+      assert.ok(await cleaner.clean(log));
+      const latest = await fill(log, clock, 5, 12);
+      await log.flush();
+      const offsets = new Set((await recordsOf(log)).map((r) => r.offset));
+      fs.mode = mode;
+      fs.armed = n;
+      const stats = await cleaner.clean(log).catch(() => null);
+      if (!fs.fired) {
+        assert.ok(stats && stats.segmentsCleaned > 1, 'the pass merged segments');
+        await log.close();
+        break;
+      }
+      runs++;
+      const reopened = await open(fs, clock, { segmentBytes: 1200 });
+      const names = await fs.readdir(DIR);
+      assert.equal(names.filter((x) => /\.(cleaned|swap|deleted)$/.test(x)), [], `no leftovers (${mode} rename ${n}): ${names.join(' ')}`);
+      const recs = await recordsOf(reopened);
+      checkLog(recs, latest, `${mode} rename ${n}`);
+      for (const r of recs) assert.ok(offsets.has(r.offset), `offset ${r.offset} existed (${mode} rename ${n})`);
+      assert.is(reopened.logEndOffset, 160);
+      await reopened.close();
+    }
+  }
+  assert.ok(runs >= 6, `crashes injected: ${runs}`);
+});
+
 test.run();
