@@ -164,7 +164,8 @@ export class LogCleaner {
   private readonly inProgress = new Set<PartitionLog>();
   private timer: Timer | null = null;
   private running: Promise<unknown> | null = null;
-  private readonly pendingDeletes = new Set<Timer>();
+  /** Replaced segments waiting for file.delete.delay.ms, with what removes them. */
+  private readonly pendingDeletes = new Map<Timer, () => Promise<void>>();
   private stopped = false;
   private ioWindowStart = 0;
   private ioWindowBytes = 0;
@@ -205,8 +206,13 @@ export class LogCleaner {
     this.timer?.cancel();
     this.timer = null;
     await this.running;
-    for (const t of this.pendingDeletes) t.cancel();
+    // Shutdown closes the replaced segments' handles and removes their files now.
+    const pending = [...this.pendingDeletes];
     this.pendingDeletes.clear();
+    for (const [t, run] of pending) {
+      t.cancel();
+      await run();
+    }
   }
 
   /** One pass: cleans every compacted log that needs it, `threads` at a time, filthiest first. */
@@ -534,7 +540,7 @@ export class LogCleaner {
       this.pendingDeletes.delete(t);
       void run();
     }, delay);
-    this.pendingDeletes.add(t);
+    this.pendingDeletes.set(t, run);
   }
 }
 

@@ -404,6 +404,29 @@ test('stopping the cleaner ends a pass in its copy phase; the log is untouched',
   await log.close();
 });
 
+test('replaced segments keep their .deleted files for file.delete.delay.ms; stop() removes them at once', async () => {
+  for (const how of ['delay', 'stop'] as const) {
+    const fs = new MemFs();
+    const clock = new ManualClock();
+    const log = await open(fs, clock, { fileDeleteDelayMs: 60_000 });
+    const latest = await fill(log, clock, 5, 20);
+    const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+    assert.ok(await cleaner.clean(log));
+    const deleted = async (): Promise<string[]> => (await fs.readdir(DIR)).filter((n) => n.endsWith('.deleted'));
+    assert.ok((await deleted()).length > 0, 'replaced segments renamed .deleted');
+    checkLog(await recordsOf(log), latest);
+    if (how === 'delay') {
+      clock.advance(60_000);
+      for (let i = 0; i < 50 && (await deleted()).length > 0; i++) await new Promise((r) => setImmediate(r));
+    } else {
+      await cleaner.stop();
+    }
+    assert.equal(await deleted(), [], `removed (${how})`);
+    checkLog(await recordsOf(log), latest);
+    await log.close();
+  }
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 for (const step of STEPS) {
   test(`a crash at "${step}" recovers to a correct log`, async () => {
