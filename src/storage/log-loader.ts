@@ -109,6 +109,7 @@ export async function loadSegments(opts: {
  */
 async function completeSwaps(fs: Fs, dir: string, names: string[]): Promise<string[]> {
   const swaps: string[] = [];
+  const removed = new Set<string>();
   const uncommitted = new Set<string>();
   for (const name of names) {
     if (name.endsWith(CLEANED_FILE_SUFFIX) && name.endsWith(LOG_FILE_SUFFIX + CLEANED_FILE_SUFFIX)) uncommitted.add(name.slice(0, 20));
@@ -116,13 +117,18 @@ async function completeSwaps(fs: Fs, dir: string, names: string[]): Promise<stri
   for (const name of names) {
     if (name.endsWith(DELETED_FILE_SUFFIX) || name.endsWith(CLEANED_FILE_SUFFIX) || name.endsWith('.tmp')) {
       await fs.unlink(path.join(dir, name));
+      removed.add(name);
     } else if (name.endsWith(SWAP_FILE_SUFFIX)) {
       const real = parseOffsetFileName(name.slice(0, -SWAP_FILE_SUFFIX.length));
-      if (!real || uncommitted.has(name.slice(0, 20))) await fs.unlink(path.join(dir, name));
-      else swaps.push(name);
+      if (!real || uncommitted.has(name.slice(0, 20))) {
+        await fs.unlink(path.join(dir, name));
+        removed.add(name);
+      } else {
+        swaps.push(name);
+      }
     }
   }
-  if (swaps.length === 0) return fs.readdir(dir);
+  if (swaps.length === 0) return removed.size === 0 ? names : names.filter((n) => !removed.has(n));
   for (const name of swaps.filter((n) => n.endsWith(LOG_FILE_SUFFIX + SWAP_FILE_SUFFIX))) {
     const base = Number(name.slice(0, 20));
     const next = await nextOffsetOfFile(fs, path.join(dir, name), base);
