@@ -136,6 +136,25 @@ export function scanRecords(section: Buffer, count: number): RawRecord[] {
 }
 
 /**
+ * Calls `visit(key, offsetDelta)` for every record with a key (the offset map's pass): the same
+ * walk as scanRecords without an object per record.
+ */
+export function forEachKey(section: Buffer, count: number, visit: (key: string, offsetDelta: number) => void): void {
+  const st = { pos: 0 };
+  for (let i = 0; i < count; i++) {
+    const len = readVarint(section, st);
+    const end = st.pos + len;
+    if (len < 0 || end > section.length) throw new Error(`record length ${len} overruns the batch`);
+    st.pos++; // attributes
+    readVarlong(section, st);
+    const offsetDelta = readVarint(section, st);
+    const klen = readVarint(section, st);
+    if (klen >= 0) visit(section.toString('latin1', st.pos, st.pos + klen), offsetDelta);
+    st.pos = end;
+  }
+}
+
+/**
  * Builds the batch at `buf[pos]` with only `keep` (a subset of its records, in order). With
  * `deleteHorizonMs` >= 0 the batch is stamped with that horizon. An empty `keep` gives a header
  * with no records (Kafka keeps such a batch for a producer's last sequence).

@@ -63,7 +63,7 @@ import {
   producerId as batchProducerId,
   recordsCount,
 } from '../protocol/records/record-batch.js';
-import { deleteHorizonOf, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
+import { deleteHorizonOf, forEachKey, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
 import { CleanerTxnTracker, CONTROL_ABORT, controlType } from './cleaner-txn.js';
 import type { AbortedTxn } from './producer-state.js';
 
@@ -342,7 +342,7 @@ export class LogCleaner {
       await this.forEachBatch(segs[i], stats, (buf, pos) => {
         if (isControl(buf, pos) || txns.isAborted(buf, pos)) return;
         const base = batchBaseOffset(buf, pos);
-        for (const r of scanRecords(recordsSection(buf, pos), recordsCount(buf, pos))) if (r.key !== null) map.set(r.key, base + r.offsetDelta);
+        forEachKey(recordsSection(buf, pos), recordsCount(buf, pos), (key, delta) => map.set(key, base + delta));
       });
       end = upper;
     }
