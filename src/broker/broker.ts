@@ -183,12 +183,16 @@ export class Broker {
       // A broker restarted right after a crash waits for its previous registration to run out.
       registrationRetryMs: Number(this.rawConfig['broker.session.timeout.ms']) * 2,
       logger: this.log,
+      rejoin: true,
     });
     this.cluster.on('lost', (reason) => {
       // The cluster may already have moved this broker's leaderships: stop leading at once.
-      this.log.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition`);
+      this.log.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition until it has registered again`);
       this.replicaManager?.fenceAll();
     });
+    // Registered again: lead what the metadata says this broker leads (the controller re-elected
+    // leaders while it was away; where it still is the leader nobody else led meanwhile).
+    this.cluster.on('rejoined', () => this.replicaManager?.unfenceAll());
     this.metadata = new ClusterMetadata(this.cluster.cache, this.nodeId);
     const interBroker = this.rawConfig['inter.broker.listener.name'];
     const lookup = (nodeId: number): BrokerAddress | null => {

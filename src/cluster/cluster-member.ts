@@ -5,8 +5,10 @@
  * then (see docs/architecture.md) it is used by the tests.
  *
  * Losing the registration fences the controller side at once and is reported as 'lost': the
- * broker must then stop acting as leader (replication, later) and may rejoin with a new
- * registration and broker epoch.
+ * broker must then stop acting as leader. With `rejoin` the member then registers again (a new
+ * broker epoch, once etcd answers and the old lease is gone), campaigns for the controller again,
+ * and reports 'rejoined' (Kafka's broker re-registers after being fenced the same way): the
+ * controller has meanwhile moved its leaderships, so it comes back as a follower.
  */
 import { EventEmitter } from 'node:events';
 import type { BrokerConfig } from '../config/settings.js';
@@ -69,17 +71,66 @@ export interface ClusterMemberOptions {
   registrationRetryMs?: number;
   logger?: Logger;
   placementStart?: (brokerCount: number) => number;
+  /** Register again after losing the registration (brokers; the cluster tests drive it by hand). */
+  rejoin?: boolean;
 }
 
-export class ClusterMember extends EventEmitter<{ lost: [reason: Error] }> {
+export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoined: [] }> {
+  private stopped = false;
+
   private constructor(
     readonly store: MetadataStore,
     readonly cache: MetadataCache,
-    readonly lifecycle: BrokerLifecycleManager,
-    readonly controller: Controller,
+    /** The current registration (replaced when the member rejoins). */
+    public lifecycle: BrokerLifecycleManager,
+    /** The current controller candidacy (replaced when the member rejoins). */
+    public controller: Controller,
     readonly clusterId: string,
+    private readonly opts: ClusterMemberOptions,
   ) {
     super();
+  }
+
+  private watchLifecycle(): void {
+    const lifecycle = this.lifecycle;
+    const controller = this.controller;
+    lifecycle.on('lost', (reason) => {
+      controller.fenceSelf(reason.message);
+      this.emit('lost', reason);
+      if (this.opts.rejoin && !this.stopped) void this.rejoin();
+    });
+  }
+
+  /** Registers again (new broker epoch) until it works or the member stops. */
+  private async rejoin(): Promise<void> {
+    const s = this.opts.settings;
+    for (let delay = 250; !this.stopped; delay = Math.min(delay * 2, 5000)) {
+      try {
+        const lifecycle = await BrokerLifecycleManager.start({
+          store: this.store, nodeId: s.nodeId, rack: s.rack, endpoints: this.opts.endpoints,
+          sessionTimeoutMs: s.sessionTimeoutMs, heartbeatIntervalMs: s.heartbeatIntervalMs,
+          // The old lease may not have run out in etcd yet.
+          registrationRetryMs: s.sessionTimeoutMs * 2, logger: this.opts.logger,
+        });
+        if (this.stopped) {
+          await lifecycle.shutdown();
+          return;
+        }
+        this.lifecycle = lifecycle;
+        this.controller = new Controller({
+          store: this.store, cache: this.cache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
+          config: s.controller, logger: this.opts.logger, placementStart: this.opts.placementStart,
+        });
+        this.watchLifecycle();
+        this.controller.start();
+        this.opts.logger?.info(`broker ${s.nodeId} rejoined the cluster (broker epoch ${lifecycle.brokerEpoch})`);
+        this.emit('rejoined');
+        return;
+      } catch (err) {
+        this.opts.logger?.warn(`broker ${s.nodeId}: registering again failed (${(err as Error).message}); retrying in ${delay} ms`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
   }
 
   static async start(opts: ClusterMemberOptions): Promise<ClusterMember> {
@@ -108,11 +159,8 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error] }> {
         store, cache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
         config: s.controller, logger: opts.logger, placementStart: opts.placementStart,
       });
-      const member = new ClusterMember(store, cache, lifecycle, controller, clusterId);
-      lifecycle.on('lost', (reason) => {
-        controller.fenceSelf(reason.message);
-        member.emit('lost', reason);
-      });
+      const member = new ClusterMember(store, cache, lifecycle, controller, clusterId, opts);
+      member.watchLifecycle();
       controller.start();
       return member;
     } catch (e) {
@@ -128,6 +176,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error] }> {
 
   /** Graceful: resign the controller claim, deregister, close. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.controller.stop();
     await this.lifecycle.shutdown();
     await this.cache.close();
@@ -136,6 +185,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error] }> {
 
   /** As if the process died: no more heartbeats, nothing deregistered; the lease runs out in etcd. */
   async crash(): Promise<void> {
+    this.stopped = true;
     this.lifecycle.abandon();
     this.controller.fenceSelf('crashed');
     await this.cache.close();

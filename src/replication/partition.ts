@@ -127,16 +127,26 @@ export class Partition {
     this.onIsrChanged();
   }
 
-  /** Becomes follower (or stops leading without a new leader): pending acks=all waits fail. */
+  /**
+   * Becomes follower (or stops leading without a new leader): pending acks=all waits fail. The
+   * high watermark drops to the log start until the leader's next fetch answer sets it: what this
+   * log held as committed (after a restart, its whole log) may not be, and a follower elected
+   * leader must not show consumers more than the ISR has (Kafka keeps a checkpointed HW instead).
+   */
   makeFollower(): void {
     this.followers.clear();
     this.log.setHighWatermarkFollowsLogEnd(false);
+    this.log.updateHighWatermark(this.log.logStartOffset);
     this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   }
 
   fence(): void {
     this.fenced = true;
     this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  }
+
+  unfence(): void {
+    this.fenced = false;
   }
 
   private get aloneInIsr(): boolean {

@@ -272,6 +272,13 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     for (const p of this.allPartitions()) p.fence();
   }
 
+  /** Registered again: roles follow the metadata again (a pass re-applies it). */
+  unfenceAll(): void {
+    this.fenced = false;
+    for (const p of this.allPartitions()) p.unfence();
+    this.requestPass();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     this.isrTimer?.cancel();

@@ -9,7 +9,9 @@
  *   moves leadership to an ISR member, the producers carry on, and a checker reading everything
  *   back with kcat finds every acknowledged record once, in order (zero lost, zero duplicated);
  *   the killed broker restarts, truncates, catches up and rejoins the ISR.
- * The failover time (SIGKILL to the first acknowledged produce on the new leader) is printed.
+ * - SIGSTOP of a leader for longer than its session: the controller replaces it; when it wakes it
+ *   stops leading (its lease is gone), registers again and follows; the checker finds everything.
+ * The failover time (the fault to the first acknowledged produce on the new leader) is printed.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -155,7 +157,7 @@ test('a returning leader truncates what the new leader never had (OffsetForLeade
   for (const id of followers) c.pause(id);
   // Fetches the followers had waiting on the leader end (empty) within replica.fetch.wait.max.ms;
   // stopped, they send no new ones.
-  await new Promise((r) => setTimeout(r, 800));
+  await new Promise((r) => setTimeout(r, 650));
   assert.is((await produce(1, 5)).responses[0].partitionResponses[0].baseOffset, 10n);
   await c.kill(old);
   for (const id of followers) c.resume(id);
@@ -180,56 +182,68 @@ test('a returning leader truncates what the new leader never had (OffsetForLeade
   assert.is(copy.end, 11);
 });
 
-test('SIGKILL of the leader under acks=all load: leadership moves, idempotent producers carry on, nothing acknowledged is lost, duplicated or reordered', async () => {
-  if (!c) return;
-  const PARTITIONS = 3;
-  await createTopic('failover', PARTITIONS);
-  const m = await c.waitForMetadata(1, (x) => topicOf(x, 'failover')?.partitions.every((p) => p.isrNodes.length === 3) === true, 'failover in sync');
-  const victim = topicOf(m, 'failover')!.partitions.find((p) => p.partitionIndex === 0)!.leaderId;
-  const ledByVictim = new Set(topicOf(m, 'failover')!.partitions.filter((p) => p.leaderId === victim).map((p) => p.partitionIndex));
+interface LoadRun {
+  victim: number;
+  /** Partitions the victim led when the fault began. */
+  ledByVictim: Set<number>;
+  acked: Map<number, number[]>;
+  ackTimes: { partition: number; at: number }[];
+  failures: number;
+}
 
-  const acked = new Map<number, number[]>();
-  const ackTimes: { partition: number; at: number }[] = [];
+/**
+ * Idempotent kafkajs producers, one per partition, each sending "<partition>:<seq>" with acks=all
+ * one after another; `fault(victim)` runs after 1.5 s against the leader of partition 0, the load
+ * goes on for 2.5 s after the leaders moved away from it.
+ */
+async function underLoad(topic: string, partitions: number, fault: (victim: number) => Promise<void>, leadersMoved: (victim: number) => Promise<void>): Promise<LoadRun & { faultAt: number; movedAt: number }> {
+  await createTopic(topic, partitions);
+  const m = await c!.waitForMetadata(1, (x) => topicOf(x, topic)?.partitions.every((p) => p.isrNodes.length === 3) === true, `${topic} in sync`);
+  const victim = topicOf(m, topic)!.partitions.find((p) => p.partitionIndex === 0)!.leaderId;
+  const run: LoadRun = {
+    victim, acked: new Map(), ackTimes: [], failures: 0,
+    ledByVictim: new Set(topicOf(m, topic)!.partitions.filter((p) => p.leaderId === victim).map((p) => p.partitionIndex)),
+  };
   let stop = false;
-  let failures = 0;
-  const producers = await Promise.all(Array.from({ length: PARTITIONS }, async (_, partition) => {
-    const producer = kafka(`failover-producer-${partition}`).producer({ idempotent: true, maxInFlightRequests: 1 });
+  const producers = await Promise.all(Array.from({ length: partitions }, async (_, partition) => {
+    const producer = kafka(`${topic}-producer-${partition}`).producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
-    acked.set(partition, []);
-    const run = (async () => {
+    run.acked.set(partition, []);
+    const loop = (async () => {
       for (let seq = 0; !stop; seq++) {
         try {
-          await producer.send({ topic: 'failover', acks: -1, timeout: 10000, messages: [{ partition, value: `${partition}:${seq}` }] });
-          acked.get(partition)!.push(seq);
-          ackTimes.push({ partition, at: Date.now() });
+          await producer.send({ topic, acks: -1, timeout: 10000, messages: [{ partition, value: `${partition}:${seq}` }] });
+          run.acked.get(partition)!.push(seq);
+          run.ackTimes.push({ partition, at: Date.now() });
         } catch {
-          failures++;
+          run.failures++;
         }
       }
     })();
-    return { producer, run };
+    return { producer, loop };
   }));
-
   await new Promise((r) => setTimeout(r, 1500));
-  const killedAt = Date.now();
-  await c.kill(victim);
-  // Load continues through the failover.
-  const survivor = c.brokers.map((b) => b.nodeId).find((id) => id !== victim)!;
-  await c.waitForMetadata(survivor, (x) => topicOf(x, 'failover')!.partitions.every((p) => p.leaderId !== victim && p.leaderId >= 0), 'leaders moved', 20_000);
+  const faultAt = Date.now();
+  await fault(victim);
+  await leadersMoved(victim);
   const movedAt = Date.now();
   await new Promise((r) => setTimeout(r, 2500));
   stop = true;
-  await Promise.all(producers.map((p) => p.run));
+  await Promise.all(producers.map((p) => p.loop));
   await Promise.all(producers.map((p) => p.producer.disconnect()));
-  const firstAckAfter = ackTimes.filter((t) => ledByVictim.has(t.partition) && t.at > killedAt).map((t) => t.at);
-  assert.ok(firstAckAfter.length > 0, 'produces to the moved partitions were acknowledged after the kill');
-  const failoverMs = Math.min(...firstAckAfter) - killedAt;
-  console.log(`failover: SIGKILL of broker ${victim} → leaders moved after ${movedAt - killedAt} ms → first acknowledged produce on the new leader after ${failoverMs} ms (broker.session.timeout.ms 2000); ${[...acked.values()].reduce((n, l) => n + l.length, 0)} records acknowledged, ${failures} sends failed`);
+  return { ...run, faultAt, movedAt };
+}
 
-  // The checker: everything acknowledged is there once, in order (kcat reads from the leaders).
-  const live = c.bootstrapList.filter((_, i) => c!.brokers[i].nodeId !== victim).join(',');
-  const { records } = await readKcat(live, 'failover', Array.from({ length: PARTITIONS }, (_, i) => i));
-  for (let partition = 0; partition < PARTITIONS; partition++) {
+/** Every partition led by a live broker other than `victim`. */
+function leadersAway(topic: string, victim: number): Promise<void> {
+  const survivor = c!.brokers.map((b) => b.nodeId).find((id) => id !== victim)!;
+  return c!.waitForMetadata(survivor, (x) => topicOf(x, topic)!.partitions.every((p) => p.leaderId !== victim && p.leaderId >= 0), 'leaders moved', 20_000).then(() => undefined);
+}
+
+/** The checker: read everything back with kcat; each acknowledged record once, in order per partition. */
+async function check(topic: string, partitions: number, run: LoadRun, bootstrap: string): Promise<void> {
+  const { records } = await readKcat(bootstrap, topic, Array.from({ length: partitions }, (_, i) => i));
+  for (let partition = 0; partition < partitions; partition++) {
     const seqs = records.filter((r) => r.partition === partition).map((r) => Number(Buffer.from(r.value!, 'base64').toString().split(':')[1]));
     const seen = new Set<number>();
     for (const s of seqs) {
@@ -237,16 +251,54 @@ test('SIGKILL of the leader under acks=all load: leadership moves, idempotent pr
       seen.add(s);
     }
     for (let i = 1; i < seqs.length; i++) assert.ok(seqs[i] > seqs[i - 1], `partition ${partition}: order ${seqs[i - 1]} then ${seqs[i]}`);
-    const lost = acked.get(partition)!.filter((s) => !seen.has(s));
+    const lost = run.acked.get(partition)!.filter((s) => !seen.has(s));
     assert.equal(lost, [], `partition ${partition}: acknowledged but lost`);
   }
+}
+
+function firstAckAfter(run: LoadRun, since: number): number {
+  const times = run.ackTimes.filter((t) => run.ledByVictim.has(t.partition) && t.at > since).map((t) => t.at);
+  assert.ok(times.length > 0, 'produces to the moved partitions were acknowledged after the fault');
+  return Math.min(...times) - since;
+}
+
+const total = (run: LoadRun) => [...run.acked.values()].reduce((n, l) => n + l.length, 0);
+
+test('SIGKILL of the leader under acks=all load: leadership moves, idempotent producers carry on, nothing acknowledged is lost, duplicated or reordered', async () => {
+  if (!c) return;
+  const run = await underLoad('failover', 3, (victim) => c!.kill(victim), (victim) => leadersAway('failover', victim));
+  const { victim } = run;
+  console.log(`failover: SIGKILL of broker ${victim} → leaders moved after ${run.movedAt - run.faultAt} ms → first acknowledged produce on the new leader after ${firstAckAfter(run, run.faultAt)} ms (broker.session.timeout.ms 2000); ${total(run)} records acknowledged, ${run.failures} sends failed`);
+  await check('failover', 3, run, c.bootstrapList.filter((_, i) => c!.brokers[i].nodeId !== victim).join(','));
 
   // The killed broker comes back: it truncates, catches up and rejoins the ISR everywhere.
+  const survivor = c.brokers.map((b) => b.nodeId).find((id) => id !== victim)!;
   const restartedAt = Date.now();
   await c.start(victim);
   await c.waitForMetadata(survivor, (x) => topicOf(x, 'failover')!.partitions.every((p) => p.isrNodes.length === 3), 'ISR of three again', 30_000);
-  const truncations = c.broker(victim).output().split('\n').filter((l) => l.includes('truncating from'));
+  const truncations = c.broker(victim).output().split('\n').filter((l) => l.includes('failover-') && l.includes('truncating from'));
   console.log(`restart: broker ${victim} back in every ISR ${Date.now() - restartedAt} ms after its restart began; truncations: ${truncations.map((l) => l.replace(/^.*INFO /, '')).join('; ') || 'none'}`);
+});
+
+test('SIGSTOP of the leader for longer than its session: it is replaced, stops leading when it wakes, registers again and follows; nothing acknowledged is lost', async () => {
+  if (!c) return;
+  let resumedAt = 0;
+  const run = await underLoad('paused', 3, async (victim) => {
+    c!.pause(victim);
+    await leadersAway('paused', victim);
+    // Paused past its lease: etcd dropped its registration while it could not tell.
+    await new Promise((r) => setTimeout(r, 1500));
+    resumedAt = Date.now();
+    c!.resume(victim);
+  }, async () => undefined);
+  const { victim } = run;
+  console.log(`pause: SIGSTOP of broker ${victim} → first acknowledged produce on the new leader after ${firstAckAfter(run, run.faultAt)} ms; resumed after ${resumedAt - run.faultAt} ms; ${total(run)} records acknowledged, ${run.failures} sends failed`);
+  await check('paused', 3, run, c.bootstrap);
+  // It noticed, registered again (a new broker epoch) and is back in every ISR as a follower.
+  await c.waitForMetadata(victim, (x) => topicOf(x, 'paused')!.partitions.every((p) => p.isrNodes.length === 3), 'ISR of three again', 30_000);
+  const out = c.broker(victim).output();
+  assert.match(out, 'left the cluster');
+  assert.match(out, 'rejoined the cluster');
 });
 
 test.run();

@@ -107,10 +107,11 @@ test('admin requests to a broker that is not the controller are forwarded; Kafka
     assert.equal(manual.partitions.map((p) => [p.partitionIndex, p.leaderId, p.replicaNodes]), [[0, 3, [3, 1]], [1, 2, [2, 3]]]);
   }
   // Logs exist only on the replicas.
-  await c.waitForMetadata(2, () => existsSync(join(c!.broker(2).logDir, 'manual-1')), 'manual-1 on broker 2');
-  assert.not.ok(existsSync(join(c.broker(2).logDir, 'manual-0')), 'broker 2 holds no replica of manual-0');
-  assert.ok(existsSync(join(c.broker(1).logDir, 'manual-0')));
-  assert.ok(existsSync(join(c.broker(3).logDir, 'manual-0')));
+  const hasLog = (id: number, dir: string) => existsSync(join(c!.broker(id).logDir, dir));
+  // Each broker's replica manager creates its logs as its cache learns of the topic.
+  await c.waitForMetadata(2, () => hasLog(2, 'manual-1') && hasLog(1, 'manual-0') && hasLog(3, 'manual-0') && hasLog(3, 'manual-1'), 'manual logs on their replicas');
+  assert.not.ok(hasLog(2, 'manual-0'), 'broker 2 holds no replica of manual-0');
+  assert.not.ok(hasLog(1, 'manual-1'), 'broker 1 holds no replica of manual-1');
 
   // CreatePartitions and DeleteTopics through the same non-controller broker.
   const cp = await cl.send(37, 3, { topics: [{ name: 'manual', count: 3, assignments: [{ brokerIds: [1, 2] }] }], timeoutMs: 10000, validateOnly: false });
