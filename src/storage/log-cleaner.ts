@@ -128,6 +128,13 @@ export interface LogCleanerOptions {
 
 interface LogState {
   firstDirty: number | null;
+  /**
+   * The segment starting at firstDirty after the last pass. When it leaves the log while the log
+   * start is still below it, the log was truncated under firstDirty (a follower's truncation):
+   * the offsets above the truncation point are new and firstDirty goes back to the log start
+   * (Kafka's maybeTruncateCheckpoint).
+   */
+  firstDirtySegment: LogSegment | null;
   checkpointLoaded: boolean;
   /** Earliest delete horizon left in the log by a pass (-1: none known): the next pass is due then. */
   deleteHorizon: number;
@@ -244,7 +251,7 @@ export class LogCleaner {
   private async state(log: PartitionLog): Promise<LogState> {
     let st = this.states.get(log);
     if (!st) {
-      st = { firstDirty: null, checkpointLoaded: false, deleteHorizon: -1, lastCleanedMs: -1 };
+      st = { firstDirty: null, firstDirtySegment: null, checkpointLoaded: false, deleteHorizon: -1, lastCleanedMs: -1 };
       this.states.set(log, st);
     }
     if (!st.checkpointLoaded) {
@@ -252,7 +259,8 @@ export class LogCleaner {
       try {
         const rows = await readCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE));
         const v = Number(rows?.find((r) => r[0] === log.topic && Number(r[1]) === log.partition)?.[2]);
-        if (Number.isSafeInteger(v) && v >= 0) st.firstDirty = v;
+        // A checkpoint past the log end describes data that did not survive a crash.
+        if (Number.isSafeInteger(v) && v >= 0 && v <= log.logEndOffset) st.firstDirty = v;
       } catch {
         // Unreadable: start from the log start, as Kafka does.
       }
@@ -266,6 +274,10 @@ export class LogCleaner {
     if (segs.length < 2) return null;
     const st = await this.state(log);
     const start = log.logStartOffset;
+    if (st.firstDirtySegment && !segs.includes(st.firstDirtySegment) && st.firstDirtySegment.baseOffset > start) {
+      st.firstDirty = null;
+      st.firstDirtySegment = null;
+    }
     let firstDirty = Math.max(st.firstDirty ?? start, start);
     let bound = Math.min(segs[segs.length - 1].baseOffset, log.lastStableOffset, log.highWatermark);
     const now = this.clock.now();
@@ -360,6 +372,7 @@ export class LogCleaner {
       stats.segmentsCleaned += group.length;
     }
     st.firstDirty = end;
+    st.firstDirtySegment = log.segmentList.find((s) => s.baseOffset === end) ?? null;
     st.deleteHorizon = horizon;
     st.lastCleanedMs = now;
     await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);

@@ -427,6 +427,36 @@ test('replaced segments keep their .deleted files for file.delete.delay.ms; stop
   }
 });
 
+test('a truncation below the first dirty offset sends it back to the log start', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock);
+  await fill(log, clock, 5, 20);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  const first = await cleaner.clean(log);
+  assert.ok(first && first.endOffset > 60);
+  assert.ok(await log.truncateTo(60));
+  const cut = log.logEndOffset; // whole batches: the start of the kept batch holding 60 or after
+  assert.ok(cut <= 60 && cut < first!.endOffset, `truncated to ${cut}`);
+  // New keys written twice right above the truncation point, then enough to roll past them.
+  const latest = new Map<string, string>();
+  for (let v = 0; v < 2; v++) {
+    for (let k = 0; k < 10; k++) {
+      const value = `n${k}-v${v}@${log.logEndOffset}`;
+      await log.appendAsLeader(keyed(`n${k}`, value, clock.now()), 0);
+      latest.set(`n${k}`, value);
+    }
+  }
+  for (const [k, v] of await fill(log, clock, 3, 20)) latest.set(k, v);
+  const stats = await cleaner.clean(log);
+  assert.ok(stats);
+  const recs = await recordsOf(log);
+  const cleanedPart = recs.filter((r) => r.offset < stats!.endOffset);
+  assert.is(new Set(cleanedPart.map((r) => r.key)).size, cleanedPart.length, 'the re-written offsets were cleaned too');
+  checkLog(recs.filter((r) => r.key.startsWith('n') || r.offset >= cut), latest);
+  await log.close();
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 for (const step of STEPS) {
   test(`a crash at "${step}" recovers to a correct log`, async () => {
