@@ -15,7 +15,6 @@ const { Kafka, logLevel } = kafkajs;
 
 const config = {
   'log.cleaner.backoff.ms': 100,
-  'log.cleaner.enable': process.env.NO_CLEANER ? false : true,
   'offsets.topic.num.partitions': 1,
   'offsets.topic.segment.bytes': 4096,
 };
@@ -54,17 +53,16 @@ test('a group committing many times restarts from a compacted __consumer_offsets
     const log = b.broker.logs.getLog('__consumer_offsets', 0)!;
     const written = log.logEndOffset;
     assert.ok(written >= 2 * commits, `${written} offset records written`);
-    if (!process.env.NO_CLEANER) await until('the cleaner to compact __consumer_offsets', async () => {
+    await until('the cleaner to compact __consumer_offsets', async () => {
       const info = await b!.broker.logs.cleaner?.cleanable(log);
       return info !== undefined && info !== null && info.lastCleanedMs > 0 && info.dirtyBytes === 0;
     });
     const records = (await log.read(log.logStartOffset, 1 << 30, { minOneMessage: true })).records;
     const bytes = records.reduce((n, r) => n + r.length, 0);
     const segmentsUncleaned = Math.ceil((written * 60) / 4096);
-    if (!process.env.NO_CLEANER) {
-      assert.ok(log.numberOfSegments < segmentsUncleaned, `segments ${log.numberOfSegments}`);
-      assert.ok(bytes < log.logEndOffset * 20, `compacted to ${bytes} bytes for ${written} records written`);
-    }
+    assert.ok(log.numberOfSegments < segmentsUncleaned, `segments ${log.numberOfSegments}`);
+    assert.ok(bytes < log.logEndOffset * 20, `compacted to ${bytes} bytes for ${written} records written`);
+    if (process.env.DEBUG_COMPACTION) console.log(`__consumer_offsets: ${written} records written, ${bytes} bytes and ${log.numberOfSegments} segments after cleaning`);
 
     const adminBefore = kafka.admin();
     await adminBefore.connect();
