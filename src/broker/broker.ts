@@ -431,10 +431,12 @@ export class Broker {
 
   /**
    * Watches the partitions a long-polling fetch reads. Made before the read, it only notes each
-   * log's append count (cheap: most fetches return data and never wait); wait() subscribes, so an
-   * append between the read and the wait is not missed.
+   * log's append count (a follower's fetch) or high-watermark move count (a consumer's: it reads
+   * below the HW, which on a replicated partition moves after the append) — cheap, as most fetches
+   * return data and never wait; wait() subscribes, so a change between the read and the wait is
+   * not missed.
    */
-  appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean): AppendWaiter {
+  appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean, follower = false): AppendWaiter {
     const logs: PartitionLog[] = [];
     const counts: number[] = [];
     for (const t of req.topics) {
@@ -444,14 +446,16 @@ export class Broker {
         const log = this.logs.getLog(info.name, p.partition);
         if (log) {
           logs.push(log);
-          counts.push(log.appendCount);
+          counts.push(follower ? log.appendCount : log.highWatermarkMoveCount);
         }
       }
     }
     return {
       wait: (timeoutMs, closed) => new Promise((resolve) => {
         const stopSignal = this.stopController.signal;
-        for (let i = 0; i < logs.length; i++) if (logs[i].appendCount !== counts[i]) return resolve('append');
+        // Followers wait for appends (they read to the log end); consumers for the HW to move.
+        const count = (log: PartitionLog) => (follower ? log.appendCount : log.highWatermarkMoveCount);
+        for (let i = 0; i < logs.length; i++) if (count(logs[i]) !== counts[i]) return resolve('append');
         if (closed.aborted || stopSignal.aborted) return resolve('closed');
         // Every listener is removed again, whatever ends the wait.
         let finished = false;
@@ -467,7 +471,7 @@ export class Broker {
           resolve(why);
         };
         const onEnd = (): void => done('closed');
-        unsubscribes = logs.map((log) => log.onAppend(() => done('append')));
+        unsubscribes = logs.map((log) => (follower ? log.onAppend(() => done('append')) : log.onHighWatermark(() => done('append'))));
         closed.addEventListener('abort', onEnd);
         stopSignal.addEventListener('abort', onEnd);
         timer = this.clock.setTimeout(() => done('timeout'), timeoutMs);

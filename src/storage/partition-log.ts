@@ -91,6 +91,10 @@ export class PartitionLog {
   private closed = false;
   private readonly listeners = new Set<() => void>();
   private appends = 0;
+  /** High-watermark moves so far, and their listeners (consumers' long polls wait for these). */
+  private hwMoves = 0;
+  private readonly hwListeners = new Set<() => void>();
+  private hwMovedSinceNotify = false;
   private syncInFlight: { target: number; promise: Promise<void> } | null = null;
   private nextSync: Promise<void> | null = null;
   private rollFlushChain: Promise<void> = Promise.resolve();
@@ -435,7 +439,12 @@ export class PartitionLog {
 
   /** Single replica: everything appended is "replicated". */
   private maybeIncrementHighWatermark(offset: number): void {
-    if (offset > this.hw) this.hw = Math.min(offset, this.endOffset);
+    const hw = Math.min(offset, this.endOffset);
+    if (hw <= this.hw) return;
+    this.hw = hw;
+    this.hwMoves++;
+    // Told with the append (notifyAppend), once the append has completed.
+    this.hwMovedSinceNotify = true;
   }
 
   /**
@@ -445,18 +454,21 @@ export class PartitionLog {
    */
   setHighWatermarkFollowsLogEnd(follows: boolean): void {
     this.hwFollowsLogEnd = follows;
-    if (follows) this.maybeIncrementHighWatermark(this.endOffset);
+    if (!follows) return;
+    this.maybeIncrementHighWatermark(this.endOffset);
+    if (this.hwMovedSinceNotify) this.notifyHighWatermark();
   }
 
   /**
-   * Sets the high watermark (capped at the log end). A move wakes the long-polling fetches like an
-   * append does: records below the new HW just became readable for consumers. Returns whether it moved.
+   * Sets the high watermark (capped at the log end). A move wakes the consumers' long-polling
+   * fetches: records below the new HW just became readable. Returns whether it moved.
    */
   updateHighWatermark(offset: number): boolean {
     const hw = Math.max(this.startOffset, Math.min(offset, this.endOffset));
     if (hw === this.hw) return false;
     this.hw = hw;
-    this.notifyAppend();
+    this.hwMoves++;
+    this.notifyHighWatermark();
     return true;
   }
 
@@ -804,11 +816,22 @@ export class PartitionLog {
   // -------------------------------------------------------------------------------------------
   // Notifications and lifecycle
 
-  /** Calls `listener` after each successful append and high-watermark move (long-polling fetches). Returns an unsubscribe function. */
+  /** Calls `listener` after each successful append (followers' long polls). Returns an unsubscribe function. */
   onAppend(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);
+    };
+  }
+
+  /**
+   * Calls `listener` after each move of the high watermark (consumers' long polls: they read only
+   * below it, so on a replicated partition an append alone gives them nothing new).
+   */
+  onHighWatermark(listener: () => void): () => void {
+    this.hwListeners.add(listener);
+    return () => {
+      this.hwListeners.delete(listener);
     };
   }
 
@@ -817,16 +840,20 @@ export class PartitionLog {
     return this.appends;
   }
 
+  /** High-watermark moves so far. */
+  get highWatermarkMoveCount(): number {
+    return this.hwMoves;
+  }
+
   private notifyAppend(): void {
     this.appends++;
-    if (this.listeners.size === 0) return;
-    for (const l of [...this.listeners]) {
-      try {
-        l();
-      } catch {
-        // A listener's failure is its own; the append succeeded.
-      }
-    }
+    if (this.hwMovedSinceNotify) this.notifyHighWatermark();
+    callAll(this.listeners);
+  }
+
+  private notifyHighWatermark(): void {
+    this.hwMovedSinceNotify = false;
+    callAll(this.hwListeners);
   }
 
   /**
@@ -850,6 +877,7 @@ export class PartitionLog {
       }
       this.closed = true;
       this.listeners.clear();
+      this.hwListeners.clear();
       await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
       if (healthy && !this.offlineError) {
@@ -874,6 +902,7 @@ export class PartitionLog {
     const run = this.queue.then(async () => {
       this.closed = true;
       this.listeners.clear();
+      this.hwListeners.clear();
       await this.rollFlushChain;
       await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
@@ -886,5 +915,16 @@ export class PartitionLog {
     });
     this.queue = run.catch(() => undefined);
     return run;
+  }
+}
+
+function callAll(listeners: Set<() => void>): void {
+  if (listeners.size === 0) return;
+  for (const l of [...listeners]) {
+    try {
+      l();
+    } catch {
+      // A listener's failure is its own; the append succeeded.
+    }
   }
 }

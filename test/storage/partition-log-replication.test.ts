@@ -67,7 +67,7 @@ test('a leader with other ISR members keeps its HW until replication moves it', 
   await log.appendAsLeader(batch(4), 2);
   assert.is(log.highWatermark, 0);
   let woke = 0;
-  log.onAppend(() => woke++);
+  log.onHighWatermark(() => woke++);
   assert.ok(log.updateHighWatermark(3));
   assert.is(woke, 1, 'a HW move wakes long polls');
   assert.is(offsetsOf((await log.read(0, 1 << 20, { minOneMessage: true, maxOffset: log.highWatermark })).records).length, 4, 'whole batch below the HW start');

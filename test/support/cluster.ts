@@ -34,7 +34,7 @@ export interface ClusterOptions {
   brokerConfig?: (nodeId: number) => Record<string, string | number | boolean>;
   /** An etcd to use (default: a fresh one, cleaned up with the cluster). */
   etcd?: EtcdServer;
-  /** Broker log level (default SAMSA_LOG_LEVEL or 'info': the output is kept for failure messages). */
+  /** Broker log level (default SAMSA_LOG_LEVEL or 'info'; 'info' or 'debug': start-up is detected by its 'Samsa started' line). */
   logLevel?: string;
   /** How long a broker may take to say it started (default 30 s: two shared cores). */
   startTimeoutMs?: number;

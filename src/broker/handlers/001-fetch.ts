@@ -220,7 +220,7 @@ export const fetchHandler = defineHandler({
     const deadline = broker.clock.now() + Math.max(0, req.maxWaitMs);
     for (;;) {
       // Note the append counts before reading so an append between the read and the wait is not missed.
-      const wake = broker.appendSignal(req, ctx.apiVersion >= 13);
+      const wake = broker.appendSignal(req, ctx.apiVersion >= 13, (ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId) >= 0);
       const { response, bytes } = await readOnce(ctx, req, cap);
       const remaining = deadline - broker.clock.now();
       if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) return response;
