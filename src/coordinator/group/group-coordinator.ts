@@ -92,7 +92,10 @@ function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
     log: (partition) => {
       const log = broker.getLog(OFFSETS_TOPIC, partition);
       if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${OFFSETS_TOPIC}-${partition} has no log`);
-      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(OFFSETS_TOPIC, partition), { flush: broker.flushOnAcksAll });
+      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(OFFSETS_TOPIC, partition), {
+        flush: broker.flushOnAcksAll,
+        leader: () => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition),
+      });
     },
     isLeader: (partition) => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition)?.isLeader ?? false,
   };

@@ -8,6 +8,8 @@
  */
 import { buildRecordBatch, decodeRecordBatches } from '../../protocol/records/record.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
+import { KafkaApiError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
 
 export interface LogRecord {
   key: Buffer;
@@ -24,19 +26,30 @@ export interface CoordinatorLog {
 const LOAD_CHUNK_BYTES = 1 << 20;
 
 export class PartitionCoordinatorLog implements CoordinatorLog {
+  /**
+   * `leader`: in a cluster, the partition's current role; a shard whose partition this broker
+   * does not lead (now) must not write (its log is a follower's copy), so appends answer
+   * NOT_COORDINATOR, and the leader epoch stamped is the current one.
+   */
   constructor(
     private readonly log: PartitionLog,
     private readonly leaderEpoch: number,
-    private readonly opts: { flush?: boolean } = {},
+    private readonly opts: { flush?: boolean; leader?: () => { isLeader: boolean; leaderEpoch: number } | undefined } = {},
   ) {}
 
   async append(records: LogRecord[], timestampMs: number): Promise<void> {
+    let epoch = this.leaderEpoch;
+    if (this.opts.leader) {
+      const p = this.opts.leader();
+      if (!p?.isLeader) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR, `${this.log.topic}-${this.log.partition} is not led by this broker`);
+      epoch = p.leaderEpoch;
+    }
     const ts = BigInt(timestampMs);
     const batch = buildRecordBatch({
       records: records.map((r) => ({ key: r.key, value: r.value, timestamp: ts })),
-      partitionLeaderEpoch: this.leaderEpoch,
+      partitionLeaderEpoch: epoch,
     });
-    const result = await this.log.appendAsLeader(batch, this.leaderEpoch);
+    const result = await this.log.appendAsLeader(batch, epoch);
     if (this.opts.flush) await this.log.flushUpTo(result.lastOffset + 1);
   }
 

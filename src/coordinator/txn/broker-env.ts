@@ -36,10 +36,18 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       const log = broker.getLog(TRANSACTION_STATE_TOPIC, partition);
       if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${TRANSACTION_STATE_TOPIC}-${partition} has no log`);
       // Transaction state must survive a crash once acknowledged: always fsync.
-      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(TRANSACTION_STATE_TOPIC, partition), { flush: true });
+      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(TRANSACTION_STATE_TOPIC, partition), {
+        flush: true,
+        leader: () => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition),
+      });
     },
     isStateLeader: (partition) => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition)?.isLeader ?? false,
-    partitionLog: (topic, partition) => broker.getLog(topic, partition),
+    // Only a partition this broker leads takes markers here: writing into a follower's copy would
+    // break its replication (markers to other leaders need WriteTxnMarkers, not there yet).
+    partitionLog: (topic, partition) => {
+      const p = broker.replicaManager.getPartition(topic, partition);
+      return p?.isLeader ? p.log : undefined;
+    },
     pendingOffsetsFile: {
       load: async () => ((await fs.exists(pendingFile)) ? (await fs.readFile(pendingFile)).toString('utf8') : null),
       save: (text) => fs.writeFileAtomic(pendingFile, Buffer.from(text, 'utf8')),
