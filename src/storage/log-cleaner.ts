@@ -38,6 +38,7 @@
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
 import type { Fs, FileHandle } from './fs.js';
+import { hasCleanupPolicy } from './log-config.js';
 import type { PartitionLog } from './partition-log.js';
 import { LogSegment } from './log-segment.js';
 import { OffsetIndex } from './offset-index.js';
@@ -157,7 +158,7 @@ class CleanerStoppedError extends Error {
 }
 
 function isCompacted(log: PartitionLog): boolean {
-  return log.config.cleanupPolicy.split(',').some((p) => p.trim() === 'compact');
+  return hasCleanupPolicy(log.config.cleanupPolicy, 'compact');
 }
 
 export class LogCleaner {

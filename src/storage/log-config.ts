@@ -103,3 +103,8 @@ export function storageError(err: unknown, what: string): KafkaApiError {
   return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${what}: ${(err as Error)?.message ?? String(err)}`, { cause: err });
 }
 
+
+/** Whether a cleanup.policy list (`delete`, `compact`, `compact,delete`) names `policy`. */
+export function hasCleanupPolicy(cleanupPolicy: string | undefined, policy: 'delete' | 'compact'): boolean {
+  return cleanupPolicy !== undefined && cleanupPolicy.split(',').some((p) => p.trim() === policy);
+}

@@ -167,6 +167,39 @@ async function nextOffsetOfFile(fs: Fs, file: string, base: number): Promise<num
 }
 
 /**
+ * The offsets of a loaded log (after loadSegments): an empty directory gets its first segment at
+ * the checkpointed log start; a log start past data that did not survive empties the log there;
+ * the epoch cache is cut to [start, end); what recovery validated is made durable so the recovery
+ * point can move to the end.
+ */
+export async function settleLoadedLog(loaded: LoadedSegments, opts: {
+  createSegment: (baseOffset: number) => Promise<LogSegment>;
+  writeRecoveryPoint: (offset: number) => Promise<void>;
+}): Promise<{ segments: LogSegment[]; startOffset: number; endOffset: number; recoveryPoint: number }> {
+  const { clean, recovered, checkpointedStart, checkpointedRecovery, epochs } = loaded;
+  let segments = loaded.segments;
+  if (segments.length === 0) segments.push(await opts.createSegment(checkpointedStart ?? 0));
+  const active = segments[segments.length - 1];
+  await active.loadIndexes();
+  let endOffset = await active.readNextOffset();
+  const startOffset = Math.max(checkpointedStart ?? 0, segments[0].baseOffset);
+  if (startOffset > endOffset) {
+    for (const s of segments) await s.deleteFiles();
+    segments = [await opts.createSegment(startOffset)];
+    endOffset = startOffset;
+    epochs.clear();
+  }
+  epochs.truncateFromEnd(endOffset);
+  epochs.truncateFromStart(startOffset);
+  await epochs.flushIfDirty();
+  if (recovered) {
+    for (const s of segments) await s.flush();
+    await opts.writeRecoveryPoint(endOffset);
+  }
+  return { segments, startOffset, endOffset, recoveryPoint: clean || recovered ? endOffset : checkpointedRecovery ?? 0 };
+}
+
+/**
  * Rebuilds the producer state: the latest readable snapshot at or below the log end (snapshots
  * above it describe data that is gone and are deleted), then every batch after it, which also
  * re-adds aborted transactions missing from the .txnindex.

@@ -33,6 +33,7 @@
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { decompressSync } from '../protocol/records/compression.js';
+import { hasCleanupPolicy } from './log-config.js';
 import { Reader } from '../protocol/reader.js';
 import {
   ATTRIBUTES_OFFSET,
@@ -146,8 +147,6 @@ export function validateRecords(buf: Buffer, config: ValidationConfig, origin: A
 
 // ---- record level (LogValidator.validateRecord) ------------------------------------------------
 
-const isCompacted = (policy: string | undefined) => policy !== undefined && policy.split(',').includes('compact');
-
 /** Calls `each(index, timestamp, hasKey)` for every record of the batch at `pos` (decompressing if needed). */
 function forEachRecord(buf: Buffer, pos: number, size: number, each: (index: number, timestamp: number, hasKey: boolean) => void): void {
   const codec = buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_COMPRESSION_MASK;
@@ -175,7 +174,7 @@ function forEachRecord(buf: Buffer, pos: number, size: number, each: (index: num
 }
 
 function validateRecordLevel(buf: Buffer, pos: number, size: number, config: ValidationConfig, where: ValidationContext): void {
-  const compacted = isCompacted(config.cleanupPolicy);
+  const compacted = hasCleanupPolicy(config.cleanupPolicy, 'compact');
   const logAppendBit = (buf[pos + ATTRIBUTES_OFFSET + 1] & ATTR_TIMESTAMP_TYPE) !== 0;
   const createTime = config.messageTimestampType === 'CreateTime';
   const after = config.messageTimestampAfterMaxMs;

@@ -50,9 +50,10 @@ import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
-import { floorSegmentIndex, loadSegments, readPartitionCheckpoint, readStoredTopicId, rebuildProducerState } from './log-loader.js';
+import { floorSegmentIndex, loadSegments, readPartitionCheckpoint, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
-import { storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
+import { LogWatchers } from './log-watchers.js';
+import { hasCleanupPolicy, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { writeCheckpoint } from './checkpoint-file.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
@@ -89,12 +90,7 @@ export class PartitionLog {
   private queue: Promise<unknown> = Promise.resolve();
   private offlineError: KafkaApiError | null = null;
   private closed = false;
-  private readonly listeners = new Set<() => void>();
-  private appends = 0;
-  /** High-watermark moves so far, and their listeners (consumers' long polls wait for these). */
-  private hwMoves = 0;
-  private readonly hwListeners = new Set<() => void>();
-  private hwMovedSinceNotify = false;
+  private readonly watchers = new LogWatchers();
   private syncInFlight: { target: number; promise: Promise<void> } | null = null;
   private nextSync: Promise<void> | null = null;
   private rollFlushChain: Promise<void> = Promise.resolve();
@@ -230,41 +226,19 @@ export class PartitionLog {
       fs, dir, nowMs: now, segmentConfig: this.segmentConfig, rollJitter: () => this.rollJitter(),
       readOffsetCheckpoint: (file) => this.readOffsetCheckpoint(file),
     });
-    const { names, clean, recovered, checkpointedStart, checkpointedRecovery } = loaded;
-    const segs = loaded.segments;
     this.epochs = loaded.epochs;
-
-    if (segs.length === 0) {
-      segs.push(await LogSegment.create({ fs, dir, baseOffset: checkpointedStart ?? 0, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }));
-    }
-    const active = segs[segs.length - 1];
-    await active.loadIndexes();
-    this.segments = segs;
-    this.endOffset = await active.readNextOffset();
-    this.startOffset = Math.max(checkpointedStart ?? 0, segs[0].baseOffset);
-
-    if (this.startOffset > this.endOffset) {
-      // The log start was moved past data that did not survive; start empty at the log start.
-      for (const s of this.segments) await s.deleteFiles();
-      this.segments = [await LogSegment.create({ fs, dir, baseOffset: this.startOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() })];
-      this.endOffset = this.startOffset;
-      this.epochs.clear();
-    }
-
-    this.epochs.truncateFromEnd(this.endOffset);
-    this.epochs.truncateFromStart(this.startOffset);
-    await this.epochs.flushIfDirty();
-
-    if (recovered) {
-      // Make what recovery validated durable, so the recovery point can move to the end.
-      for (const s of this.segments) await s.flush();
-      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
-    }
-    this.recoveryPointOffset = clean || recovered ? this.endOffset : checkpointedRecovery ?? 0;
+    const settled = await settleLoadedLog(loaded, {
+      createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }),
+      writeRecoveryPoint: (offset) => this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, offset),
+    });
+    this.segments = settled.segments;
+    this.startOffset = settled.startOffset;
+    this.endOffset = settled.endOffset;
+    this.recoveryPointOffset = settled.recoveryPoint;
     this.flushedOffset = this.recoveryPointOffset;
     this.hw = this.endOffset;
     const state = await rebuildProducerState({
-      fs, dir, name: `${this.topic}-${this.partition}`, names, startOffset: this.startOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
+      fs, dir, name: `${this.topic}-${this.partition}`, names: loaded.names, startOffset: this.startOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
       read: (offset, maxBytes, o) => this.read(offset, maxBytes, o),
       indexAborted: (t) => this.indexAbortedTxn(t),
     });
@@ -345,7 +319,7 @@ export class PartitionLog {
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
     if (result.duplicate) return result;
     if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
-    this.notifyAppend();
+    this.watchers.appended();
     return result;
   }
 
@@ -360,7 +334,7 @@ export class PartitionLog {
     const info = validateRecords(records, this.config, 'replication');
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, -1, 'replication'));
     if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
-    this.notifyAppend();
+    this.watchers.appended();
     return result;
   }
 
@@ -442,9 +416,7 @@ export class PartitionLog {
     const hw = Math.min(offset, this.endOffset);
     if (hw <= this.hw) return;
     this.hw = hw;
-    this.hwMoves++;
-    // Told with the append (notifyAppend), once the append has completed.
-    this.hwMovedSinceNotify = true;
+    this.watchers.highWatermarkMoved(true);
   }
 
   /**
@@ -456,7 +428,7 @@ export class PartitionLog {
     this.hwFollowsLogEnd = follows;
     if (!follows) return;
     this.maybeIncrementHighWatermark(this.endOffset);
-    if (this.hwMovedSinceNotify) this.notifyHighWatermark();
+    this.watchers.flushPendingHighWatermark();
   }
 
   /**
@@ -467,8 +439,7 @@ export class PartitionLog {
     const hw = Math.max(this.startOffset, Math.min(offset, this.endOffset));
     if (hw === this.hw) return false;
     this.hw = hw;
-    this.hwMoves++;
-    this.notifyHighWatermark();
+    this.watchers.highWatermarkMoved(false);
     return true;
   }
 
@@ -502,10 +473,7 @@ export class PartitionLog {
         const last = keep[keep.length - 1];
         await last.truncateTo(offset);
         this.segments = keep;
-        for (const seg of drop) {
-          await seg.renameToDeleted();
-          this.deleter.schedule(seg);
-        }
+        await this.retire(drop);
         this.endOffset = await last.readNextOffset();
       } catch (err) {
         throw this.markOffline(err, `truncation to ${offset}`);
@@ -523,10 +491,7 @@ export class PartitionLog {
   private async truncateFullyLocked(offset: number): Promise<void> {
     try {
       await this.rollFlushChain;
-      for (const seg of this.segments) {
-        await seg.renameToDeleted();
-        this.deleter.schedule(seg);
-      }
+      await this.retire(this.segments);
       this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() })];
       this.startOffset = offset;
       this.endOffset = offset;
@@ -663,7 +628,7 @@ export class PartitionLog {
    */
   deleteRecordsBefore(offset: number): Promise<number> {
     return this.enqueue(async () => {
-      if (!this.config.cleanupPolicy.split(',').map((s) => s.trim()).includes('delete')) {
+      if (!hasCleanupPolicy(this.config.cleanupPolicy, 'delete')) {
         throw new KafkaApiError(ErrorCode.POLICY_VIOLATION, `records of ${this.topic} cannot be deleted: cleanup.policy=${this.config.cleanupPolicy}`);
       }
       const target = offset === -1 ? this.hw : offset;
@@ -694,7 +659,7 @@ export class PartitionLog {
   enforceRetention(nowMs: number): Promise<number> {
     return this.enqueue(async () => {
       let deleted = await this.deleteSegments(await this.deletableSegments(async (_s, next) => next !== undefined && next.baseOffset <= this.startOffset));
-      if (this.config.cleanupPolicy.split(',').map((s) => s.trim()).includes('delete')) {
+      if (hasCleanupPolicy(this.config.cleanupPolicy, 'delete')) {
         if (this.config.retentionBytes >= 0) {
           let diff = this.sizeBytes - this.config.retentionBytes;
           if (diff > 0) {
@@ -746,14 +711,19 @@ export class PartitionLog {
         this.epochs.truncateFromStart(this.startOffset);
         await this.epochs.flushIfDirty();
       }
-      for (const seg of toDelete) {
-        await seg.renameToDeleted();
-        this.deleter.schedule(seg);
-      }
+      await this.retire(toDelete);
     } catch (err) {
       throw this.markOffline(err, 'segment deletion');
     }
     return toDelete.length;
+  }
+
+  /** Renames segments to `.deleted` and hands them to the delayed deleter (file.delete.delay.ms). */
+  private async retire(segs: readonly LogSegment[]): Promise<void> {
+    for (const seg of segs) {
+      await seg.renameToDeleted();
+      this.deleter.schedule(seg);
+    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -818,42 +788,22 @@ export class PartitionLog {
 
   /** Calls `listener` after each successful append (followers' long polls). Returns an unsubscribe function. */
   onAppend(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.watchers.onAppend(listener);
   }
 
-  /**
-   * Calls `listener` after each move of the high watermark (consumers' long polls: they read only
-   * below it, so on a replicated partition an append alone gives them nothing new).
-   */
+  /** Calls `listener` after each move of the high watermark (consumers' long polls). */
   onHighWatermark(listener: () => void): () => void {
-    this.hwListeners.add(listener);
-    return () => {
-      this.hwListeners.delete(listener);
-    };
+    return this.watchers.onHighWatermark(listener);
   }
 
   /** Appends so far: long-polling fetches compare it. */
   get appendCount(): number {
-    return this.appends;
+    return this.watchers.appends;
   }
 
   /** High-watermark moves so far. */
   get highWatermarkMoveCount(): number {
-    return this.hwMoves;
-  }
-
-  private notifyAppend(): void {
-    this.appends++;
-    if (this.hwMovedSinceNotify) this.notifyHighWatermark();
-    callAll(this.listeners);
-  }
-
-  private notifyHighWatermark(): void {
-    this.hwMovedSinceNotify = false;
-    callAll(this.hwListeners);
+    return this.watchers.highWatermarkMoves;
   }
 
   /**
@@ -876,8 +826,7 @@ export class PartitionLog {
         }
       }
       this.closed = true;
-      this.listeners.clear();
-      this.hwListeners.clear();
+      this.watchers.clear();
       await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
       if (healthy && !this.offlineError) {
@@ -901,8 +850,7 @@ export class PartitionLog {
   delete(): Promise<void> {
     const run = this.queue.then(async () => {
       this.closed = true;
-      this.listeners.clear();
-      this.hwListeners.clear();
+      this.watchers.clear();
       await this.rollFlushChain;
       await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
@@ -918,13 +866,3 @@ export class PartitionLog {
   }
 }
 
-function callAll(listeners: Set<() => void>): void {
-  if (listeners.size === 0) return;
-  for (const l of [...listeners]) {
-    try {
-      l();
-    } catch {
-      // A listener's failure is its own; the append succeeded.
-    }
-  }
-}
