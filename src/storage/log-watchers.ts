@@ -13,6 +13,11 @@ export class LogWatchers {
   private readonly hwListeners = new Set<() => void>();
   private hwMovePending = false;
 
+  /** Listeners registered now, of both kinds (a long poll that ended must have removed its own). */
+  get listenerCount(): number {
+    return this.appendListeners.size + this.hwListeners.size;
+  }
+
   onAppend(listener: () => void): () => void {
     this.appendListeners.add(listener);
     return () => {

@@ -796,6 +796,11 @@ export class PartitionLog {
     return this.watchers.onHighWatermark(listener);
   }
 
+  /** Append and high-watermark listeners registered now (tests: long polls leave none behind). */
+  get listenerCount(): number {
+    return this.watchers.listenerCount;
+  }
+
   /** Appends so far: long-polling fetches compare it. */
   get appendCount(): number {
     return this.watchers.appends;
