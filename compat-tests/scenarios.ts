@@ -123,6 +123,18 @@ async function waitCommitted(h: Harness, group: string, topic: string, offset: n
   throw new Fail(`committed offsets of ${group}: expected ${offset}, got ${JSON.stringify(last)}`);
 }
 
+/** Waits until no partition of `topic` has an open transaction (last stable offset = high watermark). */
+async function waitStable(h: Harness, topic: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    last = await h.offsets(topic).catch((e) => String(e));
+    if (Array.isArray(last) && last.every((p) => p.stable === p.high)) return;
+    await sleep(100);
+  }
+  throw new Fail(`${topic}: a transaction still open after ${timeoutMs} ms (${JSON.stringify(last)})`);
+}
+
 // ---------------------------------------------------------------------------------------------
 
 const topicAdmin: Scenario = {
@@ -578,6 +590,9 @@ const transactions: Scenario = {
     ]);
     ctx.observed.error = r.error;
     eq(r.error, null, 'transactions');
+    // Kafka's EndTxn answers once the commit is prepared; its markers are written a moment later, and
+    // until then the last stable offset stays before the transaction.
+    await waitStable(ctx.harness, t, 10_000);
     const committed = await d.read!(t, { partitions: [0], from: 'earliest', count: 5, timeoutMs: 5000, isolation: 'read_committed' });
     const uncommitted = await d.read!(t, { partitions: [0], from: 'earliest', count: 5, timeoutMs: 8000, isolation: 'read_uncommitted' });
     ctx.observed.readCommitted = committed.records.sort(byPO).map((x) => [x.offset, text(x.value)]);

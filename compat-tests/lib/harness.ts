@@ -82,11 +82,11 @@ export class Harness {
   }
 
   /**
-   * Earliest and latest offset of every partition, by ListOffsets on a raw connection (kafkajs's
+   * Earliest, latest and last stable offset (read_committed's end) of every partition, by ListOffsets on a raw connection (kafkajs's
    * fetchTopicOffsets fails with a TypeError while its metadata for a new topic is still empty).
    * Throws with the error's name when a partition answers an error.
    */
-  async offsets(topic: string): Promise<{ partition: number; low: number; high: number }[]> {
+  async offsets(topic: string): Promise<{ partition: number; low: number; high: number; stable: number }[]> {
     const [host, port] = [this.bootstrap.slice(0, this.bootstrap.lastIndexOf(':')), Number(this.bootstrap.slice(this.bootstrap.lastIndexOf(':') + 1))];
     const conn = await KafkaConn.connect(host, port);
     try {
@@ -94,8 +94,8 @@ export class Harness {
       const mt = md.topics[0];
       if (!mt || mt.errorCode !== 0) throw new Error(`${errorName(mt?.errorCode ?? 3)}: metadata of ${topic}`);
       const partitions = mt.partitions.map((p) => p.partitionIndex).sort((a, b) => a - b);
-      const at = async (timestamp: bigint) => {
-        const r = await conn.request(2, 1, { replicaId: -1, isolationLevel: 0, topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) }], timeoutMs: 5000 });
+      const at = async (timestamp: bigint, isolationLevel = 0) => {
+        const r = await conn.request(2, 2, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) }], timeoutMs: 5000 });
         const byPartition = new Map<number, number>();
         for (const p of r.topics[0].partitions) {
           if (p.errorCode !== 0) throw new Error(`${errorName(p.errorCode)}: ListOffsets ${topic}-${p.partitionIndex}`);
@@ -105,7 +105,8 @@ export class Harness {
       };
       const low = await at(-2n);
       const high = await at(-1n);
-      return partitions.map((p) => ({ partition: p, low: low.get(p)!, high: high.get(p)! }));
+      const stable = await at(-1n, 1);
+      return partitions.map((p) => ({ partition: p, low: low.get(p)!, high: high.get(p)!, stable: stable.get(p)! }));
     } finally {
       conn.close();
     }
