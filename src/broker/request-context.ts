@@ -13,6 +13,11 @@ export interface RequestContext {
   /** The listener the request arrived on (for advertised addresses). */
   listenerName: string;
   /**
+   * Who sent it, as Kafka's KafkaPrincipal string (`User:alice`): the connection's authenticated
+   * identity, `User:ANONYMOUS` on a PLAINTEXT listener. ACL checks use it.
+   */
+  principal: string;
+  /**
    * Aborted when the connection closes (long polls end early). A signal rather than a promise so
    * that each wait can remove its listener: reactions on a promise that lives as long as the
    * connection would pile up with every long poll.

@@ -63,6 +63,8 @@ export class Connection {
   /** Aborted on close; handed to requests as RequestContext.closed. */
   private readonly closeController = new AbortController();
   private readonly remoteAddress: string;
+  /** The connection's identity (RequestContext.principal); set by authentication. */
+  principal = 'User:ANONYMOUS';
   /** Resolves when the current request (and everything queued) has been answered. */
   private idleWaiters: (() => void)[] = [];
   /** Replies that are not ready yet, in request order; later replies wait behind them. */
@@ -125,6 +127,7 @@ export class Connection {
           connectionId: this.opts.id,
           remoteAddress: this.remoteAddress,
           listenerName: this.opts.listenerName,
+          principal: this.principal,
           closed: this.closeController.signal,
           readBuffers: lease,
         });

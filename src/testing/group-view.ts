@@ -50,6 +50,7 @@ export class DispatchGroupView implements GroupView {
       connectionId: INTERNAL_CONNECTION_ID,
       remoteAddress: 'in-process',
       listenerName: this.broker.listeners[0]?.name ?? 'PLAINTEXT',
+      principal: 'User:ANONYMOUS',
       closed: new AbortController().signal,
     });
     // A handler may defer its reply ({ later }); wait for it either way.
