@@ -48,6 +48,12 @@ import { readEndTxnRequest, writeEndTxnRequest, type EndTxnRequest } from './mes
 import { readEndTxnResponse, writeEndTxnResponse, type EndTxnResponse } from './messages/end-txn-response.js';
 import { readTxnOffsetCommitRequest, writeTxnOffsetCommitRequest, type TxnOffsetCommitRequest } from './messages/txn-offset-commit-request.js';
 import { readTxnOffsetCommitResponse, writeTxnOffsetCommitResponse, type TxnOffsetCommitResponse } from './messages/txn-offset-commit-response.js';
+import { readDescribeAclsRequest, writeDescribeAclsRequest, type DescribeAclsRequest } from './messages/describe-acls-request.js';
+import { readDescribeAclsResponse, writeDescribeAclsResponse, type DescribeAclsResponse } from './messages/describe-acls-response.js';
+import { readCreateAclsRequest, writeCreateAclsRequest, type CreateAclsRequest } from './messages/create-acls-request.js';
+import { readCreateAclsResponse, writeCreateAclsResponse, type CreateAclsResponse } from './messages/create-acls-response.js';
+import { readDeleteAclsRequest, writeDeleteAclsRequest, type DeleteAclsRequest } from './messages/delete-acls-request.js';
+import { readDeleteAclsResponse, writeDeleteAclsResponse, type DeleteAclsResponse } from './messages/delete-acls-response.js';
 import { readDescribeConfigsRequest, writeDescribeConfigsRequest, type DescribeConfigsRequest } from './messages/describe-configs-request.js';
 import { readDescribeConfigsResponse, writeDescribeConfigsResponse, type DescribeConfigsResponse } from './messages/describe-configs-response.js';
 import { readAlterConfigsRequest, writeAlterConfigsRequest, type AlterConfigsRequest } from './messages/alter-configs-request.js';
@@ -64,6 +70,10 @@ import { readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest
 import { readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse, type IncrementalAlterConfigsResponse } from './messages/incremental-alter-configs-response.js';
 import { readOffsetDeleteRequest, writeOffsetDeleteRequest, type OffsetDeleteRequest } from './messages/offset-delete-request.js';
 import { readOffsetDeleteResponse, writeOffsetDeleteResponse, type OffsetDeleteResponse } from './messages/offset-delete-response.js';
+import { readDescribeClientQuotasRequest, writeDescribeClientQuotasRequest, type DescribeClientQuotasRequest } from './messages/describe-client-quotas-request.js';
+import { readDescribeClientQuotasResponse, writeDescribeClientQuotasResponse, type DescribeClientQuotasResponse } from './messages/describe-client-quotas-response.js';
+import { readAlterClientQuotasRequest, writeAlterClientQuotasRequest, type AlterClientQuotasRequest } from './messages/alter-client-quotas-request.js';
+import { readAlterClientQuotasResponse, writeAlterClientQuotasResponse, type AlterClientQuotasResponse } from './messages/alter-client-quotas-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest, type DescribeClusterRequest } from './messages/describe-cluster-request.js';
 import { readDescribeClusterResponse, writeDescribeClusterResponse, type DescribeClusterResponse } from './messages/describe-cluster-response.js';
 import { readDescribeProducersRequest, writeDescribeProducersRequest, type DescribeProducersRequest } from './messages/describe-producers-request.js';
@@ -115,6 +125,9 @@ export const ApiKey = {
   AddOffsetsToTxn: 25,
   EndTxn: 26,
   TxnOffsetCommit: 28,
+  DescribeAcls: 29,
+  CreateAcls: 30,
+  DeleteAcls: 31,
   DescribeConfigs: 32,
   AlterConfigs: 33,
   DescribeLogDirs: 35,
@@ -123,6 +136,8 @@ export const ApiKey = {
   DeleteGroups: 42,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
+  DescribeClientQuotas: 48,
+  AlterClientQuotas: 49,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -155,6 +170,9 @@ export interface ApiTypes {
   25: { request: AddOffsetsToTxnRequest; response: AddOffsetsToTxnResponse };
   26: { request: EndTxnRequest; response: EndTxnResponse };
   28: { request: TxnOffsetCommitRequest; response: TxnOffsetCommitResponse };
+  29: { request: DescribeAclsRequest; response: DescribeAclsResponse };
+  30: { request: CreateAclsRequest; response: CreateAclsResponse };
+  31: { request: DeleteAclsRequest; response: DeleteAclsResponse };
   32: { request: DescribeConfigsRequest; response: DescribeConfigsResponse };
   33: { request: AlterConfigsRequest; response: AlterConfigsResponse };
   35: { request: DescribeLogDirsRequest; response: DescribeLogDirsResponse };
@@ -163,6 +181,8 @@ export interface ApiTypes {
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse };
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse };
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse };
+  48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse };
+  49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse };
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse };
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
@@ -291,6 +311,21 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readRequest: readTxnOffsetCommitRequest, writeRequest: writeTxnOffsetCommitRequest,
     readResponse: readTxnOffsetCommitResponse, writeResponse: writeTxnOffsetCommitResponse,
   },
+  29: {
+    apiKey: 29, name: 'DescribeAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    readRequest: readDescribeAclsRequest, writeRequest: writeDescribeAclsRequest,
+    readResponse: readDescribeAclsResponse, writeResponse: writeDescribeAclsResponse,
+  },
+  30: {
+    apiKey: 30, name: 'CreateAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    readRequest: readCreateAclsRequest, writeRequest: writeCreateAclsRequest,
+    readResponse: readCreateAclsResponse, writeResponse: writeCreateAclsResponse,
+  },
+  31: {
+    apiKey: 31, name: 'DeleteAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    readRequest: readDeleteAclsRequest, writeRequest: writeDeleteAclsRequest,
+    readResponse: readDeleteAclsResponse, writeResponse: writeDeleteAclsResponse,
+  },
   32: {
     apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 4, flexibleFrom: 4,
     readRequest: readDescribeConfigsRequest, writeRequest: writeDescribeConfigsRequest,
@@ -330,6 +365,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, flexibleFrom: -1,
     readRequest: readOffsetDeleteRequest, writeRequest: writeOffsetDeleteRequest,
     readResponse: readOffsetDeleteResponse, writeResponse: writeOffsetDeleteResponse,
+  },
+  48: {
+    apiKey: 48, name: 'DescribeClientQuotas', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
+    readRequest: readDescribeClientQuotasRequest, writeRequest: writeDescribeClientQuotasRequest,
+    readResponse: readDescribeClientQuotasResponse, writeResponse: writeDescribeClientQuotasResponse,
+  },
+  49: {
+    apiKey: 49, name: 'AlterClientQuotas', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
+    readRequest: readAlterClientQuotasRequest, writeRequest: writeAlterClientQuotasRequest,
+    readResponse: readAlterClientQuotasResponse, writeResponse: writeAlterClientQuotasResponse,
   },
   60: {
     apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
