@@ -40,6 +40,7 @@ import { minInsyncReplicas } from '../cluster/controller.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
+import { StandardAuthorizer } from '../security/authorizer.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -104,6 +105,8 @@ export class Broker {
   private controllerChannel!: ControllerChannel;
   private controllerClients!: BrokerClientPool;
   stopping = false;
+  /** ACL decisions (authorizer.class.name); null: every request is allowed. Set by start(). */
+  authorizer: StandardAuthorizer | null = null;
   private server: SocketServer | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
 
@@ -147,6 +150,7 @@ export class Broker {
       await logs.close();
       throw err;
     }
+    broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.cache);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = GroupCoordinator.forBroker(broker);
     await broker.groupCoordinator.startup();

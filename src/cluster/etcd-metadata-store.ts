@@ -8,6 +8,7 @@
  *   topics/<name>                 TopicRecord JSON
  *   partitions/<topicId>/<index>  PartitionState JSON
  *   producer-ids/block            the next producer-id block (ProducerIdsRecord)
+ *   acls/<id>                     one ACL (AclBinding JSON; Kafka's AccessControlEntryRecord)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -36,6 +37,7 @@ import {
   type MetadataImage, type MetadataSession, type MetadataStore, type MetadataWatch, type PartitionState,
   type ProducerIdBlock, type TopicRecord,
 } from './metadata-store.js';
+import type { AclBinding } from '../security/acl.js';
 
 /** Below etcd's default --max-txn-ops (128), leaving room for compares and the topic key. */
 const MAX_OPS_PER_TXN = 100;
@@ -48,6 +50,7 @@ const K = {
   partition: (topicId: string, p: number) => `partitions/${topicId}/${p}`,
   partitionsOf: (topicId: string) => `partitions/${topicId}/`,
   producerIds: 'producer-ids/block',
+  acl: (id: string) => `acls/${id}`,
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -79,6 +82,8 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   if (m) return { kind: 'topic', revision, name: m[1], value: deleted ? null : json() };
   m = /^partitions\/([^/]+)\/(\d+)$/.exec(key);
   if (m) return { kind: 'partition', revision, topicId: m[1], partition: Number(m[2]), value: deleted ? null : json() };
+  m = /^acls\/(.+)$/.exec(key);
+  if (m) return { kind: 'acl', revision, id: m[1], value: deleted ? null : json() };
   return null;
 }
 
@@ -139,6 +144,7 @@ export class EtcdMetadataStore implements MetadataStore {
       controller: null,
       topics: new Map(),
       partitions: new Map(),
+      acls: new Map(),
     };
     for (const kv of res.kvs) {
       const relative = { ...kv, key: this.unprefix(kv.key) };
@@ -324,6 +330,21 @@ export class EtcdMetadataStore implements MetadataStore {
       const txn = await this.withFence(this.txn(K.producerIds, 'Version', '==', version), fence).then(put).commit();
       if (txn.succeeded) return { assignedBrokerId: nodeId, firstProducerId: first, size: PRODUCER_ID_BLOCK_SIZE };
       await this.throwIfFenced(fence);
+    }
+  }
+
+  /** One transaction (fenced) when the change fits in one, else fenced batches in order. */
+  async alterAcls(add: ReadonlyMap<string, AclBinding>, remove: readonly string[], fence?: Fence): Promise<void> {
+    const ops = [
+      ...remove.map((id) => this.ns.delete().key(K.acl(id))),
+      ...[...add].map(([id, acl]) => this.ns.put(K.acl(id)).value(JSON.stringify(acl))),
+    ];
+    for (let i = 0; i < ops.length; i += MAX_OPS_PER_TXN) {
+      const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(...ops.slice(i, i + MAX_OPS_PER_TXN)).commit();
+      if (!res.succeeded) {
+        await this.throwIfFenced(fence);
+        throw new Error('ACL change was not applied');
+      }
     }
   }
 

@@ -17,6 +17,7 @@ import {
   type BrokerRegistration, type ControllerRegistration, type MetadataEvent, type MetadataImage, type MetadataStore,
   type MetadataWatch, type PartitionState, type TopicRecord,
 } from './metadata-store.js';
+import type { AclBinding } from '../security/acl.js';
 
 export interface MetadataChange {
   events: MetadataEvent[];
@@ -120,6 +121,11 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
   topicById(topicId: string): TopicRecord | undefined {
     const name = this.topicsById.get(topicId);
     return name === undefined ? undefined : this.image.topics.get(name);
+  }
+
+  /** Every ACL, by id. */
+  get acls(): ReadonlyMap<string, AclBinding> {
+    return this.image.acls;
   }
 
   partition(topicId: string, index: number): PartitionState | undefined {

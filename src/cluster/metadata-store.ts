@@ -29,6 +29,7 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { AclBinding } from '../security/acl.js';
 
 /** Kafka's NO_LEADER (-1) in partition states. */
 export const NO_LEADER = -1;
@@ -109,6 +110,8 @@ export interface MetadataImage {
   topics: Map<string, TopicRecord>;
   /** topicId → partition index → state. */
   partitions: Map<string, Map<number, PartitionState>>;
+  /** ACLs by id [AccessControlEntryRecord]. */
+  acls: Map<string, AclBinding>;
 }
 
 /** One change; `value: null` is a deletion. */
@@ -117,7 +120,8 @@ export type MetadataEvent =
   | { kind: 'broker'; revision: number; nodeId: number; value: BrokerRegistration | null }
   | { kind: 'controller'; revision: number; value: ControllerRegistration | null }
   | { kind: 'topic'; revision: number; name: string; value: TopicRecord | null }
-  | { kind: 'partition'; revision: number; topicId: string; partition: number; value: PartitionState | null };
+  | { kind: 'partition'; revision: number; topicId: string; partition: number; value: PartitionState | null }
+  | { kind: 'acl'; revision: number; id: string; value: AclBinding | null };
 
 export interface MetadataWatch {
   cancel(): Promise<void>;
@@ -163,6 +167,8 @@ export interface MetadataStore {
   /** Compare-and-set on `expectedPartitionEpoch`; `next.partitionEpoch` must be expected + 1. */
   alterPartition(next: PartitionState, expectedPartitionEpoch: number, fence?: Fence): Promise<AlterPartitionOutcome>;
   allocateProducerIds(nodeId: number, fence?: Fence): Promise<ProducerIdBlock>;
+  /** Adds and removes ACLs in one atomic change. */
+  alterAcls(add: ReadonlyMap<string, AclBinding>, remove: readonly string[], fence?: Fence): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -236,6 +242,10 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
       }
       break;
     }
+    case 'acl':
+      if (ev.value) image.acls.set(ev.id, ev.value);
+      else image.acls.delete(ev.id);
+      break;
   }
 }
 
@@ -248,6 +258,7 @@ interface LocalFileV2 {
   topics: TopicRecord[];
   partitions: PartitionState[];
   nextProducerId: string;
+  acls?: { id: string; acl: AclBinding }[];
 }
 
 /**
@@ -269,6 +280,7 @@ export class LocalMetadataStore implements MetadataStore {
   private readonly liveSessions = new Set<string>();
   private nextSession = 1;
   private nextProducerId = 0n;
+  private readonly acls = new Map<string, AclBinding>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
   private readonly history: MetadataEvent[][] = [];
   private readonly watchers = new Set<(events: MetadataEvent[]) => void>();
@@ -284,6 +296,7 @@ export class LocalMetadataStore implements MetadataStore {
     mkdirSync(dir, { recursive: true });
     const data = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalFileV2> & { version?: number };
     this.clusterId = data.clusterId ?? null;
+    for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
       for (const p of data.partitions ?? []) this.partitionMap(p.topicId).set(p.partition, clonePartitionState(p));
@@ -309,6 +322,7 @@ export class LocalMetadataStore implements MetadataStore {
       topics: [...this.topics.values()],
       partitions: [...this.partitions.values()].flatMap((m) => [...m.values()]),
       nextProducerId: this.nextProducerId.toString(),
+      acls: [...this.acls].map(([id, acl]) => ({ id, acl })),
     };
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 1));
@@ -365,6 +379,7 @@ export class LocalMetadataStore implements MetadataStore {
       controller: this.controller ? stripSession(this.controller) : null,
       topics: new Map([...this.topics].map(([n, t]) => [n, cloneTopic(t)])),
       partitions,
+      acls: new Map([...this.acls].map(([id, a]) => [id, { ...a }])),
     };
   }
 
@@ -530,6 +545,20 @@ export class LocalMetadataStore implements MetadataStore {
     this.revision++; // a change, but not one watchers care about
     this.persist();
     return { assignedBrokerId: nodeId, firstProducerId: first, size: PRODUCER_ID_BLOCK_SIZE };
+  }
+
+  async alterAcls(add: ReadonlyMap<string, AclBinding>, remove: readonly string[], fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    const gone = remove.filter((id) => this.acls.has(id));
+    if (add.size === 0 && gone.length === 0) return;
+    this.commit((revision) => {
+      for (const id of gone) this.acls.delete(id);
+      for (const [id, a] of add) this.acls.set(id, { ...a });
+      return [
+        ...gone.map((id): MetadataEvent => ({ kind: 'acl', revision, id, value: null })),
+        ...[...add].map(([id, a]): MetadataEvent => ({ kind: 'acl', revision, id, value: { ...a } })),
+      ];
+    }, true);
   }
 
   async close(): Promise<void> {

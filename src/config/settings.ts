@@ -267,6 +267,18 @@ export const BROKER_SETTINGS = {
     doc: 'Whether DeleteTopics may delete topics.',
   },
   'message.max.bytes': {
+  'authorizer.class.name': {
+    type: 'string', default: '', oneOf: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'],
+    doc: 'ACLs are enforced when this is Kafka\'s StandardAuthorizer; empty: every request is allowed (ACL APIs answer SECURITY_DISABLED).',
+  },
+  'super.users': {
+    type: 'string', default: '',
+    doc: 'Principals allowed everything by the authorizer, semicolon-separated (User:alice;User:bob).',
+  },
+  'allow.everyone.if.no.acl.found': {
+    type: 'boolean', default: 'false',
+    doc: 'With the authorizer: whether a resource no ACL matches is open to everyone.',
+  },
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',
   },

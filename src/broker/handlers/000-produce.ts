@@ -32,6 +32,8 @@
  *   INVALID_PRODUCER_EPOCH, or NOT_ENOUGH_REPLICAS when the coordinator cannot tell (R8-R11).
  * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER; from v10 with the current
  *   leader and its endpoint (KIP-951), so the client retries there at once.
+ * - ACLs: WRITE on the transactional id (transactional batches), else TRANSACTIONAL_ID_AUTHORIZATION_FAILED
+ *   for the whole request; WRITE on the topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
@@ -43,6 +45,7 @@ import type { ProduceRequest } from '../../protocol/generated/messages/produce-r
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { RecordValidationError } from '../../storage/log-validator.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -97,11 +100,18 @@ export const produceHandler = defineHandler({
     if (req.transactionalId === null && req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))) {
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
+    // ACLs (Kafka's handleProduceRequest): WRITE on the transactional id for transactional batches, WRITE on each topic.
+    if (broker.authorizer !== null && req.transactionalId !== null && !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)
+      && req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))) {
+      throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    }
     const verify = broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false;
     let leaderEndpoints = null as LeaderEndpoints | null;
     const responses: TopicProduceResponse[] = await Promise.all(req.topicData.map(async (topic) => {
       const info = broker.metadata.get(topic.name);
+      const writable = authorize(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name);
       const partitionResponses = await Promise.all(topic.partitionData.map(async (p): Promise<PartitionProduceResponse> => {
+        if (!writable) return failed(p.index, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         if (!info || p.index < 0 || p.index >= info.partitions) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!acksValid) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);

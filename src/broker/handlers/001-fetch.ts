@@ -29,6 +29,8 @@
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
  *   (read_committed, R1-R5): read_committed answers also list the aborted transactions that
  *   overlap the returned batches (from the .txnindex); the client drops their records.
+ * - ACLs: a follower's fetch needs CLUSTER_ACTION on the cluster, a consumer's READ on each topic,
+ *   else TOPIC_AUTHORIZATION_FAILED for its partitions.
  * Version notes: v4 isolation level and LSO; v5 log_start_offset; v7 sessions; v9 current leader
  * epoch; v11 rack id / preferred read replica; v12 flexible; v13+ topics by id (UNKNOWN_TOPIC_ID
  * for an unknown one); v15 replica state; v16+ node_endpoints.
@@ -43,6 +45,7 @@ import type { PartitionLog } from '../../storage/partition-log.js';
 import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
 import { epochEndOffset } from './023-offset-for-leader-epoch.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
@@ -99,7 +102,11 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   let hints = null as LeaderEndpoints | null;
   const topics = req.topics.map((t) => {
     const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
+    // ACLs: a follower needs CLUSTER_ACTION on the cluster, a consumer READ on the topic (an unknown topic id fails first).
+    const readable = broker.authorizer === null || (!info && byId) ||
+      (follower ? authorizeCluster(ctx, AclOperation.CLUSTER_ACTION) : authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info ? info.name : t.topic));
     const slots: Slot[] = t.partitions.map((p): Slot => {
+      if (!readable) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED, []) };
       if (!info) return { kind: 'error', data: errorPartition(p.partition, byId ? ErrorCode.UNKNOWN_TOPIC_ID : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
       if (p.partition < 0 || p.partition >= info.partitions) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []) };
       const partition = broker.replicaManager.getPartition(info.name, p.partition);

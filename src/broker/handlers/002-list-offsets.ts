@@ -10,6 +10,7 @@
  *   UNSUPPORTED_VERSION for that partition.
  * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
  * - The same partition twice: INVALID_REQUEST for it, in one entry.
+ * - ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each partition listed.
  * Version notes: v1 single offset (v0's old_style_offsets unused); v2 isolation level; v4 leader
  * epochs; v6 flexible; v7 -3; v8 -4; v9 -5.
  */
@@ -18,6 +19,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ListOffsetsPartitionResponse } from '../../protocol/generated/messages/list-offsets-response.js';
 import { leaderPartition } from '../leader-hints.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -35,6 +37,9 @@ export const listOffsetsHandler = defineHandler({
     const broker = ctx.broker;
     const v = ctx.apiVersion;
     const topics = await Promise.all(req.topics.map(async (t) => {
+      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.name)) {
+        return { name: t.name, partitions: t.partitions.map((p) => result(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED)) };
+      }
       const info = broker.metadata.get(t.name);
       const seen = new Map<number, number>();
       for (const p of t.partitions) seen.set(p.partitionIndex, (seen.get(p.partitionIndex) ?? 0) + 1);

@@ -21,6 +21,10 @@
  *   -1); controller_id is the active controller (a broker in Samsa), -1 while there is none.
  * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
  *   (topic 3576, cluster 8096); -2147483648 when not asked for.
+ * - ACLs: DESCRIBE on a topic, else it is left out of "all topics" and answered
+ *   TOPIC_AUTHORIZATION_FAILED when named (by id: a null name); auto-creation needs CREATE on the
+ *   cluster or the topic, else TOPIC_AUTHORIZATION_FAILED; authorized operations are the
+ *   principal's.
  * Version notes: v1 controller/is_internal/rack; v2 cluster id; v3 throttle; v4 auto-create
  * flag; v5 offline replicas; v7 leader epoch; v8-10 authorized operations; v9 flexible; v10
  * topic ids; v11 drops cluster authorized operations.
@@ -33,6 +37,7 @@ import type { Broker } from '../broker.js';
 import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.js';
 import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
+import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from '../../security/authz.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_OPERATIONS = -2147483648;
@@ -87,15 +92,19 @@ export const metadataHandler = defineHandler({
     const broker = ctx.broker;
     const v = ctx.apiVersion;
     const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
+    const opsOf = (name: string) => (topicOps === NO_OPERATIONS ? topicOps : authorizedOperations(ctx, ResourceType.TOPIC, name, topicOps));
     const describe = (t: TopicInfo): MetadataResponseTopic => ({
       errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
       partitions: describePartitions(broker, t.topicId, ctx.listenerName),
-      topicAuthorizedOperations: topicOps,
+      topicAuthorizedOperations: opsOf(t.name),
     });
+    const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
+    const denied = (name: string | null, topicId = ZERO_UUID) => topicError(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, topicId);
     let topics: MetadataResponseTopic[];
     const all = req.topics === null || (v === 0 && req.topics.length === 0);
     if (all) {
-      topics = [...broker.metadata.topics.values()].map(describe);
+      // Topics the principal may not describe are left out.
+      topics = [...broker.metadata.topics.values()].filter((t) => describable(t.name)).map(describe);
     } else {
       const allowAuto = broker.config.autoCreateTopicsEnable && (v < 4 || req.allowAutoTopicCreation);
       topics = [];
@@ -107,7 +116,7 @@ export const metadataHandler = defineHandler({
         const known: MetadataResponseTopic[] = [];
         for (const id of ids) {
           const byId = broker.metadata.getById(id);
-          if (byId) known.push(describe(byId));
+          if (byId) known.push(describable(byId.name) ? describe(byId) : denied(null, id));
           else topics.push(topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, id, topicOps));
         }
         topics.push(...known);
@@ -118,28 +127,37 @@ export const metadataHandler = defineHandler({
         }
         if (rt.name === null) {
           const byId = broker.metadata.getById(rt.topicId);
-          topics.push(byId ? describe(byId) : topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId, topicOps));
+          topics.push(!byId ? topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId, topicOps) : describable(byId.name) ? describe(byId) : denied(null, rt.topicId));
           continue;
         }
         if (seen.has(rt.name)) continue;
         seen.add(rt.name);
+        if (!describable(rt.name)) {
+          topics.push(denied(rt.name));
+          continue;
+        }
         const existing = broker.metadata.get(rt.name);
         if (existing) {
           topics.push(describe(existing));
           continue;
         }
+        // Auto-creation needs CREATE on the cluster or the topic.
+        if (allowAuto && broker.authorizer !== null && !authorizeCluster(ctx, AclOperation.CREATE) && !authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, rt.name)) {
+          topics.push(denied(rt.name));
+          continue;
+        }
         if (topicNameProblem(rt.name)) {
-          topics.push(topicError(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO_UUID, topicOps));
+          topics.push(topicError(rt.name, ErrorCode.INVALID_TOPIC_EXCEPTION, ZERO_UUID, opsOf(rt.name)));
           continue;
         }
         if (!allowAuto || INTERNAL_TOPICS.has(rt.name)) {
-          topics.push(topicError(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, topicOps));
+          topics.push(topicError(rt.name, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, opsOf(rt.name)));
           continue;
         }
         try {
           topics.push(describe(await broker.autoCreateTopic(rt.name)));
         } catch (err) {
-          topics.push(topicError(rt.name, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, topicOps));
+          topics.push(topicError(rt.name, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ZERO_UUID, opsOf(rt.name)));
         }
       }
     }
@@ -149,7 +167,8 @@ export const metadataHandler = defineHandler({
       clusterId: broker.metadata.clusterId,
       controllerId: broker.cache.controller?.nodeId ?? -1,
       topics,
-      clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NO_OPERATIONS,
+      clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
+        ? authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS) : NO_OPERATIONS,
     };
   },
   errorResponse(req, errorCode) {

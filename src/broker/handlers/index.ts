@@ -8,6 +8,7 @@ import { findCoordinatorHandler } from './010-find-coordinator.js';
 import { saslAuthenticateHandler, saslHandshakeHandler } from './017-sasl-handshake.js';
 import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
+import { aclHandlers } from './acls.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
@@ -25,4 +26,5 @@ export const allHandlers: Handler<any>[] = [
   ...adminHandlers,
   ...groupHandlers,
   ...txnHandlers,
+  ...aclHandlers,
 ];
