@@ -266,7 +266,6 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'true',
     doc: 'Whether DeleteTopics may delete topics.',
   },
-  'message.max.bytes': {
   'authorizer.class.name': {
     type: 'string', default: '', oneOf: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'],
     doc: 'ACLs are enforced when this is Kafka\'s StandardAuthorizer; empty: every request is allowed (ACL APIs answer SECURITY_DISABLED).',
@@ -279,6 +278,7 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'false',
     doc: 'With the authorizer: whether a resource no ACL matches is open to everyone.',
   },
+  'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',
   },
