@@ -36,6 +36,7 @@ import {
 } from './config/settings.js';
 import { brokerListeners, parseListeners, parseSecurityProtocolMap, SECURITY_PROTOCOLS } from './config/listeners.js';
 import { parseConfigArgs, parseProperties, envVarToSetting } from './config/properties.js';
+import { listenerScopedBase } from './config/security-settings.js';
 
 export * from './config/settings.js';
 export * from './config/listeners.js';
@@ -223,7 +224,8 @@ export function loadConfig(options: LoadConfigOptions = {}): BrokerConfig {
   const explicit: Record<string, ExplicitSetting> = {};
   const put = (key: string, raw: string, origin: SettingOrigin, where: string) => {
     const from = describeOrigin(origin, where);
-    const spec = specOf(BROKER, key);
+    const scoped = listenerScopedBase(key);
+    const spec = specOf(BROKER, scoped ? scoped.base : key);
     if (!spec) throw new ConfigError(unknownSettingMessage(key, from));
     const r = parseValue(spec, raw);
     if (!r.ok) throw new ConfigError(`invalid value '${raw.trim()}' for setting '${key}' (from ${from}): ${r.error}`);

@@ -40,6 +40,7 @@ import { minInsyncReplicas } from '../cluster/controller.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
+import { resolveAllListenerSecurity } from '../security/listener-security.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 
 export interface BrokerOptions {
@@ -136,10 +137,11 @@ export class Broker {
     const clock = opts.clock ?? systemClock;
     const log = opts.logger ?? createLogger();
     const fs = opts.fs ?? nodeFs;
+    const security = resolveAllListenerSecurity(opts.config, settings.listeners, log);
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}) });
     await logs.loadAll();
     const broker = new Broker({ settings, raw: opts.config, clock, log, logs });
-    const server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false });
+    const server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security });
     broker.server = server;
     try {
       await server.listen(settings.listeners);

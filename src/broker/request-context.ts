@@ -1,5 +1,6 @@
 import type { Broker } from './broker.js';
 import type { ReadBuffers } from '../network/read-slabs.js';
+import type { SaslSession } from '../security/sasl/authenticator.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -17,6 +18,8 @@ export interface RequestContext {
    * identity, `User:ANONYMOUS` on a PLAINTEXT listener. ACL checks use it.
    */
   principal: string;
+  /** The connection's SASL state on SASL_PLAINTEXT / SASL_SSL listeners (SaslHandshake, SaslAuthenticate). */
+  sasl?: SaslSession;
   /**
    * Aborted when the connection closes (long polls end early). A signal rather than a promise so
    * that each wait can remove its listener: reactions on a promise that lives as long as the

@@ -27,6 +27,7 @@
  */
 import { EtcdLeaseInvalidError, type Etcd3, type IKeyValue, type Namespace, type IResponseOp, type ComparatorBuilder } from 'etcd3';
 import { KafkaApiError } from '../errors.js';
+import type { ScramCredentialChange, ScramCredentialRecord, ScramMechanismName } from './scram-credentials.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
 import { connectEtcd } from './etcd-client.js';
@@ -220,6 +221,30 @@ export class EtcdMetadataStore implements MetadataStore {
       .then(this.ns.put(K.controller).value(JSON.stringify({ nodeId, incarnationId })).lease(session.id))
       .commit();
     return res.succeeded ? { nodeId, incarnationId, controllerEpoch: Number(res.header.revision) } : null;
+  }
+
+  /** SCRAM credentials live under `scram/<mechanism>/<user>` (not in the watched image). */
+  async readScramCredential(user: string, mechanism: ScramMechanismName): Promise<ScramCredentialRecord | null> {
+    const res = await this.ns.get(`scram/${mechanism}/${user}`).exec();
+    const kv = res.kvs[0];
+    return kv ? (JSON.parse(kv.value.toString('utf8')) as ScramCredentialRecord) : null;
+  }
+
+  async listScramCredentials(): Promise<ScramCredentialRecord[]> {
+    const res = await this.ns.getAll().prefix('scram/').exec();
+    return res.kvs.map((kv) => JSON.parse(kv.value.toString('utf8')) as ScramCredentialRecord);
+  }
+
+  async alterScramCredentials(changes: readonly ScramCredentialChange[], fence?: Fence): Promise<void> {
+    const ops = changes.map((c) => c.kind === 'upsert'
+      ? this.ns.put(`scram/${c.credential.mechanism}/${c.credential.user}`).value(JSON.stringify(c.credential))
+      : this.ns.delete().key(`scram/${c.mechanism}/${c.user}`));
+    if (ops.length === 0) return;
+    const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(...ops).commit();
+    if (!res.succeeded) {
+      await this.throwIfFenced(fence);
+      throw new Error('SCRAM credential change was not applied');
+    }
   }
 
   async resignController(controllerEpoch: number): Promise<void> {

@@ -27,6 +27,7 @@
  */
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { applyScramChanges, scramKey, type ScramCredentialChange, type ScramCredentialRecord, type ScramMechanismName } from './scram-credentials.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { AclBinding } from '../security/acl.js';
@@ -156,6 +157,12 @@ export interface MetadataStore {
   /** Claims the controller role bound to the session; null if someone holds it. */
   tryClaimController(nodeId: number, incarnationId: string, session: MetadataSession): Promise<ControllerRegistration | null>;
   resignController(controllerEpoch: number): Promise<void>;
+  /** A user's SCRAM credential for one mechanism (SASL/SCRAM logins), or null. */
+  readScramCredential(user: string, mechanism: ScramMechanismName): Promise<ScramCredentialRecord | null>;
+  /** Every stored SCRAM credential (DescribeUserScramCredentials). */
+  listScramCredentials(): Promise<ScramCredentialRecord[]>;
+  /** Upserts and deletions of one AlterUserScramCredentials request, atomically. */
+  alterScramCredentials(changes: readonly ScramCredentialChange[], fence?: Fence): Promise<void>;
 
   /** TOPIC_ALREADY_EXISTS if the name is taken; partitions carry the new topic's id. */
   createTopic(topic: TopicRecord, partitions: PartitionState[], fence?: Fence): Promise<void>;
@@ -255,6 +262,8 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
 interface LocalFileV2 {
   version: 2;
   clusterId: string | null;
+  /** SCRAM credentials (salted and hashed, never passwords). */
+  scramCredentials?: ScramCredentialRecord[];
   topics: TopicRecord[];
   partitions: PartitionState[];
   nextProducerId: string;
@@ -279,6 +288,7 @@ export class LocalMetadataStore implements MetadataStore {
   private controller: (ControllerRegistration & { session: string }) | null = null;
   private readonly liveSessions = new Set<string>();
   private nextSession = 1;
+  private readonly scram = new Map<string, ScramCredentialRecord>();
   private nextProducerId = 0n;
   private readonly acls = new Map<string, AclBinding>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
@@ -296,6 +306,7 @@ export class LocalMetadataStore implements MetadataStore {
     mkdirSync(dir, { recursive: true });
     const data = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalFileV2> & { version?: number };
     this.clusterId = data.clusterId ?? null;
+    applyScramChanges(this.scram, (data.scramCredentials ?? []).map((credential) => ({ kind: 'upsert', credential })));
     for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
@@ -319,6 +330,7 @@ export class LocalMetadataStore implements MetadataStore {
     const data: LocalFileV2 = {
       version: 2,
       clusterId: this.clusterId,
+      scramCredentials: [...this.scram.values()],
       topics: [...this.topics.values()],
       partitions: [...this.partitions.values()].flatMap((m) => [...m.values()]),
       nextProducerId: this.nextProducerId.toString(),
@@ -448,6 +460,22 @@ export class LocalMetadataStore implements MetadataStore {
       return [{ kind: 'controller', revision, value: out }];
     }, false);
     return out;
+  }
+
+  async readScramCredential(user: string, mechanism: ScramMechanismName): Promise<ScramCredentialRecord | null> {
+    const c = this.scram.get(scramKey(user, mechanism));
+    return c ? { ...c } : null;
+  }
+
+  async listScramCredentials(): Promise<ScramCredentialRecord[]> {
+    return [...this.scram.values()].map((c) => ({ ...c }));
+  }
+
+  async alterScramCredentials(changes: readonly ScramCredentialChange[], fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    applyScramChanges(this.scram, changes);
+    this.revision++; // a change, but not one the metadata cache follows
+    this.persist();
   }
 
   async resignController(controllerEpoch: number): Promise<void> {

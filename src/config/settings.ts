@@ -4,6 +4,7 @@
  * conventions (defaults in Kafka's text form, long values, synonym groups).
  */
 import { parseListeners, parseSecurityProtocolMap } from './listeners.js';
+import { SECURITY_SETTINGS } from './security-settings.js';
 
 // ---------------------------------------------------------------------------------------------
 // Kafka enumerations used on the wire
@@ -586,6 +587,7 @@ export const BROKER_SETTINGS = {
     type: 'string', default: '/samsa/',
     doc: 'Samsa only: the etcd key prefix under which this cluster keeps all its keys (several clusters can share one etcd under different prefixes).',
   },
+  ...SECURITY_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 
 /** Topic-level configs (Kafka's LogConfig), each with the broker settings it inherits from. */

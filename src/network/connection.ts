@@ -15,6 +15,7 @@ import { SlabLease, type SlabPool } from './read-slabs.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
+import type { SaslSession } from '../security/sasl/authenticator.js';
 
 const MAX_QUEUED_FRAMES = 64;
 /**
@@ -43,6 +44,10 @@ export interface ConnectionOptions {
   reader?: { reader: FrameReader; pool: FramePool };
   /** Recycled memory for Fetch responses' segment reads (see read-slabs.ts); absent: plain buffers. */
   slabs?: SlabPool;
+  /** SASL listeners: the authentication state; nothing but authentication is served before it completes. */
+  sasl?: SaslSession;
+  /** The identity before any SASL authentication (an SSL client certificate's mapped DN). */
+  principal?: string;
 }
 
 interface QueuedFrame {
@@ -65,6 +70,8 @@ export class Connection {
   private readonly remoteAddress: string;
   /** The connection's identity (RequestContext.principal); set by authentication. */
   principal = 'User:ANONYMOUS';
+  /** SASL listeners only (null elsewhere: one comparison per request). */
+  private readonly sasl: SaslSession | null;
   /** Resolves when the current request (and everything queued) has been answered. */
   private idleWaiters: (() => void)[] = [];
   /** Replies that are not ready yet, in request order; later replies wait behind them. */
@@ -74,6 +81,8 @@ export class Connection {
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
+    this.sasl = opts.sasl ?? null;
+    if (opts.principal !== undefined) this.principal = opts.principal;
     socket.setNoDelay(true);
     if (opts.reader) {
       this.decoder = null;
@@ -120,6 +129,21 @@ export class Connection {
       while (this.queue.length > 0 && !this.closedFlag) {
         const { frame, pooled } = this.queue.shift()!;
         this.queuedBytes -= frame.length;
+        const sasl = this.sasl;
+        if (sasl !== null) {
+          const admission = sasl.admit(frame);
+          if (admission === 'raw') {
+            const out = await sasl.rawToken(frame);
+            if (sasl.principal !== null) this.principal = sasl.principal;
+            if (out && !this.closedFlag) this.write([out]);
+            if (!sasl.failed) continue;
+          }
+          if (admission !== 'dispatch') {
+            this.opts.log.debug(`closing connection ${this.opts.id} from ${this.remoteAddress}: request refused by SASL state ${sasl.state}`);
+            this.closeAfterWrites();
+            break;
+          }
+        }
         const recyclable = pooled && this.opts.dispatcher.recyclable(frame);
         const lease = this.opts.slabs && this.opts.dispatcher.lendsReadBuffers(frame) ? new SlabLease(this.opts.slabs) : undefined;
         const reply = await this.opts.dispatcher.dispatch(frame, {
@@ -130,6 +154,7 @@ export class Connection {
           principal: this.principal,
           closed: this.closeController.signal,
           readBuffers: lease,
+          sasl: sasl ?? undefined,
         });
         // The request's batches are in the segment and nothing refers to the frame any more.
         if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);
@@ -142,6 +167,13 @@ export class Connection {
           this.write(reply, lease);
         } else {
           lease?.release();
+        }
+        if (sasl !== null) {
+          if (sasl.principal !== null) this.principal = sasl.principal;
+          if (sasl.closeAfterReply) {
+            this.closeAfterWrites();
+            break;
+          }
         }
         this.maybeResume();
       }
@@ -206,6 +238,20 @@ export class Connection {
       this.opts.log.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
     }
     this.destroy();
+  }
+
+  /** Stops reading, lets the socket flush what was written (bounded), then closes. */
+  private closeAfterWrites(): void {
+    if (this.closedFlag) return;
+    this.draining = true;
+    this.queue.length = 0;
+    this.queuedBytes = 0;
+    const timer = setTimeout(() => this.destroy(), CLOSE_FLUSH_TIMEOUT_MS);
+    timer.unref();
+    this.socket.end(() => {
+      clearTimeout(timer);
+      this.destroy();
+    });
   }
 
   destroy(): void {

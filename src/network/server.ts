@@ -1,14 +1,23 @@
 /**
- * Listeners (Kafka's `listeners`): one net.Server each; accepts connections and hands them to a
- * Connection. stop(): stop accepting, let every connection answer what it has received, close.
+ * Listeners (Kafka's `listeners`): one net.Server each (a tls.Server for SSL and SASL_SSL);
+ * accepts connections and hands them to a Connection, with a SaslSession on SASL listeners and
+ * the client certificate's principal on SSL listeners. stop(): stop accepting, let every
+ * connection answer what it has received, close.
+ *
+ * TLS connections read through 'data' events (the decrypted stream cannot use `onread`), so the
+ * frame pooling of frame-reader.ts applies to PLAINTEXT and SASL_PLAINTEXT listeners only.
  */
 import { createServer, type Server, type Socket } from 'node:net';
+import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { Connection } from './connection.js';
 import { FramePool, FrameReader, adoptSocket } from './frame-reader.js';
 import { SlabPool } from './read-slabs.js';
 import type { Dispatcher } from '../broker/dispatch.js';
 import type { Broker } from '../broker/broker.js';
 import type { Logger } from '../logger.js';
+import type { ListenerSecurity } from '../security/listener-security.js';
+import { SaslSession } from '../security/sasl/authenticator.js';
+import { ANONYMOUS, subjectDn } from '../security/principal.js';
 
 export interface ListenerSpec {
   name: string;
@@ -33,18 +42,23 @@ export class SocketServer {
   /** Recycled memory for Fetch responses' segment reads (see read-slabs.ts). */
   readonly slabPool = new SlabPool();
   private processing: boolean;
-  private readonly held: { socket: Socket; listener: string }[] = [];
+  private readonly held: { socket: Socket; listener: string; principal?: string }[] = [];
 
   /** `processing: false`: bind now, serve after enableRequestProcessing(). */
-  constructor(private readonly opts: { dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number; processing?: boolean }) {
+  constructor(private readonly opts: {
+    dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number; processing?: boolean;
+    /** Per listener name; a listener without an entry is PLAINTEXT. */
+    security?: ReadonlyMap<string, ListenerSecurity>;
+  }) {
     this.processing = opts.processing ?? true;
   }
 
   async listen(listeners: ListenerSpec[]): Promise<BoundListener[]> {
     for (const l of listeners) {
+      const security = this.opts.security?.get(l.name);
       // Paused on accept so that the socket can be re-wrapped to read through a FrameReader
       // before any byte is read.
-      const server = createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
+      const server = security?.tls ? this.tlsServer(l.name, security) : createServer({ noDelay: true, pauseOnConnect: true }, (accepted) => {
         // Before the broker is ready (it registers its bound ports in the cluster first), accepted
         // sockets wait, paused, as Kafka's acceptors wait for enableRequestProcessing.
         if (!this.processing) {
@@ -72,10 +86,60 @@ export class SocketServer {
     return this.bound;
   }
 
-  private adopt(accepted: Socket, listenerName: string): void {
+  /** An SSL / SASL_SSL listener: connections are handed over once their TLS handshake is done. */
+  private tlsServer(listenerName: string, security: ListenerSecurity): Server {
+    const tls = security.tls!;
+    const server = createTlsServer({ ...tls.options, noDelay: true }, (secured: TLSSocket) => {
+      secured.pause();
+      let principal: string | undefined;
+      if (tls.clientAuth !== 'none') {
+        const cert = secured.getPeerX509Certificate();
+        if (cert && !secured.authorized) {
+          // A certificate that does not verify fails the handshake in Kafka even when only requested.
+          this.opts.log.debug(`${listenerName}: client certificate refused: ${String(secured.authorizationError)}`);
+          secured.destroy();
+          return;
+        }
+        if (cert) {
+          try {
+            principal = `User:${tls.mapper.map(subjectDn(cert))}`;
+          } catch (err) {
+            this.opts.log.warn(`${listenerName}: ${(err as Error).message}`);
+            secured.destroy();
+            return;
+          }
+        } else {
+          principal = ANONYMOUS;
+        }
+      }
+      if (!this.processing) {
+        this.held.push({ socket: secured, listener: listenerName, principal });
+        secured.once('close', () => {
+          const i = this.held.findIndex((h) => h.socket === secured);
+          if (i >= 0) this.held.splice(i, 1);
+        });
+        return;
+      }
+      this.adopt(secured, listenerName, principal);
+    });
+    // Handshake failures (a plaintext client, garbage, an untrusted certificate): that socket only.
+    server.on('tlsClientError', (err, socket) => {
+      this.opts.log.debug(`${listenerName}: TLS handshake with ${socket.remoteAddress}:${socket.remotePort} failed: ${err.message}`);
+      socket.destroy();
+    });
+    return server;
+  }
+
+  private adopt(accepted: Socket, listenerName: string, principal?: string): void {
+    const security = this.opts.security?.get(listenerName);
+    const tls = security?.tls != null;
     const reader = new FrameReader(this.opts.maxFrameBytes, this.framePool);
-    const adopted = adoptSocket(accepted, reader);
+    const adopted = tls ? null : adoptSocket(accepted, reader);
     const socket = adopted ?? accepted;
+    const broker = this.opts.broker;
+    const sasl = security?.sasl
+      ? new SaslSession(security.sasl, { now: () => broker.clock.now(), scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism) })
+      : undefined;
     const c = new Connection(socket, {
       id: this.nextId++,
       maxFrameBytes: this.opts.maxFrameBytes,
@@ -85,6 +149,8 @@ export class SocketServer {
       baseContext: { broker: this.opts.broker },
       reader: adopted ? { reader, pool: this.framePool } : undefined,
       slabs: this.slabPool,
+      sasl,
+      principal,
     });
     if (!adopted) accepted.resume();
     this.connections.add(c);
@@ -96,7 +162,7 @@ export class SocketServer {
   enableRequestProcessing(): void {
     if (this.processing) return;
     this.processing = true;
-    for (const h of this.held.splice(0)) if (!h.socket.destroyed) this.adopt(h.socket, h.listener);
+    for (const h of this.held.splice(0)) if (!h.socket.destroyed) this.adopt(h.socket, h.listener, h.principal);
   }
 
   get connectionCount(): number {

@@ -21,6 +21,9 @@ import { systemClock } from '../clock.js';
 import { createLogger, type LogLevel } from '../logger.js';
 import { MemFs } from '../storage/fs.js';
 import { BrokerControl } from './control.js';
+import { createTestCa, issueServerCertificate, type TestCa } from './certificates.js';
+import { scramCredentialFromPassword } from '../security/sasl/scram.js';
+import type { ScramCredentialChange } from '../cluster/scram-credentials.js';
 
 /** A Kafka setting value as given to startBroker (rendered to Kafka's text form). */
 export type KafkaSettingValue = string | number | boolean | readonly string[];
@@ -46,6 +49,26 @@ export interface StartBrokerBaseOptions {
   clock?: Clock;
   /** Broker log level (default 'warn'). */
   logLevel?: LogLevel;
+  /**
+   * SASL on the broker's listener (SASL_PLAINTEXT, or SASL_SSL with `tls`): PLAIN users,
+   * SCRAM users (credentials for both SCRAM-SHA-256 and SCRAM-SHA-512, stored as
+   * AlterUserScramCredentials would), OAUTHBEARER (unsecured JWS). `mechanisms` overrides the
+   * enabled list (default: those given); `reauthMs` sets connections.max.reauth.ms.
+   */
+  sasl?: {
+    plain?: Record<string, string>;
+    scram?: Record<string, string>;
+    oauthbearer?: boolean;
+    mechanisms?: string[];
+    reauthMs?: number;
+  };
+  /**
+   * TLS on the broker's listener (SSL, or SASL_SSL with `sasl`). `true`: a fresh CA and a
+   * certificate for localhost / 127.0.0.1 (RunningBroker.tls has the CA for clients). Or your own
+   * PEM `cert` and `key`, with `ca` to verify client certificates; `clientAuth` sets
+   * ssl.client.auth.
+   */
+  tls?: true | { cert?: string; key?: string; ca?: string; clientAuth?: 'none' | 'requested' | 'required' };
 }
 
 /** Options: the base ones plus any Kafka setting by name (names with a dot, e.g. 'num.partitions'). */
@@ -61,6 +84,10 @@ export interface RunningBroker {
   control: BrokerControl;
   /** The broker itself (metadata, logs, dispatcher) for white-box tests. */
   broker: Broker;
+  /** The security protocol of the bootstrap listener. */
+  securityProtocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+  /** With `tls`: the CA clients should trust (PEM and a file), and the generated CA for issuing client certificates. */
+  tls?: { ca: string; caFile: string; testCa?: TestCa };
   stop(): Promise<void>;
 }
 
@@ -77,10 +104,17 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   const tempDir = storage === 'tmpdir' ? mkdtempSync(join(tmpdir(), 'samsa-')) : null;
   const logDir = memory ? MEMORY_DIR : tempDir ?? (storage as { dir: string }).dir;
 
+  const securityProtocol = opts.sasl ? (opts.tls ? 'SASL_SSL' : 'SASL_PLAINTEXT') : opts.tls ? 'SSL' : 'PLAINTEXT';
   const settings: Record<string, string> = {
-    listeners: `PLAINTEXT://${host}:${opts.port ?? 0}`,
+    listeners: `${securityProtocol}://${host}:${opts.port ?? 0}`,
     'log.dirs': logDir,
   };
+  let tlsInfo: RunningBroker['tls'];
+  let tempTlsDir: string | null = null;
+  if (opts.tls) {
+    Object.assign(settings, tlsSettings(opts.tls, (dir) => { tempTlsDir = dir; }, (t) => { tlsInfo = t; }));
+  }
+  if (opts.sasl) Object.assign(settings, saslSettings(opts.sasl, securityProtocol.toLowerCase()));
   for (const [k, v] of Object.entries(opts)) if (k.includes('.') && v !== undefined) settings[k] = render(v as KafkaSettingValue);
   for (const [k, v] of Object.entries(opts.config ?? {})) settings[k] = render(v);
   if (memory && settings['log.dirs'] !== MEMORY_DIR) settings['log.dirs'] = MEMORY_DIR;
@@ -97,8 +131,10 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       logger: createLogger(opts.logLevel ?? 'warn'),
       ...(memory ? { fs: new MemFs({ now: () => clock.now() }) } : {}),
     });
+    if (opts.sasl?.scram) await storeScramUsers(broker, opts.sasl.scram);
   } catch (err) {
     if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+    if (tempTlsDir) rmSync(tempTlsDir, { recursive: true, force: true });
     throw err;
   }
   const control = new BrokerControl(broker);
@@ -110,6 +146,8 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     logDir: memory ? `memory:${MEMORY_DIR}` : logDir,
     control,
     broker,
+    securityProtocol,
+    ...(tlsInfo ? { tls: tlsInfo } : {}),
     stop() {
       stopping ??= (async () => {
         control.close();
@@ -118,9 +156,66 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
         } finally {
           control.detach();
           if (tempDir) rmSync(tempDir, { recursive: true, force: true });
+          if (tempTlsDir) rmSync(tempTlsDir, { recursive: true, force: true });
         }
       })();
       return stopping;
     },
   };
+}
+
+function jaasQuote(v: string): string {
+  return `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
+}
+
+function saslSettings(sasl: NonNullable<StartBrokerBaseOptions['sasl']>, listener: string): Record<string, string> {
+  const mechanisms = sasl.mechanisms ?? [
+    ...(sasl.plain ? ['PLAIN'] : []),
+    ...(sasl.scram ? ['SCRAM-SHA-256', 'SCRAM-SHA-512'] : []),
+    ...(sasl.oauthbearer ? ['OAUTHBEARER'] : []),
+  ];
+  const out: Record<string, string> = { 'sasl.enabled.mechanisms': mechanisms.join(',') };
+  if (sasl.plain) {
+    const users = Object.entries(sasl.plain).map(([u, p]) => `user_${u}=${jaasQuote(p)}`).join(' ');
+    out[`listener.name.${listener}.plain.sasl.jaas.config`] = `org.apache.kafka.common.security.plain.PlainLoginModule required ${users};`;
+  }
+  if (sasl.oauthbearer) {
+    out[`listener.name.${listener}.oauthbearer.sasl.jaas.config`] = 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;';
+  }
+  if (sasl.reauthMs !== undefined) out['connections.max.reauth.ms'] = String(sasl.reauthMs);
+  return out;
+}
+
+function tlsSettings(
+  tls: NonNullable<StartBrokerBaseOptions['tls']>, onDir: (dir: string) => void, onInfo: (t: NonNullable<RunningBroker['tls']>) => void,
+): Record<string, string> {
+  const out: Record<string, string> = { 'ssl.keystore.type': 'PEM', 'ssl.truststore.type': 'PEM' };
+  const given = tls === true ? {} : tls;
+  if (given.cert && given.key) {
+    out['ssl.keystore.certificate.chain'] = given.cert;
+    out['ssl.keystore.key'] = given.key;
+    if (given.ca) {
+      out['ssl.truststore.certificates'] = given.ca;
+      onInfo({ ca: given.ca, caFile: '' });
+    }
+  } else {
+    const ca = createTestCa();
+    onDir(ca.dir);
+    const server = issueServerCertificate(ca);
+    out['ssl.keystore.location'] = server.pemFile;
+    out['ssl.truststore.certificates'] = given.ca ?? ca.cert;
+    onInfo({ ca: ca.cert, caFile: ca.certFile, testCa: ca });
+  }
+  if (given.clientAuth) out['ssl.client.auth'] = given.clientAuth;
+  return out;
+}
+
+async function storeScramUsers(broker: Broker, users: Record<string, string>): Promise<void> {
+  const changes: ScramCredentialChange[] = [];
+  for (const [user, password] of Object.entries(users)) {
+    for (const mechanism of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
+      changes.push({ kind: 'upsert', credential: scramCredentialFromPassword(user, mechanism, password) });
+    }
+  }
+  await broker.cluster.store.alterScramCredentials(changes);
 }
