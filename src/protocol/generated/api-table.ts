@@ -74,6 +74,10 @@ import { readDescribeClientQuotasRequest, writeDescribeClientQuotasRequest, type
 import { readDescribeClientQuotasResponse, writeDescribeClientQuotasResponse, type DescribeClientQuotasResponse } from './messages/describe-client-quotas-response.js';
 import { readAlterClientQuotasRequest, writeAlterClientQuotasRequest, type AlterClientQuotasRequest } from './messages/alter-client-quotas-request.js';
 import { readAlterClientQuotasResponse, writeAlterClientQuotasResponse, type AlterClientQuotasResponse } from './messages/alter-client-quotas-response.js';
+import { readDescribeUserScramCredentialsRequest, writeDescribeUserScramCredentialsRequest, type DescribeUserScramCredentialsRequest } from './messages/describe-user-scram-credentials-request.js';
+import { readDescribeUserScramCredentialsResponse, writeDescribeUserScramCredentialsResponse, type DescribeUserScramCredentialsResponse } from './messages/describe-user-scram-credentials-response.js';
+import { readAlterUserScramCredentialsRequest, writeAlterUserScramCredentialsRequest, type AlterUserScramCredentialsRequest } from './messages/alter-user-scram-credentials-request.js';
+import { readAlterUserScramCredentialsResponse, writeAlterUserScramCredentialsResponse, type AlterUserScramCredentialsResponse } from './messages/alter-user-scram-credentials-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest, type DescribeClusterRequest } from './messages/describe-cluster-request.js';
 import { readDescribeClusterResponse, writeDescribeClusterResponse, type DescribeClusterResponse } from './messages/describe-cluster-response.js';
 import { readDescribeProducersRequest, writeDescribeProducersRequest, type DescribeProducersRequest } from './messages/describe-producers-request.js';
@@ -138,6 +142,8 @@ export const ApiKey = {
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
+  DescribeUserScramCredentials: 50,
+  AlterUserScramCredentials: 51,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -183,6 +189,8 @@ export interface ApiTypes {
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse };
   48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse };
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse };
+  50: { request: DescribeUserScramCredentialsRequest; response: DescribeUserScramCredentialsResponse };
+  51: { request: AlterUserScramCredentialsRequest; response: AlterUserScramCredentialsResponse };
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse };
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
@@ -375,6 +383,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 49, name: 'AlterClientQuotas', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
     readRequest: readAlterClientQuotasRequest, writeRequest: writeAlterClientQuotasRequest,
     readResponse: readAlterClientQuotasResponse, writeResponse: writeAlterClientQuotasResponse,
+  },
+  50: {
+    apiKey: 50, name: 'DescribeUserScramCredentials', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readDescribeUserScramCredentialsRequest, writeRequest: writeDescribeUserScramCredentialsRequest,
+    readResponse: readDescribeUserScramCredentialsResponse, writeResponse: writeDescribeUserScramCredentialsResponse,
+  },
+  51: {
+    apiKey: 51, name: 'AlterUserScramCredentials', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readAlterUserScramCredentialsRequest, writeRequest: writeAlterUserScramCredentialsRequest,
+    readResponse: readAlterUserScramCredentialsResponse, writeResponse: writeAlterUserScramCredentialsResponse,
   },
   60: {
     apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
