@@ -3,7 +3,8 @@
  * key=value, KAFKA_* environment variables), start the broker, stop gracefully on SIGTERM/SIGINT
  * (stop accepting, answer in-flight requests, leave the cluster, flush, close files, exit 0).
  * With samsa.etcd.endpoints the broker joins that cluster; etcd unreachable for
- * samsa.etcd.connect.timeout.ms, or a node.id held by a live broker, exits 3 with the reason.
+ * samsa.etcd.connect.timeout.ms, or a node.id held by a live broker, or a log dir of another
+ * cluster or node (meta.properties), exits 3 with the reason.
  */
 import { loadConfig } from './config.js';
 import { Broker } from './broker/broker.js';
@@ -11,6 +12,7 @@ import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { EtcdUnreachableError } from './cluster/etcd-client.js';
 import { DuplicateBrokerRegistrationError } from './cluster/metadata-store.js';
+import { InconsistentClusterIdError } from './cluster/meta-properties.js';
 
 export async function runBroker(argv: string[]): Promise<void> {
   const log = createLogger();
@@ -47,7 +49,7 @@ export async function runBroker(argv: string[]): Promise<void> {
       process.stderr.write(`samsa: port already in use (${e.message}); stop the other broker or set --override listeners=PLAINTEXT://:PORT\n`);
       process.exit(2);
     }
-    if (err instanceof EtcdUnreachableError || err instanceof DuplicateBrokerRegistrationError) {
+    if (err instanceof EtcdUnreachableError || err instanceof DuplicateBrokerRegistrationError || err instanceof InconsistentClusterIdError) {
       process.stderr.write(`samsa: ${err.message}\n`);
       process.exit(3);
     }

@@ -138,6 +138,8 @@ export class Broker {
     const log = opts.logger ?? createLogger();
     const fs = opts.fs ?? nodeFs;
     const security = resolveAllListenerSecurity(opts.config, settings.listeners, log);
+    // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
+    if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, log);
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}) });
     await logs.loadAll();
     const broker = new Broker({ settings, raw: opts.config, clock, log, logs });
@@ -185,6 +187,7 @@ export class Broker {
       settings: clusterSettings(this.rawConfig),
       endpoints: this.registrationEndpoints(),
       localDir: memory ? null : this.config.logDirs[0],
+      logDirs: memory ? undefined : this.config.logDirs,
       store: opts.metadataStore,
       // A broker restarted right after a crash waits for its previous registration to run out.
       registrationRetryMs: Number(this.rawConfig['broker.session.timeout.ms']) * 2,
@@ -276,6 +279,11 @@ export class Broker {
   /** Whether `nodeId` is a registered (live) broker. */
   isRegisteredBroker(nodeId: number): boolean {
     return this.cache.isAlive(nodeId);
+  }
+
+  /** Whether this broker holds its cluster registration (false after losing it, until it registered again). */
+  get registered(): boolean {
+    return this.cluster.lifecycle.state === 'registered';
   }
 
   /** The published state of a partition (leader, epochs, replicas, ISR), if the topic exists. */

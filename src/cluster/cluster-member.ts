@@ -19,6 +19,7 @@ import { Controller, type ControllerConfig } from './controller.js';
 import { EtcdMetadataStore } from './etcd-metadata-store.js';
 import { MetadataCache } from './metadata-cache.js';
 import { LocalMetadataStore, type BrokerEndpoint, type MetadataStore } from './metadata-store.js';
+import { verifyLogDirs, verifyStoredClusterId, writeMetaProperties } from './meta-properties.js';
 
 export interface ClusterSettings {
   /** samsa.etcd.endpoints; empty: one node on the local store. */
@@ -73,6 +74,11 @@ export interface ClusterMemberOptions {
   placementStart?: (brokerCount: number) => number;
   /** Register again after losing the registration (brokers; the cluster tests drive it by hand). */
   rejoin?: boolean;
+  /**
+   * The broker's log dirs (on disk): their meta.properties must name this cluster and node.id
+   * (InconsistentClusterIdError before registering otherwise); dirs without one get it.
+   */
+  logDirs?: string[];
 }
 
 export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoined: [] }> {
@@ -140,9 +146,15 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       : new LocalMetadataStore(opts.localDir ?? null, s.nodeId));
     let cache: MetadataCache | null = null;
     try {
-      const clusterId = await store.ensureClusterId(s.clusterId ?? newUuid());
+      const dirsClusterId = opts.logDirs ? verifyLogDirs(opts.logDirs, { nodeId: s.nodeId, clusterId: s.clusterId }) : null;
+      // A new store (etcd lost, or a first start on formatted dirs) takes the log dirs' id.
+      const clusterId = await store.ensureClusterId(s.clusterId ?? dirsClusterId ?? newUuid());
       if (s.clusterId && clusterId !== s.clusterId) {
         throw new Error(`cluster.id ${s.clusterId} does not match the cluster id ${clusterId} stored in ${store.description}`);
+      }
+      if (opts.logDirs) {
+        verifyStoredClusterId(opts.logDirs, dirsClusterId, clusterId, store.description);
+        writeMetaProperties(opts.logDirs, { clusterId, nodeId: s.nodeId });
       }
       cache = await MetadataCache.start(store, opts.logger);
       const lifecycle = await BrokerLifecycleManager.start({
@@ -172,6 +184,22 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
 
   get nodeId(): number {
     return this.lifecycle.nodeId;
+  }
+
+  /**
+   * Before a broker loads its logs: refuses log dirs that belong to another cluster or node
+   * (InconsistentClusterIdError, nothing written), reading the stored cluster id from etcd when
+   * the dirs name one. The local store lives in the first log dir, so its id is checked by start().
+   */
+  static async preflight(settings: ClusterSettings, logDirs: string[], logger?: Logger): Promise<void> {
+    const dirsClusterId = verifyLogDirs(logDirs, { nodeId: settings.nodeId, clusterId: settings.clusterId });
+    if (dirsClusterId === null || settings.etcdEndpoints.length === 0) return;
+    const store = await EtcdMetadataStore.connect({ endpoints: settings.etcdEndpoints, prefix: settings.etcdKeyPrefix, connectTimeoutMs: settings.etcdConnectTimeoutMs, logger });
+    try {
+      verifyStoredClusterId(logDirs, dirsClusterId, (await store.readImage()).clusterId, store.description);
+    } finally {
+      await store.close();
+    }
   }
 
   /** Graceful: resign the controller claim, deregister, close. */

@@ -9,15 +9,24 @@
  *   await c.kill(2); await c.start(2);   // same port, same log dir, new process
  *   await c.cleanup();
  *
+ * Network faults (test/support/fault-proxy.ts): with `etcdProxies` each broker reaches etcd
+ * through a proxy of its own (`c.etcdLink(id).cut()` cuts that broker off from etcd); with
+ * `peerProxies` each broker has a second listener, REPLICATION, for inter-broker traffic
+ * (inter.broker.listener.name), advertised at a proxy in front of it, so `c.peerLink(from, to)`
+ * cuts or stalls what `from` sends `to` (replica fetches, forwarded requests) and nothing else;
+ * clients keep using PLAINTEXT directly.
+ *
  * Brokers get short sessions (broker.session.timeout.ms 2000, heartbeats every 400 ms) so a
  * killed broker is declared dead within about two seconds. `client(id)` is a protocol client
  * (the CLI's, generated codecs) to one broker, for raw requests and metadata waits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { KafkaClient } from '../../src/cli/client.js';
 import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
 import { startEtcd, type EtcdServer } from './etcd.js';
+import { brokerPeerLabel, startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { freePort } from './net.js';
 import { tmpDir, type TmpDir } from './tmp.js';
 
@@ -38,11 +47,24 @@ export interface ClusterOptions {
   logLevel?: string;
   /** How long a broker may take to say it started (default 30 s: two shared cores). */
   startTimeoutMs?: number;
+  /** Each broker reaches etcd through a fault proxy of its own (see `etcdLink`). */
+  etcdProxies?: boolean;
+  /** Inter-broker traffic goes through a fault proxy in front of each broker (see `peerLink`). */
+  peerProxies?: boolean;
+}
+
+/** One direction of a network path that a test can break. */
+export interface Link {
+  cut(): void;
+  stall(): void;
+  heal(): void;
 }
 
 export interface BrokerProcess {
   readonly nodeId: number;
   readonly port: number;
+  /** The REPLICATION listener's port (with `peerProxies`), else 0. */
+  readonly replicationPort: number;
   readonly logDir: string;
   /** The current process, or null while stopped. */
   child: ChildProcess | null;
@@ -73,6 +95,10 @@ export interface TestCluster {
   metadata(nodeId: number, topics?: string[] | null): Promise<MetadataResponse>;
   /** Polls Metadata on `nodeId` until `pred` holds. */
   waitForMetadata(nodeId: number, pred: (m: MetadataResponse) => boolean, what: string, timeoutMs?: number): Promise<MetadataResponse>;
+  /** The path from broker `nodeId` to etcd (needs `etcdProxies`). */
+  etcdLink(nodeId: number): Link;
+  /** The path from broker `from` to broker `to`: what `from` sends and receives on it (needs `peerProxies`). */
+  peerLink(from: number, to: number): Link;
   /** Stops every broker (SIGKILL), etcd if the harness started it, removes the dirs. */
   cleanup(): Promise<void>;
 }
@@ -95,15 +121,24 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
   const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
   const logLevel = opts.logLevel ?? process.env.SAMSA_LOG_LEVEL ?? 'info';
   const ports = new Set<number>();
-  const brokers: (BrokerProcess & { out: string[] })[] = [];
+  const brokers: (BrokerProcess & { out: string[]; etcdProxy: FaultProxy | null; peerProxy: FaultProxy | null })[] = [];
+  const proxies: FaultProxy[] = [];
+  const port = async () => {
+    let p = await freePort();
+    while (ports.has(p)) p = await freePort();
+    ports.add(p);
+    return p;
+  };
   for (const id of ids) {
-    let port = await freePort();
-    while (ports.has(port)) port = await freePort();
-    ports.add(port);
+    const clientPort = await port();
+    const replicationPort = opts.peerProxies ? await port() : 0;
     const dir = tmpDir(`cluster-${id}`);
     dirs.push(dir);
     const out: string[] = [];
-    brokers.push({ nodeId: id, port, logDir: dir.path, child: null, out, output: () => out.join('') });
+    const etcdProxy = opts.etcdProxies ? await startFaultProxy({ targetPort: etcd.clientPort }) : null;
+    const peerProxy = opts.peerProxies ? await startFaultProxy({ targetPort: replicationPort, label: brokerPeerLabel }) : null;
+    for (const p of [etcdProxy, peerProxy]) if (p) proxies.push(p);
+    brokers.push({ nodeId: id, port: clientPort, replicationPort, logDir: dir.path, child: null, out, output: () => out.join(''), etcdProxy, peerProxy });
   }
   const byId = (id: number) => {
     const b = brokers.find((x) => x.nodeId === id);
@@ -116,13 +151,19 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
       'node.id': String(b.nodeId),
       listeners: `PLAINTEXT://127.0.0.1:${b.port}`,
       'log.dirs': b.logDir,
-      'samsa.etcd.endpoints': etcd.clientUrl,
+      'samsa.etcd.endpoints': b.etcdProxy ? `http://${b.etcdProxy.address}` : etcd.clientUrl,
       'samsa.etcd.key.prefix': prefix,
       'broker.session.timeout.ms': '2000',
       'broker.heartbeat.interval.ms': '400',
       'offsets.topic.num.partitions': '3',
       'transaction.state.log.num.partitions': '3',
     };
+    if (b.peerProxy) {
+      settings.listeners += `,REPLICATION://127.0.0.1:${b.replicationPort}`;
+      settings['advertised.listeners'] = `PLAINTEXT://127.0.0.1:${b.port},REPLICATION://${b.peerProxy.address}`;
+      settings['listener.security.protocol.map'] = 'PLAINTEXT:PLAINTEXT,REPLICATION:PLAINTEXT';
+      settings['inter.broker.listener.name'] = 'REPLICATION';
+    }
     for (const [k, v] of Object.entries(opts.config ?? {})) settings[k] = String(v);
     for (const [k, v] of Object.entries(opts.brokerConfig?.(b.nodeId) ?? {})) settings[k] = String(v);
     const argv = Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`]);
@@ -165,6 +206,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     for (const b of brokers) await spawnBroker(b);
   } catch (e) {
     await killAll();
+    for (const p of proxies) await p.close();
     for (const d of dirs) await d.cleanup();
     if (ownEtcd) await etcd.cleanup();
     throw e;
@@ -245,9 +287,28 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
         await new Promise((r) => setTimeout(r, 100));
       }
     },
+    etcdLink(id) {
+      const p = byId(id).etcdProxy;
+      if (!p) throw new Error('etcdLink needs startCluster({ etcdProxies: true })');
+      return { cut: () => p.cut(), stall: () => p.stall(), heal: () => p.heal() };
+    },
+    peerLink(from, to) {
+      const p = byId(to).peerProxy;
+      byId(from);
+      if (!p) throw new Error('peerLink needs startCluster({ peerProxies: true })');
+      const label = String(from);
+      return { cut: () => p.cut(label), stall: () => p.stall(label), heal: () => p.heal(label) };
+    },
     async cleanup() {
       process.off('exit', hooks);
+      // SAMSA_CLUSTER_DUMP=dir keeps every broker's output there (for a failing run).
+      const dump = process.env.SAMSA_CLUSTER_DUMP;
+      if (dump) {
+        mkdirSync(dump, { recursive: true });
+        for (const b of brokers) writeFileSync(join(dump, `${prefix.replace(/\W+/g, '_')}broker-${b.nodeId}.log`), b.output());
+      }
       await killAll();
+      for (const p of proxies) await p.close();
       for (const d of dirs) await d.cleanup();
       if (ownEtcd) await etcd.cleanup();
     },

@@ -52,8 +52,10 @@ function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID,
  */
 export function aliveBrokers(broker: Broker, listenerName: string): { nodeId: number; host: string; port: number; rack: string | null }[] {
   const out: { nodeId: number; host: string; port: number; rack: string | null }[] = [];
-  const ids = [...broker.cache.brokers.keys()];
-  if (!ids.includes(broker.nodeId)) ids.push(broker.nodeId);
+  // A broker that lost its registration is not live (Kafka leaves fenced brokers out): without
+  // itself in the list, clients drop their connection to it and ask another broker.
+  const ids = [...broker.cache.brokers.keys()].filter((id) => id !== broker.nodeId);
+  if (broker.registered) ids.push(broker.nodeId);
   for (const id of ids.sort((a, b) => a - b)) {
     const e = broker.brokerEndpoint(id, listenerName);
     if (e) out.push({ nodeId: id, host: e.host, port: e.port, rack: e.rack });
