@@ -4,6 +4,8 @@
  * API version of each request chosen from the broker's ApiVersions answer.
  */
 import net from 'node:net';
+import tls from 'node:tls';
+import { saslClient, type SaslClientCredentials } from '../security/sasl/client.js';
 import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
 import { errorName } from '../protocol/generated/error-codes.js';
 import { decodeResponse, encodeRequest, type ApiKeyNumber } from './wire.js';
@@ -43,6 +45,16 @@ export interface ClientOptions {
   clientId?: string;
   /** Per-request timeout in ms (default 30000). */
   requestTimeoutMs?: number;
+  /** TLS and SASL (security.protocol and friends, see command-config.ts); default PLAINTEXT. */
+  security?: ClientSecurity;
+}
+
+export interface ClientSecurity {
+  protocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
+  /** For SSL / SASL_SSL: CA, client certificate, host name checking. */
+  tls?: tls.ConnectionOptions;
+  /** For SASL_PLAINTEXT / SASL_SSL. */
+  sasl?: SaslClientCredentials;
 }
 
 export function parseHostPort(s: string): { host: string; port: number } {
@@ -65,12 +77,18 @@ export class KafkaClient {
   }
 
   static async connect(options: ClientOptions = {}): Promise<KafkaClient> {
-    const opts: Required<ClientOptions> = { bootstrap: options.bootstrap ?? 'localhost:9092', clientId: options.clientId ?? 'samsa-cli', requestTimeoutMs: options.requestTimeoutMs ?? 30000 };
+    const security = options.security ?? { protocol: 'PLAINTEXT' };
+    const opts: Required<ClientOptions> = {
+      bootstrap: options.bootstrap ?? 'localhost:9092', clientId: options.clientId ?? 'samsa-cli', requestTimeoutMs: options.requestTimeoutMs ?? 30000, security,
+    };
     const { host, port } = parseHostPort(opts.bootstrap);
+    const useTls = security.protocol === 'SSL' || security.protocol === 'SASL_SSL';
     const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect({ host, port });
+      const s = useTls
+        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...security.tls })
+        : net.connect({ host, port });
       s.setNoDelay(true);
-      s.once('connect', () => { s.off('error', reject); resolve(s); });
+      s.once(useTls ? 'secureConnect' : 'connect', () => { s.off('error', reject); resolve(s); });
       s.once('error', (e: NodeJS.ErrnoException) => {
         reject(e.code === 'ECONNREFUSED'
           ? new Error(`cannot connect to ${opts.bootstrap}: nothing is listening there (start a broker with 'samsa start', or pass --bootstrap host:port)`)
@@ -81,7 +99,32 @@ export class KafkaClient {
     const av = await c.send(18, 3, { clientSoftwareName: 'samsa-cli', clientSoftwareVersion: '0.1.0' });
     if (av.errorCode !== 0) throw new KafkaError(av.errorCode, 'ApiVersions');
     for (const k of av.apiKeys) c.versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+    if (security.protocol === 'SASL_PLAINTEXT' || security.protocol === 'SASL_SSL') {
+      try {
+        await c.authenticate(security.sasl);
+      } catch (err) {
+        c.close();
+        throw err;
+      }
+    }
     return c;
+  }
+
+  /** SaslHandshake v1, then SaslAuthenticate v2 until the mechanism is done (also re-authenticates). */
+  async authenticate(credentials: SaslClientCredentials | undefined): Promise<{ sessionLifetimeMs: bigint }> {
+    if (!credentials) throw new Error('SASL needs sasl.mechanism and sasl.jaas.config (username and password, or a token)');
+    const hs = await this.send(17, 1, { mechanism: credentials.mechanism.toUpperCase() });
+    if (hs.errorCode !== 0) throw new KafkaError(hs.errorCode, `SASL mechanism ${credentials.mechanism} is not enabled; the broker offers ${hs.mechanisms.join(', ')}`);
+    const mech = saslClient(credentials);
+    let token: Buffer | null = mech.initial();
+    let lifetime = 0n;
+    while (token !== null) {
+      const r = await this.send(36, 2, { authBytes: token });
+      if (r.errorCode !== 0) throw new KafkaError(r.errorCode, r.errorMessage);
+      lifetime = r.sessionLifetimeMs;
+      token = mech.respond(r.authBytes);
+    }
+    return { sessionLifetimeMs: lifetime };
   }
 
   /** The version to use for an API (the CLI's preferred one, within what the broker supports). */

@@ -5,6 +5,7 @@
  */
 import { createInterface } from 'node:readline';
 import { KafkaClient, KafkaError } from './client.js';
+import { clientSecurityFromFile } from './command-config.js';
 import { UsageError, bool, flag, flags, intFlag, keyValue, parseArgs, type Parsed } from './args.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { Reader } from '../protocol/reader.js';
@@ -21,11 +22,12 @@ export interface Io {
   progress: boolean;
 }
 
-const COMMON = { bootstrap: { value: true, alias: 'b' }, help: { alias: 'h' }, progress: {} } as const;
+const COMMON = { bootstrap: { value: true, alias: 'b' }, 'command-config': { value: true }, help: { alias: 'h' }, progress: {} } as const;
 
 async function withClient<T>(p: Parsed, fn: (c: KafkaClient) => Promise<T>): Promise<T> {
   const bootstrap = flag(p, 'bootstrap') ?? process.env.SAMSA_BOOTSTRAP ?? 'localhost:9092';
-  const c = await KafkaClient.connect({ bootstrap });
+  const commandConfig = flag(p, 'command-config');
+  const c = await KafkaClient.connect({ bootstrap, ...(commandConfig ? { security: clientSecurityFromFile(commandConfig) } : {}) });
   try {
     return await fn(c);
   } finally {

@@ -24,7 +24,9 @@ const HELP = `usage: samsa <command> [options]
   groups list|describe GROUP                         consumer groups, committed offsets and lag
   cluster start [--brokers N]                        etcd and N brokers on loopback (development)
 
-Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP).
+Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP);
+--command-config FILE takes Kafka client properties for TLS and SASL (security.protocol, sasl.mechanism,
+sasl.jaas.config, ssl.truststore.location, ...).
 'samsa <command> --help' describes a command's options.
 `;
 

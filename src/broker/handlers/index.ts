@@ -8,6 +8,8 @@ import { findCoordinatorHandler } from './010-find-coordinator.js';
 import { saslAuthenticateHandler, saslHandshakeHandler } from './017-sasl-handshake.js';
 import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
+import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
+import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
 import { aclHandlers } from './acls.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
@@ -23,6 +25,8 @@ export const allHandlers: Handler<any>[] = [
   apiVersionsHandler,
   saslAuthenticateHandler,
   offsetForLeaderEpochHandler,
+  describeUserScramCredentialsHandler,
+  alterUserScramCredentialsHandler,
   ...adminHandlers,
   ...groupHandlers,
   ...txnHandlers,

@@ -1,0 +1,84 @@
+/**
+ * Client side of the SASL mechanisms, for Samsa's own clients (the `samsa` CLI with
+ * --command-config, tests, benchmarks): PLAIN, SCRAM-SHA-256/512 (RFC 5802, verifying the
+ * server's signature) and OAUTHBEARER with a given token. Each step takes the server's last
+ * challenge and returns the next token, null when the exchange is over.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { ScramMechanismName } from '../../cluster/scram-credentials.js';
+import { SCRAM_MECHANISMS, saltPassword } from './scram.js';
+
+export interface SaslClientCredentials {
+  mechanism: string;
+  username?: string;
+  password?: string;
+  /** OAUTHBEARER: the compact JWS to send. */
+  token?: string;
+}
+
+export interface SaslClientMechanism {
+  /** The first token (sent after SaslHandshake). */
+  initial(): Buffer;
+  /** The next token for a server challenge, or null when done. Throws if the server is wrong. */
+  respond(challenge: Buffer): Buffer | null;
+}
+
+export function saslClient(c: SaslClientCredentials): SaslClientMechanism {
+  const m = c.mechanism.toUpperCase();
+  if (m === 'PLAIN') {
+    return { initial: () => Buffer.from(`\u0000${c.username ?? ''}\u0000${c.password ?? ''}`, 'utf8'), respond: () => null };
+  }
+  if (m === 'SCRAM-SHA-256' || m === 'SCRAM-SHA-512') return new ScramClient(m, c.username ?? '', c.password ?? '');
+  if (m === 'OAUTHBEARER') {
+    return { initial: () => Buffer.from(`n,,\u0001auth=Bearer ${c.token ?? ''}\u0001\u0001`, 'utf8'), respond: (ch) => (ch.length > 0 ? Buffer.from([1]) : null) };
+  }
+  throw new Error(`unsupported SASL mechanism ${c.mechanism}`);
+}
+
+/** An unsecured JWS (alg none) as Kafka's OAuthBearerUnsecuredLoginCallbackHandler makes. */
+export function unsecuredJws(sub: string, lifetimeMs = 3_600_000, extraClaims: Record<string, unknown> = {}): string {
+  const now = Date.now();
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${enc({ alg: 'none' })}.${enc({ sub, iat: now / 1000, exp: (now + lifetimeMs) / 1000, ...extraClaims })}.`;
+}
+
+class ScramClient implements SaslClientMechanism {
+  private readonly nonce = randomBytes(18).toString('base64');
+  private clientFirstBare = '';
+  private serverSignature: Buffer | null = null;
+  private step = 0;
+
+  constructor(private readonly mechanism: ScramMechanismName, private readonly user: string, private readonly password: string) {}
+
+  initial(): Buffer {
+    const name = this.user.replace(/=/g, '=3D').replace(/,/g, '=2C');
+    this.clientFirstBare = `n=${name},r=${this.nonce}`;
+    return Buffer.from(`n,,${this.clientFirstBare}`, 'utf8');
+  }
+
+  respond(challenge: Buffer): Buffer | null {
+    const text = challenge.toString('utf8');
+    const { hash } = SCRAM_MECHANISMS[this.mechanism];
+    if (this.step++ === 0) {
+      const m = /^r=([^,]+),s=([^,]+),i=(\d+)/.exec(text);
+      if (!m || !m[1]!.startsWith(this.nonce)) throw new Error('invalid SCRAM server-first message');
+      const salted = saltPassword(this.mechanism, this.password, Buffer.from(m[2]!, 'base64'), Number(m[3]));
+      const clientKey = createHmac(hash, salted).update('Client Key').digest();
+      const storedKey = createHash(hash).update(clientKey).digest();
+      const withoutProof = `c=biws,r=${m[1]}`;
+      const authMessage = `${this.clientFirstBare},${text},${withoutProof}`;
+      const signature = createHmac(hash, storedKey).update(authMessage).digest();
+      const proof = Buffer.alloc(clientKey.length);
+      for (let i = 0; i < proof.length; i++) proof[i] = clientKey[i]! ^ signature[i]!;
+      const serverKey = createHmac(hash, salted).update('Server Key').digest();
+      this.serverSignature = createHmac(hash, serverKey).update(authMessage).digest();
+      return Buffer.from(`${withoutProof},p=${proof.toString('base64')}`, 'utf8');
+    }
+    const v = /^v=([A-Za-z0-9+/=]+)$/.exec(text);
+    const got = v ? Buffer.from(v[1]!, 'base64') : Buffer.alloc(0);
+    if (!this.serverSignature || got.length !== this.serverSignature.length || !timingSafeEqual(got, this.serverSignature)) {
+      throw new Error('invalid SCRAM server signature');
+    }
+    return null;
+  }
+}
