@@ -6,6 +6,7 @@ import type { Broker } from '../broker/broker.js';
 import type { RequestContext } from '../broker/request-context.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { isForwarded } from '../broker/controller-channel.js';
 import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from './acl.js';
 
 /** Whether the request's principal may do `op` on the resource. */
@@ -61,3 +62,44 @@ export function aclWriter(broker: Broker): (add: Map<string, AclBinding>, remove
 }
 
 export { AclOperation, ResourceType };
+
+/** Names the principal may not do `op` on (TOPIC resources); null without an authorizer (nothing denied). */
+export function deniedTopics(ctx: RequestContext, op: number, topics: readonly { name: string }[]): Set<string> | null {
+  if (ctx.broker.authorizer === null) return null;
+  const denied = new Set<string>();
+  for (const t of topics) if (!authorize(ctx, op, ResourceType.TOPIC, t.name)) denied.add(t.name);
+  return denied.size === 0 ? null : denied;
+}
+
+/**
+ * A topic check on a request another broker forwarded to the controller (controller-channel.ts)
+ * trusts the forwarding broker's own check of its client when the forwarding principal has
+ * CLUSTER_ACTION on the cluster (as Kafka trusts an envelope's principal only from such a
+ * principal); otherwise the forwarding principal itself needs the permission.
+ */
+export function authorizeTopic(ctx: RequestContext, op: number, name: string): boolean {
+  const a = ctx.broker.authorizer;
+  if (a === null) return true;
+  if (isForwarded(ctx.clientId) && authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) return true;
+  return a.authorize(ctx.principal, ctx.remoteAddress, op, ResourceType.TOPIC, name);
+}
+
+/** The same for a cluster-level check. */
+export function authorizeClusterOrForwarded(ctx: RequestContext, op: number): boolean {
+  if (ctx.broker.authorizer === null) return true;
+  return authorizeCluster(ctx, op) || (isForwarded(ctx.clientId) && authorizeCluster(ctx, AclOperation.CLUSTER_ACTION));
+}
+
+/**
+ * Kafka's check of a config resource (DescribeConfigs, AlterConfigs, IncrementalAlterConfigs):
+ * brokers, broker loggers and client metrics need `op` on the cluster, topics and groups on
+ * themselves. Returns the error code to answer, or 0 when allowed.
+ */
+export function configResourceDenied(ctx: RequestContext, resourceType: number, name: string, op: number): number {
+  if (ctx.broker.authorizer === null) return 0;
+  switch (resourceType) {
+    case 2: return authorize(ctx, op, ResourceType.TOPIC, name) ? 0 : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    case 32: return authorize(ctx, op, ResourceType.GROUP, name) ? 0 : ErrorCode.GROUP_AUTHORIZATION_FAILED;
+    default: return authorizeClusterOrForwarded(ctx, op) ? 0 : ErrorCode.CLUSTER_AUTHORIZATION_FAILED;
+  }
+}

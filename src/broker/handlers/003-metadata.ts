@@ -170,7 +170,7 @@ export const metadataHandler = defineHandler({
       controllerId: broker.cache.controller?.nodeId ?? -1,
       topics,
       clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
-        ? authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS) : NO_OPERATIONS,
+        ? (authorizeCluster(ctx, AclOperation.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS) : 0) : NO_OPERATIONS,
     };
   },
   errorResponse(req, errorCode) {

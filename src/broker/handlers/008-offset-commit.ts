@@ -14,6 +14,8 @@
  * committed_leader_epoch; v7 group_instance_id; v8 flexible; v9 (KIP-848) memberEpoch naming.
  */
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
 import { codesInRequestOrder, existingPartitions } from './partition-results.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
@@ -25,7 +27,11 @@ function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetComm
 export const offsetCommitHandler = defineHandler({
   apiKey: 8,
   async handle(ctx, req) {
-    const valid = existingPartitions(ctx.broker.metadata, req.topics).filter((t) => t.partitions.length > 0);
+    // ACLs: READ on the group (else every partition GROUP_AUTHORIZATION_FAILED), READ on each topic.
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
+    const allowed = denied ? req.topics.filter((t) => !denied.has(t.name)) : req.topics;
+    const valid = existingPartitions(ctx.broker.metadata, allowed).filter((t) => t.partitions.length > 0);
     const committed = valid.length === 0 ? [] : await ctx.broker.groupCoordinator.commitOffsets({
       groupId: req.groupId,
       generationId: req.generationIdOrMemberEpoch,
@@ -34,7 +40,9 @@ export const offsetCommitHandler = defineHandler({
       retentionTimeMs: ctx.apiVersion <= 4 ? Number(req.retentionTimeMs) : -1,
       topics: valid,
     }, ctx.apiVersion);
-    return { throttleTimeMs: 0, topics: codesInRequestOrder(req.topics, committed) };
+    const topics = codesInRequestOrder(req.topics, committed);
+    if (denied) for (const t of topics) if (denied.has(t.name)) for (const p of t.partitions) p.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, errorCode) {
     return { throttleTimeMs: 0, topics: everyPartition(req, errorCode) };

@@ -18,6 +18,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { OffsetFetchRequest } from '../../protocol/generated/messages/offset-fetch-request.js';
 import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protocol/generated/messages/offset-fetch-response.js';
 import type { GroupCoordinator } from '../../coordinator/group/group-coordinator.js';
+import type { RequestContext } from '../request-context.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 type Topics = { name: string; partitionIndexes: number[] }[] | null;
 
@@ -29,11 +31,23 @@ function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTop
 }
 
 /** One group's answer: its topics and error code. */
-async function fetchGroup(coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
+async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
   // Only a null id (v8+) is refused: Kafka 4.4 fetches the offsets of group "" like any other.
   if (groupId === null) return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
+  // ACLs: DESCRIBE on the group; DESCRIBE on each topic (named ones answer TOPIC_AUTHORIZATION_FAILED, "all" leaves them out).
+  if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   try {
-    const fetched = await coordinator.fetchOffsets(groupId, topics);
+    let fetched = await coordinator.fetchOffsets(groupId, topics);
+    if (ctx.broker.authorizer !== null) {
+      const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
+      if (topics === null) fetched = fetched.filter((t) => describable(t.name));
+      else {
+        for (const t of fetched) {
+          if (describable(t.name)) continue;
+          for (const p of t.partitions) Object.assign(p, { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' });
+        }
+      }
+    }
     if (pending && topics !== null) {
       for (const t of fetched) {
         for (const p of t.partitions) {
@@ -67,12 +81,12 @@ export const offsetFetchHandler = defineHandler({
     const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => txn.hasPendingOffset(g, t, p) : undefined;
     if (v >= 8) {
       const groups = await Promise.all(req.groups.map(async (g) => {
-        const r = await fetchGroup(coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending);
+        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending);
         return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
       }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    const r = await fetchGroup(coordinator, req.groupId, req.topics, pending);
+    const r = await fetchGroup(ctx, coordinator, req.groupId, req.topics, pending);
     if (r.errorCode !== ErrorCode.NONE) return errorForVersion(req, v, r.errorCode);
     return { throttleTimeMs: 0, topics: r.topics, errorCode: ErrorCode.NONE, groups: [] };
   },

@@ -21,6 +21,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../broker.js';
 import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -50,6 +51,14 @@ export const findCoordinatorHandler = defineHandler({
     const answer = (key: string) => {
       if (req.keyType !== GROUP && req.keyType !== TRANSACTION) {
         return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: req.keyType === SHARE ? '' : INVALID_REQUEST_MESSAGE };
+      }
+      // ACLs: DESCRIBE on the group or transactional id.
+      if (ctx.broker.authorizer !== null) {
+        const group = req.keyType === GROUP;
+        if (!authorize(ctx, AclOperation.DESCRIBE, group ? ResourceType.GROUP : ResourceType.TRANSACTIONAL_ID, key)) {
+          const errorCode = group ? ErrorCode.GROUP_AUTHORIZATION_FAILED : ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;
+          return { key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: batched ? '' : (group ? 'Group authorization failed.' : 'Transactional Id authorization failed.') };
+        }
       }
       const node = coordinatorNode(ctx.broker, req.keyType, key, ctx.listenerName);
       if (!node) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: batched ? '' : null };

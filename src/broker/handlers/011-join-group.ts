@@ -15,6 +15,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { JoinGroupResponse } from '../../protocol/generated/messages/join-group-response.js';
 import { errorJoinResponse } from '../../coordinator/group/classic-group.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 /** Kafka's clientHost: "/" + the client's IP address. */
 export function clientHost(remoteAddress: string): string {
@@ -30,6 +31,7 @@ export const joinGroupHandler = defineHandler({
   apiKey: 11,
   async handle(ctx, req) {
     const v = ctx.apiVersion;
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return forVersion(errorJoinResponse(ErrorCode.GROUP_AUTHORIZATION_FAILED, req.memberId), v);
     if (req.groupId === '') return forVersion(errorJoinResponse(ErrorCode.INVALID_GROUP_ID, req.memberId), v);
     const request = v === 0 ? { ...req, rebalanceTimeoutMs: req.sessionTimeoutMs } : req;
     const res = await ctx.broker.groupCoordinator.joinGroup(

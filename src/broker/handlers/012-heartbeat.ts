@@ -8,10 +8,12 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 export const heartbeatHandler = defineHandler({
   apiKey: 12,
   async handle(ctx, req) {
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     if (req.groupId === '') return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID };
     return { throttleTimeMs: 0, errorCode: await ctx.broker.groupCoordinator.heartbeat(req) };
   },

@@ -10,6 +10,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 import type { LeaveGroupRequest } from '../../protocol/generated/messages/leave-group-request.js';
 
 function leaving(req: LeaveGroupRequest, v: number) {
@@ -22,6 +23,7 @@ export const leaveGroupHandler = defineHandler({
   apiKey: 13,
   async handle(ctx, req) {
     const v = ctx.apiVersion;
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED, members: [] };
     if (req.groupId === '') return { throttleTimeMs: 0, errorCode: ErrorCode.INVALID_GROUP_ID, members: [] };
     const res = await ctx.broker.groupCoordinator.leaveGroup(req.groupId, leaving(req, v));
     if (v >= 3) return { throttleTimeMs: 0, errorCode: res.errorCode, members: res.members };

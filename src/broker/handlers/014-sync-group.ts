@@ -11,6 +11,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { errorSyncResponse } from '../../coordinator/group/classic-group.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 export const syncGroupHandler = defineHandler({
   apiKey: 14,
@@ -19,6 +20,7 @@ export const syncGroupHandler = defineHandler({
     if (ctx.apiVersion >= 5 && (req.protocolType === null || req.protocolName === null)) {
       return errorSyncResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     }
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return errorSyncResponse(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     return ctx.broker.groupCoordinator.syncGroup(req);
   },
   errorResponse(_req, errorCode) {

@@ -11,6 +11,9 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { GROUP_AUTHORIZED_OPERATIONS } from '../../coordinator/group/group-metadata-manager.js';
+import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
 
 function failed(groupId: string, errorCode: number): DescribedGroup {
@@ -22,8 +25,14 @@ export const describeGroupsHandler = defineHandler({
   async handle(ctx, req) {
     const coordinator = ctx.broker.groupCoordinator;
     const groups = await Promise.all(req.groups.map(async (groupId) => {
+      // ACLs: DESCRIBE on the group; authorized operations are the principal's.
+      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return failed(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       try {
-        return await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
+        const g = await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
+        if (req.includeAuthorizedOperations && ctx.broker.authorizer !== null) {
+          g.authorizedOperations = authorizedOperations(ctx, ResourceType.GROUP, groupId, GROUP_AUTHORIZED_OPERATIONS);
+        }
+        return g;
       } catch (err) {
         if (!(err instanceof KafkaApiError)) throw err;
         return failed(groupId, err.errorCode);

@@ -9,12 +9,17 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
 
 export const listGroupsHandler = defineHandler({
   apiKey: 16,
   async handle(ctx, req) {
     const v = ctx.apiVersion;
-    const groups = await ctx.broker.groupCoordinator.listGroups(v >= 4 ? req.statesFilter : [], v >= 5 ? req.typesFilter : []);
+    let groups = await ctx.broker.groupCoordinator.listGroups(v >= 4 ? req.statesFilter : [], v >= 5 ? req.typesFilter : []);
+    // ACLs: DESCRIBE on the cluster lists every group, else only the groups the principal may describe.
+    if (ctx.broker.authorizer !== null && !authorizeCluster(ctx, AclOperation.DESCRIBE)) {
+      groups = groups.filter((g) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId));
+    }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };
   },
   errorResponse(_req, errorCode) {

@@ -41,6 +41,7 @@ import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
 import { newUuid } from '../metadata.js';
 import { checkReplicaList } from '../../cluster/replica-placement.js';
 import { isForwarded } from '../controller-channel.js';
+import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
 
 export { checkReplicaList };
 
@@ -108,6 +109,8 @@ export const createTopicsHandler = defineHandler({
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const answered = new Set<string>();
     const topics: CreatableTopicResult[] = [];
+    // ACLs: CREATE on the cluster, or on each topic; DESCRIBE_CONFIGS for the configs in the answer.
+    const clusterCreate = authorizeClusterOrForwarded(ctx, AclOperation.CREATE);
     for (const t of req.topics) {
       if (answered.has(t.name)) continue;
       answered.add(t.name);
@@ -115,8 +118,16 @@ export const createTopicsHandler = defineHandler({
         topics.push(failure(t.name, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
         continue;
       }
+      if (!clusterCreate && !authorizeTopic(ctx, AclOperation.CREATE, t.name)) {
+        topics.push(failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        continue;
+      }
       try {
-        topics.push(await createOne(ctx.broker, t, req.validateOnly, isForwarded(ctx.clientId)));
+        const created = await createOne(ctx.broker, t, req.validateOnly, isForwarded(ctx.clientId));
+        if (!authorizeTopic(ctx, AclOperation.DESCRIBE_CONFIGS, t.name)) {
+          Object.assign(created, { configs: [], numPartitions: -1, replicationFactor: -1, topicConfigErrorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED });
+        }
+        topics.push(created);
       } catch (err) {
         if (err instanceof KafkaApiError) {
           topics.push(failure(t.name, err.errorCode, apiErrorMessage(err)));

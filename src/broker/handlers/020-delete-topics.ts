@@ -28,6 +28,7 @@ import type { DeletableTopicResult } from '../../protocol/generated/messages/del
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
+import { AclOperation, authorizeTopic } from '../../security/authz.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -90,6 +91,11 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(e.name, ZERO_UUID, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
           continue;
         }
+        // ACLs: DESCRIBE (before the name is looked up) and DELETE on the topic.
+        if (!authorizeTopic(ctx, AclOperation.DESCRIBE, e.name) || !authorizeTopic(ctx, AclOperation.DELETE, e.name)) {
+          responses.push(result(e.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
+          continue;
+        }
         const info = broker.metadata.get(e.name);
         if (!info) {
           responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE));
@@ -107,6 +113,14 @@ export const deleteTopicsHandler = defineHandler({
         const info = broker.metadata.getById(e.id);
         if (!info) {
           responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE));
+          continue;
+        }
+        if (!authorizeTopic(ctx, AclOperation.DESCRIBE, info.name)) {
+          responses.push(result(null, e.id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
+          continue;
+        }
+        if (!authorizeTopic(ctx, AclOperation.DELETE, info.name)) {
+          responses.push(result(info.name, e.id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }
         toDelete.set(info.topicId, { name: info.name, id: info.topicId });

@@ -23,6 +23,7 @@ import type { DeleteRecordsPartitionResult } from '../../protocol/generated/mess
 import { KafkaApiError } from '../../errors.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { leaderPartition } from '../leader-hints.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 const INVALID_LOW_WATERMARK = -1n;
 
@@ -51,7 +52,13 @@ export const deleteRecordsHandler = defineHandler({
     const topics = [];
     for (const t of req.topics) {
       const partitions: DeleteRecordsPartitionResult[] = [];
+      // ACLs: DELETE on the topic.
+      const deletable = authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC, t.name);
       for (const p of t.partitions) {
+        if (!deletable) {
+          partitions.push(failed(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
+          continue;
+        }
         try {
           partitions.push(await deleteOne(ctx.broker, t.name, p.partitionIndex, p.offset));
         } catch (err) {

@@ -14,11 +14,20 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, authorizeByResourceType, authorizeCluster, ResourceType } from '../../security/authz.js';
 
 export const initProducerIdHandler = defineHandler({
   apiKey: 22,
   async handle(ctx, req) {
     const fail = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
+    // ACLs: WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
+    if (ctx.broker.authorizer !== null) {
+      if (req.transactionalId !== null) {
+        if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+      } else if (!authorizeCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizeByResourceType(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {
+        return fail(ErrorCode.CLUSTER_AUTHORIZATION_FAILED);
+      }
+    }
     const pid = Number(req.producerId);
     const epoch = req.producerEpoch;
     if ((pid === -1) !== (epoch === -1)) return fail(ErrorCode.INVALID_REQUEST);

@@ -17,6 +17,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { EpochEndOffset } from '../../protocol/generated/messages/offset-for-leader-epoch-response.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { leaderPartition } from '../leader-hints.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
 
 function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffset = -1n): EpochEndOffset {
   return { errorCode, partition, leaderEpoch, endOffset };
@@ -46,13 +47,17 @@ export const offsetForLeaderEpochHandler = defineHandler({
   apiKey: 23,
   handle(ctx, req) {
     const broker = ctx.broker;
+    // ACLs: CLUSTER_ACTION on the cluster (followers) allows every topic, else DESCRIBE on each.
+    const everyTopic = broker.authorizer === null || authorizeCluster(ctx, AclOperation.CLUSTER_ACTION);
     return {
       throttleTimeMs: 0,
       topics: req.topics.map((t) => {
         const info = broker.metadata.get(t.topic);
+        const allowed = everyTopic || authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic);
         return {
           topic: t.topic,
           partitions: t.partitions.map((p) => {
+            if (!allowed) return answer(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
             const partition = leaderPartition(broker, info, p.partition, p.currentLeaderEpoch);
             if (typeof partition === 'number') return answer(p.partition, partition);
             return endOffsetFor(partition.log, p.leaderEpoch, p.partition);

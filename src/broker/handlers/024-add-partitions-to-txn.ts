@@ -14,6 +14,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AddPartitionsToTxnRequest } from '../../protocol/generated/messages/add-partitions-to-txn-request.js';
 import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/messages/add-partitions-to-txn-response.js';
 import { INTERNAL_TOPICS } from '../metadata.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
 
 function uniform(req: AddPartitionsToTxnRequest, code: number | ((topic: string, p: number) => number)): AddPartitionsToTxnTopicResult[] {
   return req.v3AndBelowTopics.map((t) => ({
@@ -34,6 +35,14 @@ export const addPartitionsToTxnHandler = defineHandler({
       const info = broker.metadata.get(topic);
       return !!info && p >= 0 && p < info.partitions && !!broker.getLog(topic, p);
     };
+    // ACLs: WRITE on the transactional id, then WRITE on each topic (Kafka's handleAddPartitionsToTxnRequest).
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3AndBelowTransactionalId)) {
+      return respond(uniform(req, ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+    }
+    const denied = deniedTopics(ctx, AclOperation.WRITE, req.v3AndBelowTopics);
+    if (denied) {
+      return respond(uniform(req, (t, p) => (denied.has(t) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : known(t, p) ? ErrorCode.OPERATION_NOT_ATTEMPTED : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)));
+    }
     if (req.v3AndBelowTopics.some((t) => INTERNAL_TOPICS.has(t.name))) {
       return respond(uniform(req, (t) => (INTERNAL_TOPICS.has(t) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.OPERATION_NOT_ATTEMPTED)));
     }

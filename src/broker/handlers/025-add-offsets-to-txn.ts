@@ -5,10 +5,14 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 export const addOffsetsToTxnHandler = defineHandler({
   apiKey: 25,
   async handle(ctx, req) {
+    // ACLs: WRITE on the transactional id, READ on the group.
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED };
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
     const fenced = ctx.apiVersion >= 2 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
     const errorCode = await ctx.broker.txnCoordinator.addOffsets(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, fenced);
     return { throttleTimeMs: 0, errorCode };

@@ -10,10 +10,14 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 export const endTxnHandler = defineHandler({
   apiKey: 26,
   async handle(ctx, req) {
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) {
+      return { throttleTimeMs: 0, errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, producerId: -1n, producerEpoch: -1 };
+    }
     const fenced = ctx.apiVersion >= 2 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
     const r = await ctx.broker.txnCoordinator.endTxn(req.transactionalId, Number(req.producerId), req.producerEpoch, req.committed, fenced);
     return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };

@@ -14,6 +14,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
 import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
@@ -29,6 +30,10 @@ export const txnOffsetCommitHandler = defineHandler({
   apiKey: 28,
   async handle(ctx, req) {
     const broker = ctx.broker;
+    // ACLs: WRITE on the transactional id, READ on the group, READ on each topic.
+    if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) return uniform(req, () => ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return uniform(req, () => ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
     const maxMeta = broker.groupCoordinator.config.offsetMetadataMaxBytes;
     const perPartition = new Map<string, number>();
     const offsets: PendingOffset[] = [];
@@ -36,7 +41,8 @@ export const txnOffsetCommitHandler = defineHandler({
       const info = broker.metadata.get(t.name);
       for (const p of t.partitions) {
         const k = `${t.name}\u0000${p.partitionIndex}`;
-        if (!info || p.partitionIndex < 0 || p.partitionIndex >= info.partitions) perPartition.set(k, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+        if (denied?.has(t.name)) perPartition.set(k, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+        else if (!info || p.partitionIndex < 0 || p.partitionIndex >= info.partitions) perPartition.set(k, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         else if (Buffer.byteLength(p.committedMetadata ?? '', 'utf8') > maxMeta) perPartition.set(k, ErrorCode.OFFSET_METADATA_TOO_LARGE);
         else offsets.push({ topic: t.name, partition: p.partitionIndex, offset: p.committedOffset, leaderEpoch: p.committedLeaderEpoch, metadata: p.committedMetadata ?? '' });
       }

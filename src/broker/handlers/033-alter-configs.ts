@@ -23,20 +23,26 @@
  * Version notes: v1 same as v0; v2 flexible.
  */
 import { defineHandler } from '../handler.js';
+import { AclOperation, configResourceDenied } from '../../security/authz.js';
 import { alterConfigResources, OpType } from '../topic-configs.js';
 
 export const alterConfigsHandler = defineHandler({
   apiKey: 33,
   async handle(ctx, req) {
-    const responses = await alterConfigResources(
+    // ACLs: ALTER_CONFIGS on the topic or group, or on the cluster for broker resources.
+    const denied = req.resources.map((r) => configResourceDenied(ctx, r.resourceType, r.resourceName, AclOperation.ALTER_CONFIGS));
+    const allowed = await alterConfigResources(
       ctx.broker,
-      req.resources.map((r) => ({
+      req.resources.filter((_r, i) => denied[i] === 0).map((r) => ({
         resourceType: r.resourceType,
         resourceName: r.resourceName,
         configs: r.configs.map((c) => ({ name: c.name, value: c.value, configOperation: OpType.SET })),
       })),
       { validateOnly: req.validateOnly, incremental: false },
     );
+    let next = 0;
+    const responses = req.resources.map((r, i) => (denied[i] === 0 ? allowed[next++]
+      : { errorCode: denied[i], errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, errorCode) {

@@ -17,6 +17,7 @@ import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, requireCluster } from '../../security/authz.js';
 import type { DescribeLogDirsResult, DescribeLogDirsTopic } from '../../protocol/generated/messages/describe-log-dirs-response.js';
 
 function diskSpace(dir: string): { totalBytes: bigint; usableBytes: bigint } {
@@ -32,6 +33,8 @@ export const describeLogDirsHandler = defineHandler({
   apiKey: 35,
   handle(ctx, req) {
     const broker = ctx.broker;
+    // ACLs: DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED and no results.
+    requireCluster(ctx, AclOperation.DESCRIBE);
     const dirs = (broker.rawConfig['log.dirs'] as readonly string[]).map((d) => path.resolve(d));
     // The partitions asked for, as (topic, partition) pairs that exist.
     const wanted: { topic: string; partition: number }[] = [];

@@ -23,6 +23,7 @@ import type { CreatePartitionsTopicResult } from '../../protocol/generated/messa
 import { apiErrorMessage } from '../topic-configs.js';
 import { checkReplicaList } from './019-create-topics.js';
 import { isForwarded } from '../controller-channel.js';
+import { AclOperation, authorizeTopic } from '../../security/authz.js';
 
 export const createPartitionsHandler = defineHandler({
   apiKey: 37,
@@ -37,6 +38,11 @@ export const createPartitionsHandler = defineHandler({
       done.add(t.name);
       if (counts.get(t.name)! > 1) {
         results.push({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
+        continue;
+      }
+      // ACLs: ALTER on the topic.
+      if (!authorizeTopic(ctx, AclOperation.ALTER, t.name)) {
+        results.push({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
         continue;
       }
       try {

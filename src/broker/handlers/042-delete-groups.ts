@@ -8,13 +8,18 @@
  * Version notes: v2 flexible.
  */
 import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 
 export const deleteGroupsHandler = defineHandler({
   apiKey: 42,
   async handle(ctx, req) {
     const unique = [...new Set(req.groupsNames)];
-    const deleted = unique.length > 0 ? await ctx.broker.groupCoordinator.deleteGroups(unique) : [];
-    const codes = new Map(deleted.map((r) => [r.groupId, r.errorCode]));
+    // ACLs: DELETE on each group, else GROUP_AUTHORIZATION_FAILED for it.
+    const allowed = unique.filter((g) => authorize(ctx, AclOperation.DELETE, ResourceType.GROUP, g));
+    const deleted = allowed.length > 0 ? await ctx.broker.groupCoordinator.deleteGroups(allowed) : [];
+    const codes = new Map<string, number>(deleted.map((r) => [r.groupId, r.errorCode]));
+    for (const g of unique) if (!codes.has(g)) codes.set(g, ErrorCode.GROUP_AUTHORIZATION_FAILED);
     return {
       throttleTimeMs: 0,
       results: unique.map((groupId) => ({ groupId, errorCode: codes.get(groupId)! })),

@@ -24,12 +24,18 @@
  * Version notes: v1 flexible.
  */
 import { defineHandler } from '../handler.js';
+import { AclOperation, configResourceDenied } from '../../security/authz.js';
 import { alterConfigResources } from '../topic-configs.js';
 
 export const incrementalAlterConfigsHandler = defineHandler({
   apiKey: 44,
   async handle(ctx, req) {
-    const responses = await alterConfigResources(ctx.broker, req.resources, { validateOnly: req.validateOnly, incremental: true });
+    // ACLs: ALTER_CONFIGS on the topic or group, or on the cluster for broker resources.
+    const denied = req.resources.map((r) => configResourceDenied(ctx, r.resourceType, r.resourceName, AclOperation.ALTER_CONFIGS));
+    const allowed = await alterConfigResources(ctx.broker, req.resources.filter((_r, i) => denied[i] === 0), { validateOnly: req.validateOnly, incremental: true });
+    let next = 0;
+    const responses = req.resources.map((r, i) => (denied[i] === 0 ? allowed[next++]
+      : { errorCode: denied[i], errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, errorCode) {

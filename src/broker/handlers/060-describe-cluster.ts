@@ -17,6 +17,7 @@
  * Version notes: v0 flexible; v1 adds endpoint_type (KIP-919).
  */
 import { defineHandler } from '../handler.js';
+import { AclOperation, authorizeCluster, authorizedOperations, ResourceType } from '../../security/authz.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { defaultDescribeClusterResponse } from '../../protocol/generated/messages/describe-cluster-response.js';
 import { aliveBrokers } from './003-metadata.js';
@@ -51,7 +52,9 @@ export const describeClusterHandler = defineHandler({
       clusterId: broker.metadata.clusterId,
       controllerId: broker.cache.controller?.nodeId ?? -1,
       brokers: aliveBrokers(broker, ctx.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
-      clusterAuthorizedOperations: req.includeClusterAuthorizedOperations ? CLUSTER_OPERATIONS : NOT_REQUESTED,
+      // ACLs: the principal's operations on the cluster, 0 without DESCRIBE on it (Kafka's handleDescribeCluster).
+      clusterAuthorizedOperations: !req.includeClusterAuthorizedOperations ? NOT_REQUESTED
+        : !authorizeCluster(ctx, AclOperation.DESCRIBE) ? 0 : authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS),
     };
   },
   errorResponse(_req, errorCode) {

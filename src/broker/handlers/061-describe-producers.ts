@@ -7,6 +7,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 import { leaderPartition } from '../leader-hints.js';
 
 export const describeProducersHandler = defineHandler({
@@ -18,6 +19,10 @@ export const describeProducersHandler = defineHandler({
       topics: req.topics.map((t) => ({
         name: t.name,
         partitions: t.partitionIndexes.map((partitionIndex) => {
+          // ACLs: READ on the topic.
+          if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
+            return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
+          }
           const info = broker.metadata.get(t.name);
           const partition = leaderPartition(broker, info, partitionIndex, -1);
           // Kafka 4.4 sets the error's text for an unknown topic, none for an unknown partition.

@@ -5,6 +5,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 import { TXN_STATE_NAMES } from '../../coordinator/txn/txn-shard.js';
 
 export const listTransactionsHandler = defineHandler({
@@ -14,7 +15,9 @@ export const listTransactionsHandler = defineHandler({
     const unknownStateFilters = req.stateFilters.filter((s) => !known.has(s));
     const duration = ctx.apiVersion >= 1 ? Number(req.durationFilter) : -1;
     const transactionStates = await ctx.broker.txnCoordinator.list(req.stateFilters.filter((s) => known.has(s)), req.producerIdFilters, duration);
-    const filtered = req.stateFilters.length > 0 && unknownStateFilters.length === req.stateFilters.length ? [] : transactionStates;
+    let filtered = req.stateFilters.length > 0 && unknownStateFilters.length === req.stateFilters.length ? [] : transactionStates;
+    // ACLs: only the transactional ids the principal may describe.
+    if (ctx.broker.authorizer !== null) filtered = filtered.filter((s) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates: filtered };
   },
   errorResponse(_req, errorCode) {

@@ -36,6 +36,7 @@
  *   __transaction_state, __share_group_state, also on UNKNOWN_TOPIC_OR_PARTITION entries.
  */
 import { KafkaApiError } from '../../errors.js';
+import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type {
@@ -65,8 +66,10 @@ export const describeTopicPartitionsHandler = defineHandler({
     const cursorTopic = cursor?.topicName ?? '';
     const all = req.topics.length === 0;
     const names = new Set<string>();
+    const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
     if (all) {
-      for (const name of broker.metadata.topics.keys()) if (name >= cursorTopic) names.add(name);
+      // ACLs: topics the principal may not describe are left out of "all", named ones fail below.
+      for (const name of broker.metadata.topics.keys()) if (name >= cursorTopic && describable(name)) names.add(name);
     } else {
       for (const t of req.topics) if (t.name >= cursorTopic) names.add(t.name);
       if (cursor && !names.has(cursor.topicName)) {
@@ -100,6 +103,10 @@ export const describeTopicPartitionsHandler = defineHandler({
         nextCursor = { topicName: name, partitionIndex: 0 };
         break;
       }
+      if (!describable(name)) {
+        topics.push(errorTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, NOT_PROVIDED));
+        continue;
+      }
       const info: TopicInfo | undefined = broker.metadata.get(name);
       if (!info) {
         // only named topics can be missing (topics [] lists existing ones)
@@ -114,7 +121,7 @@ export const describeTopicPartitionsHandler = defineHandler({
       for (let p = start; p < end; p++) partitions.push(partition(info, p));
       topics.push({
         errorCode: ErrorCode.NONE, name, topicId: info.topicId, isInternal: info.isInternal || internalName(name),
-        partitions, topicAuthorizedOperations: TOPIC_OPERATIONS,
+        partitions, topicAuthorizedOperations: authorizedOperations(ctx, ResourceType.TOPIC, name, TOPIC_OPERATIONS),
       });
       if (end < info.partitions) {
         nextCursor = { topicName: name, partitionIndex: end };
