@@ -68,7 +68,8 @@ export class ScramServer implements SaslServerMechanism {
   private nonce = '';
   private credential: ScramCredentialRecord | null = null;
 
-  constructor(readonly mechanism: ScramMechanismName, private readonly lookup: ScramLookup) {}
+  /** `serverNonce` is for tests (RFC test vectors); by default 24 random bytes in base64. */
+  constructor(readonly mechanism: ScramMechanismName, private readonly lookup: ScramLookup, private readonly serverNonce = () => randomBytes(24).toString('base64')) {}
 
   async evaluate(token: Buffer): Promise<Buffer> {
     const text = token.toString('utf8');
@@ -97,7 +98,7 @@ export class ScramServer implements SaslServerMechanism {
     }
     this.credential = credential;
     this.authorizationId = user;
-    this.nonce = m[3]! + randomBytes(24).toString('base64');
+    this.nonce = m[3]! + this.serverNonce();
     this.serverFirst = `r=${this.nonce},s=${credential.salt},i=${credential.iterations}`;
     this.state = 'final';
     return Buffer.from(this.serverFirst, 'utf8');
