@@ -53,11 +53,11 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
     private readonly opts: BrokerLifecycleOptions,
     readonly session: MetadataSession,
     readonly registration: BrokerRegistration,
-    grantedAt: number,
+    aliveAt: number,
   ) {
     super();
     this.incarnationId = registration.incarnationId;
-    this.validUntil = grantedAt + session.ttlMs;
+    this.validUntil = aliveAt + session.ttlMs;
     this.intervalMs = Math.max(50, Math.min(opts.heartbeatIntervalMs, Math.floor(session.ttlMs / 3)));
   }
 
@@ -65,12 +65,14 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
   static async start(opts: BrokerLifecycleOptions): Promise<BrokerLifecycleManager> {
     const incarnationId = randomUUID();
     const deadline = Date.now() + (opts.registrationRetryMs ?? 0);
-    const grantedAt = Date.now();
+    // When the session was last known alive: granted, then each acknowledged keep-alive while a
+    // refused registration is retried (a session's validity counts from there, not from the grant).
+    let aliveAt = Date.now();
     const session = await opts.store.grantSession(opts.sessionTimeoutMs);
     for (;;) {
       try {
         const reg = await opts.store.registerBroker({ nodeId: opts.nodeId, incarnationId, endpoints: opts.endpoints, rack: opts.rack }, session);
-        const m = new BrokerLifecycleManager(opts, session, reg, grantedAt);
+        const m = new BrokerLifecycleManager(opts, session, reg, aliveAt);
         opts.logger?.info(`broker ${opts.nodeId} registered in ${opts.store.description} (broker epoch ${reg.brokerEpoch}, incarnation ${incarnationId})`);
         m.schedule();
         return m;
@@ -81,7 +83,8 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
         }
         opts.logger?.info(`${e.message}; retrying for ${deadline - Date.now()} ms (a previous incarnation's session may still be running out)`);
         // The session must outlive the wait, or the retry would register on a dead lease.
-        await session.keepAlive(Math.min(2000, session.ttlMs)).catch(() => {});
+        const sentAt = Date.now();
+        if (await session.keepAlive(Math.min(2000, session.ttlMs)).then(() => true, () => false)) aliveAt = sentAt;
         await new Promise((r) => setTimeout(r, Math.min(250, Math.max(10, deadline - Date.now()))));
       }
     }

@@ -79,6 +79,30 @@ test('registration: brokers/<node.id> on a lease with endpoints, rack and incarn
   }
 });
 
+test('a registration that waited a whole session for the previous incarnation\'s lease stays registered (its validity counts from the last acknowledged keep-alive)', async () => {
+  const prefix = freshPrefix('waited');
+  const store = await open(prefix);
+  try {
+    const old = await lifecycle(store, 4);
+    old.abandon();
+    const t0 = Date.now();
+    const again = await lifecycle(store, 4, { registrationRetryMs: 5000 });
+    const waited = Date.now() - t0;
+    let lost: Error | null = null;
+    again.on('lost', (e) => (lost = e));
+    // Before the fix its session counted from the grant, so it was declared lost right after
+    // registering (when it waited about a session) and the broker looped re-registering.
+    const until = Date.now() + 2500;
+    while (Date.now() < until && !lost) await new Promise((r) => setTimeout(r, 50));
+    assert.is(lost, null, `lost after waiting ${waited} ms: ${lost}`);
+    assert.is(again.state, 'registered');
+    assert.ok(waited >= 500, `waited ${waited} ms for the old lease`);
+    await again.shutdown();
+  } finally {
+    await store.close();
+  }
+});
+
 test('lease loss is reported: revoked lease, and etcd paused for longer than the session', async () => {
   const prefix = freshPrefix('lost');
   const store = await open(prefix);
