@@ -66,6 +66,7 @@ export class ScramServer implements SaslServerMechanism {
   private clientFirstBare = '';
   private serverFirst = '';
   private nonce = '';
+  private clientNonce = '';
   private credential: ScramCredentialRecord | null = null;
 
   /** `serverNonce` is for tests (RFC test vectors); by default 24 random bytes in base64. */
@@ -98,6 +99,7 @@ export class ScramServer implements SaslServerMechanism {
     }
     this.credential = credential;
     this.authorizationId = user;
+    this.clientNonce = m[3]!;
     this.nonce = m[3]! + this.serverNonce();
     this.serverFirst = `r=${this.nonce},s=${credential.salt},i=${credential.iterations}`;
     this.state = 'final';
@@ -107,7 +109,11 @@ export class ScramServer implements SaslServerMechanism {
   private final(text: string): Buffer {
     const m = CLIENT_FINAL.exec(text);
     if (!m) throw new SaslError('Invalid SCRAM client final message');
-    if (m[2] !== this.nonce) throw new SaslError('Invalid client nonce in the final client message.');
+    // librdkafka before 2.6.1 (Debian's kcat: 2.0.2) sends its own nonce once more in front of the
+    // combined one (librdkafka#4895). Kafka 4 compares strictly and refuses those clients; Samsa
+    // also accepts exactly that form, which still carries the server's nonce (no replay), and the
+    // proof is checked over the message as sent.
+    if (m[2] !== this.nonce && m[2] !== this.clientNonce + this.nonce) throw new SaslError('Invalid client nonce in the final client message.');
     if (Buffer.from(m[1]!, 'base64').toString('utf8') !== this.gs2Header) throw new SaslError('Invalid channel binding in the final client message.');
     const cred = this.credential!;
     const { hash, bytes } = SCRAM_MECHANISMS[this.mechanism];
