@@ -67,9 +67,10 @@ export class KafkaConn {
     socket.on('close', () => this.failAll(new Error('connection closed')));
   }
 
-  static connect(host: string, port: number, timeoutMs = 5000): Promise<KafkaConn> {
+  /** `localAddress`: the address to connect from (e.g. 127.0.0.2, for host-based ACLs). */
+  static connect(host: string, port: number, timeoutMs = 5000, localAddress?: string): Promise<KafkaConn> {
     return new Promise((resolve, reject) => {
-      const s = connect({ host, port });
+      const s = connect({ host, port, ...(localAddress ? { localAddress } : {}) });
       const timer = setTimeout(() => {
         s.destroy();
         reject(new Error(`connect ${host}:${port} timed out`));

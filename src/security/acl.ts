@@ -83,10 +83,19 @@ export function normalizeBinding<T extends AclBinding | AclBindingFilter>(b: T):
   };
 }
 
-/** Whether any field is UNKNOWN (Kafka's isUnknown, which makes the request unparseable). */
+/**
+ * Whether any code on the wire is 0 (UNKNOWN): Kafka's request parsing refuses that and closes the
+ * connection. Codes outside an enumeration pass the parse and read as UNKNOWN afterwards.
+ */
 export function hasUnknown(b: AclBinding | AclBindingFilter): boolean {
-  const n = normalizeBinding(b);
-  return n.resourceType === 0 || n.patternType === 0 || n.operation === 0 || n.permissionType === 0;
+  return b.resourceType === 0 || b.patternType === 0 || b.operation === 0 || b.permissionType === 0;
+}
+
+/** Kafka's check of a DeleteAcls filter (the controller's validateFilter): null or the INVALID_REQUEST message. */
+export function validateFilter(f: AclBindingFilter): string | null {
+  if (f.resourceType === 0 || f.patternType === 0) return 'Unknown patternFilter.';
+  if (f.operation === 0 || f.permissionType === 0) return 'Unknown entryFilter.';
+  return null;
 }
 
 export function patternMatches(f: AclBindingFilter, b: AclBinding): boolean {
@@ -118,20 +127,26 @@ export function bindingKey(b: AclBinding): string {
 }
 
 /**
- * Kafka's checks on a new ACL (AclApis, then the controller's validateNewAcl): null when valid,
- * else the INVALID_REQUEST message.
+ * Kafka's checks on a new ACL (the broker's AclApis, then the controller's validateNewAcl), for a
+ * binding whose codes went through fromCode: null when valid, else the error code and message.
+ * A filter-only value (ANY, MATCH) fails as Kafka 4.4 fails building the binding:
+ * UNKNOWN_SERVER_ERROR without a message; an UNKNOWN code (outside the enumeration) is
+ * INVALID_REQUEST "Invalid <field> UNKNOWN".
  */
-export function validateNewAcl(b: AclBinding): string | null {
+export function validateNewAcl(b: AclBinding): { errorCode: number; message: string | null } | null {
+  const invalid = (message: string) => ({ errorCode: 42, message });
   if (b.resourceType === ResourceType.CLUSTER && b.resourceName !== CLUSTER_NAME) {
-    return `The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`;
+    return invalid(`The only valid name for the CLUSTER resource is ${CLUSTER_NAME}`);
   }
-  if (b.resourceName === '') return 'Invalid empty resource name';
-  if (b.resourceType === ResourceType.ANY || b.resourceType === ResourceType.UNKNOWN) return `Invalid resourceType ${resourceTypeName(b.resourceType)}`;
-  if (b.patternType !== PatternType.LITERAL && b.patternType !== PatternType.PREFIXED) return `Invalid patternType ${patternTypeName(b.patternType)}`;
-  if (b.operation === AclOperation.ANY || b.operation === AclOperation.UNKNOWN) return `Invalid operation ${operationName(b.operation)}`;
-  if (b.permissionType !== AclPermissionType.ALLOW && b.permissionType !== AclPermissionType.DENY) {
-    return `Invalid permissionType ${permissionName(b.permissionType)}`;
+  if (b.resourceName === '') return invalid('Invalid empty resource name');
+  if (b.resourceType === ResourceType.ANY || b.patternType === PatternType.ANY || b.patternType === PatternType.MATCH
+    || b.operation === AclOperation.ANY || b.permissionType === AclPermissionType.ANY) {
+    return { errorCode: -1, message: null };
   }
+  if (b.resourceType === ResourceType.UNKNOWN) return invalid(`Invalid resourceType ${resourceTypeName(b.resourceType)}`);
+  if (b.patternType === PatternType.UNKNOWN) return invalid(`Invalid patternType ${patternTypeName(b.patternType)}`);
+  if (b.operation === AclOperation.UNKNOWN) return invalid(`Invalid operation ${operationName(b.operation)}`);
+  if (b.permissionType === AclPermissionType.UNKNOWN) return invalid(`Invalid permissionType ${permissionName(b.permissionType)}`);
   return null;
 }
 

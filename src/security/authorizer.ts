@@ -54,9 +54,14 @@ function aclResult(acl: AclBinding, principal: string, host: string, op: number)
   return allow;
 }
 
-/** Kafka compares hosts as InetAddress.getHostAddress() text: ::ffff:a.b.c.d is a.b.c.d. */
+/**
+ * The host an ACL is compared with, from a connection's `address:port` (RequestContext.remoteAddress):
+ * the address as Kafka's InetAddress.getHostAddress() writes it, an IPv4-mapped IPv6 address as IPv4.
+ */
 export function clientHost(remoteAddress: string): string {
-  return remoteAddress.startsWith('::ffff:') ? remoteAddress.slice(7) : remoteAddress;
+  const colon = remoteAddress.lastIndexOf(':');
+  const address = colon > 0 ? remoteAddress.slice(0, colon) : remoteAddress;
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
 }
 
 export function parseSuperUsers(text: string): Set<string> {

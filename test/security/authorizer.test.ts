@@ -33,7 +33,7 @@ function acl(resourceType: number, resourceName: string, patternType: number, pr
 function setup(opts: { superUsers?: string; allowIfNone?: boolean } = {}) {
   const cache = new FakeCache();
   const auth = new StandardAuthorizer(parseSuperUsers(opts.superUsers ?? ''), opts.allowIfNone ?? false, cache as never);
-  const can = (principal: string, op: number, name: string, type: number = Res.TOPIC, host = '127.0.0.1') => auth.authorize(principal, host, op, type, name);
+  const can = (principal: string, op: number, name: string, type: number = Res.TOPIC, host = '127.0.0.1') => auth.authorize(principal, `${host}:50000`, op, type, name);
   return { cache, auth, can };
 }
 
@@ -72,8 +72,9 @@ test('literal, wildcard and prefixed patterns; User:*; hosts', () => {
   assert.is(can('User:alice', Op.READ, 'g', Res.GROUP, '10.0.0.2'), false);
   // IPv4-mapped IPv6 addresses compare as IPv4.
   assert.is(can('User:alice', Op.READ, 'g', Res.GROUP, '::ffff:10.0.0.1'), true);
-  assert.is(clientHost('::ffff:127.0.0.1'), '127.0.0.1');
-  assert.is(clientHost('::1'), '::1');
+  assert.is(clientHost('::ffff:127.0.0.1:4242'), '127.0.0.1');
+  assert.is(clientHost('::1:4242'), '::1');
+  assert.is(clientHost('10.1.2.3:4242'), '10.1.2.3');
 });
 
 test('DENY wins over ALLOW, wherever it comes from; DENY READ does not deny DESCRIBE', () => {
@@ -118,7 +119,7 @@ test('decisions are memoised and forgotten when the ACLs change', () => {
 
 test('authorizeByResourceType: some topic writable, unless a wildcard or covering DENY takes it back', () => {
   const { cache, auth } = setup();
-  const byType = (p: string) => auth.authorizeByResourceType(p, '127.0.0.1', Op.WRITE, Res.TOPIC);
+  const byType = (p: string) => auth.authorizeByResourceType(p, '127.0.0.1:1', Op.WRITE, Res.TOPIC);
   assert.is(byType('User:a'), false);
   cache.add(acl(Res.TOPIC, 'logs-', Pat.PREFIXED, 'User:a', Op.WRITE, Perm.ALLOW));
   assert.is(byType('User:a'), true);
@@ -142,12 +143,15 @@ test('filters: ANY, MATCH, LITERAL, PREFIXED; UNKNOWN codes; validation messages
   assert.equal([lit, pre, wild].map((b) => filterMatches(f('orders', Pat.ANY), b)), [true, false, false]);
   assert.equal([lit, pre, wild].map((b) => filterMatches(f('ord', Pat.PREFIXED), b)), [false, true, false]);
   assert.equal([lit, pre, wild].map((b) => filterMatches(f(null, Pat.LITERAL), b)), [true, false, true]);
-  assert.is(hasUnknown(normalizeBinding({ ...lit, operation: 99 })), true);
+  assert.is(hasUnknown({ ...lit, operation: 0 }), true);
+  assert.is(hasUnknown({ ...lit, operation: 99 }), false);
+  assert.is(normalizeBinding({ ...lit, operation: 99 }).operation, Op.UNKNOWN);
   assert.is(hasUnknown(lit), false);
-  assert.is(validateNewAcl({ ...lit, resourceType: Res.CLUSTER }), 'The only valid name for the CLUSTER resource is kafka-cluster');
-  assert.is(validateNewAcl({ ...lit, patternType: Pat.MATCH }), 'Invalid patternType MATCH');
-  assert.is(validateNewAcl({ ...lit, operation: Op.ANY }), 'Invalid operation ANY');
-  assert.is(validateNewAcl({ ...lit, resourceName: '' }), 'Invalid empty resource name');
+  assert.equal(validateNewAcl({ ...lit, resourceType: Res.CLUSTER }), { errorCode: 42, message: 'The only valid name for the CLUSTER resource is kafka-cluster' });
+  assert.equal(validateNewAcl({ ...lit, patternType: Pat.MATCH }), { errorCode: -1, message: null });
+  assert.equal(validateNewAcl({ ...lit, operation: Op.ANY }), { errorCode: -1, message: null });
+  assert.equal(validateNewAcl(normalizeBinding({ ...lit, operation: 99 })), { errorCode: 42, message: 'Invalid operation UNKNOWN' });
+  assert.equal(validateNewAcl({ ...lit, resourceName: '' }), { errorCode: 42, message: 'Invalid empty resource name' });
   assert.is(validateNewAcl(lit), null);
 });
 

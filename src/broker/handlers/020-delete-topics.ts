@@ -28,7 +28,7 @@ import type { DeletableTopicResult } from '../../protocol/generated/messages/del
 import { INTERNAL_TOPICS } from '../metadata.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
-import { AclOperation, authorizeTopic } from '../../security/authz.js';
+import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -79,6 +79,9 @@ export const deleteTopicsHandler = defineHandler({
       for (const name of req.topicNames) addName(name);
     }
 
+    // ACLs (the controller's deleteTopics): DELETE on the cluster allows every topic, else DESCRIBE and DELETE on each.
+    const clusterDelete = authorizeClusterOrForwarded(ctx, AclOperation.DELETE);
+    const may = (op: number, name: string) => clusterDelete || authorizeTopic(ctx, op, name);
     // Resolve everything to names first (ids of unknown topics answer UNKNOWN_TOPIC_ID).
     const toDelete = new Map<string, { name: string; id: string }>(); // by topic id
     const answered = new Set<string>();
@@ -91,8 +94,8 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(e.name, ZERO_UUID, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
           continue;
         }
-        // ACLs: DESCRIBE (before the name is looked up) and DELETE on the topic.
-        if (!authorizeTopic(ctx, AclOperation.DESCRIBE, e.name) || !authorizeTopic(ctx, AclOperation.DELETE, e.name)) {
+        // DESCRIBE before the name is looked up, then DELETE.
+        if (!may(AclOperation.DESCRIBE, e.name) || !may(AclOperation.DELETE, e.name)) {
           responses.push(result(e.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }
@@ -115,11 +118,11 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE));
           continue;
         }
-        if (!authorizeTopic(ctx, AclOperation.DESCRIBE, info.name)) {
+        if (!may(AclOperation.DESCRIBE, info.name)) {
           responses.push(result(null, e.id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }
-        if (!authorizeTopic(ctx, AclOperation.DELETE, info.name)) {
+        if (!may(AclOperation.DELETE, info.name)) {
           responses.push(result(info.name, e.id, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }

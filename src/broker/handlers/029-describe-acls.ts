@@ -4,9 +4,9 @@
  * Behavior (Kafka's AclApis.handleDescribeAcls):
  * - DESCRIBE on the cluster, else CLUSTER_AUTHORIZATION_FAILED for the whole request.
  * - No authorizer configured: SECURITY_DISABLED, "No Authorizer is configured on the broker".
- * - A filter with an UNKNOWN element (resource type, pattern type, operation or permission code
- *   0 or outside the enumeration) makes the request unparseable, as in Kafka: the connection
- *   closes.
+ * - A filter with a code 0 (UNKNOWN resource type, pattern type, operation or permission) makes
+ *   the request unparseable, as in Kafka: the connection closes. A code outside its enumeration
+ *   reads as UNKNOWN, which matches nothing.
  * - Otherwise every ACL the filter matches (ANY, MATCH and null fields as in acl.ts), grouped by
  *   resource pattern.
  * Version notes: v1 pattern types; v2 flexible; v3 USER resources.
@@ -32,17 +32,18 @@ export function groupByResource(acls: readonly AclBinding[]): DescribeAclsResour
 export const describeAclsHandler = defineHandler({
   apiKey: 29,
   handle(ctx, req) {
-    const filter: AclBindingFilter = normalizeBinding({
+    const raw: AclBindingFilter = {
       resourceType: req.resourceTypeFilter, resourceName: req.resourceNameFilter, patternType: req.patternTypeFilter,
       principal: req.principalFilter, host: req.hostFilter, operation: req.operation, permissionType: req.permissionType,
-    });
-    if (hasUnknown(filter)) throw new ProtocolError('DescribeAcls filter contains UNKNOWN elements');
+    };
+    if (hasUnknown(raw)) throw new ProtocolError('DescribeAcls filter contains UNKNOWN elements');
+    const filter = normalizeBinding(raw);
     requireCluster(ctx, AclOperation.DESCRIBE);
     const auth = ctx.broker.authorizer;
     if (auth === null) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.SECURITY_DISABLED, errorMessage: 'No Authorizer is configured on the broker', resources: [] };
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, resources: groupByResource(auth.acls(filter)) };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', resources: groupByResource(auth.acls(filter)) };
   },
   errorResponse(_req, errorCode) {
     return { throttleTimeMs: 0, errorCode, errorMessage: null, resources: [] };

@@ -40,7 +40,7 @@ export const createPartitionsHandler = defineHandler({
         results.push({ name: t.name, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' });
         continue;
       }
-      // ACLs: ALTER on the topic.
+      // ACLs: ALTER on the topic (ALTER on the cluster does not cover it, unlike DeleteTopics' DELETE).
       if (!authorizeTopic(ctx, AclOperation.ALTER, t.name)) {
         results.push({ name: t.name, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
         continue;
