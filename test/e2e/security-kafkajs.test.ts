@@ -113,4 +113,28 @@ test('a plaintext client on a TLS port and a TLS client on a plaintext port fail
   await roundTrip({ clientId: 'ok' }, plainBroker, 'still-plain');
 });
 
+test('KIP-368: kafkajs re-authenticates on the same connection before connections.max.reauth.ms runs out', async () => {
+  const b = await start({ sasl: { scram: { bob: 'bob-secret' }, reauthMs: 2500 }, 'num.partitions': 1 });
+  const kafka = new Kafka({
+    clientId: 'reauth', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, reauthenticationThreshold: 1500,
+    sasl: { mechanism: 'scram-sha-256', username: 'bob', password: 'bob-secret' },
+  });
+  const producer = kafka.producer();
+  await producer.connect();
+  const handshakes: number[] = [];
+  const rec = b.control.record({ apiKeys: [17, 36] });
+  for (let i = 0; i < 4; i++) {
+    const r = await producer.send({ topic: 'reauth', messages: [{ value: `v${i}` }] });
+    assert.is(r[0]!.errorCode, 0);
+    handshakes.push(b.broker.socketServer!.connectionCount);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+  }
+  await producer.disconnect();
+  // Four sends over ~5 s with 2.5 s sessions: served throughout, on no more connections than at the start.
+  assert.ok(handshakes.every((n) => n <= handshakes[0]!), JSON.stringify(handshakes));
+  assert.ok(rec.of(17).length >= 1, 'kafkajs sent SaslHandshake again (re-authentication)');
+  assert.ok(rec.of(36).every((x) => (x as { response: { errorCode: number } }).response.errorCode === 0));
+  rec.stop();
+});
+
 test.run();
