@@ -1,4 +1,5 @@
 /** Every probe, in the order they run (each set-up uses fresh names of its own). */
+import { aclProbes } from './probes-acls.js';
 import { adminProbes, destructiveProbes } from './probes-admin.js';
 import { captureProbes } from './probes-captures.js';
 import { coreProbes } from './probes-core.js';
@@ -9,5 +10,5 @@ import { txnProbes } from './probes-txn.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...aclProbes(), ...captureProbes(), ...destructiveProbes()];
 }
