@@ -15,6 +15,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { parseProperties } from '../config/properties.js';
 import { jaasOptions, parseJaasConfig } from '../security/jaas.js';
 import { unsecuredJws } from '../security/sasl/client.js';
+import { caFromPkcs12 } from '../security/tls.js';
 import type { ClientSecurity } from './client.js';
 
 const PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
@@ -36,7 +37,7 @@ export function clientSecurityFromProperties(text: string, source = 'command con
     if (props.has('ssl.truststore.certificates')) t.ca = pemCertificates(props.get('ssl.truststore.certificates')!);
     else if (tsLocation) {
       if (tsType === 'PKCS12') {
-        t.pfx = [{ buf: readFileSync(tsLocation), passphrase: props.get('ssl.truststore.password') }];
+        t.ca = caFromPkcs12(source, readFileSync(tsLocation), props.get('ssl.truststore.password') ?? null);
       } else if (tsType === 'PEM') {
         t.ca = pemCertificates(readFileSync(tsLocation, 'utf8'));
       } else {

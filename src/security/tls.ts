@@ -97,7 +97,7 @@ export function buildListenerTls(listener: string, s: SslSettings): ListenerTls 
     const data = readStore(listener, 'ssl.truststore.location', s.truststoreLocation);
     if (tsType === 'PKCS12') {
       // Node reads CA certificates of a PKCS12 file through a secure context of its own.
-      options.ca = caFromPkcs12(listener, data, s.truststorePassword);
+      options.ca = caFromPkcs12(`listener ${listener}`, data, s.truststorePassword);
     } else {
       options.ca = pemBlocks(data.toString('utf8')).filter((b) => b.label === 'CERTIFICATE').map((b) => b.pem);
     }
@@ -119,13 +119,13 @@ export function buildListenerTls(listener: string, s: SslSettings): ListenerTls 
   return { options, clientAuth: s.clientAuth, mapper: new SslPrincipalMapper(s.principalMappingRules) };
 }
 
-function caFromPkcs12(listener: string, data: Buffer, password: string | null): string[] {
+export function caFromPkcs12(listener: string, data: Buffer, password: string | null): string[] {
   // A PKCS12 truststore holds certificates only; Node cannot export them from `pfx` without a
   // key, so openssl converts it (it is read once, at start-up).
   try {
     const out = execFileSync('openssl', ['pkcs12', '-nokeys', '-passin', `pass:${password ?? ''}`], { input: data });
     return pemBlocks(out.toString('utf8')).filter((b) => b.label === 'CERTIFICATE').map((b) => b.pem);
   } catch (e) {
-    throw new ConfigError(`listener ${listener}: cannot read the PKCS12 truststore: ${(e as Error).message}`);
+    throw new ConfigError(`${listener}: cannot read the PKCS12 truststore: ${(e as Error).message}`);
   }
 }

@@ -147,6 +147,20 @@ test('a plaintext client on the TLS port and a TLS client on the plaintext port 
   });
 });
 
+test('a PKCS12 truststore verifies client certificates', async () => {
+  const server = issueServerCertificate(ca, 'p12trust-server');
+  const carol = issueCertificate(ca, 'carol', '/CN=carol');
+  const trust = join(ca.dir, 'trust.p12');
+  execFileSync('openssl', ['pkcs12', '-export', '-nokeys', '-in', ca.certFile, '-passout', 'pass:tpw', '-out', trust]);
+  await withBroker(sslListener({
+    'ssl.keystore.type': 'PEM', 'ssl.keystore.location': server.pemFile, 'ssl.client.auth': 'required',
+    'ssl.truststore.type': 'PKCS12', 'ssl.truststore.location': trust, 'ssl.truststore.password': 'tpw',
+  }), async (b, conns) => {
+    assert.ok(await apiVersionsOk(b.port, { ca: ca.cert, cert: carol.cert, key: carol.key }));
+    assert.is(conns[0]!.principal, 'User:CN=carol');
+  });
+});
+
 test('start-up refuses JKS keystores and SSL listeners without a keystore, naming the listener', async () => {
   await startBroker(sslListener({ 'ssl.keystore.location': '/nonexistent.jks' }))
     .then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /listener SSL: ssl.keystore.type is JKS.*PKCS12/));
