@@ -82,7 +82,7 @@ function saslFrames(): Buffer[] {
   const cred = saslClient({ mechanism: mechanism === 'GSSAPI' || mechanism === '' ? 'PLAIN' : mechanism, username: 'bob', password: 'bob-secret', token: 'a.b.' });
   const token = cred.initial();
   const auth = encodeRequest(36, rand(3), 2, 'fuzz', { authBytes: rand(2) ? mutate(token) : randomBytes(rand(200)) });
-  const frames = [framed(rand(3) === 0 ? mutate(hs) : hs), framed(rand(3) === 0 ? mutate(auth) : auth)];
+  const frames: Buffer[] = [framed(rand(3) === 0 ? mutate(hs) : hs), framed(rand(3) === 0 ? mutate(auth) : auth)];
   switch (rand(6)) {
     case 0: frames.push(randomBytes(rand(64))); break; // raw garbage after
     case 1: frames.push(framed(randomBytes(rand(600)))); break; // a raw token
