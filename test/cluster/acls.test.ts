@@ -1,0 +1,118 @@
+/**
+ * ACLs in a cluster: two Samsa brokers on etcd with the StandardAuthorizer and
+ * allow.everyone.if.no.acl.found=true. An ACL created through one broker is enforced by the
+ * other as soon as its metadata watch sees it (acls/<id> in etcd), replication between them
+ * keeps working under the authorizer (the brokers' principal has CLUSTER_ACTION), topic
+ * creation forwarded to the controller is checked with the client's principal, and a delete
+ * through the second broker lifts the restriction on the first. Clients are told apart by host:
+ * the restricted one connects from 127.0.0.2.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { KafkaConn } from '../../bench/lib/kafka-conn.js';
+import { etcdMissing } from '../support/etcd.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { fill } from '../../compat-tests/probes/fill.js';
+import { codec } from '../../compat-tests/probes/wire.js';
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const missing = etcdMissing();
+if (missing && IN_CI) throw new Error(`cluster acls: etcd is required under CI: ${missing}`);
+let c: TestCluster | null = null;
+const conns: KafkaConn[] = [];
+
+test.before(async () => {
+  if (missing) return;
+  c = await startCluster({
+    brokers: 2,
+    config: {
+      'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer',
+      'allow.everyone.if.no.acl.found': true,
+      'default.replication.factor': 2,
+      'min.insync.replicas': 2,
+    },
+  });
+});
+
+test.after(async () => {
+  for (const k of conns) k.close();
+  await c?.cleanup();
+});
+
+async function conn(nodeId: number, from?: string): Promise<KafkaConn> {
+  const k = await KafkaConn.connect('127.0.0.1', c!.broker(nodeId).port, 5000, from);
+  conns.push(k);
+  return k;
+}
+
+const restrictedRead = { resourceType: 2, resourceName: 'ca-', resourcePatternType: 4, principal: 'User:ANONYMOUS', host: '127.0.0.2', operation: 3, permissionType: 2 };
+// An ACL covering a topic ends allow.everyone.if.no.acl.found for it: allow everyone else explicitly.
+const allowTopics = { resourceType: 2, resourceName: 'ca-', resourcePatternType: 4, principal: 'User:*', host: '*', operation: 2, permissionType: 3 };
+const denyTopicCreate = { resourceType: 2, resourceName: 'cz-', resourcePatternType: 4, principal: 'User:ANONYMOUS', host: '127.0.0.2', operation: 5, permissionType: 2 };
+const denyCreate = { resourceType: 4, resourceName: 'kafka-cluster', resourcePatternType: 3, principal: 'User:ANONYMOUS', host: '127.0.0.2', operation: 5, permissionType: 2 };
+// With an ACL on the cluster resource, only what ACLs allow is allowed there: keep the brokers' (and 127.0.0.1's) rights.
+const allowCluster = { resourceType: 4, resourceName: 'kafka-cluster', resourcePatternType: 3, principal: 'User:ANONYMOUS', host: '*', operation: 2, permissionType: 3 };
+
+/** A request whose body names only what it sets (the rest: protocol-specs defaults). */
+function req(k: KafkaConn, apiKey: number, version: number, body: Record<string, unknown>): Promise<any> {
+  return k.request(apiKey as never, version, fill(`${codec(apiKey).name}Request`, version, body) as never);
+}
+
+async function fetchCode(k: KafkaConn, topic: string): Promise<number> {
+  const r: any = await req(k, 1, 12, {
+    replicaId: -1, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0,
+    topics: [{ topic, partitions: [{ partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
+  });
+  return r.responses[0].partitions[0].errorCode;
+}
+
+async function waitCode(k: KafkaConn, topic: string, code: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const got = await fetchCode(k, topic);
+    if (got === code) return;
+    if (Date.now() > deadline) throw new Error(`fetch ${topic}: ${got}, expected ${code}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+test('an ACL created on one broker is enforced by the other; replication and acks=all keep working', async () => {
+  if (!c) return console.log('cluster acls: skipped:', missing);
+  const [a, b] = c.brokers.map((x) => x.nodeId);
+  await c.waitForMetadata(a, (m) => m.brokers.length === 2 && m.controllerId > 0, 'two brokers and a controller');
+  const admin = await conn(a);
+  const created: any = await req(admin, 19, 7, { topics: [{ name: 'ca-orders', numPartitions: 1, replicationFactor: 2, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
+  assert.is(created.topics[0].errorCode, 0);
+  await c.waitForMetadata(b, (m) => m.topics.some((t) => t.name === 'ca-orders' && t.partitions[0]?.isrNodes.length === 2), 'ca-orders with both replicas in sync');
+  const acl: any = await req(admin, 30, 3, { creations: [allowCluster, allowTopics, restrictedRead, denyCreate, denyTopicCreate] });
+  assert.equal(acl.results.map((r: any) => r.errorCode), [0, 0, 0, 0, 0]);
+
+  const restrictedOnB = await conn(b, '127.0.0.2');
+  await waitCode(restrictedOnB, 'ca-orders', ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  // 127.0.0.1 still reads; a produce with acks=all needs the follower's fetches (CLUSTER_ACTION).
+  const leader = (await c.metadata(a, ['ca-orders'])).topics[0].partitions[0].leaderId;
+  const toLeader = await conn(leader);
+  const p: any = await req(toLeader, 0, 9, {
+    transactionalId: null, acks: -1, timeoutMs: 10_000,
+    topicData: [{ name: 'ca-orders', partitionData: [{ index: 0, records: buildRecordBatch({ baseOffset: 0n, records: [{ key: null, value: Buffer.from('v') }] } as never) }] }],
+  });
+  assert.is(p.responses[0].partitionResponses[0].errorCode, 0);
+  assert.is(await fetchCode(toLeader, 'ca-orders'), 0);
+
+  // Topic creation forwarded to the controller is checked with the client's principal and host.
+  const restrictedOnA = await conn(a, '127.0.0.2');
+  for (const k of [restrictedOnA, restrictedOnB]) {
+    const r: any = await req(k, 19, 7, { topics: [{ name: 'cz-new', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 30_000, validateOnly: false });
+    assert.is(r.topics[0].errorCode, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+  }
+
+  // Deleting through the other broker lifts the restriction everywhere.
+  const del: any = await req((await conn(b)), 31, 3, { filters: [{ resourceTypeFilter: 2, resourceNameFilter: null, patternTypeFilter: 1, principalFilter: null, hostFilter: null, operation: 1, permissionType: 1 }] });
+  assert.is(del.filterResults[0].matchingAcls.length, 3);
+  // Not denied any more: the data, or (where this broker is a follower) NOT_LEADER_OR_FOLLOWER.
+  await waitCode(restrictedOnA, 'ca-orders', leader === a ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+});
+
+test.run();
