@@ -35,7 +35,6 @@ import { median, percentile, sleep } from './lib/proc.js';
 import { machineCpu } from './lib/run.js';
 
 const MiB = 1024 ** 2;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 function arg(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);

@@ -48,49 +48,60 @@ test.after(async () => {
 let healLater: (() => void) | null = null;
 const ids = () => c!.brokers.map((b) => b.nodeId);
 
-test('a leader cut off from etcd stops leading; the controller moves its leaderships; it rejoins as a follower; nothing lost', async () => {
-  if (!c) return console.log('network-faults: skipped:', missing);
-  const topic = 'etcd-cut';
-  const m = await createTopic(c, topic, 3);
+async function leaderOffEtcd(topic: string, fault: 'cut' | 'stall'): Promise<void> {
+  const cc = c!;
+  const m = await createTopic(cc, topic, 3);
   const victim = topicOf(m, topic)!.partitions.find((p) => p.partitionIndex === 0)!.leaderId;
   const led = topicOf(m, topic)!.partitions.filter((p) => p.leaderId === victim).map((p) => p.partitionIndex);
   const survivor = ids().find((id) => id !== victim)!;
-  const load = await kafkajsLoad(c, topic, 3);
+  const load = await kafkajsLoad(cc, topic, 3);
   try {
     await load.acks.waitFor(10, 0, 'before the fault');
     const faultAt = Date.now();
-    c.etcdLink(victim).cut();
-    healLater = () => c!.etcdLink(victim).heal();
+    const mark = cc.broker(victim).output().length;
+    if (fault === 'cut') cc.etcdLink(victim).cut();
+    else cc.etcdLink(victim).stall();
+    healLater = () => cc.etcdLink(victim).heal();
     // The controller (another broker, or a new one if the victim was it) moves the leaderships.
-    await waitPartitions(c, survivor, topic, (p) => p.leaderId !== victim && p.leaderId >= 0 && !p.isrNodes.includes(victim), 'leaders moved off the victim');
+    await waitPartitions(cc, survivor, topic, (p) => p.leaderId !== victim && p.leaderId >= 0 && !p.isrNodes.includes(victim), 'leaders moved off the victim');
     const movedAt = Date.now();
     // The victim knows it lost its registration, and stops acting as leader of what it led.
-    await waitOutput(victim, 'left the cluster');
-    const cl = await c.client(victim);
+    await waitOutput(victim, 'left the cluster', mark);
+    const cl = await cc.client(victim);
     const res = await cl.send(0, 9, {
       transactionalId: null, acks: -1, timeoutMs: 3000,
       topicData: [{ name: topic, partitionData: [{ index: led[0], records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('to the deposed leader') }] }) }] }],
     });
     assert.is(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'the cut-off broker refuses produces');
     await load.acks.waitFor(10, movedAt, 'on the new leaders', 30_000, led);
-    console.log(`etcd cut: broker ${victim} cut off → leaders moved after ${movedAt - faultAt} ms → first acknowledged produce on a new leader ${load.acks.firstAfter(movedAt, led)} ms later (broker.session.timeout.ms 2000)`);
+    console.log(`etcd ${fault}: broker ${victim} cut off → leaders moved after ${movedAt - faultAt} ms → first acknowledged produce on a new leader ${load.acks.firstAfter(movedAt, led)} ms later (broker.session.timeout.ms 2000)`);
     const healAt = Date.now();
-    c.etcdLink(victim).heal();
-    await waitOutput(victim, 'rejoined the cluster');
-    await waitPartitions(c, survivor, topic, (p) => p.isrNodes.length === 3, 'the victim back in every ISR');
-    console.log(`etcd cut: healed → back in every ISR after ${Date.now() - healAt} ms`);
+    cc.etcdLink(victim).heal();
+    await waitOutput(victim, 'rejoined the cluster', mark);
+    await waitPartitions(cc, survivor, topic, (p) => p.isrNodes.length === 3, 'the victim back in every ISR');
+    console.log(`etcd ${fault}: healed → back in every ISR after ${Date.now() - healAt} ms`);
     await load.acks.waitFor(5, Date.now(), 'after the heal');
   } finally {
     healLater?.();
     await load.stop();
   }
-  await assertNothingLost(c.bootstrap, topic, load.acks);
-  console.log(`etcd cut: ${load.acks.total} acknowledged, ${load.acks.failures} sends failed, all read back once in order`);
+  await assertNothingLost(cc.bootstrap, topic, load.acks);
+  console.log(`etcd ${fault}: ${load.acks.total} acknowledged, ${load.acks.failures} sends failed, all read back once in order`);
+}
+
+test('a leader cut off from etcd stops leading; the controller moves its leaderships; it rejoins as a follower; nothing lost', async () => {
+  if (!c) return console.log('network-faults: skipped:', missing);
+  await leaderOffEtcd('etcd-cut', 'cut');
 });
 
-async function waitOutput(id: number, text: string, timeoutMs = 30_000): Promise<void> {
+test('a leader whose etcd link stalls (requests and keep-alives held): the same', async () => {
+  if (!c) return;
+  await leaderOffEtcd('etcd-stall', 'stall');
+});
+
+async function waitOutput(id: number, text: string, since: number, timeoutMs = 30_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!c!.broker(id).output().includes(text)) {
+  while (!c!.broker(id).output().slice(since).includes(text)) {
     if (Date.now() > deadline) throw new Error(`broker ${id} did not say '${text}' within ${timeoutMs} ms:\n${c!.broker(id).output().slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
