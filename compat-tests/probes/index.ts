@@ -7,8 +7,9 @@ import { dataProbes } from './probes-fetch.js';
 import { groupProbes } from './probes-groups.js';
 import { produceProbes } from './probes-produce.js';
 import { txnProbes } from './probes-txn.js';
+import { scramProbes } from './probes-scram.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...aclProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...aclProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
 }

@@ -72,7 +72,7 @@ test('kafka-configs creates a SCRAM-SHA-512 user over SASL_SSL (AlterUserScramCr
   const c = await KafkaClient.connect({ bootstrap: `127.0.0.1:${port.PLAINTEXT}` });
   const d = await c.send(50, 0, { users: [{ name: 'java-user' }] });
   c.close();
-  assert.equal(d.results, [{ user: 'java-user', errorCode: 0, errorMessage: null, credentialInfos: [{ mechanism: 2, iterations: 8192 }] }]);
+  assert.equal(d.results, [{ user: 'java-user', errorCode: 0, errorMessage: '', credentialInfos: [{ mechanism: 2, iterations: 8192 }] }]);
 });
 
 const COMBOS: [string, string | null, string | null][] = [

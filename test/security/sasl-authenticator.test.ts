@@ -193,7 +193,7 @@ test('AlterUserScramCredentials / DescribeUserScramCredentials: Kafka\'s errors;
       assert.equal(by.get('dave'), [0, null]);
       const d = await admin.send(50, 0, { users: [{ name: 'dave' }, { name: 'carol' }, { name: 'eve' }, { name: 'eve' }] });
       const dby = new Map(d.results.map((x) => [x.user, [x.errorCode, x.errorMessage, x.credentialInfos]]));
-      assert.equal(dby.get('dave'), [0, null, [{ mechanism: 2, iterations: 4096 }]]);
+      assert.equal(dby.get('dave'), [0, '', [{ mechanism: 2, iterations: 4096 }]]);
       assert.equal(dby.get('carol'), [ErrorCode.RESOURCE_NOT_FOUND, 'Attempt to describe a user credential that does not exist: carol', []]);
       assert.equal(dby.get('eve'), [ErrorCode.DUPLICATE_RESOURCE, 'Cannot describe SCRAM credentials for the same user twice in a single request: eve', []]);
       admin.close();

@@ -8,6 +8,7 @@
  *   for the same user twice in a single request: <user>"), one without credentials
  *   RESOURCE_NOT_FOUND ("Attempt to describe a user credential that does not exist: <user>").
  * - Not authorized: CLUSTER_AUTHORIZATION_FAILED at the top level.
+ * - Success messages are "" rather than null, at the top and per user, as Kafka writes them.
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -31,7 +32,7 @@ export const describeUserScramCredentialsHandler = defineHandler({
       .sort((a, b) => a.mechanism - b.mechanism);
     const results = [];
     if (req.users === null || req.users.length === 0) {
-      for (const user of [...byUser.keys()].sort()) results.push({ user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: infos(user) });
+      for (const user of [...byUser.keys()].sort()) results.push({ user, errorCode: ErrorCode.NONE, errorMessage: '', credentialInfos: infos(user) });
     } else {
       const counts = new Map<string, number>();
       for (const u of req.users) counts.set(u.name, (counts.get(u.name) ?? 0) + 1);
@@ -41,11 +42,11 @@ export const describeUserScramCredentialsHandler = defineHandler({
         } else if (!byUser.has(user)) {
           results.push({ user, errorCode: ErrorCode.RESOURCE_NOT_FOUND, errorMessage: `Attempt to describe a user credential that does not exist: ${user}`, credentialInfos: [] });
         } else {
-          results.push({ user, errorCode: ErrorCode.NONE, errorMessage: null, credentialInfos: infos(user) });
+          results.push({ user, errorCode: ErrorCode.NONE, errorMessage: '', credentialInfos: infos(user) });
         }
       }
     }
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, results };
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '', results };
   },
   errorResponse(_req, errorCode) {
     return { throttleTimeMs: 0, errorCode, errorMessage: null, results: [] };
