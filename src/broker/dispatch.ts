@@ -155,6 +155,22 @@ export class Dispatcher {
     return this.finish(entry, ctx, decoded, response);
   }
 
+  /**
+   * The whole-request error answer to `frame` with `errorCode`, without running its handler (a
+   * SASL connection answers a request that arrives mid-authentication this way, then closes).
+   * Throws ProtocolError when the frame is not a request of an advertised API and version.
+   */
+  errorAnswer(frame: Buffer, errorCode: number, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Buffer[] {
+    const r = new Reader(frame);
+    const h = readRequestHeaderStart(r);
+    const entry = this.entries.get(h.apiKey);
+    if (!entry || h.apiVersion < entry.adv.min || h.apiVersion > entry.adv.max) throw new ProtocolError(`unsupported api key ${h.apiKey} v${h.apiVersion}`);
+    if (entry.codec.flexibleFrom >= 0 && h.apiVersion >= entry.codec.flexibleFrom) r.taggedFields();
+    const body = entry.codec.readRequest(r, h.apiVersion);
+    const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: h.apiVersion, correlationId: h.correlationId, clientId: h.clientId };
+    return this.encode(entry.codec, h.correlationId, h.apiVersion, entry.handler.errorResponse(body as never, errorCode, ctx));
+  }
+
   private finish(entry: Entry, ctx: RequestContext, decoded: DecodedRequest, response: unknown): Buffer[] | null {
     if (response === undefined) return null;
     this.interceptor?.after?.(ctx, decoded, response);

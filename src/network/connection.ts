@@ -9,6 +9,7 @@
  */
 import type { Socket } from 'node:net';
 import { ProtocolError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import type { FramePool, FrameReader } from './frame-reader.js';
 import { SlabLease, type SlabPool } from './read-slabs.js';
@@ -138,6 +139,13 @@ export class Connection {
             if (out && !this.closedFlag) this.write([out]);
             if (!sasl.failed) continue;
           }
+          if (admission === 'refuse') {
+            try {
+              this.write(this.opts.dispatcher.errorAnswer(frame, ErrorCode.ILLEGAL_SASL_STATE, this.baseContext()));
+            } catch (err) {
+              this.opts.log.debug(`connection ${this.opts.id}: ${(err as Error).message}`);
+            }
+          }
           if (admission !== 'dispatch') {
             this.opts.log.debug(`closing connection ${this.opts.id} from ${this.remoteAddress}: request refused by SASL state ${sasl.state}`);
             this.closeAfterWrites();
@@ -238,6 +246,14 @@ export class Connection {
       this.opts.log.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
     }
     this.destroy();
+  }
+
+  /** The request context without a request (for answers built outside dispatch). */
+  private baseContext() {
+    return {
+      broker: this.opts.baseContext.broker, connectionId: this.opts.id, remoteAddress: this.remoteAddress,
+      listenerName: this.opts.listenerName, principal: this.principal, closed: this.closeController.signal,
+    };
   }
 
   /** Stops reading, lets the socket flush what was written (bounded), then closes. */

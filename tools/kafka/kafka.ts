@@ -92,6 +92,8 @@ export interface KafkaOptions {
   /** Called with each line the broker writes (default: kept, shown when start-up fails). */
   onLine?: (line: string) => void;
   startTimeoutMs?: number;
+  /** More listeners on free ports, name → security protocol (e.g. { SASL_PLAINTEXT: 'SASL_PLAINTEXT' }); their ssl/sasl settings go in `overrides`. */
+  extraListeners?: Record<string, string>;
 }
 
 export interface RunningKafka {
@@ -99,6 +101,8 @@ export interface RunningKafka {
   port: number;
   bootstrap: string;
   dir: string;
+  /** The port of each listener of `extraListeners`. */
+  listenerPorts: Record<string, number>;
   pid(): number | undefined;
   /** SIGKILL, then start again on the same ports and data directory. */
   restart(): Promise<void>;
@@ -106,15 +110,16 @@ export interface RunningKafka {
   stop(graceMs?: number): Promise<void>;
 }
 
-function properties(port: number, controllerPort: number, dir: string, overrides: Record<string, string>): string {
+function properties(port: number, controllerPort: number, dir: string, overrides: Record<string, string>, extra: Record<string, { protocol: string; port: number }> = {}): string {
+  const more = Object.entries(extra);
   const settings: Record<string, string> = {
     'process.roles': 'broker,controller',
     'node.id': '1',
     'controller.quorum.voters': `1@127.0.0.1:${controllerPort}`,
-    listeners: `PLAINTEXT://127.0.0.1:${port},CONTROLLER://127.0.0.1:${controllerPort}`,
-    'advertised.listeners': `PLAINTEXT://127.0.0.1:${port}`,
+    listeners: [`PLAINTEXT://127.0.0.1:${port}`, `CONTROLLER://127.0.0.1:${controllerPort}`, ...more.map(([n, l]) => `${n}://127.0.0.1:${l.port}`)].join(','),
+    'advertised.listeners': [`PLAINTEXT://127.0.0.1:${port}`, ...more.map(([n, l]) => `${n}://127.0.0.1:${l.port}`)].join(','),
     'controller.listener.names': 'CONTROLLER',
-    'listener.security.protocol.map': 'PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT',
+    'listener.security.protocol.map': ['PLAINTEXT:PLAINTEXT', 'CONTROLLER:PLAINTEXT', ...more.map(([n, l]) => `${n}:${l.protocol}`)].join(','),
     'inter.broker.listener.name': 'PLAINTEXT',
     'log.dirs': dir,
     'auto.create.topics.enable': 'true',
@@ -186,7 +191,9 @@ export async function startKafka(opts: KafkaOptions = {}): Promise<RunningKafka>
   const dir = opts.dir ?? mkdtempSync(path.join(os.tmpdir(), 'samsa-kafka-'));
   const dataDir = path.join(dir, 'data');
   const propsFile = path.join(dir, 'server.properties');
-  writeFileSync(propsFile, properties(port, controllerPort, dataDir, opts.overrides ?? {}));
+  const extra: Record<string, { protocol: string; port: number }> = {};
+  for (const [name, protocol] of Object.entries(opts.extraListeners ?? {})) extra[name] = { protocol, port: await freePort() };
+  writeFileSync(propsFile, properties(port, controllerPort, dataDir, opts.overrides ?? {}, extra));
   const java = javaBin();
   let output = '';
   const keep = (d: Buffer) => {
@@ -233,6 +240,7 @@ export async function startKafka(opts: KafkaOptions = {}): Promise<RunningKafka>
     port,
     bootstrap: `127.0.0.1:${port}`,
     dir,
+    listenerPorts: Object.fromEntries(Object.entries(extra).map(([n, l]) => [n, l.port])),
     pid: () => (child as ChildProcess | null)?.pid,
     async restart() {
       await kill('SIGKILL', 0);

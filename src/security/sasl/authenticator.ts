@@ -6,8 +6,9 @@
  *      └──────────SaslHandshake──────────┘        └─SaslHandshake v0──▶ raw (size-prefixed tokens, no Kafka headers)
  *
  * Before completion only ApiVersions (once, first), SaslHandshake and SaslAuthenticate are
- * served; any other request closes the connection without an answer (Kafka: "Unexpected Kafka
- * request of type ... during SASL handshake"). A failed authentication is answered with
+ * served; any other request closes the connection, without an answer before the handshake
+ * (Kafka: "Unexpected Kafka request of type ... during SASL handshake") and with its error
+ * response (ILLEGAL_SASL_STATE) after it. A failed authentication is answered with
  * SASL_AUTHENTICATION_FAILED and Kafka's message after connection.failed.authentication.delay.ms,
  * then the connection closes; an unsupported mechanism is answered UNSUPPORTED_SASL_MECHANISM
  * with the enabled list, then closed.
@@ -35,7 +36,11 @@ const SASL_AUTHENTICATE = 36;
 const API_VERSIONS_MAX = 4;
 
 export type SaslState = 'initial' | 'handshake' | 'authenticate' | 'raw' | 'complete' | 'failed';
-export type Admission = 'dispatch' | 'raw' | 'close';
+/**
+ * 'refuse': answer the request with its error response (ILLEGAL_SASL_STATE), then close, as Kafka
+ * does for a request other than SaslAuthenticate after the handshake.
+ */
+export type Admission = 'dispatch' | 'raw' | 'close' | 'refuse';
 
 export interface SaslDeps {
   now(): number;
@@ -101,7 +106,10 @@ export class SaslSession {
       case 'handshake':
         return apiKey === SASL_HANDSHAKE ? 'dispatch' : this.fail();
       case 'authenticate':
-        return apiKey === SASL_AUTHENTICATE ? 'dispatch' : this.fail();
+        if (apiKey === SASL_AUTHENTICATE) return 'dispatch';
+        this.state = 'failed';
+        this.closeAfterReply = true;
+        return 'refuse';
       default:
         return 'close';
     }
@@ -157,7 +165,7 @@ export class SaslSession {
       const challenge = await this.server.evaluate(authBytes);
       let lifetime = 0;
       if (this.server.complete) lifetime = this.completed();
-      return { errorCode: ErrorCode.NONE, errorMessage: null, authBytes: challenge, sessionLifetimeMs: BigInt(lifetime) };
+      return { errorCode: ErrorCode.NONE, errorMessage: '', authBytes: challenge, sessionLifetimeMs: BigInt(lifetime) };
     } catch (e) {
       this.state = 'failed';
       this.closeAfterReply = true;
@@ -197,7 +205,9 @@ export class SaslSession {
     const server = this.server!;
     const principal = `User:${server.authorizationId}`;
     if (this.reauthenticating && principal !== this.previousPrincipal) {
-      throw new SaslAuthenticationError(`Cannot change principals during re-authentication from ${this.previousPrincipal}: ${principal}`);
+      // Kafka writes the principals as type.name here.
+      const dotted = (p: string | null) => (p ?? '').replace(':', '.');
+      throw new SaslAuthenticationError(`Cannot change principals during re-authentication from ${dotted(this.previousPrincipal)}: ${dotted(principal)}`);
     }
     const now = this.deps.now();
     const credentialExpiry = server.credentialExpiresAtMs;

@@ -4,7 +4,7 @@
  * `authzid NUL authcid NUL password`; the authorization id, when given, must equal the user name.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { SaslAuthenticationError, SaslError, type SaslServerMechanism } from './mechanism.js';
+import { SaslAuthenticationError, type SaslServerMechanism } from './mechanism.js';
 
 export class PlainServer implements SaslServerMechanism {
   readonly mechanism = 'PLAIN';
@@ -15,7 +15,7 @@ export class PlainServer implements SaslServerMechanism {
 
   evaluate(token: Buffer): Buffer {
     const parts = token.toString('utf8').split('\u0000');
-    if (parts.length !== 3) throw new SaslError(`Invalid SASL/PLAIN response: expected 3 tokens, got ${parts.length}`);
+    if (parts.length !== 3) throw new SaslAuthenticationError(`Invalid SASL/PLAIN response: expected 3 tokens, got ${parts.length}`);
     const [authzid, username, password] = parts as [string, string, string];
     if (username === '') throw new SaslAuthenticationError('Authentication failed: username not specified');
     if (password === '') throw new SaslAuthenticationError('Authentication failed: password not specified');
