@@ -16,7 +16,8 @@ import { saslClient } from '../../src/security/sasl/client.js';
 import { RawConnection, METADATA_ALL } from './_wire.js';
 
 const SETTINGS: Record<string, string> = {
-  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256',
+  'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,OAUTHBEARER',
+  'listener.name.sasl_plaintext.oauthbearer.sasl.jaas.config': 'org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required;',
   'listener.name.sasl_plaintext.plain.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_admin="admin-secret";',
   'listener.name.sasl_plaintext.scram-sha-256.sasl.jaas.config': 'org.apache.kafka.common.security.scram.ScramLoginModule required;',
   'connections.max.reauth.ms': '60000',
@@ -103,7 +104,20 @@ const scram = (user: string, password: string): Step => async (c) => {
   return fin && { errorCode: fin.errorCode, errorMessage: fin.errorMessage, sessionLifetimeMs: fin.sessionLifetimeMs.toString() };
 };
 
+const jws = (claims: Record<string, unknown>, header: Record<string, unknown> = { alg: 'none' }) => {
+  const enc = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `${enc(header)}.${enc(claims)}.`;
+};
+const bearer = (token: string, authzid = '') => `n,${authzid ? `a=${authzid}` : ''},\u0001auth=Bearer ${token}\u0001\u0001`;
+const later = () => Math.floor(Date.now() / 1000) + 3600;
+
 const SCENARIOS: Record<string, Step[]> = {
+  'OAUTHBEARER valid unsecured token': [handshake('OAUTHBEARER'), authenticate(bearer(jws({ sub: 'carol', exp: later() }))), metadata],
+  'OAUTHBEARER expired token: error challenge, then %x01': [handshake('OAUTHBEARER'), authenticate(bearer(jws({ sub: 'carol', exp: 1000 }))), authenticate('\u0001')],
+  'OAUTHBEARER token without sub': [handshake('OAUTHBEARER'), authenticate(bearer(jws({ exp: later() }))), authenticate('\u0001')],
+  'OAUTHBEARER signed token (alg HS256)': [handshake('OAUTHBEARER'), authenticate(bearer(jws({ sub: 'carol', exp: later() }, { alg: 'HS256' }))), authenticate('\u0001')],
+  'OAUTHBEARER other authorization id': [handshake('OAUTHBEARER'), authenticate(bearer(jws({ sub: 'carol', exp: later() }), 'dave'))],
+  'OAUTHBEARER malformed message': [handshake('OAUTHBEARER'), authenticate('n,,auth=Bearer x')],
   'PLAIN success, lifetime, then requests': [apiVersions, handshake('PLAIN'), authenticate('\0alice\0alice-secret'), metadata],
   'PLAIN wrong password': [handshake('PLAIN'), authenticate('\0alice\0nope'), metadata],
   'PLAIN unknown user, v0 SaslAuthenticate': [handshake('PLAIN'), authenticate('\0zed\0x', 0)],
