@@ -100,7 +100,9 @@ export class SocketServer {
           secured.destroy();
           return;
         }
-        if (cert) {
+        if (security.sasl) {
+          // SASL_SSL: the certificate was verified; the principal comes from SASL.
+        } else if (cert) {
           try {
             principal = `User:${tls.mapper.map(subjectDn(cert))}`;
           } catch (err) {

@@ -73,8 +73,8 @@ export function resolveListenerSecurity(config: BrokerConfig, listener: string, 
       truststoreCertificates: get('ssl.truststore.certificates') as string | null,
       enabledProtocols: get('ssl.enabled.protocols') as string[],
       cipherSuites: get('ssl.cipher.suites') as string[],
-      // SASL_SSL listeners never ask for client certificates: the principal is SASL's.
-      clientAuth: protocol === 'SSL' ? (get('ssl.client.auth') as SslClientAuth) : 'none',
+      // On SASL_SSL a client certificate may be required too, but the principal is SASL's.
+      clientAuth: get('ssl.client.auth') as SslClientAuth,
       principalMappingRules: get('ssl.principal.mapping.rules') as string,
     });
   }

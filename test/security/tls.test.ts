@@ -161,6 +161,25 @@ test('a PKCS12 truststore verifies client certificates', async () => {
   });
 });
 
+test('SASL_SSL with ssl.client.auth=required: a client certificate is needed, the principal is SASL\'s', async () => {
+  const server = issueServerCertificate(ca, 'saslssl-server');
+  const dave = issueCertificate(ca, 'dave', '/CN=dave');
+  await withBroker({ config: {
+    listeners: 'SASL_SSL://127.0.0.1:0', 'sasl.enabled.mechanisms': 'PLAIN',
+    'listener.name.sasl_ssl.plain.sasl.jaas.config': 'org.apache.kafka.common.security.plain.PlainLoginModule required user_erin="erin-pw";',
+    'ssl.keystore.type': 'PEM', 'ssl.keystore.location': server.pemFile, 'ssl.truststore.type': 'PEM', 'ssl.truststore.location': ca.certFile,
+    'listener.name.sasl_ssl.ssl.client.auth': 'required', 'ssl.principal.mapping.rules': 'RULE:^CN=nomatch$/x/',
+  } }, async (b, conns) => {
+    const sasl = { mechanism: 'PLAIN', username: 'erin', password: 'erin-pw' };
+    const { KafkaClient } = await import('../../src/cli/client.js');
+    await KafkaClient.connect({ bootstrap: `localhost:${b.port}`, security: { protocol: 'SASL_SSL', tls: { ca: ca.cert }, sasl }, requestTimeoutMs: 3000 })
+      .then(() => assert.unreachable('connected without a certificate'), () => undefined);
+    const c = await KafkaClient.connect({ bootstrap: `localhost:${b.port}`, security: { protocol: 'SASL_SSL', tls: { ca: ca.cert, cert: dave.cert, key: dave.key }, sasl } });
+    c.close();
+    assert.is(conns[conns.length - 1]!.principal, 'User:erin');
+  });
+});
+
 test('start-up refuses JKS keystores and SSL listeners without a keystore, naming the listener', async () => {
   await startBroker(sslListener({ 'ssl.keystore.location': '/nonexistent.jks' }))
     .then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /listener SSL: ssl.keystore.type is JKS.*PKCS12/));
