@@ -42,6 +42,7 @@ import { BrokerClientPool, type BrokerAddress } from '../replication/broker-clie
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
 import { resolveAllListenerSecurity } from '../security/listener-security.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
+import { ClientQuotaManager } from '../security/quotas.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -108,6 +109,8 @@ export class Broker {
   stopping = false;
   /** ACL decisions (authorizer.class.name); null: every request is allowed. Set by start(). */
   authorizer: StandardAuthorizer | null = null;
+  /** Client quotas (AlterClientQuotas); set by start(). */
+  quotas!: ClientQuotaManager;
   private server: SocketServer | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
 
@@ -155,6 +158,7 @@ export class Broker {
       throw err;
     }
     broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.cache);
+    broker.quotas = new ClientQuotaManager(broker.cache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = GroupCoordinator.forBroker(broker);
     await broker.groupCoordinator.startup();

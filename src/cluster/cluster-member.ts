@@ -110,7 +110,10 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
   /** Registers again (new broker epoch) until it works or the member stops. */
   private async rejoin(): Promise<void> {
     const s = this.opts.settings;
-    for (let delay = 250; !this.stopped; delay = Math.min(delay * 2, 5000)) {
+    // Backoff capped at a session (at most 5 s): a broker cut off for long comes back within about
+    // a session of the network healing, not 5 s later.
+    const maxDelay = Math.max(250, Math.min(5000, s.sessionTimeoutMs));
+    for (let delay = 250; !this.stopped; delay = Math.min(delay * 2, maxDelay)) {
       try {
         const lifecycle = await BrokerLifecycleManager.start({
           store: this.store, nodeId: s.nodeId, rack: s.rack, endpoints: this.opts.endpoints,

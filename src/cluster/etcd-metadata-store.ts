@@ -9,6 +9,7 @@
  *   partitions/<topicId>/<index>  PartitionState JSON
  *   producer-ids/block            the next producer-id block (ProducerIdsRecord)
  *   acls/<id>                     one ACL (AclBinding JSON; Kafka's AccessControlEntryRecord)
+ *   quotas/<entity key>           one client-quota entity's quotas (URI-encoded quotaEntityKey)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -36,7 +37,7 @@ import {
   SessionExpiredError,
   type AlterPartitionOutcome, type BrokerRegistration, type ControllerRegistration, type Fence, type MetadataEvent,
   type MetadataImage, type MetadataSession, type MetadataStore, type MetadataWatch, type PartitionState,
-  type ProducerIdBlock, type TopicRecord,
+  type ProducerIdBlock, type TopicRecord, type ClientQuotaRecord,
 } from './metadata-store.js';
 import type { AclBinding } from '../security/acl.js';
 
@@ -52,6 +53,7 @@ const K = {
   partitionsOf: (topicId: string) => `partitions/${topicId}/`,
   producerIds: 'producer-ids/block',
   acl: (id: string) => `acls/${id}`,
+  quota: (key: string) => `quotas/${encodeURIComponent(key)}`,
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -85,6 +87,8 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   if (m) return { kind: 'partition', revision, topicId: m[1], partition: Number(m[2]), value: deleted ? null : json() };
   m = /^acls\/(.+)$/.exec(key);
   if (m) return { kind: 'acl', revision, id: m[1], value: deleted ? null : json() };
+  m = /^quotas\/(.+)$/.exec(key);
+  if (m) return { kind: 'quota', revision, key: decodeURIComponent(m[1]), value: deleted ? null : json() };
   return null;
 }
 
@@ -146,6 +150,7 @@ export class EtcdMetadataStore implements MetadataStore {
       topics: new Map(),
       partitions: new Map(),
       acls: new Map(),
+      quotas: new Map(),
     };
     for (const kv of res.kvs) {
       const relative = { ...kv, key: this.unprefix(kv.key) };
@@ -369,6 +374,17 @@ export class EtcdMetadataStore implements MetadataStore {
       if (!res.succeeded) {
         await this.throwIfFenced(fence);
         throw new Error('ACL change was not applied');
+      }
+    }
+  }
+
+  async alterClientQuotas(changes: ReadonlyMap<string, ClientQuotaRecord | null>, fence?: Fence): Promise<void> {
+    const ops = [...changes].map(([key, q]) => (q ? this.ns.put(K.quota(key)).value(JSON.stringify(q)) : this.ns.delete().key(K.quota(key))));
+    for (let i = 0; i < ops.length; i += MAX_OPS_PER_TXN) {
+      const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(...ops.slice(i, i + MAX_OPS_PER_TXN)).commit();
+      if (!res.succeeded) {
+        await this.throwIfFenced(fence);
+        throw new Error('client quota change was not applied');
       }
     }
   }

@@ -15,7 +15,7 @@ import type { Logger } from '../logger.js';
 import {
   applyEvent,
   type BrokerRegistration, type ControllerRegistration, type MetadataEvent, type MetadataImage, type MetadataStore,
-  type MetadataWatch, type PartitionState, type TopicRecord,
+  type MetadataWatch, type PartitionState, type TopicRecord, type ClientQuotaRecord,
 } from './metadata-store.js';
 import type { AclBinding } from '../security/acl.js';
 
@@ -126,6 +126,11 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
   /** Every ACL, by id. */
   get acls(): ReadonlyMap<string, AclBinding> {
     return this.image.acls;
+  }
+
+  /** Every client-quota entity's quotas, by entity key. */
+  get quotas(): ReadonlyMap<string, ClientQuotaRecord> {
+    return this.image.quotas;
   }
 
   partition(topicId: string, index: number): PartitionState | undefined {

@@ -113,6 +113,14 @@ export interface MetadataImage {
   partitions: Map<string, Map<number, PartitionState>>;
   /** ACLs by id [AccessControlEntryRecord]. */
   acls: Map<string, AclBinding>;
+  /** Client quotas by entity key (quotas.ts entityKey) [QuotaRecord]. */
+  quotas: Map<string, ClientQuotaRecord>;
+}
+
+/** The quotas of one client-quota entity (user and/or client id; a null name is the default entity). */
+export interface ClientQuotaRecord {
+  entity: { entityType: string; entityName: string | null }[];
+  values: Record<string, number>;
 }
 
 /** One change; `value: null` is a deletion. */
@@ -122,7 +130,8 @@ export type MetadataEvent =
   | { kind: 'controller'; revision: number; value: ControllerRegistration | null }
   | { kind: 'topic'; revision: number; name: string; value: TopicRecord | null }
   | { kind: 'partition'; revision: number; topicId: string; partition: number; value: PartitionState | null }
-  | { kind: 'acl'; revision: number; id: string; value: AclBinding | null };
+  | { kind: 'acl'; revision: number; id: string; value: AclBinding | null }
+  | { kind: 'quota'; revision: number; key: string; value: ClientQuotaRecord | null };
 
 export interface MetadataWatch {
   cancel(): Promise<void>;
@@ -176,6 +185,8 @@ export interface MetadataStore {
   allocateProducerIds(nodeId: number, fence?: Fence): Promise<ProducerIdBlock>;
   /** Adds and removes ACLs in one atomic change. */
   alterAcls(add: ReadonlyMap<string, AclBinding>, remove: readonly string[], fence?: Fence): Promise<void>;
+  /** Replaces (or, with null, removes) the quotas of entities, by entity key, in one change. */
+  alterClientQuotas(changes: ReadonlyMap<string, ClientQuotaRecord | null>, fence?: Fence): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -207,6 +218,15 @@ export function checkNextPartitionState(next: PartitionState, expectedPartitionE
 
 export function clonePartitionState(p: PartitionState): PartitionState {
   return { ...p, replicas: [...p.replicas], isr: [...p.isr] };
+}
+
+export function cloneQuota(q: ClientQuotaRecord): ClientQuotaRecord {
+  return { entity: q.entity.map((e) => ({ ...e })), values: { ...q.values } };
+}
+
+/** A client-quota entity's key: its (type, name) pairs sorted by type, as JSON. */
+export function quotaEntityKey(entity: readonly { entityType: string; entityName: string | null }[]): string {
+  return JSON.stringify([...entity].sort((a, b) => (a.entityType < b.entityType ? -1 : a.entityType > b.entityType ? 1 : 0)).map((e) => [e.entityType, e.entityName]));
 }
 
 export function cloneTopic(t: TopicRecord): TopicRecord {
@@ -253,6 +273,10 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
       if (ev.value) image.acls.set(ev.id, ev.value);
       else image.acls.delete(ev.id);
       break;
+    case 'quota':
+      if (ev.value) image.quotas.set(ev.key, ev.value);
+      else image.quotas.delete(ev.key);
+      break;
   }
 }
 
@@ -268,6 +292,7 @@ interface LocalFileV2 {
   partitions: PartitionState[];
   nextProducerId: string;
   acls?: { id: string; acl: AclBinding }[];
+  quotas?: ClientQuotaRecord[];
 }
 
 /**
@@ -291,6 +316,7 @@ export class LocalMetadataStore implements MetadataStore {
   private readonly scram = new Map<string, ScramCredentialRecord>();
   private nextProducerId = 0n;
   private readonly acls = new Map<string, AclBinding>();
+  private readonly quotas = new Map<string, ClientQuotaRecord>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
   private readonly history: MetadataEvent[][] = [];
   private readonly watchers = new Set<(events: MetadataEvent[]) => void>();
@@ -308,6 +334,7 @@ export class LocalMetadataStore implements MetadataStore {
     this.clusterId = data.clusterId ?? null;
     applyScramChanges(this.scram, (data.scramCredentials ?? []).map((credential) => ({ kind: 'upsert', credential })));
     for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
+    for (const q of data.quotas ?? []) this.quotas.set(quotaEntityKey(q.entity), cloneQuota(q));
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
       for (const p of data.partitions ?? []) this.partitionMap(p.topicId).set(p.partition, clonePartitionState(p));
@@ -335,6 +362,7 @@ export class LocalMetadataStore implements MetadataStore {
       partitions: [...this.partitions.values()].flatMap((m) => [...m.values()]),
       nextProducerId: this.nextProducerId.toString(),
       acls: [...this.acls].map(([id, acl]) => ({ id, acl })),
+      quotas: [...this.quotas.values()],
     };
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 1));
@@ -392,6 +420,7 @@ export class LocalMetadataStore implements MetadataStore {
       topics: new Map([...this.topics].map(([n, t]) => [n, cloneTopic(t)])),
       partitions,
       acls: new Map([...this.acls].map(([id, a]) => [id, { ...a }])),
+      quotas: new Map([...this.quotas].map(([k, q]) => [k, cloneQuota(q)])),
     };
   }
 
@@ -587,6 +616,16 @@ export class LocalMetadataStore implements MetadataStore {
         ...[...add].map(([id, a]): MetadataEvent => ({ kind: 'acl', revision, id, value: { ...a } })),
       ];
     }, true);
+  }
+
+  async alterClientQuotas(changes: ReadonlyMap<string, ClientQuotaRecord | null>, fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    if (changes.size === 0) return;
+    this.commit((revision) => [...changes].map(([key, q]): MetadataEvent => {
+      if (q) this.quotas.set(key, cloneQuota(q));
+      else this.quotas.delete(key);
+      return { kind: 'quota', revision, key, value: q ? cloneQuota(q) : null };
+    }), true);
   }
 
   async close(): Promise<void> {

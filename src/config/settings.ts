@@ -279,6 +279,14 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'false',
     doc: 'With the authorizer: whether a resource no ACL matches is open to everyone.',
   },
+  'quota.window.num': {
+    type: 'int', default: '11', min: 1,
+    doc: 'Samples kept in memory for client quotas (the rate is measured over them).',
+  },
+  'quota.window.size.seconds': {
+    type: 'int', default: '1', min: 1,
+    doc: 'Time span of each client-quota sample; also the longest a client is throttled at a time.',
+  },
   'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',

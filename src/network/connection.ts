@@ -184,6 +184,9 @@ export class Connection {
           }
         }
         this.maybeResume();
+        // A client over its quota: nothing more is read from it for the throttle time (Kafka mutes the channel).
+        const mute = this.opts.baseContext.broker.quotas?.takeThrottle(this.opts.id) ?? 0;
+        if (mute > 0) await new Promise((r) => setTimeout(r, mute));
       }
     } catch (err) {
       this.fail(err);

@@ -98,7 +98,8 @@ function childLoad(child: ChildProcess, what: string, acks: Acks): Promise<Load>
             const code = await exited;
             clearTimeout(t);
             if (code !== 0 || !done) throw new Error(`${what} load exited ${code} (done: ${done}): ${err.slice(-3000)}`);
-            if (failures.length) console.log(`${what}: failed sends (first ${failures.length}): ${failures.join(', ')}\n${what} stderr: ${err.slice(-4000)}`);
+            if (process.env.SAMSA_LOAD_STDERR) console.log(`${what} stderr: ${err.slice(-8000)}`);
+            else if (failures.length) console.log(`${what}: failed sends (first ${failures.length}): ${failures.join(', ')}\n${what} stderr: ${err.slice(-4000)}`);
           },
         });
       } else if (child.exitCode !== null || Date.now() > deadline) {

@@ -187,11 +187,19 @@ export const produceHandler = defineHandler({
       for (const r of partitionResponses) if (r.errorCode !== ErrorCode.NONE) anyError = true;
       return { name: topic.name, partitionResponses };
     }));
+    // producer_byte_rate (security/quotas.ts): throttle_time_ms above the quota, and the connection muted that long.
+    let throttleTimeMs = 0;
+    if (broker.quotas.active) {
+      let bytes = 0;
+      for (const t of req.topicData) for (const p of t.partitionData) if (Buffer.isBuffer(p.records)) bytes += p.records.length;
+      throttleTimeMs = broker.quotas.record('producer_byte_rate', ctx.principal, ctx.clientId, bytes);
+      broker.quotas.throttle(ctx.connectionId, throttleTimeMs);
+    }
     if (req.acks === 0) {
       if (anyError) throw new ProtocolError('acks=0 produce failed: closing the connection so the client refreshes metadata');
       return undefined;
     }
-    const response = { responses, throttleTimeMs: 0, nodeEndpoints: leaderEndpoints?.list() ?? [] };
+    const response = { responses, throttleTimeMs, nodeEndpoints: leaderEndpoints?.list() ?? [] };
     // The batches are appended in request order; only the reply waits for the fsync or the
     // replication, so the connection reads its next request meanwhile and concurrent fsyncs are shared.
     if (durableWaits.length > 0) return new DeferredResponse(Promise.all(durableWaits).then(() => response));

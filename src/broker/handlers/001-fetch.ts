@@ -209,6 +209,19 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
 }
 
 
+/**
+ * consumer_byte_rate (security/quotas.ts): above the quota a consumer's fetch is answered without
+ * data and with throttle_time_ms, and the connection is muted that long (Kafka's throttled fetch).
+ */
+function withinQuota(ctx: RequestContext, follower: boolean, response: FetchResponse, bytes: number): FetchResponse {
+  const quotas = ctx.broker.quotas;
+  if (!quotas.active || follower) return response;
+  const ms = quotas.record('consumer_byte_rate', ctx.principal, ctx.clientId, bytes, false);
+  if (ms === 0) return response;
+  quotas.throttle(ctx.connectionId, ms);
+  return { throttleTimeMs: ms, errorCode: ErrorCode.NONE, sessionId: 0, responses: [], nodeEndpoints: [] };
+}
+
 /** An error or a diverging epoch ends the long poll at once (Kafka's fetchMessages). */
 function hasError(res: FetchResponse): boolean {
   for (const t of res.responses) for (const p of t.partitions) if (p.errorCode !== ErrorCode.NONE || p.divergingEpoch !== null) return true;
@@ -227,10 +240,11 @@ export const fetchHandler = defineHandler({
     const deadline = broker.clock.now() + Math.max(0, req.maxWaitMs);
     for (;;) {
       // Note the append counts before reading so an append between the read and the wait is not missed.
-      const wake = broker.appendSignal(req, ctx.apiVersion >= 13, (ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId) >= 0);
+      const follower = (ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId) >= 0;
+      const wake = broker.appendSignal(req, ctx.apiVersion >= 13, follower);
       const { response, bytes } = await readOnce(ctx, req, cap);
       const remaining = deadline - broker.clock.now();
-      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) return response;
+      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) return withinQuota(ctx, follower, response, bytes);
       // After the client went away (or the broker began stopping) nobody waits for the answer.
       if ((await wake.wait(remaining, ctx.closed)) === 'closed') return response;
     }

@@ -11,6 +11,7 @@ import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
 import { aclHandlers } from './acls.js';
+import { quotaHandlers } from './quotas.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
@@ -31,4 +32,5 @@ export const allHandlers: Handler<any>[] = [
   ...groupHandlers,
   ...txnHandlers,
   ...aclHandlers,
+  ...quotaHandlers,
 ];
