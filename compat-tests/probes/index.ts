@@ -1,5 +1,5 @@
 /** Every probe, in the order they run (each set-up uses fresh names of its own). */
-import { aclProbes } from './probes-acls.js';
+import { aclProbes, quotaProbes } from './probes-acls.js';
 import { adminProbes, destructiveProbes } from './probes-admin.js';
 import { captureProbes } from './probes-captures.js';
 import { coreProbes } from './probes-core.js';
@@ -11,5 +11,5 @@ import { scramProbes } from './probes-scram.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...aclProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
 }

@@ -58,7 +58,7 @@ export function validateEntity(entity: readonly EntityData[]): { keys: Record<st
 export function validateQuotaValue(keys: Record<string, 'long' | 'double'>, key: string, value: number): string | null {
   const type = keys[key];
   if (!type) return `Invalid configuration key ${key}`;
-  if (type === 'long' && Math.abs(Math.trunc(value + 1e-6) - value) > 1e-6) return `Configuration ${key} must be a Long value`;
+  if (type === 'long' && Math.abs(Math.trunc(value + 1e-6) - value) > 1e-6) return `${key} cannot be a fractional value.`;
   return null;
 }
 

@@ -75,7 +75,7 @@ test('AlterClientQuotas: set, default entities, remove; Kafka\'s validation', as
     [42, 'Unhandled client quota entity type: group'],
     [42, 'Empty user not supported'],
     [42, 'Invalid configuration key no_such_key'],
-    [42, 'Configuration producer_byte_rate must be a Long value'],
+    [42, 'producer_byte_rate cannot be a fractional value.'],
     [42, 'Duplicate quota key producer_byte_rate not updating quota for this entity ClientQuotaEntity(entries={client-id=d})'],
   ]);
   assert.equal(await alter([{ entity: ent(['user', 'carol']), ops: [set('producer_byte_rate', 1)] }], true), [[0, null]]);

@@ -24,7 +24,7 @@ export const describeClientQuotasHandler = defineHandler({
     const r = describeQuotas(ctx.broker.cache.quotas.values(), req.components, req.strict);
     if ('errorCode' in r) return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.message, entries: null };
     return {
-      throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null,
+      throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '',
       entries: r.entries.map((q) => ({
         entity: q.entity.map((e) => ({ entityType: e.entityType, entityName: e.entityName })),
         values: Object.entries(q.values).map(([key, value]) => ({ key, value })),

@@ -6,7 +6,7 @@
  * - Per entity, INVALID_REQUEST with Kafka's messages for an empty entity, a repeated or unknown
  *   entity type, an empty name, IP with another type, an entity listed twice, a key given twice,
  *   a key the entity does not take ("Invalid configuration key K") or a fractional byte rate
- *   ("Configuration K must be a Long value").
+ *   ("K cannot be a fractional value.").
  * - Otherwise the operations are applied (remove deletes the key; an entity without keys is gone)
  *   and stored with the cluster metadata, every entity of the request in one change; validate_only
  *   stores nothing.
