@@ -41,6 +41,7 @@ import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
 import { resolveAllListenerSecurity } from '../security/listener-security.js';
+import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
 
@@ -215,8 +216,9 @@ export class Broker {
       return { host: e.host, port: e.port };
     };
     const requestTimeoutMs = Number(this.rawConfig['replica.socket.timeout.ms']);
-    this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.log });
-    this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.log });
+    const security = interBrokerSecurity(this.rawConfig);
+    this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.log, security });
+    this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.log, security });
     this.controllerChannel = new ControllerChannel({
       cache: this.cache, nodeId: this.nodeId, clients: this.controllerClients,
       isActiveController: () => this.cluster.controller.isActive, logger: this.log,

@@ -9,6 +9,8 @@
  * over and concatenated once per frame: a Fetch response of several MiB costs one copy.
  */
 import net from 'node:net';
+import tls from 'node:tls';
+import { saslClient, type SaslClientCredentials } from '../security/sasl/client.js';
 import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
 import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../cli/wire.js';
 import type { Logger } from '../logger.js';
@@ -29,6 +31,8 @@ export interface BrokerClientOptions {
   /** How long a connection attempt may take. */
   connectTimeoutMs?: number;
   logger?: Logger;
+  /** The inter-broker listener's TLS and SASL (security/inter-broker.ts); absent: PLAINTEXT. */
+  security?: { tls?: tls.ConnectionOptions; sasl?: SaslClientCredentials };
 }
 
 interface Pending {
@@ -73,13 +77,15 @@ export class BrokerClient {
   private connect(): Promise<net.Socket> {
     if (this.socket && !this.socket.destroyed) return Promise.resolve(this.socket);
     this.connecting ??= new Promise<net.Socket>((resolve, reject) => {
-      const s = net.connect({ host: this.opts.address.host, port: this.opts.address.port });
+      const { host, port } = this.opts.address;
+      const secure = this.opts.security?.tls;
+      const s = secure ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...secure }) : net.connect({ host, port });
       s.setNoDelay(true);
       const timer = setTimeout(() => {
         s.destroy();
         reject(new BrokerConnectionError(`connecting to ${this.describe()} timed out`));
       }, this.opts.connectTimeoutMs ?? 5000);
-      s.once('connect', () => {
+      s.once(secure ? 'secureConnect' : 'connect', () => {
         clearTimeout(timer);
         s.off('error', onError);
         this.chunks = [];
@@ -87,8 +93,19 @@ export class BrokerClient {
         s.on('data', (d: Buffer) => this.onData(d));
         s.on('error', (e) => this.failAll(new BrokerConnectionError(`connection to ${this.describe()} failed: ${e.message}`), s));
         s.on('close', () => this.failAll(new BrokerConnectionError(`connection to ${this.describe()} closed`), s));
-        this.socket = s;
-        resolve(s);
+        const sasl = this.opts.security?.sasl;
+        if (!sasl) {
+          this.socket = s;
+          resolve(s);
+          return;
+        }
+        this.authenticate(s, sasl).then(() => {
+          this.socket = s;
+          resolve(s);
+        }, (e: Error) => {
+          s.destroy();
+          reject(e instanceof BrokerConnectionError ? e : new BrokerConnectionError(`authenticating to ${this.describe()} failed: ${e.message}`));
+        });
       });
       const onError = (e: Error) => {
         clearTimeout(timer);
@@ -101,10 +118,26 @@ export class BrokerClient {
     return this.connecting;
   }
 
+  /** SaslHandshake v1 and SaslAuthenticate v2 on a new connection, before anything else is sent. */
+  private async authenticate(socket: net.Socket, credentials: SaslClientCredentials): Promise<void> {
+    const hs = await this.sendOn(socket, 17, 1, { mechanism: credentials.mechanism }, this.opts.requestTimeoutMs);
+    if (hs.errorCode !== 0) throw new BrokerConnectionError(`${this.describe()} does not offer SASL mechanism ${credentials.mechanism} (error ${hs.errorCode}; it offers ${hs.mechanisms.join(', ')})`);
+    const mech = saslClient(credentials);
+    let token: Buffer | null = mech.initial();
+    while (token !== null) {
+      const r = await this.sendOn(socket, 36, 2, { authBytes: token }, this.opts.requestTimeoutMs);
+      if (r.errorCode !== 0) throw new BrokerConnectionError(`SASL authentication to ${this.describe()} failed: ${r.errorMessage ?? r.errorCode}`);
+      token = mech.respond(r.authBytes);
+    }
+  }
+
   /** Sends one request at `version`; rejects with BrokerConnectionError on a connection failure or timeout. */
   async send<K extends ApiKeyNumber>(apiKey: K, version: number, body: ApiTypes[K]['request'], timeoutMs = this.opts.requestTimeoutMs): Promise<ApiTypes[K]['response']> {
     if (this.closed) throw new BrokerConnectionError(`client for ${this.describe()} is closed`);
-    const socket = await this.connect();
+    return this.sendOn(await this.connect(), apiKey, version, body, timeoutMs);
+  }
+
+  private sendOn<K extends ApiKeyNumber>(socket: net.Socket, apiKey: K, version: number, body: ApiTypes[K]['request'], timeoutMs: number): Promise<ApiTypes[K]['response']> {
     const cid = this.correlationId++;
     if (this.correlationId > 0x7fffffff) this.correlationId = 1;
     const payload = encodeRequest(apiKey, version, cid, this.opts.clientId, body);

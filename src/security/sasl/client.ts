@@ -12,8 +12,8 @@ export interface SaslClientCredentials {
   mechanism: string;
   username?: string;
   password?: string;
-  /** OAUTHBEARER: the compact JWS to send. */
-  token?: string;
+  /** OAUTHBEARER: the compact JWS to send (a function: a fresh one per login). */
+  token?: string | (() => string);
 }
 
 export interface SaslClientMechanism {
@@ -30,7 +30,8 @@ export function saslClient(c: SaslClientCredentials): SaslClientMechanism {
   }
   if (m === 'SCRAM-SHA-256' || m === 'SCRAM-SHA-512') return new ScramClient(m, c.username ?? '', c.password ?? '');
   if (m === 'OAUTHBEARER') {
-    return { initial: () => Buffer.from(`n,,\u0001auth=Bearer ${c.token ?? ''}\u0001\u0001`, 'utf8'), respond: (ch) => (ch.length > 0 ? Buffer.from([1]) : null) };
+    const token = () => (typeof c.token === 'function' ? c.token() : c.token ?? '');
+    return { initial: () => Buffer.from(`n,,\u0001auth=Bearer ${token()}\u0001\u0001`, 'utf8'), respond: (ch) => (ch.length > 0 ? Buffer.from([1]) : null) };
   }
   throw new Error(`unsupported SASL mechanism ${c.mechanism}`);
 }
