@@ -4,7 +4,8 @@
  * 4.4 tools) adds, lists and removes ACLs as the admin; kafkajs clients log in as alice and bob:
  * alice may produce and consume what her ACLs allow, bob is denied, `User:*` ACLs apply to
  * both, Metadata shows each only what they may describe, and a DENY for alice wins over her
- * prefixed ALLOW.
+ * prefixed ALLOW. A user quota (AlterClientQuotas on entity user=bob) slows bob's producer to
+ * about its byte rate while alice, without one, is not throttled.
  * @samsa-timeout 240
  */
 import { test } from 'uvu';
@@ -44,6 +45,7 @@ test.before(async () => {
       'num.partitions': 1,
       'group.initial.rebalance.delay.ms': 0,
       'auto.create.topics.enable': false,
+      'quota.window.num': 2,
     },
   });
   bootstrap = b.bootstrap;
@@ -146,6 +148,32 @@ test('kafka-acls (AclCommand) adds, lists and removes ACLs as the super user', a
   const listed = await acls(['--list', '--principal', 'User:bob']);
   assert.match(listed.stdout, /ResourcePattern\(resourceType=TOPIC, name=bob-out, patternType=PREFIXED\)/);
   assert.match(listed.stdout, /operation=CREATE/);
+});
+
+test('a user quota throttles that user only', async () => {
+  await admin.createTopics({ topics: [{ topic: 'quota-t' }] });
+  await admin.createAcls({ acl: ['User:alice', 'User:bob'].map((principal) => ({
+    resourceType: R.TOPIC, resourceName: 'quota-t', resourcePatternType: T.LITERAL, principal, host: '*', operation: O.WRITE, permissionType: P.ALLOW,
+  })) });
+  const { KafkaClient } = await import('../../src/cli/client.js');
+  const c = await KafkaClient.connect({ bootstrap, security: { protocol: 'SASL_PLAINTEXT', sasl: { mechanism: 'PLAIN', username: 'admin', password: 'admin-secret' } } } as never);
+  const r: any = await c.send(49, 1, { entries: [{ entity: [{ entityType: 'user', entityName: 'bob' }], ops: [{ key: 'producer_byte_rate', value: 100_000, remove: false }] }], validateOnly: false });
+  c.close();
+  assert.is(r.entries[0].errorCode, 0);
+  const value = Buffer.alloc(20_000, 1);
+  const timed = async (user: 'alice' | 'bob') => {
+    const p = client(user).producer();
+    await p.connect();
+    const t0 = Date.now();
+    for (let i = 0; i < 25; i++) await p.send({ topic: 'quota-t', messages: [{ value }] });
+    const s = (Date.now() - t0) / 1000;
+    await p.disconnect();
+    return s;
+  };
+  const alice = await timed('alice');
+  const bob = await timed('bob');
+  // 500 KB at 100 KB/s: about 5 s for bob; alice has no quota.
+  assert.ok(bob > 2.5 && bob > alice * 2, `bob ${bob.toFixed(2)} s, alice ${alice.toFixed(2)} s`);
 });
 
 test.run();
