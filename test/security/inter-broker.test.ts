@@ -36,7 +36,7 @@ test.before(async () => {
         'listener.security.protocol.map': 'CLIENT:PLAINTEXT,INTERNAL:SASL_SSL',
         'inter.broker.listener.name': 'INTERNAL',
         'sasl.mechanism.inter.broker.protocol': 'PLAIN',
-        'listener.name.internal.sasl.enabled.mechanisms': 'PLAIN',
+        'listener.name.internal.sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256',
         'listener.name.internal.plain.sasl.jaas.config':
           'org.apache.kafka.common.security.plain.PlainLoginModule required username="broker" password="broker-secret" user_broker="broker-secret";',
         'ssl.keystore.type': 'PEM', 'ssl.keystore.location': server.pemFile,
@@ -85,6 +85,26 @@ test('a replicated topic over a SASL_SSL inter-broker listener: both replicas in
     }
     assert.is(total, 5, `broker ${b.broker.nodeId}`);
   }
+});
+
+test('SCRAM credentials live in etcd: created through one broker, a login on the other', async () => {
+  if (!etcd) return;
+  const { KafkaClient } = await import('../../src/cli/client.js');
+  const { saltPassword } = await import('../../src/security/sasl/scram.js');
+  const { randomBytes } = await import('node:crypto');
+  const admin = await KafkaClient.connect({ bootstrap: `127.0.0.1:${brokers[0]!.broker.listeners.find((l) => l.name === 'CLIENT')!.boundPort}` });
+  const salt = randomBytes(16);
+  const r = await admin.send(51, 0, { deletions: [], upsertions: [{ name: 'etcd-user', mechanism: 1, iterations: 4096, salt, saltedPassword: saltPassword('SCRAM-SHA-256', 'etcd-pw', salt, 4096) }] });
+  assert.is(r.results[0]!.errorCode, 0);
+  admin.close();
+  const internal = brokers[1]!.broker.listeners.find((l) => l.name === 'INTERNAL')!.boundPort;
+  const c = await KafkaClient.connect({
+    bootstrap: `localhost:${internal}`,
+    security: { protocol: 'SASL_SSL', tls: { ca: ca.cert }, sasl: { mechanism: 'SCRAM-SHA-256', username: 'etcd-user', password: 'etcd-pw' } },
+  });
+  const d = await c.send(50, 0, { users: null });
+  assert.equal(d.results.map((x) => x.user), ['etcd-user']);
+  c.close();
 });
 
 test.run();
