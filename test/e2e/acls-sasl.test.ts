@@ -4,7 +4,7 @@
  * 4.4 tools) adds, lists and removes ACLs as the admin; kafkajs clients log in as alice and bob:
  * alice may produce and consume what her ACLs allow, bob is denied, `User:*` ACLs apply to
  * both, Metadata shows each only what they may describe, and a DENY for alice wins over her
- * prefixed ALLOW. A user quota (AlterClientQuotas on entity user=bob) slows bob's producer to
+ * prefixed ALLOW; kcat (librdkafka) sees the same. A user quota (AlterClientQuotas on entity user=bob) slows bob's producer to
  * about its byte rate while alice, without one, is not throttled.
  * @samsa-timeout 240
  */
@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs, { type Admin } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { run } from '../support/external.js';
+import { kcat, run } from '../support/external.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
 import { describeRun, e2eLogLevel } from './_clients.js';
 
@@ -148,6 +148,17 @@ test('kafka-acls (AclCommand) adds, lists and removes ACLs as the super user', a
   const listed = await acls(['--list', '--principal', 'User:bob']);
   assert.match(listed.stdout, /ResourcePattern\(resourceType=TOPIC, name=bob-out, patternType=PREFIXED\)/);
   assert.match(listed.stdout, /operation=CREATE/);
+});
+
+test('kcat (librdkafka) as alice: produce allowed under her prefix, TOPIC_AUTHORIZATION_FAILED on a denied topic', async () => {
+  const x = ['-X', 'security.protocol=SASL_PLAINTEXT', '-X', 'sasl.mechanisms=PLAIN', '-X', 'sasl.username=alice', '-X', 'sasl.password=alice-secret'];
+  const ok = await kcat(['-b', bootstrap, ...x, '-P', '-t', 'orders'], { input: 'k1\n' });
+  assert.is(ok.code, 0, describeRun(ok));
+  const denied = await kcat(['-b', bootstrap, ...x, '-P', '-t', 'order-audit', '-X', 'message.timeout.ms=5000'], { input: 'k2\n', timeoutMs: 30_000 });
+  assert.match(`${denied.stdout}\n${denied.stderr}`, /TOPIC_AUTHORIZATION_FAILED|[Aa]uthorization failed|not authorized/);
+  const md = await kcat(['-b', bootstrap, ...x.slice(0, 4), '-X', 'sasl.username=bob', '-X', 'sasl.password=bob-secret', '-L']);
+  assert.is(md.code, 0, describeRun(md));
+  assert.ok(!md.stdout.includes('topic "orders"') && md.stdout.includes('topic "public"'), md.stdout);
 });
 
 test('a user quota throttles that user only', async () => {
