@@ -28,8 +28,8 @@ import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
-import { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
-import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
+import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
+import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
 import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
@@ -165,6 +165,11 @@ export class Broker {
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
+    // Coordinators follow the leadership of their internal partitions (onElection / onResignation).
+    broker.replicaManager.on('leadershipChange', (p) => {
+      if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
+      else if (p.topic === TRANSACTION_STATE_TOPIC) void broker.txnCoordinator.onLeadershipChange();
+    });
     // log.flush.scheduler.interval.ms defaults to Long.MAX (never): schedule nothing then.
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
     logs.startBackgroundTasks({

@@ -21,6 +21,8 @@ export interface GroupConfig {
   offsetsRetentionCheckIntervalMs: number;
   /** offset.metadata.max.bytes */
   offsetMetadataMaxBytes: number;
+  /** offsets.commit.timeout.ms: how long a write waits for the ISR. */
+  commitTimeoutMs: number;
 }
 
 export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
@@ -39,6 +41,7 @@ export function groupConfigFrom(c: BrokerConfig): GroupConfig {
     offsetsRetentionMs: num('offsets.retention.minutes') * 60_000,
     offsetsRetentionCheckIntervalMs: num('offsets.retention.check.interval.ms'),
     offsetMetadataMaxBytes: num('offset.metadata.max.bytes'),
+    commitTimeoutMs: num('offsets.commit.timeout.ms'),
   };
 }
 
@@ -55,6 +58,7 @@ export function defaultGroupConfig(over: Partial<GroupConfig> = {}): GroupConfig
     offsetsRetentionMs: 10080 * 60_000,
     offsetsRetentionCheckIntervalMs: 600000,
     offsetMetadataMaxBytes: 4096,
+    commitTimeoutMs: 5000,
     ...over,
   };
 }

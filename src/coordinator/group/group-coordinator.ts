@@ -23,6 +23,7 @@ import type { ListedGroup } from '../../protocol/generated/messages/list-groups-
 import type { Broker } from '../../broker/broker.js';
 import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
+import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
 import { groupConfigFrom, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
@@ -53,8 +54,11 @@ export interface OffsetsTopic {
   partitions(): number | null;
   create(numPartitions: number): Promise<void>;
   log(partition: number): CoordinatorLog;
-  /** Whether this broker leads the partition, i.e. coordinates its groups (default: yes). */
-  isLeader?(partition: number): boolean;
+  /**
+   * The leader epoch this broker leads the partition at (it coordinates the partition's groups),
+   * or null when another broker leads it. Absent: always led here, at epoch 0.
+   */
+  ledEpoch?(partition: number): number | null;
 }
 
 /** An offsets topic in memory (unit tests; `logs` survive a coordinator "restart"). */
@@ -95,10 +99,17 @@ function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
       return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(OFFSETS_TOPIC, partition), {
         flush: broker.flushOnAcksAll,
         leader: () => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition),
+        replicationTimeoutMs: config.commitTimeoutMs,
       });
     },
-    isLeader: (partition) => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition)?.isLeader ?? false,
+    ledEpoch: (partition) => ledEpochOf(broker, OFFSETS_TOPIC, partition),
   };
+}
+
+/** The leader epoch `broker` leads an internal partition at, or null when it does not lead it. */
+export function ledEpochOf(broker: Broker, topic: string, partition: number): number | null {
+  const p = broker.replicaManager.getPartition(topic, partition);
+  return p?.isLeader ? p.leaderEpoch : null;
 }
 
 export interface GroupCoordinatorOptions {
@@ -110,6 +121,7 @@ export interface GroupCoordinatorOptions {
 
 export class GroupCoordinator {
   readonly runtime: CoordinatorRuntime<GroupCoordinatorShard, Rec>;
+  private readonly leadership: CoordinatorLeadership<GroupCoordinatorShard, Rec>;
   private numPartitions: number;
   private activating: Promise<void> | null = null;
   private active = false;
@@ -124,6 +136,11 @@ export class GroupCoordinator {
       serde: groupRecordSerde,
       newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config),
     });
+    const topic = opts.topic;
+    this.leadership = new CoordinatorLeadership(this.runtime, {
+      ledEpoch: (p) => (topic.ledEpoch ? topic.ledEpoch(p) : 0),
+      log: (p) => topic.log(p),
+    }, opts.logger, 'group coordinator');
   }
 
   static forBroker(broker: Broker): GroupCoordinator {
@@ -144,7 +161,12 @@ export class GroupCoordinator {
     return this.active;
   }
 
-  /** Creates the offsets topic if needed and loads every partition (once). */
+  /** A partition of the offsets topic changed leader: load or unload its shard. */
+  onLeadershipChange(): Promise<void> {
+    return this.activating && !this.closed ? this.activating.then(() => this.leadership.reconcile(), () => undefined) : Promise.resolve();
+  }
+
+  /** Creates the offsets topic if needed and loads the partitions this broker leads (once). */
   ensureActive(): Promise<void> {
     if (this.closed) return Promise.reject(new KafkaApiError(ErrorCode.NOT_COORDINATOR));
     if (!this.activating) {
@@ -152,7 +174,7 @@ export class GroupCoordinator {
         const topic = this.opts.topic;
         if (topic.partitions() === null) await topic.create(this.opts.config.numPartitions);
         this.numPartitions = topic.partitions()!;
-        await Promise.all(Array.from({ length: this.numPartitions }, (_, p) => this.runtime.load(p, topic.log(p))));
+        await this.leadership.start(this.numPartitions);
         this.active = true;
       })().catch((err) => {
         this.activating = null;
@@ -171,7 +193,7 @@ export class GroupCoordinator {
     await this.ensureActive();
     const p = this.partitionFor(groupId);
     // In a cluster the leader of the group's partition coordinates it (FindCoordinator names it).
-    if (this.opts.topic.isLeader && !this.opts.topic.isLeader(p)) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+    this.leadership.check(p);
     return this.runtime.schedule(p, op);
   }
 
@@ -239,6 +261,7 @@ export class GroupCoordinator {
     const results = new Map<string, number>();
     await Promise.all([...byShard].map(async ([p, ids]) => {
       try {
+        this.leadership.check(p);
         for (const r of await this.runtime.schedule(p, (s) => s.deleteGroups(ids))) results.set(r.groupId, r.errorCode);
       } catch (err) {
         const code = err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;

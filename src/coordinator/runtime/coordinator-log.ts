@@ -25,32 +25,52 @@ export interface CoordinatorLog {
 
 const LOAD_CHUNK_BYTES = 1 << 20;
 
+/** What a coordinator log needs of its partition's replication (src/replication/partition.ts). */
+export interface LedPartition {
+  readonly isLeader: boolean;
+  readonly leaderEpoch: number;
+  readonly isr: readonly number[];
+  readonly minInsyncReplicas: number;
+  /** NONE once every ISR member has everything below `offset`, else the acks=all error. */
+  waitForReplication(offset: number, timeoutMs: number): Promise<number>;
+}
+
 export class PartitionCoordinatorLog implements CoordinatorLog {
   /**
-   * `leader`: in a cluster, the partition's current role; a shard whose partition this broker
-   * does not lead (now) must not write (its log is a follower's copy), so appends answer
-   * NOT_COORDINATOR, and the leader epoch stamped is the current one.
+   * `leaderEpoch`: the epoch the shard was loaded at. `leader`: in a cluster, the partition's
+   * current role. A shard whose partition this broker does not lead at that epoch (now) must not
+   * write: its log is a follower's copy, or the shard missed another leader's writes. Appends then
+   * answer NOT_COORDINATOR. Like Kafka's acks=-1 coordinator writes, an append resolves once the
+   * ISR has it (`replicationTimeoutMs`, Kafka's offsets.commit.timeout.ms), failing with
+   * NOT_ENOUGH_REPLICAS(_AFTER_APPEND) or REQUEST_TIMED_OUT, which the runtime maps to
+   * COORDINATOR_NOT_AVAILABLE.
    */
   constructor(
     private readonly log: PartitionLog,
     private readonly leaderEpoch: number,
-    private readonly opts: { flush?: boolean; leader?: () => { isLeader: boolean; leaderEpoch: number } | undefined } = {},
+    private readonly opts: { flush?: boolean; leader?: () => LedPartition | undefined; replicationTimeoutMs?: number } = {},
   ) {}
 
   async append(records: LogRecord[], timestampMs: number): Promise<void> {
-    let epoch = this.leaderEpoch;
+    const p = this.opts.leader?.();
     if (this.opts.leader) {
-      const p = this.opts.leader();
-      if (!p?.isLeader) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR, `${this.log.topic}-${this.log.partition} is not led by this broker`);
-      epoch = p.leaderEpoch;
+      if (!p?.isLeader || p.leaderEpoch !== this.leaderEpoch) {
+        throw new KafkaApiError(ErrorCode.NOT_COORDINATOR, `${this.log.topic}-${this.log.partition} is not led by this broker at epoch ${this.leaderEpoch}`);
+      }
+      if (p.isr.length < p.minInsyncReplicas) throw new KafkaApiError(ErrorCode.NOT_ENOUGH_REPLICAS);
     }
     const ts = BigInt(timestampMs);
     const batch = buildRecordBatch({
       records: records.map((r) => ({ key: r.key, value: r.value, timestamp: ts })),
-      partitionLeaderEpoch: epoch,
+      partitionLeaderEpoch: this.leaderEpoch,
     });
-    const result = await this.log.appendAsLeader(batch, epoch);
-    if (this.opts.flush) await this.log.flushUpTo(result.lastOffset + 1);
+    const result = await this.log.appendAsLeader(batch, this.leaderEpoch);
+    const end = result.lastOffset + 1;
+    if (this.opts.flush) await this.log.flushUpTo(end);
+    if (p && this.log.highWatermark < end) {
+      const code = await p.waitForReplication(end, this.opts.replicationTimeoutMs ?? 5000);
+      if (code !== ErrorCode.NONE) throw new KafkaApiError(code);
+    }
   }
 
   async readAll(visit: (record: LogRecord) => void): Promise<number> {

@@ -72,6 +72,8 @@ class ShardRuntime<S extends CoordinatorShard<R>, R> {
   readonly timers = new Map<string, TimerEntry>();
   status: ShardStatus = 'loading';
   shard!: S;
+  /** The leader epoch of the internal partition this shard was loaded at (0 outside a cluster). */
+  epoch = 0;
 
   constructor(readonly partition: number, readonly log: CoordinatorLog) {}
 }
@@ -90,6 +92,8 @@ export function appendErrorCode(err: unknown): number {
   switch (code) {
     case ErrorCode.UNKNOWN_TOPIC_OR_PARTITION:
     case ErrorCode.NOT_ENOUGH_REPLICAS:
+    case ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND:
+    case ErrorCode.REQUEST_TIMED_OUT:
       return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     case ErrorCode.NOT_LEADER_OR_FOLLOWER:
     case ErrorCode.KAFKA_STORAGE_ERROR:
@@ -108,10 +112,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
 
   constructor(private readonly opts: RuntimeOptions<S, R>) {}
 
-  /** Creates the shard of `partition` and replays its log; operations may run once this resolves. */
-  async load(partition: number, log: CoordinatorLog): Promise<void> {
+  /**
+   * Creates the shard of `partition` and replays its log; operations may run once this resolves.
+   * `epoch`: the leader epoch of the internal partition it is loaded at.
+   */
+  async load(partition: number, log: CoordinatorLog, epoch = 0): Promise<void> {
     if (this.shards.has(partition)) return;
     const rt = new ShardRuntime<S, R>(partition, log);
+    rt.epoch = epoch;
     rt.shard = this.opts.newShard(this.contextFor(rt));
     this.shards.set(partition, rt);
     await rt.queue.run(async () => {
@@ -132,6 +140,11 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
 
   isActive(partition: number): boolean {
     return this.shards.get(partition)?.status === 'active';
+  }
+
+  /** The leader epoch the shard of `partition` was loaded at, or null when it is not here. */
+  loadedEpoch(partition: number): number | null {
+    return this.shards.get(partition)?.epoch ?? null;
   }
 
   get partitions(): number[] {
@@ -224,15 +237,30 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     }
   }
 
-  /** Unloads every shard: cancels timers, answers parked requests, waits for queued operations. */
-  async close(): Promise<void> {
-    const all = [...this.shards.values()];
-    await Promise.all(all.map((rt) => rt.queue.run(() => {
+  /**
+   * Unloads the shard of `partition` (Kafka's onResignation): operations from now on answer
+   * NOT_COORDINATOR; queued ones run first, then timers stop and parked requests are answered.
+   */
+  async unload(partition: number): Promise<void> {
+    const rt = this.shards.get(partition);
+    if (!rt) return;
+    this.shards.delete(partition);
+    await this.shutdownShard(rt);
+  }
+
+  private shutdownShard(rt: ShardRuntime<S, R>): Promise<void> {
+    return rt.queue.run(() => {
       for (const t of rt.timers.values()) t.handle.cancel();
       rt.timers.clear();
       if (rt.status !== 'loading') rt.shard.onUnloaded();
       rt.status = 'closed';
-    })));
+    });
+  }
+
+  /** Unloads every shard: cancels timers, answers parked requests, waits for queued operations. */
+  async close(): Promise<void> {
+    const all = [...this.shards.values()];
     this.shards.clear();
+    await Promise.all(all.map((rt) => this.shutdownShard(rt)));
   }
 }

@@ -10,6 +10,7 @@ import type { Broker } from '../../broker/broker.js';
 import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
 import type { GroupCoordinatorRecord } from '../group/records.js';
+import { ledEpochOf } from '../group/group-coordinator.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from './txn-coordinator.js';
 
@@ -39,9 +40,11 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(TRANSACTION_STATE_TOPIC, partition), {
         flush: true,
         leader: () => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition),
+        // Kafka's transaction log appends wait request.timeout.ms for the ISR.
+        replicationTimeoutMs: num('request.timeout.ms', 30000),
       });
     },
-    isStateLeader: (partition) => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition)?.isLeader ?? false,
+    stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
     // Only a partition this broker leads takes markers here: writing into a follower's copy would
     // break its replication (markers to other leaders need WriteTxnMarkers, not there yet).
     partitionLog: (topic, partition) => {

@@ -20,6 +20,7 @@ import { buildRecordBatch } from '../../protocol/records/record.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { MemoryCoordinatorLog, type CoordinatorLog } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
+import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { txnRecordSerde, type TxnLogRecord } from './records.js';
 import { TxnShard, TxnState, TXN_STATE_NAMES, splitTpKey, tpKey, type InitPidResult, type TxnMetadata, type TxnSettings } from './txn-shard.js';
@@ -49,8 +50,11 @@ export interface TxnEnvironment {
   /** The log of a data partition (markers), or undefined when it no longer exists. */
   partitionLog(topic: string, partition: number): PartitionLog | undefined;
   leaderEpoch: number;
-  /** Whether this broker leads a __transaction_state partition, i.e. coordinates its ids (default: yes). */
-  isStateLeader?(partition: number): boolean;
+  /**
+   * The leader epoch this broker leads a __transaction_state partition at (it coordinates the
+   * partition's ids), or null when another broker leads it. Absent: always led here, at epoch 0.
+   */
+  stateLedEpoch?(partition: number): number | null;
   /** The leader epoch of a data partition for its markers (default: `leaderEpoch`). */
   leaderEpochOf?(topic: string, partition: number): number;
   /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
@@ -108,6 +112,7 @@ const MARKER_MAX_RETRY_MS = 5000;
 
 export class TxnCoordinator {
   readonly runtime: CoordinatorRuntime<TxnShard, TxnLogRecord>;
+  private readonly leadership: CoordinatorLeadership<TxnShard, TxnLogRecord>;
   private numPartitions: number;
   private activating: Promise<void> | null = null;
   private closed = false;
@@ -132,6 +137,16 @@ export class TxnCoordinator {
       serde: txnRecordSerde,
       newShard: (ctx) => new TxnShard(ctx, opts.settings, { onPrepare: (p, txn) => this.startMarkers(p, txn) }),
     });
+    const env = opts.env;
+    this.leadership = new CoordinatorLeadership(this.runtime, {
+      ledEpoch: (p) => (env.stateLedEpoch ? env.stateLedEpoch(p) : 0),
+      log: (p) => env.stateLog(p),
+    }, opts.logger, 'transaction coordinator');
+  }
+
+  /** A partition of __transaction_state changed leader: load or unload its shard. */
+  onLeadershipChange(): Promise<void> {
+    return this.activating && !this.closed ? this.activating.then(() => this.leadership.reconcile(), () => undefined) : Promise.resolve();
   }
 
   get settings(): TxnSettings {
@@ -144,10 +159,6 @@ export class TxnCoordinator {
     if (this.opts.env.stateTopicPartitions() !== null) await this.ensureActive();
   }
 
-  get isActive(): boolean {
-    return this.activating !== null && this.runtime.partitions.length === this.numPartitions && this.runtime.partitions.every((p) => this.runtime.isActive(p));
-  }
-
   ensureActive(): Promise<void> {
     if (this.closed) return Promise.reject(new KafkaApiError(ErrorCode.NOT_COORDINATOR));
     if (!this.activating) {
@@ -155,7 +166,7 @@ export class TxnCoordinator {
         const env = this.opts.env;
         if (env.stateTopicPartitions() === null) await env.createStateTopic(this.opts.numPartitions);
         this.numPartitions = env.stateTopicPartitions()!;
-        await Promise.all(Array.from({ length: this.numPartitions }, (_, p) => this.runtime.load(p, env.stateLog(p))));
+        await this.leadership.start(this.numPartitions);
       })().catch((err) => {
         this.activating = null;
         this.opts.logger.error('transaction coordinator: loading __transaction_state failed', err);
@@ -177,7 +188,7 @@ export class TxnCoordinator {
   /** The state partition of `id`; NOT_COORDINATOR when another broker leads it (a cluster). */
   private coordinatedPartition(id: string): number {
     const p = this.partitionFor(id);
-    if (this.opts.env.isStateLeader && !this.opts.env.isStateLeader(p)) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+    this.leadership.check(p);
     return p;
   }
 
@@ -323,7 +334,9 @@ export class TxnCoordinator {
     const env = this.opts.env;
     let failed = false;
     for (const k of txn.partitions) {
-      if (this.closed) return;
+      // Stopped, or this broker no longer coordinates the transaction (the new coordinator
+      // completes it when it loads the partition).
+      if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
       const { topic, partition: p } = splitTpKey(k);
       const log = env.partitionLog(topic, p);
       if (!log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
@@ -340,7 +353,7 @@ export class TxnCoordinator {
         failed = true;
       }
     }
-    if (this.closed) return;
+    if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
     if (failed) {
       const delay = Math.min(MARKER_RETRY_MS * 2 ** attempt, MARKER_MAX_RETRY_MS);
       await new Promise<void>((resolve) => {
