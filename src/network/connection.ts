@@ -138,6 +138,7 @@ export class Connection {
             if (sasl.principal !== null) this.principal = sasl.principal;
             if (out && !this.closedFlag) this.write([out]);
             if (!sasl.failed) continue;
+            if (sasl.failure !== null) this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${sasl.failure})`);
           }
           if (admission === 'refuse') {
             try {
@@ -179,6 +180,8 @@ export class Connection {
         if (sasl !== null) {
           if (sasl.principal !== null) this.principal = sasl.principal;
           if (sasl.closeAfterReply) {
+            // Kafka logs failed logins at INFO ("Failed authentication with ...").
+            if (sasl.failure !== null) this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${sasl.failure})`);
             this.closeAfterWrites();
             break;
           }

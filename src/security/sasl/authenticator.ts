@@ -68,6 +68,8 @@ export class SaslSession {
   mechanism: string | null = null;
   /** Set when the connection must close once the current answer is written. */
   closeAfterReply = false;
+  /** Why authentication failed (for the broker's log), once it has. */
+  failure: string | null = null;
   /** Epoch ms after which only a re-authentication is served; Infinity: never. */
   expiresAtMs = Infinity;
   private server: SaslServerMechanism | null = null;
@@ -131,6 +133,7 @@ export class SaslSession {
       return { errorCode: ErrorCode.ILLEGAL_SASL_STATE, mechanisms: [] };
     }
     if (!mechanisms.includes(mechanism)) {
+      this.failure = `Unsupported SASL mechanism ${mechanism}`;
       this.state = 'failed';
       this.closeAfterReply = true;
       return { errorCode: ErrorCode.UNSUPPORTED_SASL_MECHANISM, mechanisms };
@@ -170,6 +173,7 @@ export class SaslSession {
       this.state = 'failed';
       this.closeAfterReply = true;
       const message = this.failureMessage(e);
+      this.failure = `${message}${e instanceof SaslError ? ` (${e.message})` : ''}`;
       if (this.cfg.failedDelayMs > 0) await delay(this.cfg.failedDelayMs);
       return { errorCode: ErrorCode.SASL_AUTHENTICATION_FAILED, errorMessage: message, authBytes: Buffer.alloc(0), sessionLifetimeMs: 0n };
     }
@@ -187,6 +191,7 @@ export class SaslSession {
     } catch (e) {
       this.state = 'failed';
       if (!(e instanceof SaslError) && !(e instanceof SaslAuthenticationError)) throw e;
+      this.failure = e.message;
       if (this.cfg.failedDelayMs > 0) await delay(this.cfg.failedDelayMs);
       return null;
     }
