@@ -12,7 +12,7 @@ import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type Ac
 /** Whether the request's principal may do `op` on the resource. */
 export function authorize(ctx: RequestContext, op: number, resourceType: number, name: string): boolean {
   const a = ctx.broker.authorizer;
-  return a === null || a.authorize(ctx.principal, ctx.remoteAddress, op, resourceType, name);
+  return a == null || a.authorize(ctx.principal, ctx.remoteAddress, op, resourceType, name);
 }
 
 export function authorizeCluster(ctx: RequestContext, op: number): boolean {
@@ -33,7 +33,7 @@ function apiLabel(ctx: RequestContext): string {
 /** Whether the principal may do `op` on some resource of the type. */
 export function authorizeByResourceType(ctx: RequestContext, op: number, resourceType: number): boolean {
   const a = ctx.broker.authorizer;
-  return a === null || a.authorizeByResourceType(ctx.principal, ctx.remoteAddress, op, resourceType);
+  return a == null || a.authorizeByResourceType(ctx.principal, ctx.remoteAddress, op, resourceType);
 }
 
 /**
@@ -42,7 +42,7 @@ export function authorizeByResourceType(ctx: RequestContext, op: number, resourc
  */
 export function authorizedOperations(ctx: RequestContext, resourceType: number, name: string, all: number): number {
   const a = ctx.broker.authorizer;
-  if (a === null) return all;
+  if (a == null) return all;
   let bits = 0;
   for (const op of SUPPORTED_OPERATIONS[resourceType] ?? []) {
     if (a.authorize(ctx.principal, ctx.remoteAddress, op, resourceType, name)) bits |= 1 << op;
@@ -65,7 +65,7 @@ export { AclOperation, ResourceType };
 
 /** Names the principal may not do `op` on (TOPIC resources); null without an authorizer (nothing denied). */
 export function deniedTopics(ctx: RequestContext, op: number, topics: readonly { name: string }[]): Set<string> | null {
-  if (ctx.broker.authorizer === null) return null;
+  if (ctx.broker.authorizer == null) return null;
   const denied = new Set<string>();
   for (const t of topics) if (!authorize(ctx, op, ResourceType.TOPIC, t.name)) denied.add(t.name);
   return denied.size === 0 ? null : denied;
@@ -79,14 +79,14 @@ export function deniedTopics(ctx: RequestContext, op: number, topics: readonly {
  */
 export function authorizeTopic(ctx: RequestContext, op: number, name: string): boolean {
   const a = ctx.broker.authorizer;
-  if (a === null) return true;
+  if (a == null) return true;
   if (isForwarded(ctx.clientId) && authorizeCluster(ctx, AclOperation.CLUSTER_ACTION)) return true;
   return a.authorize(ctx.principal, ctx.remoteAddress, op, ResourceType.TOPIC, name);
 }
 
 /** The same for a cluster-level check. */
 export function authorizeClusterOrForwarded(ctx: RequestContext, op: number): boolean {
-  if (ctx.broker.authorizer === null) return true;
+  if (ctx.broker.authorizer == null) return true;
   return authorizeCluster(ctx, op) || (isForwarded(ctx.clientId) && authorizeCluster(ctx, AclOperation.CLUSTER_ACTION));
 }
 
@@ -96,7 +96,7 @@ export function authorizeClusterOrForwarded(ctx: RequestContext, op: number): bo
  * themselves. Returns the error code to answer, or 0 when allowed.
  */
 export function configResourceDenied(ctx: RequestContext, resourceType: number, name: string, op: number): number {
-  if (ctx.broker.authorizer === null) return 0;
+  if (ctx.broker.authorizer == null) return 0;
   switch (resourceType) {
     case 2: return authorize(ctx, op, ResourceType.TOPIC, name) ? 0 : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
     case 32: return authorize(ctx, op, ResourceType.GROUP, name) ? 0 : ErrorCode.GROUP_AUTHORIZATION_FAILED;

@@ -100,7 +100,7 @@ test('validation messages', () => {
 test('describe filter: exact, default, any, strict', () => {
   const all = [rec([['user', 'a']], { producer_byte_rate: 1 }), rec([['user', 'a'], ['client-id', 'c']], { producer_byte_rate: 2 }), rec([['user', null]], { producer_byte_rate: 3 })];
   const names = (r: ReturnType<typeof describeQuotas>) => ('entries' in r ? r.entries.map((x) => quotaEntityKey(x.entity)) : r);
-  assert.equal(names(describeQuotas(all, [{ entityType: 'user', matchType: 0, match: 'a' }], false)).length, 2);
+  assert.equal((names(describeQuotas(all, [{ entityType: 'user', matchType: 0, match: 'a' }], false)) as string[]).length, 2);
   assert.equal(names(describeQuotas(all, [{ entityType: 'user', matchType: 0, match: 'a' }], true)), [quotaEntityKey(all[0].entity)]);
   assert.equal(names(describeQuotas(all, [{ entityType: 'user', matchType: 1, match: null }], false)), [quotaEntityKey(all[2].entity)]);
   assert.equal(names(describeQuotas(all, [{ entityType: 'client-id', matchType: 2, match: null }], false)), [quotaEntityKey(all[1].entity)]);

@@ -101,7 +101,7 @@ export const produceHandler = defineHandler({
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
     // ACLs (Kafka's handleProduceRequest): WRITE on the transactional id for transactional batches, WRITE on each topic.
-    if (broker.authorizer !== null && req.transactionalId !== null && !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)
+    if (broker.authorizer != null && req.transactionalId !== null && !authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)
       && req.topicData.some((t) => t.partitionData.some((p) => isTransactionalBatch(p.records)))) {
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
@@ -189,7 +189,7 @@ export const produceHandler = defineHandler({
     }));
     // producer_byte_rate (security/quotas.ts): throttle_time_ms above the quota, and the connection muted that long.
     let throttleTimeMs = 0;
-    if (broker.quotas.active) {
+    if (broker.quotas?.active) {
       let bytes = 0;
       for (const t of req.topicData) for (const p of t.partitionData) if (Buffer.isBuffer(p.records)) bytes += p.records.length;
       throttleTimeMs = broker.quotas.record('producer_byte_rate', ctx.principal, ctx.clientId, bytes);

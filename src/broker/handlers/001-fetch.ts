@@ -103,7 +103,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   const topics = req.topics.map((t) => {
     const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
     // ACLs: a follower needs CLUSTER_ACTION on the cluster, a consumer READ on the topic (an unknown topic id fails first).
-    const readable = broker.authorizer === null || (!info && byId) ||
+    const readable = broker.authorizer == null || (!info && byId) ||
       (follower ? authorizeCluster(ctx, AclOperation.CLUSTER_ACTION) : authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info ? info.name : t.topic));
     const slots: Slot[] = t.partitions.map((p): Slot => {
       if (!readable) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED, []) };
@@ -215,7 +215,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
  */
 function withinQuota(ctx: RequestContext, follower: boolean, response: FetchResponse, bytes: number): FetchResponse {
   const quotas = ctx.broker.quotas;
-  if (!quotas.active || follower) return response;
+  if (!quotas?.active || follower) return response;
   const ms = quotas.record('consumer_byte_rate', ctx.principal, ctx.clientId, bytes, false);
   if (ms === 0) return response;
   quotas.throttle(ctx.connectionId, ms);

@@ -144,7 +144,7 @@ export const metadataHandler = defineHandler({
           continue;
         }
         // Auto-creation needs CREATE on the cluster or the topic.
-        if (allowAuto && broker.authorizer !== null && !authorizeCluster(ctx, AclOperation.CREATE) && !authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, rt.name)) {
+        if (allowAuto && broker.authorizer != null && !authorizeCluster(ctx, AclOperation.CREATE) && !authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, rt.name)) {
           topics.push(denied(rt.name));
           continue;
         }

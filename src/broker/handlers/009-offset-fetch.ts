@@ -38,7 +38,7 @@ async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, gr
   if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   try {
     let fetched = await coordinator.fetchOffsets(groupId, topics);
-    if (ctx.broker.authorizer !== null) {
+    if (ctx.broker.authorizer != null) {
       const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
       if (topics === null) fetched = fetched.filter((t) => describable(t.name));
       else {

@@ -53,7 +53,7 @@ export const findCoordinatorHandler = defineHandler({
         return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: req.keyType === SHARE ? '' : INVALID_REQUEST_MESSAGE };
       }
       // ACLs: DESCRIBE on the group or transactional id.
-      if (ctx.broker.authorizer !== null) {
+      if (ctx.broker.authorizer != null) {
         const group = req.keyType === GROUP;
         if (!authorize(ctx, AclOperation.DESCRIBE, group ? ResourceType.GROUP : ResourceType.TRANSACTIONAL_ID, key)) {
           const errorCode = group ? ErrorCode.GROUP_AUTHORIZATION_FAILED : ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED;

@@ -29,7 +29,7 @@ export const describeGroupsHandler = defineHandler({
       if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return failed(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       try {
         const g = await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
-        if (req.includeAuthorizedOperations && ctx.broker.authorizer !== null) {
+        if (req.includeAuthorizedOperations && ctx.broker.authorizer != null) {
           g.authorizedOperations = authorizedOperations(ctx, ResourceType.GROUP, groupId, GROUP_AUTHORIZED_OPERATIONS);
         }
         return g;

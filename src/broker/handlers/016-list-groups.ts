@@ -17,7 +17,7 @@ export const listGroupsHandler = defineHandler({
     const v = ctx.apiVersion;
     let groups = await ctx.broker.groupCoordinator.listGroups(v >= 4 ? req.statesFilter : [], v >= 5 ? req.typesFilter : []);
     // ACLs: DESCRIBE on the cluster lists every group, else only the groups the principal may describe.
-    if (ctx.broker.authorizer !== null && !authorizeCluster(ctx, AclOperation.DESCRIBE)) {
+    if (ctx.broker.authorizer != null && !authorizeCluster(ctx, AclOperation.DESCRIBE)) {
       groups = groups.filter((g) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId));
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, groups };

@@ -21,7 +21,7 @@ export const initProducerIdHandler = defineHandler({
   async handle(ctx, req) {
     const fail = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
     // ACLs: WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
-    if (ctx.broker.authorizer !== null) {
+    if (ctx.broker.authorizer != null) {
       if (req.transactionalId !== null) {
         if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) return fail(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
       } else if (!authorizeCluster(ctx, AclOperation.IDEMPOTENT_WRITE) && !authorizeByResourceType(ctx, AclOperation.WRITE, ResourceType.TOPIC)) {

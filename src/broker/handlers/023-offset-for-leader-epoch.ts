@@ -48,7 +48,7 @@ export const offsetForLeaderEpochHandler = defineHandler({
   handle(ctx, req) {
     const broker = ctx.broker;
     // ACLs: CLUSTER_ACTION on the cluster (followers) allows every topic, else DESCRIBE on each.
-    const everyTopic = broker.authorizer === null || authorizeCluster(ctx, AclOperation.CLUSTER_ACTION);
+    const everyTopic = broker.authorizer == null || authorizeCluster(ctx, AclOperation.CLUSTER_ACTION);
     return {
       throttleTimeMs: 0,
       topics: req.topics.map((t) => {

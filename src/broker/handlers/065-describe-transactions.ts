@@ -11,7 +11,7 @@ export const describeTransactionsHandler = defineHandler({
   async handle(ctx, req) {
     const states = await ctx.broker.txnCoordinator.describe(req.transactionalIds);
     // ACLs: DESCRIBE on each transactional id; topics the principal may not describe are left out.
-    if (ctx.broker.authorizer !== null) {
+    if (ctx.broker.authorizer != null) {
       for (const s of states) {
         if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId)) {
           Object.assign(s, { errorCode: ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED, transactionState: '', transactionTimeoutMs: 0, transactionStartTimeMs: -1n, producerId: -1n, producerEpoch: -1, topics: [] });

@@ -17,7 +17,7 @@ export const listTransactionsHandler = defineHandler({
     const transactionStates = await ctx.broker.txnCoordinator.list(req.stateFilters.filter((s) => known.has(s)), req.producerIdFilters, duration);
     let filtered = req.stateFilters.length > 0 && unknownStateFilters.length === req.stateFilters.length ? [] : transactionStates;
     // ACLs: only the transactional ids the principal may describe.
-    if (ctx.broker.authorizer !== null) filtered = filtered.filter((s) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId));
+    if (ctx.broker.authorizer != null) filtered = filtered.filter((s) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, s.transactionalId));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, unknownStateFilters, transactionStates: filtered };
   },
   errorResponse(_req, errorCode) {
