@@ -6,6 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { issueCertificate } from '../../src/testing/certificates.js';
 
 const { Kafka, logLevel } = kafkajs;
 type KafkaConfig = ConstructorParameters<typeof Kafka>[0];
@@ -56,6 +57,16 @@ test('SSL: kafkajs produces and consumes over TLS with the generated certificate
   const b = await start({ tls: true, 'num.partitions': 1 });
   assert.is(b.securityProtocol, 'SSL');
   await roundTrip({ clientId: 'ssl', ssl: { ca: [b.tls!.ca] } }, b, 'ssl-topic');
+});
+
+test('SSL with ssl.client.auth=required: kafkajs with a client certificate; its DN is the principal', async () => {
+  const b = await start({ tls: { clientAuth: 'required' }, 'num.partitions': 1, 'ssl.principal.mapping.rules': 'RULE:^CN=([^,]*),.*$/$1/L' });
+  const principals: string[] = [];
+  b.broker.socketServer!.onConnection = (c) => void setTimeout(() => principals.push(c.principal), 0);
+  const client = issueCertificate(b.tls!.testCa!, 'kafkajs-client', '/O=Acme/CN=Producer-App');
+  await roundTrip({ clientId: 'mtls', ssl: { ca: [b.tls!.ca], cert: client.cert, key: client.key } }, b, 'mtls-topic');
+  assert.ok(principals.length > 0 && principals.every((p) => p === 'User:producer-app'), JSON.stringify(principals));
+  await connectError({ clientId: 'no-cert', ssl: { ca: [b.tls!.ca] } }, b);
 });
 
 test('SASL_PLAINTEXT with PLAIN, SCRAM-SHA-256 and SCRAM-SHA-512', async () => {
