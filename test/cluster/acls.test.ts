@@ -4,7 +4,8 @@
  * other as soon as its metadata watch sees it (acls/<id> in etcd), replication between them
  * keeps working under the authorizer (the brokers' principal has CLUSTER_ACTION), topic
  * creation forwarded to the controller is checked with the client's principal, and a delete
- * through the second broker lifts the restriction on the first. Clients are told apart by host:
+ * through the second broker lifts the restriction on the first. Client quotas travel the same
+ * way. Clients are told apart by host:
  * the restricted one connects from 127.0.0.2.
  */
 import { test } from 'uvu';
@@ -113,6 +114,32 @@ test('an ACL created on one broker is enforced by the other; replication and ack
   assert.is(del.filterResults[0].matchingAcls.length, 3);
   // Not denied any more: the data, or (where this broker is a follower) NOT_LEADER_OR_FOLLOWER.
   await waitCode(restrictedOnA, 'ca-orders', leader === a ? ErrorCode.NONE : ErrorCode.NOT_LEADER_OR_FOLLOWER);
+});
+
+test('a client quota set through one broker is described and enforced by the other (quotas/ in etcd)', async () => {
+  if (!c) return;
+  const [a, b] = c.brokers.map((x) => x.nodeId);
+  const alter = await req(await conn(a), 49, 1, { entries: [{ entity: [{ entityType: 'client-id', entityName: 'samsa-bench' }], ops: [{ key: 'producer_byte_rate', value: 1000, remove: false }] }], validateOnly: false });
+  assert.is(alter.entries[0].errorCode, 0);
+  const onB = await conn(b);
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const d = await req(onB, 48, 1, { components: [{ entityType: 'client-id', matchType: 0, match: 'samsa-bench' }], strict: true });
+    if (d.entries?.length === 1) {
+      assert.equal(d.entries[0].values, [{ key: 'producer_byte_rate', value: 1000 }]);
+      break;
+    }
+    if (Date.now() > deadline) throw new Error('the quota never reached the other broker');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  // Enforced there: 10 KB against 1000 B/s is throttled.
+  const leader = (await c.metadata(a, ['ca-orders'])).topics[0].partitions[0].leaderId;
+  const p = await req(await conn(leader), 0, 9, {
+    transactionalId: null, acks: 1, timeoutMs: 10_000,
+    topicData: [{ name: 'ca-orders', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.alloc(10_000) }] } as never) }] }],
+  });
+  assert.is(p.responses[0].partitionResponses[0].errorCode, 0);
+  assert.ok(p.throttleTimeMs > 0, `throttle_time_ms ${p.throttleTimeMs}`);
 });
 
 test.run();
