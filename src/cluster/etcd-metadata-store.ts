@@ -174,7 +174,9 @@ export class EtcdMetadataStore implements MetadataStore {
         if (ev) events.push(ev);
       }
       if (events.length > 0) onEvents(events);
+      this.logger?.debug(`etcd watch on ${this.description}: ${res.events.length} event(s) to revision ${res.header.revision}`);
     });
+    watcher.on('connected', () => this.logger?.debug(`etcd watch on ${this.description} connected`));
     watcher.on('error', (err) => onError(err));
     watcher.on('disconnected', (err) => this.logger?.warn(`etcd watch on ${this.description} disconnected (${err.message}); reconnecting`));
     return { cancel: () => watcher.cancel() };

@@ -118,7 +118,9 @@ test('faults per label: one Kafka client id cut off, another forwarded', async (
   assert.is(kafkaClientId(kafkaFrame('samsa-broker-2-fetcher-1')), 'samsa-broker-2-fetcher-1');
   assert.is(brokerPeerLabel(kafkaFrame('samsa-broker-2-fetcher-1')), '2');
   assert.is(brokerPeerLabel(kafkaFrame('samsa-forwarded-by-3')), '3');
+  assert.is(brokerPeerLabel(kafkaFrame('samsa-forwarded-by-3-controller')), '3');
   assert.is(brokerPeerLabel(kafkaFrame('kafkajs')), null);
+  assert.is(brokerPeerLabel(kafkaFrame('kafkajs').subarray(0, 16)), undefined, 'more bytes needed');
   const p = await proxy(brokerPeerLabel);
   const two = await client(p.port);
   const three = await client(p.port);
@@ -132,6 +134,11 @@ test('faults per label: one Kafka client id cut off, another forwarded', async (
   assert.is(await again.closed, 'ECONNRESET');
   three.socket.write('more');
   await until(() => three.received().endsWith('more'), 'the other peer still forwarded');
+  // A connection without a label (another client id) is forwarded at once, not held for more bytes.
+  const other = await client(p.port);
+  other.socket.write(kafkaFrame('kafkajs'));
+  await until(() => other.received().length > 0, 'an unlabelled connection forwarded');
+  other.socket.destroy();
   p.heal('2');
   const back = await client(p.port);
   back.socket.write(kafkaFrame('samsa-broker-2-fetcher-1'));

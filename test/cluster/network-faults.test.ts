@@ -13,6 +13,9 @@
  *   replica.lag.time.max.ms, acks=all keeps working with two in-sync replicas, and after the heal
  *   the follower catches up and is added back.
  * - The same with the link stalled instead (bytes held, connections open).
+ * - A leader cut off from both followers but not from etcd: it shrinks the ISR to itself and
+ *   refuses acks=all (NOT_ENOUGH_REPLICAS) instead of acknowledging a single copy; healed, the
+ *   followers catch up and the producers go on.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -150,6 +153,46 @@ test('a follower cut off from its leader leaves the ISR; acks=all goes on with m
 test('a stalled link from a follower to its leader: the same, and the held bytes flow on after the heal', async () => {
   if (!c) return;
   await followerCutOff('peer-stall', 'stall');
+});
+
+test('a leader cut off from both followers (still in etcd): the ISR shrinks to the leader, acks=all is refused (NOT_ENOUGH_REPLICAS) rather than acknowledged by one copy; after the heal it goes on; nothing lost', async () => {
+  if (!c) return;
+  const cc = c;
+  const topic = 'peer-isolated';
+  const m = await createTopic(cc, topic, 1);
+  const p0 = topicOf(m, topic)!.partitions[0];
+  const leader = p0.leaderId;
+  const followers = p0.replicaNodes.filter((id) => id !== leader);
+  const load = await kafkajsLoad(cc, topic, 1);
+  try {
+    await load.acks.waitFor(10, 0, 'before the fault');
+    for (const f of followers) cc.peerLink(f, leader).cut();
+    healLater = () => {
+      for (const f of followers) cc.peerLink(f, leader).heal();
+    };
+    await cc.waitForMetadata(leader, (x) => String(topicOf(x, topic)!.partitions[0].isrNodes) === String([leader]), 'an ISR of the leader alone', 30_000);
+    const shrunkAt = Date.now();
+    const cl = await cc.client(leader);
+    const res = await cl.send(0, 9, {
+      transactionalId: null, acks: -1, timeoutMs: 3000,
+      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('alone') }] }) }] }],
+    });
+    assert.is(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
+    // Nothing is acknowledged while the leader is alone (a send in flight at the shrink may still
+    // complete: allow one).
+    const during = load.acks.countSince(shrunkAt + 200).get(0)!;
+    const healAt = Date.now();
+    assert.ok(during <= 1, `${during} acknowledged with an ISR of one`);
+    healLater();
+    await cc.waitForMetadata(leader, (x) => topicOf(x, topic)!.partitions[0].isrNodes.length === 3, 'the followers back in the ISR', 30_000);
+    await load.acks.waitFor(10, healAt, 'after the heal', 60_000);
+    console.log(`leader isolated: ISR [${leader}] after the cut; acks=all refused meanwhile; back to three ${Date.now() - healAt} ms after the heal`);
+  } finally {
+    healLater?.();
+    await load.stop();
+  }
+  await assertNothingLost(cc.bootstrap, topic, load.acks);
+  console.log(`leader isolated: ${load.acks.total} acknowledged, ${load.acks.failures} sends failed, all read back once in order`);
 });
 
 test.run();

@@ -26,8 +26,8 @@ export interface FaultProxyOptions {
   targetHost?: string;
   /** Port to listen on (default 0: a free one, bound at once; see `port`). */
   listenPort?: number;
-  /** Names a connection from its client's first bytes (null: no label). */
-  label?: (firstChunk: Buffer) => string | null;
+  /** Names a connection from its client's first bytes: null for none, undefined while more bytes are needed. */
+  label?: (firstBytes: Buffer) => string | null | undefined;
 }
 
 export interface FaultProxy {
@@ -61,23 +61,27 @@ interface Conn {
   stalled: boolean;
 }
 
-/** The client id of a Kafka request frame (size, api key, version, correlation id, client id), or null. */
-export function kafkaClientId(chunk: Buffer): string | null {
-  if (chunk.length < 14) return null;
+/**
+ * The client id of a Kafka request frame (size, api key, version, correlation id, client id):
+ * undefined while the bytes do not reach its end yet, null for a null client id.
+ */
+export function kafkaClientId(chunk: Buffer): string | null | undefined {
+  if (chunk.length < 14) return undefined;
   const len = chunk.readInt16BE(12);
-  if (len < 0 || chunk.length < 14 + len) return null;
+  if (len < 0) return null;
+  if (chunk.length < 14 + len) return undefined;
   return chunk.subarray(14, 14 + len).toString('utf8');
 }
 
 /**
  * Labels a connection between Samsa brokers with the node id of the broker that opened it: the
  * inter-broker clients' ids are `samsa-broker-<id>-<purpose>` (replica fetchers) and
- * `...-by-<id>` (forwarded controller requests).
+ * `<forwarding id>-by-<id>-<purpose>` (forwarded controller requests). Other clients: null.
  */
-export function brokerPeerLabel(chunk: Buffer): string | null {
+export function brokerPeerLabel(chunk: Buffer): string | null | undefined {
   const id = kafkaClientId(chunk);
-  if (id === null) return null;
-  const m = /^samsa-broker-(\d+)-/.exec(id) ?? /-by-(\d+)$/.exec(id);
+  if (id === undefined || id === null) return id;
+  const m = /^samsa-broker-(\d+)-/.exec(id) ?? /-by-(\d+)(?:-|$)/.exec(id);
   return m ? m[1]! : null;
 }
 
@@ -149,9 +153,9 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       if (!c.labelled) {
         c.early.push(d);
         const label = opts.label!(Buffer.concat(c.early));
-        // Kafka's first frame fits in the first chunk in practice; give up naming it after 4 KiB.
-        if (label === null && c.early.reduce((n, b) => n + b.length, 0) < 4096) return;
-        c.label = label;
+        // More bytes needed to tell (give up naming it after 4 KiB).
+        if (label === undefined && c.early.reduce((n, b) => n + b.length, 0) < 4096) return;
+        c.label = label ?? null;
         c.labelled = true;
         apply(c);
         return;
