@@ -247,6 +247,23 @@ test('groups, transactions and admin requests for the restricted client', async 
   await same('DescribeProducers', 'restricted', 61, 0, { topics: [{ name: 'dt-locked', partitionIndexes: [0] }, { name: 'dt-p-ok', partitionIndexes: [0] }] }, (r) => topicCodes(r));
 });
 
+test('error messages of denied requests', async () => {
+  if (!kafka) return;
+  await same('FindCoordinator v3 group (message)', 'restricted', 10, 3, { key: 'dg-locked', keyType: 0 }, (r) => [r.errorCode, r.errorMessage]);
+  await same('FindCoordinator v3 txn (message)', 'restricted', 10, 3, { key: 'dtx-locked', keyType: 1 }, (r) => [r.errorCode, r.errorMessage]);
+  await same('FindCoordinator v4 (messages)', 'restricted', 10, 4, { keyType: 0, coordinatorKeys: ['dg-locked'] }, (r) => r.coordinators.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('CreateTopics (messages)', 'restricted', 19, 7, { topics: [{ name: 'dt-q-m', numPartitions: 1, replicationFactor: 1 }], timeoutMs: 30_000, validateOnly: true }, (r) => r.topics.map((t: any) => [t.errorCode, t.errorMessage]));
+  await same('DeleteTopics (messages)', 'restricted', 20, 6, { topics: [{ name: 'dt-locked', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], timeoutMs: 30_000 }, (r) => r.responses.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('CreatePartitions (messages)', 'restricted', 37, 3, { topics: [{ name: 'dt-locked', count: 2, assignments: null }], timeoutMs: 30_000, validateOnly: true }, (r) => r.results.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('DescribeConfigs (messages)', 'restricted', 32, 4, { resources: [{ resourceType: 2, resourceName: 'dt-locked', configurationKeys: ['retention.ms'] }, { resourceType: 4, resourceName: '', configurationKeys: ['log.retention.ms'] }], includeSynonyms: false, includeDocumentation: false },
+    (r) => r.results.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('AlterConfigs (messages)', 'restricted', 33, 2, { resources: [{ resourceType: 2, resourceName: 'dt-locked', configs: [{ name: 'retention.ms', value: '1000' }] }], validateOnly: true }, (r) => r.responses.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('IncrementalAlterConfigs (messages)', 'restricted', 44, 1, { resources: [{ resourceType: 2, resourceName: 'dt-locked', configs: [{ name: 'retention.ms', configOperation: 0, value: '1000' }] }], validateOnly: true }, (r) => r.responses.map((x: any) => [x.errorCode, x.errorMessage]));
+  await same('Produce (message)', 'restricted', 0, 9, await produceBody('dt-locked'), (r) => r.responses.map((t: any) => t.partitionResponses.map((p: any) => [p.errorCode, p.errorMessage])));
+  await same('DescribeProducers (message)', 'restricted', 61, 0, { topics: [{ name: 'dt-locked', partitionIndexes: [0] }] }, (r) => r.topics.map((t: any) => t.partitions.map((p: any) => [p.errorCode, p.errorMessage])));
+  await same('DescribeLogDirs (message)', 'restricted', 35, 4, { topics: null }, (r) => [r.errorCode]);
+});
+
 test('DELETE on the cluster covers every topic, ALTER on it does not (the admin host has no topic ACL on dt-q-x)', async () => {
   if (!kafka) return;
   await same('CreatePartitions with ALTER on the cluster', 'admin', 37, 3, { topics: [{ name: 'dt-q-x', count: 2, assignments: null }], timeoutMs: 30_000, validateOnly: true }, (r) => codes(r.results));

@@ -9,6 +9,14 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { isForwarded } from '../broker/controller-channel.js';
 import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from './acl.js';
 
+/** Kafka's default messages of the authorization errors (Errors.message()). */
+export const AUTHORIZATION_MESSAGES: Readonly<Record<number, string>> = {
+  [ErrorCode.TOPIC_AUTHORIZATION_FAILED]: 'Topic authorization failed.',
+  [ErrorCode.GROUP_AUTHORIZATION_FAILED]: 'Group authorization failed.',
+  [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]: 'Cluster authorization failed.',
+  [ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED]: 'Transactional Id authorization failed.',
+};
+
 /** Whether the request's principal may do `op` on the resource. */
 export function authorize(ctx: RequestContext, op: number, resourceType: number, name: string): boolean {
   const a = ctx.broker.authorizer;

@@ -25,7 +25,7 @@
  * v2 same as v1; v3 include_documentation, config_type, documentation; v4 flexible.
  */
 import { KafkaApiError } from '../../errors.js';
-import { AclOperation, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../../protocol/generated/messages/describe-configs-response.js';
@@ -78,7 +78,7 @@ export const describeConfigsHandler = defineHandler({
       let entries: ConfigEntry[] | null;
       // ACLs: DESCRIBE_CONFIGS on the topic or group, or on the cluster for broker resources.
       const denied = configResourceDenied(ctx, resource.resourceType, resource.resourceName, AclOperation.DESCRIBE_CONFIGS);
-      if (denied !== 0) return errorResult(resource, denied, null);
+      if (denied !== 0) return errorResult(resource, denied, AUTHORIZATION_MESSAGES[denied]);
       try {
         entries = configsOf(ctx.broker, resource);
       } catch (err) {

@@ -23,7 +23,7 @@
  * Version notes: v1 same as v0; v2 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
 import { alterConfigResources, OpType } from '../topic-configs.js';
 
 export const alterConfigsHandler = defineHandler({
@@ -42,7 +42,7 @@ export const alterConfigsHandler = defineHandler({
     );
     let next = 0;
     const responses = req.resources.map((r, i) => (denied[i] === 0 ? allowed[next++]
-      : { errorCode: denied[i], errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }));
+      : { errorCode: denied[i], errorMessage: AUTHORIZATION_MESSAGES[denied[i]], resourceType: r.resourceType, resourceName: r.resourceName }));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, errorCode) {

@@ -24,7 +24,7 @@
  * Version notes: v1 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
 import { alterConfigResources } from '../topic-configs.js';
 
 export const incrementalAlterConfigsHandler = defineHandler({
@@ -35,7 +35,7 @@ export const incrementalAlterConfigsHandler = defineHandler({
     const allowed = await alterConfigResources(ctx.broker, req.resources.filter((_r, i) => denied[i] === 0), { validateOnly: req.validateOnly, incremental: true });
     let next = 0;
     const responses = req.resources.map((r, i) => (denied[i] === 0 ? allowed[next++]
-      : { errorCode: denied[i], errorMessage: null, resourceType: r.resourceType, resourceName: r.resourceName }));
+      : { errorCode: denied[i], errorMessage: AUTHORIZATION_MESSAGES[denied[i]], resourceType: r.resourceType, resourceName: r.resourceName }));
     return { throttleTimeMs: 0, responses };
   },
   errorResponse(req, errorCode) {

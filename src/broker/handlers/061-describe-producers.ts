@@ -21,7 +21,7 @@ export const describeProducersHandler = defineHandler({
         partitions: t.partitionIndexes.map((partitionIndex) => {
           // ACLs: READ on the topic.
           if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
-            return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null, activeProducers: [] };
+            return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Topic authorization failed.', activeProducers: [] };
           }
           const info = broker.metadata.get(t.name);
           const partition = leaderPartition(broker, info, partitionIndex, -1);
