@@ -233,7 +233,7 @@ test('groups, transactions and admin requests for the restricted client', async 
   await same('AlterConfigs (legacy)', 'restricted', 33, 2, { resources: [{ resourceType: 2, resourceName: 'dt-locked', configs: [{ name: 'retention.ms', value: '1000' }] }, { resourceType: 2, resourceName: 'dt-p-ok', configs: [{ name: 'retention.ms', value: '86400000' }] }], validateOnly: true }, (r) => codes(r.responses));
   await same('DescribeTopicPartitions named', 'restricted', 75, 0, { topics: ['dt-locked', 'dt-p-ok', 'dt-q-x'].map((name) => ({ name })), responsePartitionLimit: 100, cursor: null },
     (r) => r.topics.map((t: any) => [t.name, t.errorCode, t.topicAuthorizedOperations]).sort());
-  await same('DescribeTopicPartitions all', 'restricted', 75, 0, { topics: [], responsePartitionLimit: 100, cursor: null },
+  await same('DescribeTopicPartitions all', 'restricted', 75, 0, { topics: [], responsePartitionLimit: 1000, cursor: null },
     (r) => r.topics.filter((t: any) => t.name.startsWith('dt-')).map((t: any) => [t.name, t.errorCode]).sort());
   await same('DescribeTransactions', 'restricted', 65, 0, { transactionalIds: ['dtx-locked', 'dtx-desc'] }, (r) => r.transactionStates.map((x: any) => [x.transactionalId, x.errorCode]).sort());
   await same('ListTransactions', 'restricted', 66, 1, { stateFilters: [], producerIdFilters: [], durationFilter: -1n }, (r) => [r.errorCode, r.transactionStates.map((x: any) => x.transactionalId).filter((id: string) => id.startsWith('dtx')).sort()]);
