@@ -21,6 +21,15 @@ import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
 import type { Logger } from '../logger.js';
 
+function requestQuota(ctx: RequestContext, response: unknown, ms: number): void {
+  const quotas = ctx.broker.quotas;
+  const throttle = quotas.recordRequestTime(ctx.apiKey, ctx.principal, ctx.clientId, ms);
+  if (throttle <= 0) return;
+  quotas.throttle(ctx.connectionId, throttle);
+  const body = response instanceof DeferredResponse || response === undefined ? null : (response as { throttleTimeMs?: number });
+  if (body && typeof body.throttleTimeMs === 'number' && body.throttleTimeMs < throttle) body.throttleTimeMs = throttle;
+}
+
 export interface DecodedRequest {
   apiKey: number;
   apiVersion: number;
@@ -128,7 +137,11 @@ export class Dispatcher {
         if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError(`Produce v${v} with acks=0 is not supported`);
       } else {
         const injected = this.interceptor?.before ? await this.interceptor.before(ctx, decoded, entry.handler) : undefined;
+        const quotas = ctx.broker.quotas;
+        const started = quotas?.requestActive ? performance.now() : -1;
         response = injected !== undefined ? injected : await entry.handler.handle(ctx, body as never);
+        // request_percentage (security/quotas.ts): the handler's time, then throttle_time_ms and a mute above the quota.
+        if (started >= 0) requestQuota(ctx, response, performance.now() - started);
       }
     } catch (err) {
       if (err instanceof ProtocolError) throw err;

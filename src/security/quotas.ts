@@ -15,8 +15,14 @@
  * quota the response carries throttle_time_ms = (rate - quota) / quota x the measured window,
  * at most one sample's span, and the connection reads nothing more for that long (Kafka mutes
  * the channel). A throttled Fetch answers without data (Kafka's throttled fetch response) and its
- * bytes are not counted. request_percentage and controller_mutation_rate are stored and described
- * but not enforced.
+ * bytes are not counted.
+ *
+ * request_percentage (100 = one thread's time, Kafka's request quota): Samsa has one thread, and
+ * counts the time a handler takes to produce its response (or to defer it: a Produce's append,
+ * not its wait for replication), except for the APIs that park until something happens (Fetch,
+ * JoinGroup, SyncGroup) and the exempt ones (ApiVersions, SaslHandshake, SaslAuthenticate), as
+ * a percentage of the window; above the quota every response gets throttle_time_ms and the
+ * connection is muted the same way. controller_mutation_rate is stored and described only.
  */
 import type { MetadataCache, MetadataChange } from '../cluster/metadata-cache.js';
 import { quotaEntityKey, type ClientQuotaRecord } from '../cluster/metadata-store.js';
@@ -26,6 +32,9 @@ export const USER = 'user';
 export const CLIENT_ID = 'client-id';
 export const IP = 'ip';
 export type ByteRateKey = 'producer_byte_rate' | 'consumer_byte_rate';
+export type QuotaKey = ByteRateKey | 'request_percentage';
+/** APIs whose handler time is not request time: they park (Fetch, JoinGroup, SyncGroup) or are exempt in Kafka. */
+const REQUEST_TIME_EXEMPT = new Set([1, 11, 14, 17, 18, 36]);
 
 /** The keys each kind of entity takes and whether they must be whole numbers (Kafka's QuotaConfigs). */
 const CLIENT_KEYS: Record<string, 'long' | 'double'> = {
@@ -125,6 +134,8 @@ export function quotaUser(principal: string): string {
 export class ClientQuotaManager {
   /** Whether any byte-rate quota exists (else the request path does nothing). */
   active = false;
+  /** Whether any request_percentage quota exists (else dispatch takes no time stamps). */
+  requestActive = false;
   private readonly sensors = new Map<string, RateSensor>();
   private readonly resolved = new Map<string, { key: string; quota: number } | null>();
   private readonly throttles = new Map<number, number>();
@@ -145,15 +156,20 @@ export class ClientQuotaManager {
   reload(): void {
     this.resolved.clear();
     let active = false;
-    for (const q of this.cache.quotas.values()) if ('producer_byte_rate' in q.values || 'consumer_byte_rate' in q.values) active = true;
+    let requestActive = false;
+    for (const q of this.cache.quotas.values()) {
+      if ('producer_byte_rate' in q.values || 'consumer_byte_rate' in q.values) active = true;
+      if ('request_percentage' in q.values) requestActive = true;
+    }
     this.active = active;
+    this.requestActive = requestActive;
   }
 
   close(): void {
     this.cache.off('change', this.onChange);
   }
 
-  private quotaFor(type: ByteRateKey, user: string, clientId: string): { key: string; quota: number } | null {
+  private quotaFor(type: QuotaKey, user: string, clientId: string): { key: string; quota: number } | null {
     const memo = `${type}\u0000${user}\u0000${clientId}`;
     const hit = this.resolved.get(memo);
     if (hit !== undefined) return hit;
@@ -176,7 +192,7 @@ export class ClientQuotaManager {
    * ms (0 when within its quota or without one). `countIfThrottled` false: a throttled amount is
    * taken back (a throttled Fetch returns no data).
    */
-  record(type: ByteRateKey, principal: string, clientId: string | null, bytes: number, countIfThrottled = true): number {
+  record(type: QuotaKey, principal: string, clientId: string | null, bytes: number, countIfThrottled = true): number {
     const q = this.quotaFor(type, quotaUser(principal), clientId ?? '');
     if (q === null) return 0;
     const now = this.clock.now();
@@ -188,6 +204,15 @@ export class ClientQuotaManager {
     if (!countIfThrottled) sensor.record(-bytes, now);
     const quota = Math.max(q.quota, 1e-9);
     return Math.min(Math.round(((rate - quota) / quota) * windowMs), this.windowMs);
+  }
+
+  /**
+   * Records a handler's time against request_percentage; returns the throttle time (0 within the
+   * quota). The amount is a percentage of a second per second: `ms` / 10.
+   */
+  recordRequestTime(apiKey: number, principal: string, clientId: string | null, ms: number): number {
+    if (REQUEST_TIME_EXEMPT.has(apiKey)) return 0;
+    return this.record('request_percentage', principal, clientId, ms / 10);
   }
 
   /** Mutes the connection for `ms` after its current response (the connection asks takeThrottle). */

@@ -3,7 +3,8 @@
  * strict and non-strict filters, Kafka's validation messages, persistence across a restart),
  * Kafka's kafka-configs setting a client quota, and enforcement seen by kafkajs: a producer and a
  * consumer over their byte rates get throttle_time_ms and their throughput drops to about the
- * quota (asserted with generous margins). quota.window.num=2 so the measured window is short.
+ * quota (asserted with generous margins); a client over request_percentage is throttled on any
+ * API. quota.window.num=2 so the measured window is short.
  * @samsa-timeout 240
  */
 import { test } from 'uvu';
@@ -173,6 +174,32 @@ test('a consumer over consumer_byte_rate is throttled to about its quota; other 
   const fast = await read('fast-consumer');
   const slow = await read('slow-consumer');
   assert.ok(slow > 3 && slow > fast * 2, `throttled consumer took ${slow.toFixed(2)} s, unthrottled ${fast.toFixed(2)} s`);
+});
+
+test('request_percentage: a client over its share of handler time gets throttle_time_ms on any API and is muted', async () => {
+  // 0.01% of a second per second: 0.1 ms of handler time each second.
+  assert.equal(await alter([{ entity: ent(['client-id', 'busy']), ops: [set('request_percentage', 0.01)] }]), [[0, null]]);
+  const { KafkaClient } = await import('../../src/cli/client.js');
+  const busy = await KafkaClient.connect({ bootstrap: `127.0.0.1:${b.port}`, clientId: 'busy' });
+  const other = await KafkaClient.connect({ bootstrap: `127.0.0.1:${b.port}`, clientId: 'idle' });
+  try {
+    const describeAll = { resources: [{ resourceType: 2, resourceName: 'q-produce', configurationKeys: null }], includeSynonyms: true, includeDocumentation: true };
+    let throttle = 0;
+    const t0 = Date.now();
+    for (let i = 0; i < 200 && throttle === 0; i++) throttle = (await busy.send(32, 4, describeAll as never) as any).throttleTimeMs;
+    assert.ok(throttle > 0 && throttle <= 1000, `throttle_time_ms ${throttle} after ${Date.now() - t0} ms`);
+    // The next request waits for the mute.
+    const t1 = Date.now();
+    await busy.send(3, 12, { topics: [], allowAutoTopicCreation: false, includeTopicAuthorizedOperations: false } as never);
+    assert.ok(Date.now() - t1 >= throttle * 0.8, `answered after ${Date.now() - t1} ms, muted for ${throttle} ms`);
+    // Another client id is not throttled.
+    const r: any = await other.send(32, 4, describeAll as never);
+    assert.is(r.throttleTimeMs, 0);
+  } finally {
+    busy.close();
+    other.close();
+  }
+  assert.equal(await alter([{ entity: ent(['client-id', 'busy']), ops: [{ key: 'request_percentage', value: 0, remove: true }] }]), [[0, null]]);
 });
 
 test('kafka-configs sets a client quota through AlterClientQuotas', async () => {

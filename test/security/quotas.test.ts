@@ -73,6 +73,17 @@ test('a throttled fetch does not count; mutes are taken once per connection', ()
   assert.is(q.takeThrottle(8), 0);
 });
 
+test('request_percentage: handler time as a percentage of the window; parking and exempt APIs are not counted', () => {
+  const { q } = setup([rec([['client-id', 'c']], { request_percentage: 1 })], 2, 1000);
+  assert.is(q.active, false);
+  assert.is(q.requestActive, true);
+  // 1% of the (padded) 1 s window is 10 ms.
+  assert.is(q.recordRequestTime(3, 'User:x', 'c', 5), 0);
+  for (const api of [1, 11, 14, 17, 18, 36]) assert.is(q.recordRequestTime(api, 'User:x', 'c', 1000), 0, `api ${api}`);
+  // 5 + 10 ms = 1.5% → (1.5 - 1) / 1 x 1000 ms = 500 ms.
+  assert.is(q.recordRequestTime(32, 'User:x', 'c', 10), 500);
+});
+
 test('changes in the cache are picked up', () => {
   const { q, cache } = setup([]);
   assert.is(q.active, false);
