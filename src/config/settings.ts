@@ -4,6 +4,7 @@
  * conventions (defaults in Kafka's text form, long values, synonym groups).
  */
 import { parseListeners, parseSecurityProtocolMap } from './listeners.js';
+import { AUTHORIZER_SETTINGS } from './authorizer-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -267,26 +268,7 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'true',
     doc: 'Whether DeleteTopics may delete topics.',
   },
-  'authorizer.class.name': {
-    type: 'string', default: '', oneOf: ['', 'org.apache.kafka.metadata.authorizer.StandardAuthorizer'],
-    doc: 'ACLs are enforced when this is Kafka\'s StandardAuthorizer; empty: every request is allowed (ACL APIs answer SECURITY_DISABLED).',
-  },
-  'super.users': {
-    type: 'string', default: '',
-    doc: 'Principals allowed everything by the authorizer, semicolon-separated (User:alice;User:bob).',
-  },
-  'allow.everyone.if.no.acl.found': {
-    type: 'boolean', default: 'false',
-    doc: 'With the authorizer: whether a resource no ACL matches is open to everyone.',
-  },
-  'quota.window.num': {
-    type: 'int', default: '11', min: 1,
-    doc: 'Samples kept in memory for client quotas (the rate is measured over them).',
-  },
-  'quota.window.size.seconds': {
-    type: 'int', default: '1', min: 1,
-    doc: 'Time span of each client-quota sample; also the longest a client is throttled at a time.',
-  },
+  ...AUTHORIZER_SETTINGS,
   'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',
