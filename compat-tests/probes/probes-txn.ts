@@ -209,6 +209,19 @@ function describeListProbes(): Probe[] {
   ];
 }
 
+/** WriteTxnMarkers (27): the inter-broker marker request, as a coordinator on another broker sends it. */
+function writeTxnMarkersProbes(): Probe[] {
+  const wm = (id: string, about: string, state: TxnState, body: Body, extra: Partial<Probe> = {}) => t(27, 'write-txn-markers', id, 1, about, state, body, extra);
+  const marker = (p: Pr, topic: string, commit: boolean, epoch = p.producerEpoch) => ({
+    markers: [{ producerId: p.producerId, producerEpoch: epoch, transactionResult: commit, coordinatorEpoch: 0, topics: [{ name: topic, partitionIndexes: [0] }] }],
+  });
+  return [
+    wm('v1-unknown-topic', 'marker for a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION', 'none', marker({ producerId: 4242n, producerEpoch: 0 }, 'ptx-missing', true)),
+    wm('v1-abort-ongoing', 'ABORT marker for the producer\'s open transaction on partition 0: NONE, the partition is stable again', 'ongoing', (_c, p) => marker(p, TT('write-txn-markers', 'v1-abort-ongoing'), false)),
+    wm('v1-newer-epoch', 'COMMIT marker with an epoch above the producer\'s open transaction', 'ongoing', (_c, p) => marker(p, TT('write-txn-markers', 'v1-newer-epoch'), true, p.producerEpoch + 1)),
+  ];
+}
+
 export function txnProbes(): Probe[] {
-  return [...initProducerIdProbes(), ...addToTxnProbes(), ...endTxnProbes(), ...txnOffsetCommitProbes(), ...describeListProbes()];
+  return [...initProducerIdProbes(), ...addToTxnProbes(), ...endTxnProbes(), ...txnOffsetCommitProbes(), ...describeListProbes(), ...writeTxnMarkersProbes()];
 }

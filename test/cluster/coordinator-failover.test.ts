@@ -62,14 +62,14 @@ const alive = new Set<number>();
 async function coordinatorOf(group: string): Promise<number> {
   return until(`coordinator of ${group}`, 30_000, async () => {
     const asked = [...alive][0];
-    const r = await (await c!.client(asked)).send(10, 3, { key: group, keyType: 0 });
+    const r = await (await c!.client(asked)).send(10, 3, { key: group, keyType: 0, coordinatorKeys: [] });
     return r.errorCode === ErrorCode.NONE && alive.has(r.nodeId) ? r.nodeId : null;
   });
 }
 
 /** OffsetFetch (v5) straight to one broker: per partition the offset, or the error it answers. */
 async function fetchOffsets(nodeId: number, group: string, topic: string, partitions: number[]): Promise<{ errorCode: number; offsets: number[] }> {
-  const r = await (await c!.client(nodeId)).send(9, 5, { groupId: group, topics: [{ name: topic, partitionIndexes: partitions }], requireStable: false });
+  const r = await (await c!.client(nodeId)).send(9, 5, { groupId: group, topics: [{ name: topic, partitionIndexes: partitions }], requireStable: false, groups: [] });
   const byIndex = new Map((r.topics[0]?.partitions ?? []).map((p) => [p.partitionIndex, Number(p.committedOffset)]));
   return { errorCode: r.errorCode, offsets: partitions.map((p) => byIndex.get(p) ?? -1) };
 }

@@ -11,6 +11,7 @@ import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
 import type { GroupCoordinatorRecord } from '../group/records.js';
 import { ledEpochOf } from '../group/group-coordinator.js';
+import { writeMarker } from './txn-markers.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from './txn-coordinator.js';
 
@@ -45,17 +46,16 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       });
     },
     stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
-    // Only a partition this broker leads takes markers here: writing into a follower's copy would
-    // break its replication (markers to other leaders need WriteTxnMarkers, not there yet).
     partitionLog: (topic, partition) => {
       const p = broker.replicaManager.getPartition(topic, partition);
       return p?.isLeader ? p.log : undefined;
     },
+    // Markers go to each partition's leader: appended here, or WriteTxnMarkers to it.
+    writeMarker: (topic, partition, marker) => writeMarker(broker, topic, partition, marker),
     pendingOffsetsFile: {
       load: async () => ((await fs.exists(pendingFile)) ? (await fs.readFile(pendingFile)).toString('utf8') : null),
       save: (text) => fs.writeFileAtomic(pendingFile, Buffer.from(text, 'utf8')),
     },
-    // Markers go to the local log of each data partition (a cluster needs WriteTxnMarkers to the leaders: issue 11, part 5).
     leaderEpoch: 0,
     leaderEpochOf: (topic, partition) => broker.replicaManager.leaderEpochOf(topic, partition),
     offsetsPartitionFor: async (groupId) => {
@@ -70,6 +70,13 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
         type: 'offset' as const, groupId: g.groupId, topic: o.topic, partition: o.partition,
         value: { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: now, expireTimestamp: -1n },
       })));
+      if (ledEpochOf(broker, '__consumer_offsets', partition) === null) {
+        // The group's offsets partition moved to another broker after TxnOffsetCommit was taken
+        // here; Samsa keeps pending transactional offsets with the transaction coordinator, so they
+        // cannot be committed there (docs/gaps.md). Kafka keeps them in __consumer_offsets.
+        broker.log.warn(`transactional offsets of ${groups.map((g) => g.groupId).join(', ')} not committed: __consumer_offsets-${partition} is led by another broker now`);
+        return;
+      }
       await broker.groupCoordinator.runtime.schedule(partition, () => ({ records, response: () => undefined }));
     },
   };

@@ -49,6 +49,11 @@ export interface TxnEnvironment {
   stateLog(partition: number): CoordinatorLog;
   /** The log of a data partition (markers), or undefined when it no longer exists. */
   partitionLog(topic: string, partition: number): PartitionLog | undefined;
+  /**
+   * Writes a marker wherever the partition is led (a cluster: txn-markers.ts); the error code, or
+   * 'gone' when the partition no longer exists. Absent: `partitionLog` is appended to directly.
+   */
+  writeMarker?(topic: string, partition: number, marker: { producerId: number; producerEpoch: number; commit: boolean; coordinatorEpoch: number }): Promise<number | 'gone'>;
   leaderEpoch: number;
   /**
    * The leader epoch this broker leads a __transaction_state partition at (it coordinates the
@@ -224,7 +229,11 @@ export class TxnCoordinator {
   async verifyPartition(transactionalId: string, producerId: number, epoch: number, topic: string, partition: number): Promise<number> {
     try {
       return await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey(topic, partition))));
-    } catch {
+    } catch (err) {
+      // Another broker coordinates the id: Kafka asks it (AddPartitionsToTxn v4, verify only);
+      // Samsa does not verify then, as Kafka with transaction.partition.verification.enable=false
+      // (docs/gaps.md).
+      if (err instanceof KafkaApiError && err.errorCode === ErrorCode.NOT_COORDINATOR) return ErrorCode.NONE;
       return ErrorCode.NOT_ENOUGH_REPLICAS;
     }
   }
@@ -338,12 +347,17 @@ export class TxnCoordinator {
       // completes it when it loads the partition).
       if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
       const { topic, partition: p } = splitTpKey(k);
-      const log = env.partitionLog(topic, p);
-      if (!log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
+      const log = env.writeMarker ? undefined : env.partitionLog(topic, p);
+      if (!env.writeMarker && !log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
       try {
         if (topic === '__consumer_offsets') await this.settleOffsets(p, txn.producerId, txn.txnStartTimestamp, commit);
+        if (env.writeMarker) {
+          const code = await env.writeMarker(topic, p, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
+          if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
+          throw new KafkaApiError(code, `error ${code}`);
+        }
         const batch = buildMarkerBatch(txn.producerId, txn.producerEpoch, commit, 0, this.opts.clock.now());
-        await log.appendAsLeader(batch, env.leaderEpochOf?.(topic, p) ?? env.leaderEpoch, { origin: 'coordinator' });
+        await log!.appendAsLeader(batch, env.leaderEpochOf?.(topic, p) ?? env.leaderEpoch, { origin: 'coordinator' });
       } catch (err) {
         if (err instanceof KafkaApiError && (err.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH || err.errorCode === ErrorCode.TRANSACTION_COORDINATOR_FENCED)) {
           // A newer epoch already wrote to this partition: this marker is obsolete there.

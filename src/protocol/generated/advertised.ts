@@ -33,6 +33,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 24, name: 'AddPartitionsToTxn', min: 0, max: 3, refuse: null },
   { apiKey: 25, name: 'AddOffsetsToTxn', min: 0, max: 4, refuse: null },
   { apiKey: 26, name: 'EndTxn', min: 0, max: 4, refuse: null },
+  { apiKey: 27, name: 'WriteTxnMarkers', min: 1, max: 1, refuse: null },
   { apiKey: 28, name: 'TxnOffsetCommit', min: 0, max: 4, refuse: null },
   { apiKey: 29, name: 'DescribeAcls', min: 1, max: 3, refuse: null },
   { apiKey: 30, name: 'CreateAcls', min: 1, max: 3, refuse: null },

@@ -46,6 +46,8 @@ import { readAddOffsetsToTxnRequest, writeAddOffsetsToTxnRequest, type AddOffset
 import { readAddOffsetsToTxnResponse, writeAddOffsetsToTxnResponse, type AddOffsetsToTxnResponse } from './messages/add-offsets-to-txn-response.js';
 import { readEndTxnRequest, writeEndTxnRequest, type EndTxnRequest } from './messages/end-txn-request.js';
 import { readEndTxnResponse, writeEndTxnResponse, type EndTxnResponse } from './messages/end-txn-response.js';
+import { readWriteTxnMarkersRequest, writeWriteTxnMarkersRequest, type WriteTxnMarkersRequest } from './messages/write-txn-markers-request.js';
+import { readWriteTxnMarkersResponse, writeWriteTxnMarkersResponse, type WriteTxnMarkersResponse } from './messages/write-txn-markers-response.js';
 import { readTxnOffsetCommitRequest, writeTxnOffsetCommitRequest, type TxnOffsetCommitRequest } from './messages/txn-offset-commit-request.js';
 import { readTxnOffsetCommitResponse, writeTxnOffsetCommitResponse, type TxnOffsetCommitResponse } from './messages/txn-offset-commit-response.js';
 import { readDescribeAclsRequest, writeDescribeAclsRequest, type DescribeAclsRequest } from './messages/describe-acls-request.js';
@@ -128,6 +130,7 @@ export const ApiKey = {
   AddPartitionsToTxn: 24,
   AddOffsetsToTxn: 25,
   EndTxn: 26,
+  WriteTxnMarkers: 27,
   TxnOffsetCommit: 28,
   DescribeAcls: 29,
   CreateAcls: 30,
@@ -175,6 +178,7 @@ export interface ApiTypes {
   24: { request: AddPartitionsToTxnRequest; response: AddPartitionsToTxnResponse };
   25: { request: AddOffsetsToTxnRequest; response: AddOffsetsToTxnResponse };
   26: { request: EndTxnRequest; response: EndTxnResponse };
+  27: { request: WriteTxnMarkersRequest; response: WriteTxnMarkersResponse };
   28: { request: TxnOffsetCommitRequest; response: TxnOffsetCommitResponse };
   29: { request: DescribeAclsRequest; response: DescribeAclsResponse };
   30: { request: CreateAclsRequest; response: CreateAclsResponse };
@@ -313,6 +317,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 26, name: 'EndTxn', minVersion: 0, maxVersion: 5, flexibleFrom: 3,
     readRequest: readEndTxnRequest, writeRequest: writeEndTxnRequest,
     readResponse: readEndTxnResponse, writeResponse: writeEndTxnResponse,
+  },
+  27: {
+    apiKey: 27, name: 'WriteTxnMarkers', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
+    readRequest: readWriteTxnMarkersRequest, writeRequest: writeWriteTxnMarkersRequest,
+    readResponse: readWriteTxnMarkersResponse, writeResponse: writeWriteTxnMarkersResponse,
   },
   28: {
     apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 4, flexibleFrom: 3,

@@ -1,0 +1,191 @@
+/**
+ * Transactions on a three-broker cluster (@samsa-timeout 200): the partitions of one transaction
+ * are led by different brokers, so the coordinator writes its markers locally and through
+ * WriteTxnMarkers to the other leaders.
+ * - commit and abort: every partition gets its marker (the last stable offset reaches the high
+ *   watermark everywhere), read_committed sees the committed records only;
+ * - the transaction coordinator dies with a transaction open: the new leader of its
+ *   __transaction_state partition loads the state from its replica, and the producer's next
+ *   InitProducerId there aborts it (its partitions become stable again).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import kafkajs from 'kafkajs';
+import { etcdMissing } from '../support/etcd.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+
+const { Kafka, logLevel } = kafkajs;
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const missing = etcdMissing();
+if (missing && IN_CI) throw new Error(`cluster transactions: etcd is required under CI: ${missing}`);
+
+let c: TestCluster | null = null;
+const alive = new Set<number>();
+
+test.before(async () => {
+  if (missing) return;
+  c = await startCluster({
+    brokers: 3,
+    config: {
+      'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.lag.time.max.ms': 3000, 'replica.fetch.backoff.ms': 200,
+      'offsets.topic.num.partitions': 3, 'offsets.topic.replication.factor': 3,
+      'transaction.state.log.num.partitions': 3, 'transaction.state.log.replication.factor': 3, 'transaction.state.log.min.isr': 2,
+    },
+  });
+  for (const b of c.brokers) alive.add(b.nodeId);
+});
+
+test.after(async () => {
+  await c?.cleanup();
+});
+
+const kafka = (clientId: string) => new Kafka({
+  clientId, brokers: c!.bootstrapList.filter((_, i) => alive.has(c!.brokers[i].nodeId)), logLevel: logLevel.NOTHING,
+  retry: { retries: 40, initialRetryTime: 100, maxRetryTime: 1000 }, requestTimeout: 10000,
+});
+
+async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown = null;
+  while (Date.now() < deadline) {
+    try {
+      const v = await probe();
+      if (v !== null) return v;
+      last = null;
+    } catch (err) {
+      last = err;
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
+}
+
+/** Leader of every partition of `topic`, from a live broker's metadata. */
+async function leaders(topic: string, partitions: number): Promise<number[]> {
+  const m = await c!.waitForMetadata([...alive][0], (x) => {
+    const t = x.topics.find((y) => y.name === topic);
+    return t?.partitions.length === partitions && t.partitions.every((p) => alive.has(p.leaderId) && p.isrNodes.length >= 2);
+  }, `${topic} led`);
+  return m.topics.find((y) => y.name === topic)!.partitions.sort((a, b) => a.partitionIndex - b.partitionIndex).map((p) => p.leaderId);
+}
+
+/** [high watermark, last stable offset] of a partition, from its leader. */
+async function ends(topic: string, partition: number, leader: number): Promise<[number, number]> {
+  const cl = await c!.client(leader);
+  const at = async (isolationLevel: number) => {
+    const r = await cl.send(2, 5, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }] });
+    const p = r.topics[0].partitions[0];
+    if (p.errorCode !== ErrorCode.NONE) throw new Error(`ListOffsets ${topic}-${partition}: error ${p.errorCode}`);
+    return Number(p.offset);
+  };
+  return [await at(0), await at(1)];
+}
+
+async function stableEverywhere(topic: string, partitions: number, expectedHigh: number[]): Promise<void> {
+  const led = await leaders(topic, partitions);
+  for (let p = 0; p < partitions; p++) {
+    await until(`${topic}-${p} stable at ${expectedHigh[p]}`, 20_000, async () => {
+      const [high, stable] = await ends(topic, p, led[p]);
+      return high === expectedHigh[p] && stable === high ? true : null;
+    });
+  }
+}
+
+async function readCommitted(topic: string, expected: number): Promise<string[]> {
+  const got: string[] = [];
+  const consumer = kafka(`${topic}-reader`).consumer({ groupId: `${topic}-reader`, readUncommitted: false });
+  await consumer.connect();
+  await consumer.subscribe({ topic, fromBeginning: true });
+  await consumer.run({ eachMessage: async ({ message }) => { got.push(message.value!.toString()); } });
+  try {
+    await until(`read_committed ${expected} records of ${topic}`, 30_000, async () => (got.length >= expected ? true : null));
+    // A moment longer: nothing more (aborted records) arrives.
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    await consumer.disconnect();
+  }
+  return got.sort();
+}
+
+test('commit and abort reach partitions led by every broker (WriteTxnMarkers); read_committed sees the committed records', async () => {
+  if (!c) return console.log('cluster transactions: skipped:', missing);
+  const topic = 'txn-spread';
+  const admin = kafka('txn-admin').admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
+  await admin.disconnect();
+  const led = await leaders(topic, 3);
+  assert.is(new Set(led).size, 3, `the partitions are led by three brokers (${led})`);
+  const producer = kafka('txn-spread-producer').producer({ transactionalId: 'txn-spread', idempotent: true, maxInFlightRequests: 1 });
+  await producer.connect();
+  try {
+    const send = async (tag: string, commit: boolean) => {
+      const txn = await producer.transaction();
+      await txn.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `${tag}-${partition}` })) });
+      await (commit ? txn.commit() : txn.abort());
+    };
+    await send('c1', true);
+    await send('a1', false);
+    await send('c2', true);
+  } finally {
+    await producer.disconnect();
+  }
+  // Per partition: 3 records and 3 markers.
+  await stableEverywhere(topic, 3, [6, 6, 6]);
+  assert.equal(await readCommitted(topic, 6), ['c1-0', 'c1-1', 'c1-2', 'c2-0', 'c2-1', 'c2-2']);
+});
+
+test('the transaction coordinator dies with a transaction open: the new coordinator loads it, and the next InitProducerId aborts it', async () => {
+  if (!c) return;
+  const topic = 'txn-failover';
+  const admin = kafka('txnf-admin').admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic, numPartitions: 3, replicationFactor: 3 }], waitForLeaders: true });
+  await admin.disconnect();
+  await leaders(topic, 3);
+  const id = 'txn-failover-id';
+  const find = async () => until('transaction coordinator', 30_000, async () => {
+    const r = await (await c!.client([...alive][0])).send(10, 3, { key: id, keyType: 1, coordinatorKeys: [] });
+    return r.errorCode === ErrorCode.NONE && alive.has(r.nodeId) ? r.nodeId : null;
+  });
+  const first = kafka('txnf-producer-1').producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
+  await first.connect();
+  const txn = await first.transaction();
+  await txn.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `open-${partition}` })) });
+  const coordinator = await find();
+  const led = await leaders(topic, 3);
+  for (let p = 0; p < 3; p++) {
+    const [high, stable] = await ends(topic, p, led[p]);
+    assert.equal([high, stable], [1, 0], `partition ${p}: the open transaction holds the last stable offset`);
+  }
+  await c.kill(coordinator);
+  alive.delete(coordinator);
+  await first.disconnect().catch(() => undefined);
+  try {
+    const successor = await until('a new transaction coordinator', 30_000, async () => {
+      const n = await find();
+      return n !== coordinator ? n : null;
+    });
+    // A new producer with the same id: InitProducerId at the new coordinator fences the old epoch
+    // and aborts the open transaction (ABORT markers on the three partitions).
+    const second = kafka('txnf-producer-2').producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
+    await second.connect();
+    try {
+      const t2 = await second.transaction();
+      await t2.send({ topic, messages: [0, 1, 2].map((partition) => ({ partition, value: `after-${partition}` })) });
+      await t2.commit();
+    } finally {
+      await second.disconnect();
+    }
+    assert.match(c.broker(successor).output(), 'transaction coordinator partition');
+    // Each partition: the open record, its ABORT marker, the new record, its COMMIT marker.
+    await stableEverywhere(topic, 3, [4, 4, 4]);
+    assert.equal(await readCommitted(topic, 3), ['after-0', 'after-1', 'after-2']);
+  } finally {
+    await c.start(coordinator);
+    alive.add(coordinator);
+  }
+});
+
+test.run();
