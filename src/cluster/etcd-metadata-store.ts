@@ -92,6 +92,14 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   return null;
 }
 
+/** The etcd store's watch: also where a re-established stream resumes (for tests and diagnostics). */
+export interface EtcdMetadataWatch extends MetadataWatch {
+  /** The revision a re-established stream asks for first. */
+  resumeRevision(): number;
+  /** The etcd3 watcher underneath (tests simulate its events). */
+  readonly watcher: import('node:events').EventEmitter;
+}
+
 export class EtcdMetadataStore implements MetadataStore {
   readonly kind = 'etcd' as const;
   readonly description: string;
@@ -165,21 +173,37 @@ export class EtcdMetadataStore implements MetadataStore {
     return key.subarray(0, p.length).equals(p) ? key.subarray(p.length) : key;
   }
 
-  async watch(fromRevision: number, onEvents: (events: MetadataEvent[]) => void, onError: (err: Error) => void): Promise<MetadataWatch> {
+  async watch(fromRevision: number, onEvents: (events: MetadataEvent[]) => void, onError: (err: Error) => void): Promise<EtcdMetadataWatch> {
     const watcher = await this.ns.watch().prefix('').startRevision(String(fromRevision)).create();
+    // etcd3 resumes a re-established watch from the revision after the last response header it
+    // saw, and a watch's creation answer carries etcd's current revision: a stream that broke
+    // between that answer and the catch-up events (a flapping link) would resume past them and the
+    // cache would miss changes for good. So the resume point is put back, after etcd3's own
+    // listeners (registered first) moved it, to the event after the last one delivered; events
+    // delivered twice are dropped by the cache (at or below its revision).
+    const request = (watcher as unknown as { request: { start_revision?: string } }).request;
+    let next = fromRevision;
+    const resumeFromDelivered = () => {
+      request.start_revision = String(next);
+    };
     watcher.on('data', (res) => {
       const events: MetadataEvent[] = [];
       for (const e of res.events) {
+        next = Math.max(next, Number(e.kv.mod_revision) + 1);
         const ev = decode(e.kv, e.type === 'Delete');
         if (ev) events.push(ev);
       }
+      resumeFromDelivered();
       if (events.length > 0) onEvents(events);
       this.logger?.debug(`etcd watch on ${this.description}: ${res.events.length} event(s) to revision ${res.header.revision}`);
     });
-    watcher.on('connected', () => this.logger?.debug(`etcd watch on ${this.description} connected`));
+    watcher.on('connected', () => {
+      resumeFromDelivered();
+      this.logger?.debug(`etcd watch on ${this.description} connected (events from revision ${next})`);
+    });
     watcher.on('error', (err) => onError(err));
     watcher.on('disconnected', (err) => this.logger?.warn(`etcd watch on ${this.description} disconnected (${err.message}); reconnecting`));
-    return { cancel: () => watcher.cancel() };
+    return { cancel: () => watcher.cancel(), resumeRevision: () => Number(request.start_revision), watcher };
   }
 
   async grantSession(ttlMs: number): Promise<MetadataSession> {

@@ -197,6 +197,33 @@ test('fences: a broker epoch or controller epoch that is no longer current canno
   }
 });
 
+test('watch: a re-established stream resumes after the last delivered event, not after the revision its creation answer names', async () => {
+  const prefix = freshPrefix('resume');
+  const store = await open(prefix);
+  const writer = await open(prefix);
+  try {
+    const from = (await store.readImage()).revision + 1;
+    const seen: number[] = [];
+    const handle = await store.watch(from, (events) => seen.push(...events.map((e) => e.revision)), () => {});
+    assert.is(handle.resumeRevision(), from);
+    const { topic, partition } = topicWith('resume', [1]);
+    await writer.createTopic(topic, [partition]);
+    const deadline = Date.now() + 5000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const last = Math.max(...seen);
+    assert.ok(last >= from, 'the event was delivered');
+    assert.is(handle.resumeRevision(), last + 1);
+    // etcd3 moves the resume point to the creation answer's revision when the stream comes back;
+    // events after `last` that were sent after that answer would then be skipped.
+    handle.watcher.emit('connected', { header: { revision: String(last + 50) }, watch_id: '0', created: true, events: [] });
+    assert.is(handle.resumeRevision(), last + 1, 'resumes from the last delivered event');
+    await handle.cancel();
+  } finally {
+    await store.close();
+    await writer.close();
+  }
+});
+
 test('metadata cache: follows every change under the prefix, hides partitions of uncommitted topics', async () => {
   const prefix = freshPrefix('cache');
   const store = await open(prefix);

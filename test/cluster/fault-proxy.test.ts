@@ -26,7 +26,7 @@ test.after(async () => {
   await new Promise<void>((r) => echo.close(() => r()));
 });
 
-async function proxy(label?: (b: Buffer) => string | null): Promise<FaultProxy> {
+async function proxy(label?: (b: Buffer) => string | null | undefined): Promise<FaultProxy> {
   const p = await startFaultProxy({ targetPort: echoPort, label });
   proxies.push(p);
   return p;
