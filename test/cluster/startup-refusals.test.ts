@@ -1,8 +1,13 @@
 /**
- * A log dir knows its cluster (meta.properties, as Kafka writes it): a broker writes it on its
- * first start; pointed at the data of another cluster (another cluster id in etcd) or of another
- * node, a broker process exits 3 with a clear error before it loads a log or registers, and not a
- * byte of the data changes. A new, empty etcd prefix takes the data's cluster id.
+ * Bad configuration refused at start-up by a broker process (exit 3, a clear error, data left as
+ * it was; issue 11, item 6):
+ * - A log dir knows its cluster (meta.properties, as Kafka writes it): a broker writes it on its
+ *   first start; pointed at the data of another cluster (another cluster id in etcd) or of another
+ *   node, it exits before it loads a log or registers, and not a byte of the data changes. A new,
+ *   empty etcd prefix takes the data's cluster id.
+ * - etcd unreachable: retries naming the endpoint, exits after samsa.etcd.connect.timeout.ms.
+ * - A node.id held by a live broker: DUPLICATE_BROKER_REGISTRATION once the registration retry
+ *   (two sessions) is over; the live broker keeps its registration.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -37,14 +42,15 @@ interface Run {
   out: () => string;
   kill: () => void;
   port: number;
+  exited: () => boolean;
 }
 
-async function broker(prefix: string, nodeId: number): Promise<Run> {
+async function broker(prefix: string, nodeId: number, over: Record<string, string> = {}): Promise<Run> {
   const port = await freePort();
   const settings: Record<string, string> = {
     'node.id': String(nodeId), listeners: `PLAINTEXT://127.0.0.1:${port}`, 'log.dirs': dir.path,
     'samsa.etcd.endpoints': etcd!.clientUrl, 'samsa.etcd.key.prefix': prefix,
-    'broker.session.timeout.ms': '2000', 'broker.heartbeat.interval.ms': '400',
+    'broker.session.timeout.ms': '2000', 'broker.heartbeat.interval.ms': '400', ...over,
   };
   const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`])], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SAMSA_LOG_LEVEL: 'info' },
@@ -52,14 +58,18 @@ async function broker(prefix: string, nodeId: number): Promise<Run> {
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
-  const code = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
-  return { code, out: () => out, kill: () => child.kill('SIGTERM'), port };
+  let exited = false;
+  const code = new Promise<number | null>((r) => child.once('exit', (c) => {
+    exited = true;
+    r(c);
+  }));
+  return { code, out: () => out, kill: () => child.kill('SIGTERM'), port, exited: () => exited };
 }
 
 async function started(r: Run): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (!r.out().includes('Samsa started')) {
-    if (Date.now() > deadline) throw new Error(`no start within 30 s:\n${r.out()}`);
+    if (r.exited() || Date.now() > deadline) throw new Error(`no start within 30 s:\n${r.out()}`);
     await new Promise((res) => setTimeout(res, 50));
   }
 }
@@ -126,6 +136,46 @@ test('meta.properties is written; the data of another cluster or another node is
   assert.match(c.out(), `Samsa started: cluster ${idA}`);
   c.kill();
   assert.is(await c.code, 0);
+});
+
+test('etcd unreachable: the broker retries naming the endpoint, then exits 3 after samsa.etcd.connect.timeout.ms', async () => {
+  if (!etcd) return;
+  const port = await freePort(); // nothing listens there
+  const other = tmpDir('refusal-etcd');
+  try {
+    const t0 = Date.now();
+    const r = await broker('/nowhere/', 1, { 'samsa.etcd.endpoints': `http://127.0.0.1:${port}`, 'samsa.etcd.connect.timeout.ms': '1500', 'log.dirs': other.path });
+    assert.is(await r.code, 3, r.out());
+    const took = Date.now() - t0;
+    assert.match(r.out(), `samsa: could not reach etcd at http://127.0.0.1:${port} within 1500 ms (samsa.etcd.connect.timeout.ms)`);
+    assert.match(r.out(), 'not reachable (attempt 2');
+    assert.ok(took >= 1500, `exited after ${took} ms`);
+  } finally {
+    await other.cleanup();
+  }
+});
+
+test('a node.id held by a live broker: the second one exits 3 (DUPLICATE_BROKER_REGISTRATION); the first keeps serving', async () => {
+  if (!etcd) return;
+  const mine = tmpDir('refusal-dup-first');
+  const first = await broker('/cluster-dup/', 7, { 'log.dirs': mine.path });
+  const other = tmpDir('refusal-dup');
+  try {
+    await started(first);
+    const second = await broker('/cluster-dup/', 7, { 'log.dirs': other.path });
+    assert.is(await second.code, 3, second.out());
+    assert.match(second.out(), 'samsa: node.id 7 is already registered by a live broker');
+    assert.match(second.out(), `PLAINTEXT://127.0.0.1:${first.port}`);
+    const store = await EtcdMetadataStore.connect({ endpoints: [etcd.clientUrl], prefix: '/cluster-dup/', connectTimeoutMs: 5000 });
+    const reg = (await store.readImage()).brokers.get(7);
+    await store.close();
+    assert.equal(reg?.endpoints.map((e) => e.port), [first.port], 'the live broker is still registered');
+  } finally {
+    first.kill();
+    await first.code;
+    await other.cleanup();
+    await mine.cleanup();
+  }
 });
 
 test('verifyLogDirs: log dirs of two clusters, or one other than cluster.id, are refused', () => {
