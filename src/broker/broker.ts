@@ -160,6 +160,7 @@ export class Broker {
     }
     broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.cache);
     broker.quotas = new ClientQuotaManager(broker.cache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
+    broker.quotas.mutationBurstSeconds = Number(opts.config['controller.quota.window.num']) * Number(opts.config['controller.quota.window.size.seconds']);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = GroupCoordinator.forBroker(broker);
     await broker.groupCoordinator.startup();

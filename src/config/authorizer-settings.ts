@@ -25,4 +25,12 @@ export const AUTHORIZER_SETTINGS = {
     type: 'int', default: '1', min: 1,
     doc: 'Time span of each client-quota sample; also the longest a client is throttled at a time.',
   },
+  'controller.quota.window.num': {
+    type: 'int', default: '11', min: 1,
+    doc: 'Samples of controller_mutation_rate quotas: the token bucket holds rate x samples x sample span.',
+  },
+  'controller.quota.window.size.seconds': {
+    type: 'int', default: '1', min: 1,
+    doc: 'Time span of each controller_mutation_rate sample.',
+  },
 } as const satisfies Record<string, SettingSpec>;

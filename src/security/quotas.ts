@@ -22,7 +22,13 @@
  * not its wait for replication), except for the APIs that park until something happens (Fetch,
  * JoinGroup, SyncGroup) and the exempt ones (ApiVersions, SaslHandshake, SaslAuthenticate), as
  * a percentage of the window; above the quota every response gets throttle_time_ms and the
- * connection is muted the same way. controller_mutation_rate is stored and described only.
+ * connection is muted the same way.
+ *
+ * controller_mutation_rate (KIP-599): partitions created, added or deleted per second, a token
+ * bucket of rate x `controller.quota.window.num` x `controller.quota.window.size.seconds`
+ * refilled at the rate. Strict (CreateTopics v6+, CreatePartitions v3+, DeleteTopics v5+): once
+ * the bucket is below zero further topics fail with THROTTLING_QUOTA_EXCEEDED; older versions are
+ * permissive (accepted, then throttled). Either way the throttle is the time to refill to zero.
  */
 import type { MetadataCache, MetadataChange } from '../cluster/metadata-cache.js';
 import { quotaEntityKey, type ClientQuotaRecord } from '../cluster/metadata-store.js';
@@ -32,7 +38,25 @@ export const USER = 'user';
 export const CLIENT_ID = 'client-id';
 export const IP = 'ip';
 export type ByteRateKey = 'producer_byte_rate' | 'consumer_byte_rate';
-export type QuotaKey = ByteRateKey | 'request_percentage';
+export type QuotaKey = ByteRateKey | 'request_percentage' | 'controller_mutation_rate';
+
+/** Kafka's TokenBucket: tokens spent by mutations, refilled at the quota up to its burst. */
+class TokenBucket {
+  private tokens: number;
+  private last: number;
+  constructor(private readonly burst: number, now: number) {
+    this.tokens = burst;
+    this.last = now;
+  }
+  refill(rate: number, now: number): number {
+    this.tokens = Math.min(this.burst, this.tokens + (rate * (now - this.last)) / 1000);
+    this.last = now;
+    return this.tokens;
+  }
+  spend(n: number): void {
+    this.tokens -= n;
+  }
+}
 /** APIs whose handler time is not request time: they park (Fetch, JoinGroup, SyncGroup) or are exempt in Kafka. */
 const REQUEST_TIME_EXEMPT = new Set([1, 11, 14, 17, 18, 36]);
 
@@ -136,6 +160,11 @@ export class ClientQuotaManager {
   active = false;
   /** Whether any request_percentage quota exists (else dispatch takes no time stamps). */
   requestActive = false;
+  /** Whether any controller_mutation_rate quota exists. */
+  mutationActive = false;
+  private readonly buckets = new Map<string, TokenBucket>();
+  /** controller.quota.window.num x controller.quota.window.size.seconds, in seconds. */
+  mutationBurstSeconds = 11;
   private readonly sensors = new Map<string, RateSensor>();
   private readonly resolved = new Map<string, { key: string; quota: number } | null>();
   private readonly throttles = new Map<number, number>();
@@ -157,12 +186,15 @@ export class ClientQuotaManager {
     this.resolved.clear();
     let active = false;
     let requestActive = false;
+    let mutationActive = false;
     for (const q of this.cache.quotas.values()) {
       if ('producer_byte_rate' in q.values || 'consumer_byte_rate' in q.values) active = true;
       if ('request_percentage' in q.values) requestActive = true;
+      if ('controller_mutation_rate' in q.values) mutationActive = true;
     }
     this.active = active;
     this.requestActive = requestActive;
+    this.mutationActive = mutationActive;
   }
 
   close(): void {
@@ -213,6 +245,34 @@ export class ClientQuotaManager {
   recordRequestTime(apiKey: number, principal: string, clientId: string | null, ms: number): number {
     if (REQUEST_TIME_EXEMPT.has(apiKey)) return 0;
     return this.record('request_percentage', principal, clientId, ms / 10);
+  }
+
+  /**
+   * controller_mutation_rate for `partitions` mutations (Kafka's ControllerMutationQuota):
+   * `strict`, refused (`accepted` false) while the bucket is below zero; otherwise spent. Returns
+   * the throttle time: the time the bucket needs to refill to zero.
+   */
+  mutate(principal: string, clientId: string | null, partitions: number, strict: boolean): { accepted: boolean; throttleMs: number } {
+    const q = this.mutationActive ? this.quotaFor('controller_mutation_rate', quotaUser(principal), clientId ?? '') : null;
+    if (q === null) return { accepted: true, throttleMs: 0 };
+    const now = this.clock.now();
+    let bucket = this.buckets.get(q.key);
+    if (!bucket) this.buckets.set(q.key, (bucket = new TokenBucket(q.quota * this.mutationBurstSeconds, now)));
+    const rate = Math.max(q.quota, 1e-9);
+    const before = bucket.refill(q.quota, now);
+    if (strict && before < 0) return { accepted: false, throttleMs: Math.round((-before / rate) * 1000) };
+    bucket.spend(partitions);
+    const after = bucket.refill(q.quota, now);
+    return { accepted: true, throttleMs: after < 0 && !strict ? Math.round((-after / rate) * 1000) : 0 };
+  }
+
+  /** The throttle a strict mutation request answers with: the time to refill to zero (0 when not below). */
+  mutationThrottle(principal: string, clientId: string | null): number {
+    const q = this.mutationActive ? this.quotaFor('controller_mutation_rate', quotaUser(principal), clientId ?? '') : null;
+    const bucket = q ? this.buckets.get(q.key) : undefined;
+    if (!q || !bucket) return 0;
+    const tokens = bucket.refill(q.quota, this.clock.now());
+    return tokens < 0 ? Math.round((-tokens / Math.max(q.quota, 1e-9)) * 1000) : 0;
   }
 
   /** Mutes the connection for `ms` after its current response (the connection asks takeThrottle). */
@@ -270,4 +330,31 @@ export function describeQuotas(
     if (ok) entries.push(q);
   }
   return { entries };
+}
+
+/** The message a topic refused by controller_mutation_rate carries: none, as in Kafka 4.4. */
+export const THROTTLING_QUOTA_EXCEEDED_MESSAGE = null;
+
+/**
+ * A request's controller mutations (CreateTopics, CreatePartitions, DeleteTopics): `admit` asks
+ * for each topic's partitions (false: answer THROTTLING_QUOTA_EXCEEDED), `finish` mutes the
+ * connection and returns the response's throttle_time_ms. Nothing is counted on a request another
+ * broker forwarded (its receiving broker counted it) or without such a quota.
+ */
+export function mutationQuota(ctx: { broker: { quotas?: ClientQuotaManager }; principal: string; clientId: string | null; connectionId: number }, strict: boolean, skip: boolean) {
+  const q = ctx.broker.quotas;
+  let throttle = 0;
+  const on = !!q?.mutationActive && !skip;
+  return {
+    admit(partitions: number): boolean {
+      if (!on) return true;
+      const m = q!.mutate(ctx.principal, ctx.clientId, partitions, strict);
+      throttle = Math.max(throttle, m.throttleMs);
+      return m.accepted;
+    },
+    finish(): number {
+      if (on && throttle > 0) q!.throttle(ctx.connectionId, throttle);
+      return throttle;
+    },
+  };
 }

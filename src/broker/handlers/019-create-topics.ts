@@ -42,6 +42,7 @@ import { newUuid } from '../metadata.js';
 import { checkReplicaList } from '../../cluster/replica-placement.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 export { checkReplicaList };
 
@@ -111,6 +112,8 @@ export const createTopicsHandler = defineHandler({
     const topics: CreatableTopicResult[] = [];
     // ACLs: CREATE on the cluster, or on each topic; DESCRIBE_CONFIGS for the configs in the answer.
     const clusterCreate = authorizeClusterOrForwarded(ctx, AclOperation.CREATE);
+    // controller_mutation_rate: strict from v6 (THROTTLING_QUOTA_EXCEEDED), permissive before.
+    const quota = mutationQuota(ctx, ctx.apiVersion >= 6, req.validateOnly || isForwarded(ctx.clientId));
     for (const t of req.topics) {
       if (answered.has(t.name)) continue;
       answered.add(t.name);
@@ -120,6 +123,11 @@ export const createTopicsHandler = defineHandler({
       }
       if (!clusterCreate && !authorizeTopic(ctx, AclOperation.CREATE, t.name)) {
         topics.push(failure(t.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Authorization failed.'));
+        continue;
+      }
+      const partitions = t.numPartitions > 0 ? t.numPartitions : t.assignments.length > 0 ? t.assignments.length : ctx.broker.config.numPartitions;
+      if (!quota.admit(partitions)) {
+        topics.push(failure(t.name, ErrorCode.THROTTLING_QUOTA_EXCEEDED, THROTTLING_QUOTA_EXCEEDED_MESSAGE));
         continue;
       }
       try {
@@ -137,7 +145,7 @@ export const createTopicsHandler = defineHandler({
         }
       }
     }
-    return { throttleTimeMs: 0, topics };
+    return { throttleTimeMs: quota.finish(), topics };
   },
   errorResponse(req, errorCode) {
     const names = [...new Set(req.topics.map((t) => t.name))];

@@ -29,6 +29,7 @@ import { INTERNAL_TOPICS } from '../metadata.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -136,10 +137,16 @@ export const deleteTopicsHandler = defineHandler({
       }
     }
 
+    // controller_mutation_rate: strict from v5.
+    const quota = mutationQuota(ctx, v >= 5, isForwarded(ctx.clientId));
     for (const { name, id } of toDelete.values()) {
       if (INTERNAL_TOPICS.has(name)) {
         responses.push(result(name, id, ErrorCode.INVALID_TOPIC_EXCEPTION,
           `Topic ${name} is a kafka internal topic and is not allowed to be marked for deletion.`));
+        continue;
+      }
+      if (!quota.admit(broker.metadata.get(name)?.partitions ?? 0)) {
+        responses.push(result(name, id, ErrorCode.THROTTLING_QUOTA_EXCEEDED, THROTTLING_QUOTA_EXCEEDED_MESSAGE));
         continue;
       }
       try {
@@ -154,7 +161,7 @@ export const deleteTopicsHandler = defineHandler({
         }
       }
     }
-    return { throttleTimeMs: 0, responses };
+    return { throttleTimeMs: quota.finish(), responses };
   },
   errorResponse(req, errorCode, ctx) {
     const responses = ctx.apiVersion >= 6

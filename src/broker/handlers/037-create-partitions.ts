@@ -24,6 +24,7 @@ import { apiErrorMessage } from '../topic-configs.js';
 import { checkReplicaList } from './019-create-topics.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeTopic } from '../../security/authz.js';
+import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 export const createPartitionsHandler = defineHandler({
   apiKey: 37,
@@ -33,6 +34,8 @@ export const createPartitionsHandler = defineHandler({
     for (const t of req.topics) counts.set(t.name, (counts.get(t.name) ?? 0) + 1);
     const done = new Set<string>();
     const results: CreatePartitionsTopicResult[] = [];
+    // controller_mutation_rate: strict from v3.
+    const quota = mutationQuota(ctx, ctx.apiVersion >= 3, req.validateOnly || isForwarded(ctx.clientId));
     for (const t of req.topics) {
       if (done.has(t.name)) continue;
       done.add(t.name);
@@ -58,6 +61,10 @@ export const createPartitionsHandler = defineHandler({
           for (const a of t.assignments) checkReplicaList(a.brokerIds, (id) => broker.isRegisteredBroker(id), info.replicationFactor);
         }
         const assignments = t.assignments?.map((a) => [...a.brokerIds]) ?? null;
+        if (!quota.admit(t.count - info.partitions)) {
+          results.push({ name: t.name, errorCode: ErrorCode.THROTTLING_QUOTA_EXCEEDED, errorMessage: THROTTLING_QUOTA_EXCEEDED_MESSAGE });
+          continue;
+        }
         // The controller places (or takes the assignments), writes, and this broker waits to see it.
         if (!req.validateOnly) await broker.createPartitions(t.name, t.count, false, { assignments, forwarded: isForwarded(ctx.clientId) });
         results.push({ name: t.name, errorCode: ErrorCode.NONE, errorMessage: null });
@@ -70,7 +77,7 @@ export const createPartitionsHandler = defineHandler({
         }
       }
     }
-    return { throttleTimeMs: 0, results };
+    return { throttleTimeMs: quota.finish(), results };
   },
   errorResponse(req, errorCode) {
     const names = [...new Set(req.topics.map((t) => t.name))];
