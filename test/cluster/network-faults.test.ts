@@ -76,6 +76,9 @@ async function leaderOffEtcd(topic: string, fault: 'cut' | 'stall'): Promise<voi
       topicData: [{ name: topic, partitionData: [{ index: led[0], records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('to the deposed leader') }] }) }] }],
     });
     assert.is(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'the cut-off broker refuses produces');
+    // Its cache is stale, so its Metadata leaves itself out: clients look for another broker.
+    const own = await cc.metadata(victim);
+    assert.not.ok(own.brokers.some((b) => b.nodeId === victim), `broker ${victim} lists itself while out of the cluster`);
     await load.acks.waitFor(10, movedAt, 'on the new leaders', 30_000, led);
     console.log(`etcd ${fault}: broker ${victim} cut off → leaders moved after ${movedAt - faultAt} ms → first acknowledged produce on a new leader ${load.acks.firstAfter(movedAt, led)} ms later (broker.session.timeout.ms 2000)`);
     const healAt = Date.now();
