@@ -44,7 +44,7 @@ export type QuotaKey = ByteRateKey | 'request_percentage' | 'controller_mutation
 class TokenBucket {
   private tokens: number;
   private last: number;
-  constructor(private readonly burst: number, now: number) {
+  constructor(readonly burst: number, now: number) {
     this.tokens = burst;
     this.last = now;
   }
@@ -257,7 +257,8 @@ export class ClientQuotaManager {
     if (q === null) return { accepted: true, throttleMs: 0 };
     const now = this.clock.now();
     let bucket = this.buckets.get(q.key);
-    if (!bucket) this.buckets.set(q.key, (bucket = new TokenBucket(q.quota * this.mutationBurstSeconds, now)));
+    // A new quota value starts a new bucket (full at the new burst).
+    if (!bucket || bucket.burst !== q.quota * this.mutationBurstSeconds) this.buckets.set(q.key, (bucket = new TokenBucket(q.quota * this.mutationBurstSeconds, now)));
     const rate = Math.max(q.quota, 1e-9);
     const before = bucket.refill(q.quota, now);
     if (strict && before < 0) return { accepted: false, throttleMs: Math.round((-before / rate) * 1000) };
