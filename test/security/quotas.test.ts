@@ -84,6 +84,21 @@ test('request_percentage: handler time as a percentage of the window; parking an
   assert.is(q.recordRequestTime(32, 'User:x', 'c', 10), 500);
 });
 
+test('controller_mutation_rate: a token bucket; strict refuses below zero, permissive accepts and throttles', () => {
+  const { q, clock } = setup([rec([['client-id', 'c']], { controller_mutation_rate: 2 })]);
+  q.mutationBurstSeconds = 2; // 4 tokens
+  assert.equal(q.mutate('User:x', 'c', 3, true), { accepted: true, throttleMs: 0 }); // 1 left
+  assert.equal(q.mutate('User:x', 'c', 3, true), { accepted: true, throttleMs: 0 }); // -2
+  assert.equal(q.mutate('User:x', 'c', 1, true), { accepted: false, throttleMs: 1000 }); // 2 tokens to refill at 2/s
+  clock.advance(500);
+  assert.is(q.mutationThrottle('User:x', 'c'), 500);
+  clock.advance(600); // refilled to 0.2
+  assert.equal(q.mutate('User:x', 'c', 1, false), { accepted: true, throttleMs: 400 }); // -0.8 → 0.4 s
+  assert.equal(q.mutate('User:x', 'c', 3, false), { accepted: true, throttleMs: 1900 }); // -3.8 → 1.9 s
+  // Other clients have no quota.
+  assert.equal(q.mutate('User:x', 'other', 100, true), { accepted: true, throttleMs: 0 });
+});
+
 test('changes in the cache are picked up', () => {
   const { q, cache } = setup([]);
   assert.is(q.active, false);
