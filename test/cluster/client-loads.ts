@@ -58,6 +58,14 @@ export function javaLoadMissing(): string | null {
   return javaMissing();
 }
 
+/**
+ * Resolves the Kafka jars now (a first run downloads them with mvn, synchronously): call it before
+ * anything timing-sensitive runs in this process.
+ */
+export function prepareJavaLoad(): void {
+  kafkaJars();
+}
+
 function childLoad(child: ChildProcess, what: string, acks: Acks): Promise<Load> {
   let partial = '';
   let err = '';

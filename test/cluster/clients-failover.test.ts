@@ -15,7 +15,7 @@ import * as assert from 'uvu/assert';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions, type Load } from './checker.js';
-import { javaLoad, javaLoadMissing, librdkafkaLoad, librdkafkaMissing } from './client-loads.js';
+import { javaLoad, javaLoadMissing, librdkafkaLoad, librdkafkaMissing, prepareJavaLoad } from './client-loads.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing() ?? librdkafkaMissing() ?? javaLoadMissing();
@@ -25,6 +25,7 @@ let cluster: TestCluster | null = null;
 
 test.before(async () => {
   if (missing) return;
+  prepareJavaLoad();
   cluster = await startCluster({
     brokers: 3,
     config: { 'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.lag.time.max.ms': 3000, 'replica.fetch.backoff.ms': 200 },
