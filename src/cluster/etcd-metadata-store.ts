@@ -201,9 +201,15 @@ export class EtcdMetadataStore implements MetadataStore {
       resumeFromDelivered();
       this.logger?.debug(`etcd watch on ${this.description} connected (events from revision ${next})`);
     });
-    watcher.on('error', (err) => onError(err));
+    // An 'error' is etcd cancelling the watch (e.g. its revision was compacted): etcd3 has dropped
+    // it already, and cancelling it again would wait for an answer that never comes.
+    let cancelled = false;
+    watcher.on('error', (err) => {
+      cancelled = true;
+      onError(err);
+    });
     watcher.on('disconnected', (err) => this.logger?.warn(`etcd watch on ${this.description} disconnected (${err.message}); reconnecting`));
-    return { cancel: () => watcher.cancel(), resumeRevision: () => Number(request.start_revision), watcher };
+    return { cancel: () => (cancelled ? Promise.resolve() : watcher.cancel()), resumeRevision: () => Number(request.start_revision), watcher };
   }
 
   async grantSession(ttlMs: number): Promise<MetadataSession> {

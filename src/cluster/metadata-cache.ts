@@ -76,7 +76,8 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
     this.logger?.warn(`metadata watch on ${this.store.description} failed (${err.message}); reading everything again`);
     for (let delay = 100; !this.closed; delay = Math.min(delay * 2, 2000)) {
       try {
-        await this.watchHandle?.cancel().catch(() => {});
+        // Bounded: a cancellation that never completes must not freeze the cache.
+        await Promise.race([this.watchHandle?.cancel().catch(() => {}), new Promise((r) => setTimeout(r, 1000).unref())]);
         this.image = await this.store.readImage();
         this.reindex();
         await this.subscribe();

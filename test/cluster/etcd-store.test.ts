@@ -9,13 +9,14 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { KafkaApiError } from '../../src/errors.js';
 import { createLogger } from '../../src/logger.js';
 import { EtcdMetadataStore } from '../../src/cluster/etcd-metadata-store.js';
-import { EtcdUnreachableError } from '../../src/cluster/etcd-client.js';
+import { EtcdUnreachableError, createEtcdClient } from '../../src/cluster/etcd-client.js';
 import { BrokerLifecycleManager } from '../../src/cluster/broker-lifecycle.js';
 import { MetadataCache } from '../../src/cluster/metadata-cache.js';
 import { DuplicateBrokerRegistrationError, type PartitionState, type TopicRecord } from '../../src/cluster/metadata-store.js';
 import { ClusterMember } from '../../src/cluster/cluster-member.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
 import { freePort } from '../support/net.js';
+import { startFaultProxy } from '../support/fault-proxy.js';
 import { endpointOf, freshPrefix, logger, settings } from './helpers.js';
 
 const etcd = (await etcdOrSkip('test/cluster/etcd-store')) as EtcdServer;
@@ -221,6 +222,36 @@ test('watch: a re-established stream resumes after the last delivered event, not
   } finally {
     await store.close();
     await writer.close();
+  }
+});
+
+test('metadata cache: a watch resumed at a compacted revision (away while etcd compacted) reads everything again and follows on', async () => {
+  const prefix = freshPrefix('compacted');
+  const proxy = await startFaultProxy({ targetPort: etcd.clientPort });
+  const store = await EtcdMetadataStore.connect({ endpoints: [`http://${proxy.address}`], prefix, connectTimeoutMs: 5000, logger });
+  const writer = await open(prefix);
+  const direct = createEtcdClient([etcd.clientUrl]);
+  const cache = await MetadataCache.start(store, logger);
+  const topic = (name: string) => topicWith(name, [1]);
+  try {
+    await writer.createTopic(topic('before').topic, [topic('before').partition]);
+    await cache.waitFor((c) => c.topic('before') !== undefined, 5000, 'before');
+    proxy.cut();
+    // While the cache is away: a change, then the history compacted past it.
+    await writer.createTopic(topic('during').topic, [topic('during').partition]);
+    // A write elsewhere, so that the compaction revision lies past every event the cache missed.
+    const rev = (await direct.put('samsa-compact-probe').value('x').exec()).header.revision;
+    await direct.kv.compact({ revision: rev, physical: true });
+    proxy.heal();
+    await cache.waitFor((c) => c.topic('during') !== undefined, 15_000, 'the change made while away');
+    await writer.createTopic(topic('after').topic, [topic('after').partition]);
+    await cache.waitFor((c) => c.topic('after') !== undefined, 15_000, 'a change after the re-read');
+  } finally {
+    await cache.close();
+    await store.close();
+    await writer.close();
+    direct.close();
+    await proxy.close();
   }
 });
 
