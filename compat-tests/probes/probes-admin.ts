@@ -260,6 +260,25 @@ function logDirsAndClusterProbes(): Probe[] {
   ];
 }
 
+/** ElectLeaders on one broker: every partition is led by its preferred replica already. */
+function electLeadersProbes(): Probe[] {
+  const topic = 'pel-topic';
+  const setup = (ctx: ProbeCtx) => ctx.once('elect', () => createTopic(ctx, topic, 2));
+  const el = (id: string, version: number, about: string, body: Record<string, unknown>) => probe('elect-leaders', 43, id, version, about, { timeoutMs: 30_000, ...body }, {
+    setup,
+    // Each broker has other topics (the answer to "every partition" lists them all): ours only.
+    normalise: (j: Json) => sortAt(filterAt(j, 'replicaElectionResults', (t) => String((t as any).topic).startsWith('pel-')), 'replicaElectionResults.[].partitionResult', (x) => String((x as any).partitionId).padStart(5, '0')),
+  });
+  return [
+    el('v0-min', 0, 'preferred election of a partition its preferred replica leads: ELECTION_NOT_NEEDED', { topicPartitions: [{ topic, partitions: [0, 1] }] }),
+    el('v2-preferred', 2, 'the same at v2 (top-level error code)', { electionType: 0, topicPartitions: [{ topic, partitions: [0] }] }),
+    el('v2-unclean', 2, 'unclean election with a live leader: ELECTION_NOT_NEEDED', { electionType: 1, topicPartitions: [{ topic, partitions: [1] }] }),
+    el('v1-unknown', 1, 'unknown topic and unknown partition: UNKNOWN_TOPIC_OR_PARTITION', { electionType: 0, topicPartitions: [{ topic: 'pel-missing', partitions: [0] }, { topic, partitions: [9] }] }),
+    el('v2-all', 2, 'partitions null: every partition, nothing needed', { electionType: 0, topicPartitions: null }),
+    el('v2-bad-type', 2, 'election type 5', { electionType: 5, topicPartitions: [{ topic, partitions: [0] }] }),
+  ];
+}
+
 /**
  * Probes that change internal topics on Kafka (it deletes or grows __consumer_offsets when asked):
  * they run after every other probe, since no group probe could run after them.
@@ -272,5 +291,5 @@ export function destructiveProbes(): Probe[] {
 }
 
 export function adminProbes(): Probe[] {
-  return [...createTopicsProbes(), ...deleteTopicsProbes(), ...createPartitionsProbes(), ...configProbes(), ...logDirsAndClusterProbes()];
+  return [...createTopicsProbes(), ...deleteTopicsProbes(), ...createPartitionsProbes(), ...configProbes(), ...logDirsAndClusterProbes(), ...electLeadersProbes()];
 }

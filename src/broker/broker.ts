@@ -36,7 +36,7 @@ import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
-import { minInsyncReplicas } from '../cluster/controller.js';
+import { minInsyncReplicas, type ElectionResult } from '../cluster/controller.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
@@ -436,6 +436,20 @@ export class Broker {
           await this.cache.waitFor(grown, 5000).catch(() => undefined);
           await this.replicaManager.applied(this.cache.revision);
         }
+      },
+    );
+  }
+
+  /** ElectLeaders, run by the controller (forwarded there as the request it is); per-partition results. */
+  async electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean, forwarded: boolean): Promise<ElectionResult[]> {
+    return this.controllerChannel.route<ElectionResult[]>(
+      'leader election', CONTROLLER_WAIT_MS, forwarded,
+      () => this.cluster.controller.electLeaders(targets, unclean),
+      async (client) => {
+        const res = await client.send(43, 2, { electionType: unclean ? 1 : 0, topicPartitions: targets, timeoutMs: CONTROLLER_WAIT_MS });
+        if (res.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
+        if (res.errorCode !== ErrorCode.NONE) throw new KafkaApiError(res.errorCode);
+        return res.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })));
       },
     );
   }

@@ -56,6 +56,8 @@ export function clusterSettings(config: BrokerConfig): ClusterSettings {
       defaultReplicationFactor: config['default.replication.factor'],
       defaultNumPartitions: config['num.partitions'],
       uncleanLeaderElectionEnable: config['unclean.leader.election.enable'],
+      autoLeaderRebalanceEnable: config['auto.leader.rebalance.enable'],
+      leaderImbalanceCheckIntervalMs: config['leader.imbalance.check.interval.seconds'] * 1000,
       minInsyncReplicas: config['min.insync.replicas'],
     },
   };

@@ -26,6 +26,7 @@ import { newUuid, topicNameProblem } from '../broker/metadata.js';
 import type { MetadataCache } from './metadata-cache.js';
 import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
 import { brokerLossChange, initialPartitionState } from './partition-state.js';
+import { imbalanced, preferredElection, uncleanElection } from './leader-election.js';
 import { checkManualAssignment, checkReplicationFactor, placeReplicas } from './replica-placement.js';
 
 export interface ControllerConfig {
@@ -37,6 +38,18 @@ export interface ControllerConfig {
   uncleanLeaderElectionEnable: boolean;
   /** min.insync.replicas, the broker-wide default of the topic config. */
   minInsyncReplicas: number;
+  /** auto.leader.rebalance.enable (default true): preferred replicas get their leadership back. */
+  autoLeaderRebalanceEnable?: boolean;
+  /** leader.imbalance.check.interval.seconds, in ms (default 300 s). */
+  leaderImbalanceCheckIntervalMs?: number;
+}
+
+/** One partition's ElectLeaders answer. */
+export interface ElectionResult {
+  topic: string;
+  partition: number;
+  errorCode: number;
+  errorMessage: string | null;
 }
 
 export interface ControllerOptions {
@@ -141,6 +154,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       this.opts.logger?.info(`broker ${this.opts.nodeId} is the active controller (controller epoch ${claim.controllerEpoch})`);
       this.emit('elected', claim);
       this.requestReconcile();
+      this.scheduleBalancing();
     } catch (e) {
       this.opts.logger?.warn(`broker ${this.opts.nodeId}: controller claim failed (${(e as Error).message})`);
     } finally {
@@ -151,6 +165,9 @@ export class Controller extends EventEmitter<ControllerEvents> {
   }
 
   private resign(reason: string): void {
+    this.balanceTimer?.unref();
+    if (this.balanceTimer) clearTimeout(this.balanceTimer);
+    this.balanceTimer = null;
     if (!this.active) return;
     this.opts.logger?.warn(`broker ${this.opts.nodeId} stops acting as controller: ${reason}`);
     this.active = null;
@@ -170,6 +187,75 @@ export class Controller extends EventEmitter<ControllerEvents> {
     this.fenceSelf('shutting down');
     await this.reconciling?.catch(() => {});
     if (epoch !== undefined) await this.opts.store.resignController(epoch).catch(() => {});
+  }
+
+  // ---- Elections ----------------------------------------------------------------------------
+
+  private balanceTimer: NodeJS.Timeout | null = null;
+
+  /** auto.leader.rebalance.enable: every leader.imbalance.check.interval.seconds, while active. */
+  private scheduleBalancing(): void {
+    const { autoLeaderRebalanceEnable = true, leaderImbalanceCheckIntervalMs = 300_000 } = this.opts.config;
+    if (!autoLeaderRebalanceEnable || this.balanceTimer || !this.active) return;
+    this.balanceTimer = setTimeout(() => {
+      this.balanceTimer = null;
+      void this.balanceLeaders().finally(() => this.scheduleBalancing());
+    }, leaderImbalanceCheckIntervalMs);
+    this.balanceTimer.unref();
+  }
+
+  /** Gives every partition whose preferred replica is alive and in sync its leadership back. */
+  async balanceLeaders(): Promise<number> {
+    const cache = this.opts.cache;
+    let moved = 0;
+    for (const state of imbalanced(cache.allPartitions(), (id) => cache.isAlive(id))) {
+      const name = `${cache.topicById(state.topicId)?.name}-${state.partition}`;
+      const out = preferredElection(state, (id) => cache.isAlive(id), name);
+      if (!('state' in out) || !this.active) continue;
+      const r = await this.opts.store.alterPartition(out.state, state.partitionEpoch, this.fence).catch(() => null);
+      if (r?.ok) {
+        moved++;
+        this.opts.logger?.info(`controller: ${name}: preferred leader ${out.state.leader} restored (leader epoch ${out.state.leaderEpoch})`);
+      }
+    }
+    return moved;
+  }
+
+  /**
+   * ElectLeaders: a preferred or unclean election for each named partition. `targets` null: every
+   * partition, answering only those where an election took place (Kafka leaves out the others).
+   */
+  async electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean): Promise<ElectionResult[]> {
+    const fence = this.fence;
+    const cache = this.opts.cache;
+    const all = targets === null;
+    const wanted = targets ?? [...cache.topics.values()].map((t) => ({ topic: t.name, partitions: cache.partitionsOf(t.topicId).map((p) => p.partition) }));
+    const results: ElectionResult[] = [];
+    for (const { topic, partitions } of wanted) {
+      for (const partition of partitions) {
+        const name = `${topic}-${partition}`;
+        const t = cache.topic(topic);
+        const state = t ? cache.partition(t.topicId, partition) : undefined;
+        if (!t || !state) {
+          results.push({ topic, partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The request asked for a topic or partition that does not exist on this broker.' });
+          continue;
+        }
+        const isAlive = (id: number) => cache.isAlive(id);
+        const out = unclean ? uncleanElection(state, isAlive, name) : preferredElection(state, isAlive, name);
+        if (!('state' in out)) {
+          if (!all) results.push({ topic, partition, errorCode: out.errorCode, errorMessage: out.message });
+          continue;
+        }
+        const r = await this.opts.store.alterPartition(out.state, state.partitionEpoch, fence);
+        if (r.ok) {
+          this.opts.logger?.info(`controller: ${name}: ${unclean ? 'unclean' : 'preferred'} election, leader ${state.leader} → ${out.state.leader} (leader epoch ${out.state.leaderEpoch})`);
+          results.push({ topic, partition, errorCode: ErrorCode.NONE, errorMessage: null });
+        } else {
+          results.push({ topic, partition, errorCode: r.error === ErrorCode.NOT_CONTROLLER ? ErrorCode.NOT_CONTROLLER : ErrorCode.REQUEST_TIMED_OUT, errorMessage: null });
+        }
+      }
+    }
+    return results;
   }
 
   // ---- ReplicationControlManager ------------------------------------------------------------

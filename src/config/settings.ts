@@ -433,6 +433,14 @@ export const BROKER_SETTINGS = {
     type: 'boolean', default: 'false',
     doc: 'Whether an out-of-sync replica may become leader. Topic config unclean.leader.election.enable.',
   },
+  'auto.leader.rebalance.enable': {
+    type: 'boolean', default: 'true',
+    doc: 'The controller gives each partition\'s leadership back to its preferred (first) replica once that replica is alive and in sync again.',
+  },
+  'leader.imbalance.check.interval.seconds': {
+    type: 'long', default: '300', min: 1,
+    doc: 'How often the controller looks for partitions not led by their preferred replica.',
+  },
 
   // --- replication ----------------------------------------------------------------------------
   'replica.lag.time.max.ms': {

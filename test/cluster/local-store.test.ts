@@ -78,7 +78,7 @@ test('cluster settings use Kafka\'s names and the KAFKA_* environment', () => {
   const defaults = clusterSettings(loadConfig());
   assert.equal(defaults.etcdEndpoints, [], 'no etcd: one node on the local store');
   assert.equal([defaults.etcdConnectTimeoutMs, defaults.sessionTimeoutMs, defaults.heartbeatIntervalMs, defaults.etcdKeyPrefix], [30000, 9000, 2000, '/samsa/']);
-  assert.equal(defaults.controller, { defaultReplicationFactor: 1, defaultNumPartitions: 1, uncleanLeaderElectionEnable: false, minInsyncReplicas: 1 });
+  assert.equal(defaults.controller, { defaultReplicationFactor: 1, defaultNumPartitions: 1, uncleanLeaderElectionEnable: false, minInsyncReplicas: 1, autoLeaderRebalanceEnable: true, leaderImbalanceCheckIntervalMs: 300_000 });
   const s = clusterSettings(loadConfig({
     env: {
       KAFKA_SAMSA_ETCD_ENDPOINTS: 'http://127.0.0.1:2379,http://127.0.0.1:2479',
@@ -88,11 +88,13 @@ test('cluster settings use Kafka\'s names and the KAFKA_* environment', () => {
       KAFKA_UNCLEAN_LEADER_ELECTION_ENABLE: 'true',
       KAFKA_DEFAULT_REPLICATION_FACTOR: '3',
       KAFKA_MIN_INSYNC_REPLICAS: '2',
+      KAFKA_AUTO_LEADER_REBALANCE_ENABLE: 'false',
+      KAFKA_LEADER_IMBALANCE_CHECK_INTERVAL_SECONDS: '30',
     },
   }));
   assert.equal(s.etcdEndpoints, ['http://127.0.0.1:2379', 'http://127.0.0.1:2479']);
   assert.equal([s.etcdConnectTimeoutMs, s.nodeId, s.rack], [1500, 3, 'eu-1a']);
-  assert.equal(s.controller, { defaultReplicationFactor: 3, defaultNumPartitions: 1, uncleanLeaderElectionEnable: true, minInsyncReplicas: 2 });
+  assert.equal(s.controller, { defaultReplicationFactor: 3, defaultNumPartitions: 1, uncleanLeaderElectionEnable: true, minInsyncReplicas: 2, autoLeaderRebalanceEnable: false, leaderImbalanceCheckIntervalMs: 30_000 });
 });
 
 test.run();

@@ -16,7 +16,8 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { kcat } from '../support/external.js';
+import { kcat, run } from '../support/external.js';
+import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
 import { EtcdMetadataStore } from '../../src/cluster/etcd-metadata-store.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
@@ -217,6 +218,32 @@ test('a produce to a broker that does not lead answers NOT_LEADER_OR_FOLLOWER wi
   });
   assert.is(lo.topics[0].partitions[0].errorCode, ErrorCode.NONE);
   assert.ok(lo.topics[0].partitions[0].offset >= 1n, `log end on the new leader ${lo.topics[0].partitions[0].offset}`);
+});
+
+test('kafka-leader-election (Kafka 4.4 tools, Java admin client) through a broker that is not the controller: the preferred replica leads again', async () => {
+  if (!c) return;
+  const missingJava = javaMissing();
+  if (missingJava) {
+    if (IN_CI) throw new Error(`three-brokers: java is required under CI: ${missingJava}`);
+    return void console.log(`skipped: ${missingJava}`);
+  }
+  // The previous test moved spread-0's leadership off its preferred replica.
+  const md = await c.waitForMetadata(1, (x) => x.topics.some((t) => t.name === 'spread'), 'spread');
+  const p0 = md.topics.find((t) => t.name === 'spread')!.partitions.find((p) => p.partitionIndex === 0)!;
+  const preferred = p0.replicaNodes[0];
+  assert.is.not(p0.leaderId, preferred, 'spread-0 is led by another replica than its preferred one');
+  const via = notController(md);
+  const elect = () => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.LeaderElectionCommand',
+    '--bootstrap-server', `127.0.0.1:${c!.broker(via).port}`, '--election-type', 'PREFERRED', '--topic', 'spread', '--partition', '0'], { timeoutMs: 90_000 });
+  const first = await elect();
+  assert.is(first.code, 0, first.stdout + first.stderr);
+  assert.match(first.stdout, 'Successfully completed leader election (PREFERRED) for partitions spread-0');
+  for (const b of c.brokers) {
+    await c.waitForMetadata(b.nodeId, (x) => x.topics.find((t) => t.name === 'spread')?.partitions.find((p) => p.partitionIndex === 0)?.leaderId === preferred, 'the preferred leader');
+  }
+  const again = await elect();
+  assert.is(again.code, 0, again.stdout + again.stderr);
+  assert.match(again.stdout, 'Valid replica already elected for partitions spread-0');
 });
 
 test.run();

@@ -7,6 +7,7 @@ import { describeConfigsHandler } from './032-describe-configs.js';
 import { alterConfigsHandler } from './033-alter-configs.js';
 import { describeLogDirsHandler } from './035-describe-log-dirs.js';
 import { createPartitionsHandler } from './037-create-partitions.js';
+import { electLeadersHandler } from './043-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './044-incremental-alter-configs.js';
 import { describeClusterHandler } from './060-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './075-describe-topic-partitions.js';
@@ -19,6 +20,7 @@ export const adminHandlers: Handler<any>[] = [
   alterConfigsHandler,
   describeLogDirsHandler,
   createPartitionsHandler,
+  electLeadersHandler,
   incrementalAlterConfigsHandler,
   describeClusterHandler,
   describeTopicPartitionsHandler,

@@ -44,6 +44,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 36, name: 'SaslAuthenticate', min: 0, max: 2, refuse: null },
   { apiKey: 37, name: 'CreatePartitions', min: 0, max: 3, refuse: null },
   { apiKey: 42, name: 'DeleteGroups', min: 0, max: 2, refuse: null },
+  { apiKey: 43, name: 'ElectLeaders', min: 0, max: 2, refuse: null },
   { apiKey: 44, name: 'IncrementalAlterConfigs', min: 0, max: 1, refuse: null },
   { apiKey: 47, name: 'OffsetDelete', min: 0, max: 0, refuse: null },
   { apiKey: 48, name: 'DescribeClientQuotas', min: 0, max: 1, refuse: null },

@@ -68,6 +68,8 @@ import { readCreatePartitionsRequest, writeCreatePartitionsRequest, type CreateP
 import { readCreatePartitionsResponse, writeCreatePartitionsResponse, type CreatePartitionsResponse } from './messages/create-partitions-response.js';
 import { readDeleteGroupsRequest, writeDeleteGroupsRequest, type DeleteGroupsRequest } from './messages/delete-groups-request.js';
 import { readDeleteGroupsResponse, writeDeleteGroupsResponse, type DeleteGroupsResponse } from './messages/delete-groups-response.js';
+import { readElectLeadersRequest, writeElectLeadersRequest, type ElectLeadersRequest } from './messages/elect-leaders-request.js';
+import { readElectLeadersResponse, writeElectLeadersResponse, type ElectLeadersResponse } from './messages/elect-leaders-response.js';
 import { readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest, type IncrementalAlterConfigsRequest } from './messages/incremental-alter-configs-request.js';
 import { readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse, type IncrementalAlterConfigsResponse } from './messages/incremental-alter-configs-response.js';
 import { readOffsetDeleteRequest, writeOffsetDeleteRequest, type OffsetDeleteRequest } from './messages/offset-delete-request.js';
@@ -141,6 +143,7 @@ export const ApiKey = {
   SaslAuthenticate: 36,
   CreatePartitions: 37,
   DeleteGroups: 42,
+  ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
@@ -189,6 +192,7 @@ export interface ApiTypes {
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse };
   37: { request: CreatePartitionsRequest; response: CreatePartitionsResponse };
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse };
+  43: { request: ElectLeadersRequest; response: ElectLeadersResponse };
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse };
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse };
   48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse };
@@ -372,6 +376,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 2, flexibleFrom: 2,
     readRequest: readDeleteGroupsRequest, writeRequest: writeDeleteGroupsRequest,
     readResponse: readDeleteGroupsResponse, writeResponse: writeDeleteGroupsResponse,
+  },
+  43: {
+    apiKey: 43, name: 'ElectLeaders', minVersion: 0, maxVersion: 2, flexibleFrom: 2,
+    readRequest: readElectLeadersRequest, writeRequest: writeElectLeadersRequest,
+    readResponse: readElectLeadersResponse, writeResponse: writeElectLeadersResponse,
   },
   44: {
     apiKey: 44, name: 'IncrementalAlterConfigs', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
