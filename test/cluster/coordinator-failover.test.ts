@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
+import { until } from '../support/until.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -40,21 +41,6 @@ const kafka = (clientId: string, brokers = c!.bootstrapList) => new Kafka({
   clientId, brokers, logLevel: process.env.DEBUG_KAFKAJS ? (Number(process.env.DEBUG_KAFKAJS) as kafkajs.logLevel) : logLevel.NOTHING,
   retry: { retries: 40, initialRetryTime: 100, maxRetryTime: 1000 }, requestTimeout: 10000,
 });
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== null) return v;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
-}
 
 const alive = new Set<number>();
 

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
+import { until } from '../support/until.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -45,22 +46,6 @@ const kafka = (clientId: string) => new Kafka({
   retry: { retries: 40, initialRetryTime: 100, maxRetryTime: 1000 }, requestTimeout: 10000,
 });
 
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | null>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown = null;
-  while (Date.now() < deadline) {
-    try {
-      const v = await probe();
-      if (v !== null) return v;
-      last = null;
-    } catch (err) {
-      last = err;
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${what}: not within ${timeoutMs} ms${last ? ` (${String(last)})` : ''}`);
-}
-
 /** Leader of every partition of `topic`, from a live broker's metadata. */
 async function leaders(topic: string, partitions: number): Promise<number[]> {
   const m = await c!.waitForMetadata([...alive][0], (x) => {
@@ -74,7 +59,7 @@ async function leaders(topic: string, partitions: number): Promise<number[]> {
 async function ends(topic: string, partition: number, leader: number): Promise<[number, number]> {
   const cl = await c!.client(leader);
   const at = async (isolationLevel: number) => {
-    const r = await cl.send(2, 5, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }] });
+    const r = await cl.send(2, 5, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }], timeoutMs: 5000 });
     const p = r.topics[0].partitions[0];
     if (p.errorCode !== ErrorCode.NONE) throw new Error(`ListOffsets ${topic}-${partition}: error ${p.errorCode}`);
     return Number(p.offset);
