@@ -6,7 +6,7 @@
  * authorizer decides is compared with real Kafka in compat-tests/acls-differential.test.ts.
  */
 import { sortAt, type Json } from './normalise.js';
-import type { Probe } from './runner.js';
+import type { Probe, ProbeCtx } from './runner.js';
 
 const ANY = 1;
 const anyFilter = { resourceTypeFilter: ANY, resourceNameFilter: null, patternTypeFilter: ANY, principalFilter: null, hostFilter: null, operation: ANY, permissionType: ANY };
@@ -42,17 +42,29 @@ function sortQuotas(j: Json): Json {
   return sortAt(j, 'entries', (x) => JSON.stringify((x as Record<string, Json>).entity));
 }
 
+/**
+ * Kafka applies AlterClientQuotas through its metadata log, so a describe right after may see the
+ * old values: wait until `components` match `count` entities before the next probe.
+ */
+const quotasSettled = (components: unknown[], count: number, strict = false) => (ctx: ProbeCtx) =>
+  ctx.waitFor(`quotas: ${count} entities for ${JSON.stringify(components)}`, async () => {
+    const r = await ctx.call(48, 1, { components, strict });
+    return (r.entries?.length ?? 0) === count;
+  });
+
 export function quotaProbes(): Probe[] {
-  const alter = (id: string, version: number, about: string, entries: unknown[], validateOnly = false): Probe =>
-    ({ id: `quotas/${id}`, api: 49, version, about, body: { entries, validateOnly }, normalise: sortQuotas });
+  const alter = (id: string, version: number, about: string, entries: unknown[], validateOnly = false, after?: (ctx: ProbeCtx) => Promise<void>): Probe =>
+    ({ id: `quotas/${id}`, api: 49, version, about, body: { entries, validateOnly }, normalise: sortQuotas, ...(after ? { after } : {}) });
+  const probeQ = [{ entityType: 'client-id', matchType: 0, match: 'probe-q' }];
+  const defaultClient = [{ entityType: 'client-id', matchType: 1, match: null }];
   const describe = (id: string, version: number, about: string, components: unknown[], strict = false): Probe =>
     ({ id: `quotas/${id}`, api: 48, version, about, body: { components, strict }, normalise: sortQuotas });
   return [
     alter('alter-v0-set', 0, 'set a client-id quota and a user+client quota (Q1)', [
       { entity: ent(['client-id', 'probe-q']), ops: [setOp('producer_byte_rate', 1048576), setOp('consumer_byte_rate', 2097152)] },
       { entity: ent(['user', 'probe-u'], ['client-id', 'probe-q']), ops: [setOp('request_percentage', 25)] },
-    ]),
-    alter('alter-v1-default', 1, 'the default client-id entity (Q2)', [{ entity: ent(['client-id', null]), ops: [setOp('consumer_byte_rate', 4194304)] }]),
+    ], false, quotasSettled(probeQ, 2)),
+    alter('alter-v1-default', 1, 'the default client-id entity (Q2)', [{ entity: ent(['client-id', null]), ops: [setOp('consumer_byte_rate', 4194304)] }], false, quotasSettled(defaultClient, 1, true)),
     alter('alter-v1-invalid', 1, 'invalid entities and keys, one error each (Q3)', [
       { entity: ent(['user', '']), ops: [setOp('producer_byte_rate', 1)] },
       { entity: ent(['group', 'g']), ops: [setOp('producer_byte_rate', 1)] },
@@ -70,7 +82,7 @@ export function quotaProbes(): Probe[] {
       { entity: ent(['client-id', 'probe-q']), ops: [{ key: 'producer_byte_rate', value: 0, remove: true }, { key: 'consumer_byte_rate', value: 0, remove: true }] },
       { entity: ent(['user', 'probe-u'], ['client-id', 'probe-q']), ops: [{ key: 'request_percentage', value: 0, remove: true }] },
       { entity: ent(['client-id', null]), ops: [{ key: 'consumer_byte_rate', value: 0, remove: true }] },
-    ]),
+    ], false, async (ctx) => { await quotasSettled(probeQ, 0)(ctx); await quotasSettled(defaultClient, 0, true)(ctx); }),
     describe('describe-v1-after-remove', 1, 'nothing left for probe-q (Q1)', [{ entityType: 'client-id', matchType: 0, match: 'probe-q' }]),
   ];
 }

@@ -379,7 +379,7 @@ export class PartitionLog {
     for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) {
       if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
     }
-    const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower) : null;
+    const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower, origin === 'client') : null;
 
     let segment = this.activeSegment;
     if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {

@@ -186,9 +186,11 @@ export class ProducerStateManager {
   /**
    * Checks `batches` (offsets already assigned) against the state and returns the staged
    * updates; throws KafkaApiError with Kafka's code when a batch must be rejected. Nothing changes
-   * until `commit`. `validate` is false when loading from the log.
+   * until `commit`. `validate` is false when loading from the log. `checkSequence` (default:
+   * `validate`) is false for the coordinators' own transactional writes (TxnOffsetCommit records,
+   * without sequence numbers), as Kafka checks sequences of client appends only.
    */
-  prepare(batches: readonly BatchInfo[], nowMs: number, validate: boolean): StagedAppend {
+  prepare(batches: readonly BatchInfo[], nowMs: number, validate: boolean, checkSequence = validate): StagedAppend {
     const entries = new Map<number, ProducerStateEntry>();
     const completed: CompletedTxn[] = [];
     for (const b of batches) {
@@ -199,26 +201,26 @@ export class ProducerStateManager {
         const done = this.applyMarker(next, b, nowMs, validate);
         if (done) completed.push(done);
       } else {
-        this.applyData(next, current, b, nowMs, validate);
+        this.applyData(next, current, b, nowMs, validate, checkSequence);
       }
       entries.set(b.producerId, next);
     }
     return { entries, completed };
   }
 
-  private applyData(next: ProducerStateEntry, current: ProducerStateEntry | undefined, b: BatchInfo, nowMs: number, validate: boolean): void {
+  private applyData(next: ProducerStateEntry, current: ProducerStateEntry | undefined, b: BatchInfo, nowMs: number, validate: boolean, checkSequence: boolean): void {
     const lastSeq = incrementSequence(b.baseSequence, b.lastOffsetDelta);
     if (validate) {
       if (b.producerEpoch < next.producerEpoch) {
         throw err(ErrorCode.INVALID_PRODUCER_EPOCH,
           `Epoch of producer ${b.producerId} at offset ${b.firstOffset} in ${this.topicPartition} is ${b.producerEpoch}, which is smaller than the last seen epoch ${next.producerEpoch}`);
       }
-      if (b.producerEpoch !== next.producerEpoch) {
+      if (checkSequence && b.producerEpoch !== next.producerEpoch) {
         if (b.baseSequence !== 0 && next.producerEpoch !== NO_PRODUCER_EPOCH) {
           throw err(ErrorCode.OUT_OF_ORDER_SEQUENCE_NUMBER,
             `Invalid sequence number for new epoch of producer ${b.producerId} in ${this.topicPartition}: ${b.producerEpoch} (request epoch), ${b.baseSequence} (seq. number), ${next.producerEpoch} (current producer epoch)`);
         }
-      } else {
+      } else if (checkSequence) {
         const currentLastSeq = lastSeqOf(next);
         const known = current !== undefined && current.producerEpoch !== NO_PRODUCER_EPOCH;
         if (known && !inSequence(currentLastSeq, b.baseSequence)) {

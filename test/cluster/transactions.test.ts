@@ -6,7 +6,11 @@
  *   watermark everywhere), read_committed sees the committed records only;
  * - the transaction coordinator dies with a transaction open: the new leader of its
  *   __transaction_state partition loads the state from its replica, and the producer's next
- *   InitProducerId there aborts it (its partitions become stable again).
+ *   InitProducerId there aborts it (its partitions become stable again);
+ * - sendOffsetsToTransaction with the group's and the transaction's coordinators on different
+ *   brokers: the offsets are the producer's transactional batch in __consumer_offsets, committed by
+ *   the COMMIT marker (WriteTxnMarkers to the group coordinator), dropped by ABORT, and loaded by
+ *   a new group coordinator after a SIGKILL; the output is exactly the committed transactions'.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -170,6 +174,70 @@ test('the transaction coordinator dies with a transaction open: the new coordina
   } finally {
     await c.start(coordinator);
     alive.add(coordinator);
+  }
+});
+
+/** The node FindCoordinator names for a key (keyType 0 group, 1 transactional id). */
+async function coordinatorFor(key: string, keyType: number): Promise<number> {
+  return until(`coordinator of ${key}`, 30_000, async () => {
+    const r = await (await c!.client([...alive][0])).send(10, 3, { key, keyType, coordinatorKeys: [] });
+    return r.errorCode === ErrorCode.NONE && alive.has(r.nodeId) ? r.nodeId : null;
+  });
+}
+
+/** The group's committed offset of `topic-0`, from its coordinator (v5). */
+async function committedOffset(group: string, topic: string): Promise<number> {
+  const r = await (await c!.client(await coordinatorFor(group, 0))).send(9, 5, { groupId: group, topics: [{ name: topic, partitionIndexes: [0] }], requireStable: true, groups: [] });
+  if (r.errorCode !== ErrorCode.NONE) throw new Error(`OffsetFetch: error ${r.errorCode}`);
+  const p = r.topics[0].partitions[0];
+  if (p.errorCode !== ErrorCode.NONE) throw new Error(`OffsetFetch ${topic}-0: error ${p.errorCode}`);
+  return Number(p.committedOffset);
+}
+
+test('sendOffsetsToTransaction with the group and the transaction on different coordinators, across a SIGKILL of the group coordinator', async () => {
+  if (!c) return;
+  const admin = kafka('eos-admin').admin();
+  await admin.connect();
+  await admin.createTopics({ topics: ['eos-in', 'eos-out'].map((topic) => ({ topic, numPartitions: 1, replicationFactor: 3 })), waitForLeaders: true });
+  await admin.disconnect();
+  // A group and a transactional id whose coordinators are two different brokers.
+  let group = '';
+  let id = '';
+  for (let i = 0; !group; i++) {
+    const g = `eos-group-${i}`;
+    const t = `eos-txn-${i}`;
+    if ((await coordinatorFor(g, 0)) !== (await coordinatorFor(t, 1))) [group, id] = [g, t];
+  }
+  const run = async (clientId: string, batches: { from: number; commit: boolean }[]) => {
+    const producer = kafka(clientId).producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
+    await producer.connect();
+    try {
+      for (const b of batches) {
+        const txn = await producer.transaction();
+        await txn.send({ topic: 'eos-out', messages: Array.from({ length: 10 }, (_, i) => ({ value: `out-${b.from + i}` })) });
+        await txn.sendOffsets({ consumerGroupId: group, topics: [{ topic: 'eos-in', partitions: [{ partition: 0, offset: String(b.from + 10) }] }] });
+        await (b.commit ? txn.commit() : txn.abort());
+      }
+    } finally {
+      await producer.disconnect();
+    }
+  };
+  await run('eos-1', [{ from: 0, commit: true }, { from: 10, commit: true }, { from: 20, commit: false }]);
+  assert.is(await until('committed offset 20', 20_000, async () => ((await committedOffset(group, 'eos-in')) === 20 ? 20 : null)), 20, 'the aborted transaction\'s offsets were dropped');
+  const groupCoordinator = await coordinatorFor(group, 0);
+  await c.kill(groupCoordinator);
+  alive.delete(groupCoordinator);
+  try {
+    await until('a new group coordinator', 30_000, async () => ((await coordinatorFor(group, 0)) !== groupCoordinator ? true : null));
+    // The new group coordinator loaded the committed transactional offsets from its replica.
+    assert.is(await until('offsets loaded', 20_000, () => committedOffset(group, 'eos-in')), 20);
+    await run('eos-2', [{ from: 20, commit: true }]);
+    assert.is(await until('committed offset 30', 20_000, async () => ((await committedOffset(group, 'eos-in')) === 30 ? 30 : null)), 30);
+    const out = await readCommitted('eos-out', 30);
+    assert.equal(out, Array.from({ length: 30 }, (_, i) => `out-${i}`).sort(), 'exactly the committed output');
+  } finally {
+    await c.start(groupCoordinator);
+    alive.add(groupCoordinator);
   }
 });
 

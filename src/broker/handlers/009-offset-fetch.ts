@@ -77,8 +77,7 @@ export const offsetFetchHandler = defineHandler({
   async handle(ctx, req) {
     const v = ctx.apiVersion;
     const coordinator = ctx.broker.groupCoordinator;
-    const txn = ctx.broker.txnCoordinator;
-    const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => txn.hasPendingOffset(g, t, p) : undefined;
+    const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => coordinator.hasPendingTxnOffset(g, t, p) : undefined;
     if (v >= 8) {
       const groups = await Promise.all(req.groups.map(async (g) => {
         const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending);

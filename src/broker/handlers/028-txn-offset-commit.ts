@@ -5,14 +5,15 @@
  * producer's ongoing transaction (AddOffsetsToTxn first), else INVALID_TXN_STATE (v4:
  * TRANSACTION_ABORTABLE); wrong epoch INVALID_PRODUCER_EPOCH; unknown topic or partition:
  * UNKNOWN_TOPIC_OR_PARTITION for it; metadata above offset.metadata.max.bytes:
- * OFFSET_METADATA_TOO_LARGE. Accepted offsets stay invisible to OffsetFetch until the
- * transaction commits (they are written to the group's shard just before the COMMIT marker) and
- * are dropped on abort. Group membership is checked after the transaction (TO3-TO5): generation
+ * OFFSET_METADATA_TOO_LARGE. Accepted offsets are written at once to the group's
+ * `__consumer_offsets` partition as the producer's transactional batch (Kafka's design) and stay
+ * invisible to OffsetFetch until the COMMIT marker lands there; the ABORT marker drops them. Group membership is checked after the transaction (TO3-TO5): generation
  * -1 with no member is accepted, even on a group with members or in CompletingRebalance; a member
  * or generation that is given must be the group's (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID /
  * ILLEGAL_GENERATION); a missing group with generation >= 0 is ILLEGAL_GENERATION.
  */
 import { defineHandler } from '../handler.js';
+import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
@@ -50,7 +51,18 @@ export const txnOffsetCommitHandler = defineHandler({
     let code: number = ErrorCode.NONE;
     if (offsets.length > 0) {
       const notAdded = ctx.apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
-      const commit = () => broker.txnCoordinator.txnOffsetCommit(req.transactionalId, Number(req.producerId), req.producerEpoch, req.groupId, offsets, notAdded);
+      const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
+      const commit = async (): Promise<number> => {
+        const checked = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
+        if (checked !== ErrorCode.NONE) return checked;
+        try {
+          await broker.groupCoordinator.txnOffsetCommit(req.groupId, producer, offsets);
+          return ErrorCode.NONE;
+        } catch (err) {
+          if (err instanceof KafkaApiError) return err.errorCode;
+          throw err;
+        }
+      };
       // Kafka verifies the transaction first, then the group (the write operation's validation).
       const groupCode = await broker.groupCoordinator.validateTransactionalCommit({ groupId: req.groupId, generationId: req.generationId, memberId: req.memberId, groupInstanceId: req.groupInstanceId });
       if (groupCode === ErrorCode.NONE) {

@@ -21,7 +21,7 @@ import type { SyncGroupResponse } from '../../protocol/generated/messages/sync-g
 import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
 import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
 import type { Broker } from '../../broker/broker.js';
-import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog } from '../runtime/coordinator-log.js';
+import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog, type TxnProducer } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
 import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
 import { groupConfigFrom, type GroupConfig } from './group-config.js';
@@ -222,6 +222,24 @@ export class GroupCoordinator {
   /** The group-level checks of a TxnOffsetCommit (TO3-TO5): NONE, or the error for every partition. */
   validateTransactionalCommit(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Promise<number> {
     return this.run(req.groupId, (s) => answer(s.offsets.validateCommit(req, 0, true)));
+  }
+
+  /**
+   * TxnOffsetCommit, once the transaction allowed it: the offsets are written to the group's
+   * partition as the producer's transactional batch and stay pending until its marker.
+   */
+  txnOffsetCommit(groupId: string, producer: TxnProducer, offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string }[]): Promise<void> {
+    return this.run(groupId, (s) => ({ records: s.offsets.transactionalCommit(groupId, offsets), response: () => undefined, transactional: producer }));
+  }
+
+  /** A COMMIT/ABORT marker was written to `__consumer_offsets-partition` (here, its leader). */
+  onTransactionMarker(partition: number, producerId: number, commit: boolean): Promise<void> {
+    return this.runtime.completeTransaction(partition, producerId, commit);
+  }
+
+  /** Whether a transactional commit for the group's partition awaits its transaction's end (OF4). */
+  hasPendingTxnOffset(groupId: string, topic: string, partition: number): boolean {
+    return this.runtime.shardOf(this.partitionFor(groupId))?.offsets.hasPendingTxnOffset(groupId, topic, partition) ?? false;
   }
 
   fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<FetchedTopic[]> {

@@ -9,6 +9,7 @@ import type { GroupConfig } from './group-config.js';
 import { GroupMetadataManager } from './group-metadata-manager.js';
 import { OffsetMetadataManager } from './offset-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
+import type { TxnProducer } from '../runtime/coordinator-log.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -23,9 +24,14 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     this.offsets = new OffsetMetadataManager(ctx, config, this.groups);
   }
 
-  replay(record: Rec): void {
+  replay(record: Rec, txn?: TxnProducer): void {
     if (record.type === 'group') this.groups.replay(record);
+    else if (txn) this.offsets.replayTransactional(txn.producerId, record);
     else this.offsets.replay(record);
+  }
+
+  replayEndTransaction(producerId: number, commit: boolean): void {
+    this.offsets.completeTransaction(producerId, commit);
   }
 
   onLoaded(): void {

@@ -65,6 +65,44 @@ export class OffsetMetadataManager {
 
   constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, private readonly groups: GroupMetadataManager) {}
 
+  /**
+   * TxnOffsetCommit offsets waiting for their transaction's marker, by producer id (Kafka's
+   * pendingTransactionalOffsets): written to the log at once as the producer's transactional
+   * batch, applied when its COMMIT marker lands in this partition, dropped on ABORT.
+   */
+  readonly pendingTxn = new Map<number, OffsetCommitRecord[]>();
+
+  replayTransactional(producerId: number, r: OffsetCommitRecord): void {
+    let list = this.pendingTxn.get(producerId);
+    if (!list) this.pendingTxn.set(producerId, (list = []));
+    list.push(r);
+  }
+
+  /** The producer's COMMIT or ABORT marker: its pending offsets become committed, or go. */
+  completeTransaction(producerId: number, commit: boolean): void {
+    const list = this.pendingTxn.get(producerId);
+    if (!list) return;
+    this.pendingTxn.delete(producerId);
+    if (commit) for (const r of list) this.replay(r);
+  }
+
+  /** Whether a transactional commit of the group's partition awaits its transaction's end (OF4). */
+  hasPendingTxnOffset(groupId: string, topic: string, partition: number): boolean {
+    for (const list of this.pendingTxn.values()) {
+      if (list.some((r) => r.groupId === groupId && r.topic === topic && r.partition === partition)) return true;
+    }
+    return false;
+  }
+
+  /** The records of a TxnOffsetCommit (written as the producer's transactional batch). */
+  transactionalCommit(groupId: string, offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string }[]): OffsetCommitRecord[] {
+    const now = BigInt(this.ctx.now());
+    return offsets.map((o) => ({
+      type: 'offset' as const, groupId, topic: o.topic, partition: o.partition,
+      value: { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: now, expireTimestamp: -1n },
+    }));
+  }
+
   replay(r: OffsetCommitRecord): void {
     const v = r.value;
     if (v === null) {

@@ -16,11 +16,24 @@ export interface LogRecord {
   value: Buffer | null;
 }
 
+/** The producer of a transactional coordinator write (TxnOffsetCommit). */
+export interface TxnProducer {
+  producerId: number;
+  producerEpoch: number;
+}
+
 export interface CoordinatorLog {
-  /** Appends the records as one batch stamped `timestampMs`; resolves once appended. */
-  append(records: LogRecord[], timestampMs: number): Promise<void>;
-  /** Calls `visit` for every record from the log start, in offset order; returns how many. */
-  readAll(visit: (record: LogRecord) => void): Promise<number>;
+  /**
+   * Appends the records as one batch stamped `timestampMs`; resolves once appended. `txn`: a
+   * transactional batch of that producer, completed by its COMMIT/ABORT marker.
+   */
+  append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<void>;
+  /**
+   * Calls `visit` for every record from the log start, in offset order (with its producer when
+   * the batch is transactional), and `onMarker` for every COMMIT/ABORT marker; returns how many
+   * records.
+   */
+  readAll(visit: (record: LogRecord, txn?: TxnProducer) => void, onMarker?: (producerId: number, commit: boolean) => void): Promise<number>;
 }
 
 const LOAD_CHUNK_BYTES = 1 << 20;
@@ -51,7 +64,7 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
     private readonly opts: { flush?: boolean; leader?: () => LedPartition | undefined; replicationTimeoutMs?: number } = {},
   ) {}
 
-  async append(records: LogRecord[], timestampMs: number): Promise<void> {
+  async append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<void> {
     const p = this.opts.leader?.();
     if (this.opts.leader) {
       if (!p?.isLeader || p.leaderEpoch !== this.leaderEpoch) {
@@ -63,8 +76,9 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
     const batch = buildRecordBatch({
       records: records.map((r) => ({ key: r.key, value: r.value, timestamp: ts })),
       partitionLeaderEpoch: this.leaderEpoch,
+      ...(txn ? { producerId: BigInt(txn.producerId), producerEpoch: txn.producerEpoch, baseSequence: -1, transactional: true } : {}),
     });
-    const result = await this.log.appendAsLeader(batch, this.leaderEpoch);
+    const result = await this.log.appendAsLeader(batch, this.leaderEpoch, txn ? { origin: 'coordinator' } : undefined);
     const end = result.lastOffset + 1;
     if (this.opts.flush) await this.log.flushUpTo(end);
     if (p && this.log.highWatermark < end) {
@@ -73,7 +87,7 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
     }
   }
 
-  async readAll(visit: (record: LogRecord) => void): Promise<number> {
+  async readAll(visit: (record: LogRecord, txn?: TxnProducer) => void, onMarker?: (producerId: number, commit: boolean) => void): Promise<number> {
     let offset = this.log.logStartOffset;
     const end = this.log.logEndOffset;
     let count = 0;
@@ -84,10 +98,16 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
       for (const chunk of records) {
         for (const batch of decodeRecordBatches(chunk)) {
           next = Number(batch.baseOffset) + batch.lastOffsetDelta + 1;
-          if (batch.isControl) continue;
+          if (batch.isControl) {
+            // A COMMIT (type 1) or ABORT (0) marker: key = version int16, type int16.
+            const key = batch.records[0]?.key;
+            if (onMarker && key && key.length >= 4) onMarker(Number(batch.producerId), key.readInt16BE(2) === 1);
+            continue;
+          }
+          const txn = batch.isTransactional ? { producerId: Number(batch.producerId), producerEpoch: batch.producerEpoch } : undefined;
           for (const r of batch.records) {
             if (r.key === null) continue;
-            visit({ key: r.key, value: r.value });
+            visit({ key: r.key, value: r.value }, txn);
             count++;
           }
         }
@@ -104,7 +124,7 @@ export class MemoryCoordinatorLog implements CoordinatorLog {
   readonly records: (LogRecord & { timestampMs: number })[] = [];
   failNextAppend: Error | null = null;
 
-  async append(records: LogRecord[], timestampMs: number): Promise<void> {
+  async append(records: LogRecord[], timestampMs: number, _txn?: TxnProducer): Promise<void> {
     if (this.failNextAppend) {
       const err = this.failNextAppend;
       this.failNextAppend = null;

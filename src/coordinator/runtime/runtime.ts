@@ -18,7 +18,7 @@ import { KafkaApiError } from '../../errors.js';
 import type { Clock, Timer } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { CoordinatorLog, LogRecord } from './coordinator-log.js';
+import type { CoordinatorLog, LogRecord, TxnProducer } from './coordinator-log.js';
 import { SerialQueue } from './serial-queue.js';
 
 export interface CoordinatorResult<T, R> {
@@ -28,6 +28,8 @@ export interface CoordinatorResult<T, R> {
   response: () => T;
   /** The answer when the append failed (nothing was replayed); default: throw the mapped error. */
   onAppendError?: (errorCode: number) => T;
+  /** The records are a transaction's (TxnOffsetCommit): written as its transactional batch. */
+  transactional?: TxnProducer;
 }
 
 /** A result without records. */
@@ -42,8 +44,13 @@ export interface RecordSerde<R> {
 }
 
 export interface CoordinatorShard<R> {
-  /** Applies one record to the state; the only way durable state changes. */
-  replay(record: R): void;
+  /**
+   * Applies one record to the state; the only way durable state changes. `txn`: the record is
+   * part of that producer's transaction, pending until `replayEndTransaction`.
+   */
+  replay(record: R, txn?: TxnProducer): void;
+  /** A COMMIT or ABORT marker of `producerId` in the shard's log. */
+  replayEndTransaction?(producerId: number, commit: boolean): void;
   /** After loading: arm timers for what was loaded. */
   onLoaded(): void;
   /** The shard is going away: answer every parked request. */
@@ -125,11 +132,11 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     await rt.queue.run(async () => {
       const started = Date.now();
       let skipped = 0;
-      const count = await log.readAll((lr) => {
+      const count = await log.readAll((lr, txn) => {
         const record = this.opts.serde.deserialize(lr);
         if (record === null) skipped++;
-        else rt.shard.replay(record);
-      });
+        else rt.shard.replay(record, txn);
+      }, (producerId, commit) => rt.shard.replayEndTransaction?.(producerId, commit));
       rt.status = 'active';
       rt.shard.onLoaded();
       if (count > 0) {
@@ -165,6 +172,26 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     });
   }
 
+  /**
+   * A COMMIT/ABORT marker of `producerId` was appended to the shard's partition: the shard applies
+   * it in its queue, after what was queued before (nothing when the shard is not here: it reads
+   * the marker from its log when it loads).
+   */
+  async completeTransaction(partition: number, producerId: number, commit: boolean): Promise<void> {
+    // A shard still loading has this queued after its load (applying a marker twice is harmless).
+    if (!this.shards.has(partition)) return;
+    await this.schedule(partition, (s) => {
+      s.replayEndTransaction?.(producerId, commit);
+      return { records: [], response: () => undefined };
+    }).catch(() => undefined);
+  }
+
+  /** The shard of `partition` when it is loaded here (read-only looks outside the queue). */
+  shardOf(partition: number): S | undefined {
+    const rt = this.shards.get(partition);
+    return rt?.status === 'active' ? rt.shard : undefined;
+  }
+
   /** Runs `fn` on every active shard (one after the other) and collects the results. */
   async scheduleAll<T>(op: (shard: S, partition: number) => CoordinatorResult<T, R>): Promise<T[]> {
     const out: T[] = [];
@@ -182,14 +209,14 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
   private async execute<T>(rt: ShardRuntime<S, R>, result: CoordinatorResult<T, R>): Promise<T> {
     if (result.records.length > 0) {
       try {
-        await rt.log.append(result.records.map((r) => this.opts.serde.serialize(r)), this.opts.clock.now());
+        await rt.log.append(result.records.map((r) => this.opts.serde.serialize(r)), this.opts.clock.now(), result.transactional);
       } catch (err) {
         const code = appendErrorCode(err);
         if (!(err instanceof KafkaApiError)) this.opts.logger.error(`${this.opts.name} partition ${rt.partition}: append failed`, err);
         if (result.onAppendError) return result.onAppendError(code);
         throw new KafkaApiError(code);
       }
-      for (const r of result.records) rt.shard.replay(r);
+      for (const r of result.records) rt.shard.replay(r, result.transactional);
     }
     return result.response();
   }

@@ -3,13 +3,11 @@
  * creation and logs, data partitions for markers, the producer-id block file in the log dir, and
  * the Kafka-named settings.
  */
-import * as path from 'node:path';
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../../broker/broker.js';
 import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
-import type { GroupCoordinatorRecord } from '../group/records.js';
 import { ledEpochOf } from '../group/group-coordinator.js';
 import { writeMarker } from './txn-markers.js';
 import { ProducerIdManager } from './producer-id-manager.js';
@@ -21,7 +19,6 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
     const v = Number(c[k]);
     return Number.isFinite(v) ? v : d;
   };
-  const pendingFile = path.join(logDir, 'samsa-pending-txn-offsets.json');
   const segmentBytes = num('transaction.state.log.segment.bytes', 104857600);
   const env: TxnEnvironment = {
     stateTopicPartitions: () => broker.metadata.get(TRANSACTION_STATE_TOPIC)?.partitions ?? null,
@@ -52,32 +49,11 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
     },
     // Markers go to each partition's leader: appended here, or WriteTxnMarkers to it.
     writeMarker: (topic, partition, marker) => writeMarker(broker, topic, partition, marker),
-    pendingOffsetsFile: {
-      load: async () => ((await fs.exists(pendingFile)) ? (await fs.readFile(pendingFile)).toString('utf8') : null),
-      save: (text) => fs.writeFileAtomic(pendingFile, Buffer.from(text, 'utf8')),
-    },
     leaderEpoch: 0,
     leaderEpochOf: (topic, partition) => broker.replicaManager.leaderEpochOf(topic, partition),
     offsetsPartitionFor: async (groupId) => {
       await broker.groupCoordinator.ensureActive();
       return broker.groupCoordinator.partitionFor(groupId);
-    },
-    // Committed transactional offsets become ordinary OffsetCommit records of the group's shard
-    // (the runtime appends them to __consumer_offsets and replays them), before the marker.
-    commitTxnOffsets: async (partition, groups) => {
-      const now = BigInt(broker.clock.now());
-      const records: GroupCoordinatorRecord[] = groups.flatMap((g) => g.offsets.map((o) => ({
-        type: 'offset' as const, groupId: g.groupId, topic: o.topic, partition: o.partition,
-        value: { offset: o.offset, leaderEpoch: o.leaderEpoch, metadata: o.metadata, commitTimestamp: now, expireTimestamp: -1n },
-      })));
-      if (ledEpochOf(broker, '__consumer_offsets', partition) === null) {
-        // The group's offsets partition moved to another broker after TxnOffsetCommit was taken
-        // here; Samsa keeps pending transactional offsets with the transaction coordinator, so they
-        // cannot be committed there (docs/gaps.md). Kafka keeps them in __consumer_offsets.
-        broker.log.warn(`transactional offsets of ${groups.map((g) => g.groupId).join(', ')} not committed: __consumer_offsets-${partition} is led by another broker now`);
-        return;
-      }
-      await broker.groupCoordinator.runtime.schedule(partition, () => ({ records, response: () => undefined }));
     },
   };
   return new TxnCoordinator({

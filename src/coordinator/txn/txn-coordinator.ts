@@ -64,13 +64,6 @@ export interface TxnEnvironment {
   leaderEpochOf?(topic: string, partition: number): number;
   /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
   offsetsPartitionFor?(groupId: string): Promise<number>;
-  /**
-   * Durable storage for TxnOffsetCommit offsets waiting for their transaction's outcome (one
-   * small JSON document, replaced atomically); memory when absent.
-   */
-  pendingOffsetsFile?: { load(): Promise<string | null>; save(text: string): Promise<void> };
-  /** Commit: makes a transaction's offsets of groups on `partition` visible (before its marker there). */
-  commitTxnOffsets?(partition: number, offsets: PendingGroupOffsets[]): Promise<void>;
 }
 
 export interface PendingOffset {
@@ -79,11 +72,6 @@ export interface PendingOffset {
   offset: bigint;
   leaderEpoch: number;
   metadata: string;
-}
-
-export interface PendingGroupOffsets {
-  groupId: string;
-  offsets: PendingOffset[];
 }
 
 export interface TxnCoordinatorOptions {
@@ -123,15 +111,6 @@ export class TxnCoordinator {
   private closed = false;
   private readonly markerWork = new Set<Promise<void>>();
   private readonly retryTimers = new Set<Timer>();
-  /**
-   * TxnOffsetCommit offsets waiting for their transaction's outcome: producerId → (transaction
-   * start time, group → offsets partition and "topic\0partition" → offset). Saved to
-   * `env.pendingOffsetsFile` before TxnOffsetCommit is answered, so a transaction completed after
-   * a crash still commits its offsets. Samsa-specific: Kafka keeps them as transactional records in
-   * __consumer_offsets.
-   */
-  private pendingOffsets = new Map<number, { txnStart: number; groups: Map<string, { partition: number; offsets: Map<string, PendingOffset> }> }>();
-  private pendingSave: Promise<void> = Promise.resolve();
 
   constructor(private readonly opts: TxnCoordinatorOptions) {
     this.numPartitions = opts.env.stateTopicPartitions() ?? opts.numPartitions;
@@ -160,7 +139,6 @@ export class TxnCoordinator {
 
   /** Start-up: loads every partition of an existing __transaction_state (completing prepared transactions). */
   async startup(): Promise<void> {
-    await this.loadPendingOffsets();
     if (this.opts.env.stateTopicPartitions() !== null) await this.ensureActive();
   }
 
@@ -308,25 +286,22 @@ export class TxnCoordinator {
   }
 
   /**
-   * TxnOffsetCommit: checks that the group's offsets partition is in the producer's ongoing
-   * transaction (TO1, TO6) and keeps the offsets until the transaction ends (TO9). Returns a code
-   * for all partitions, or NONE.
+   * TxnOffsetCommit's transaction check: the group's offsets partition must be in the producer's
+   * ongoing transaction (TO1, TO6). NONE or the code for all partitions; the group coordinator
+   * then writes the offsets as the producer's transactional batch (TO9). Where another broker
+   * coordinates the id the check is skipped, as the produce-side verification is.
    */
-  async txnOffsetCommit(transactionalId: string, producerId: number, epoch: number, groupId: string, offsets: PendingOffset[], notAddedCode: number): Promise<number> {
+  async txnOffsetCommit(transactionalId: string, producerId: number, epoch: number, groupId: string, notAddedCode: number): Promise<number> {
     if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     const gp = await this.opts.env.offsetsPartitionFor(groupId);
-    const code = await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey('__consumer_offsets', gp))));
-    if (code === ErrorCode.INVALID_TXN_STATE) return notAddedCode;
-    if (code !== ErrorCode.NONE) return code;
-    const meta = await this.lookup(transactionalId);
-    const txnStart = meta?.txnStartTimestamp ?? -1;
-    let entry = this.pendingOffsets.get(producerId);
-    if (!entry || entry.txnStart !== txnStart) this.pendingOffsets.set(producerId, (entry = { txnStart, groups: new Map() }));
-    let g = entry.groups.get(groupId);
-    if (!g) entry.groups.set(groupId, (g = { partition: gp, offsets: new Map() }));
-    for (const o of offsets) g.offsets.set(tpKey(o.topic, o.partition), o);
-    await this.savePendingOffsets();
-    return ErrorCode.NONE;
+    let code: number;
+    try {
+      code = await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey('__consumer_offsets', gp))));
+    } catch (err) {
+      if (err instanceof KafkaApiError && err.errorCode === ErrorCode.NOT_COORDINATOR) return ErrorCode.NONE;
+      throw err;
+    }
+    return code === ErrorCode.INVALID_TXN_STATE ? notAddedCode : code;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -350,7 +325,6 @@ export class TxnCoordinator {
       const log = env.writeMarker ? undefined : env.partitionLog(topic, p);
       if (!env.writeMarker && !log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
       try {
-        if (topic === '__consumer_offsets') await this.settleOffsets(p, txn.producerId, txn.txnStartTimestamp, commit);
         if (env.writeMarker) {
           const code = await env.writeMarker(topic, p, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
           if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
@@ -382,64 +356,6 @@ export class TxnCoordinator {
     } catch (err) {
       if (!this.closed) this.opts.logger.error(`transaction ${txn.transactionalId}: completing failed`, err);
     }
-  }
-
-  /** Whether a transactional commit for the group's partition awaits its transaction's end (OffsetFetch require_stable, OF4). */
-  hasPendingOffset(groupId: string, topic: string, partition: number): boolean {
-    const k = tpKey(topic, partition);
-    for (const e of this.pendingOffsets.values()) if (e.groups.get(groupId)?.offsets.has(k)) return true;
-    return false;
-  }
-
-  /** Commits (or drops, on abort) the producer's pending offsets of groups on offsets partition `partition`. */
-  private async settleOffsets(partition: number, producerId: number, txnStart: number, commit: boolean): Promise<void> {
-    const entry = this.pendingOffsets.get(producerId);
-    if (!entry) return;
-    if (entry.txnStart !== txnStart) {
-      // Left over from an older transaction of this producer (crash before the file was updated).
-      this.pendingOffsets.delete(producerId);
-      await this.savePendingOffsets();
-      return;
-    }
-    const mine = [...entry.groups].filter(([, g]) => g.partition === partition);
-    if (commit && mine.length > 0 && this.opts.env.commitTxnOffsets) {
-      await this.opts.env.commitTxnOffsets(partition, mine.map(([groupId, g]) => ({ groupId, offsets: [...g.offsets.values()] })));
-    }
-    for (const [groupId] of mine) entry.groups.delete(groupId);
-    if (entry.groups.size === 0) this.pendingOffsets.delete(producerId);
-    await this.savePendingOffsets();
-  }
-
-  private async loadPendingOffsets(): Promise<void> {
-    const file = this.opts.env.pendingOffsetsFile;
-    const text = file ? await file.load() : null;
-    if (!text) return;
-    try {
-      const doc = JSON.parse(text) as { producers: { producerId: number; txnStart: number; groups: { groupId: string; partition: number; offsets: (Omit<PendingOffset, 'offset'> & { offset: string })[] }[] }[] };
-      for (const p of doc.producers) {
-        this.pendingOffsets.set(p.producerId, {
-          txnStart: p.txnStart,
-          groups: new Map(p.groups.map((g) => [g.groupId, { partition: g.partition, offsets: new Map(g.offsets.map((o) => [tpKey(o.topic, o.partition), { ...o, offset: BigInt(o.offset) }])) }])),
-        });
-      }
-    } catch (err) {
-      this.opts.logger.error('transaction coordinator: unreadable pending transactional offsets; ignored', err);
-    }
-  }
-
-  /** Saves the pending offsets (serialised: each save writes the state as of when it runs). */
-  private savePendingOffsets(): Promise<void> {
-    const file = this.opts.env.pendingOffsetsFile;
-    if (!file) return Promise.resolve();
-    const run = this.pendingSave.catch(() => undefined).then(() => {
-      const producers = [...this.pendingOffsets].map(([producerId, e]) => ({
-        producerId, txnStart: e.txnStart,
-        groups: [...e.groups].map(([groupId, g]) => ({ groupId, partition: g.partition, offsets: [...g.offsets.values()].map((o) => ({ ...o, offset: String(o.offset) })) })),
-      }));
-      return file.save(JSON.stringify({ version: 1, producers }));
-    });
-    this.pendingSave = run;
-    return run;
   }
 
   /** Resolves when no marker writes are running and every shard is idle (tests). */

@@ -6,7 +6,9 @@
  * transaction. A partition this broker leads gets it straight from `appendMarker`; one led
  * elsewhere gets it through WriteTxnMarkers (v1) sent to its leader, which runs the same
  * `appendMarker`. Like Kafka's, a marker append waits for the ISR (acks=-1) before it counts, so
- * a transaction is completed only once its markers survive the loss of a leader.
+ * a transaction is completed only once its markers survive the loss of a leader. A marker in a
+ * `__consumer_offsets` partition then completes the producer's pending transactional offsets in
+ * the group coordinator's shard there.
  *
  * Answers per partition, as Kafka's: NOT_LEADER_OR_FOLLOWER when the broker does not lead it,
  * UNKNOWN_TOPIC_OR_PARTITION when it does not exist, NOT_ENOUGH_REPLICAS(_AFTER_APPEND) /
@@ -18,6 +20,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../../broker/broker.js';
 import { BrokerConnectionError } from '../../replication/broker-client.js';
 import { buildMarkerBatch } from './txn-coordinator.js';
+import { OFFSETS_TOPIC } from '../group/group-coordinator.js';
 
 export interface Marker {
   producerId: number;
@@ -38,8 +41,10 @@ export async function appendMarker(broker: Broker, topic: string, partition: num
   try {
     const batch = buildMarkerBatch(m.producerId, m.producerEpoch, m.commit, m.coordinatorEpoch, broker.clock.now());
     const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
-    if (p.log.highWatermark > result.lastOffset) return ErrorCode.NONE;
-    return await p.waitForReplication(result.lastOffset + 1, MARKER_REPLICATION_TIMEOUT_MS);
+    const code = p.log.highWatermark > result.lastOffset ? ErrorCode.NONE : await p.waitForReplication(result.lastOffset + 1, MARKER_REPLICATION_TIMEOUT_MS);
+    // In __consumer_offsets the marker completes the producer's transactional offsets there.
+    if (code === ErrorCode.NONE && topic === OFFSETS_TOPIC) await broker.groupCoordinator.onTransactionMarker(partition, m.producerId, m.commit);
+    return code;
   } catch (err) {
     if (err instanceof KafkaApiError) return err.errorCode;
     broker.log.error(`transaction marker to ${topic}-${partition} failed`, err);
