@@ -254,6 +254,8 @@ class ReplicaFetcher {
         // A follower's HW only grows (Kafka's maybeUpdateHighWatermark), capped at what it has.
         const hw = Math.min(Number(p.highWatermark), log.logEndOffset);
         if (this.current(s) && hw > log.highWatermark) log.updateHighWatermark(hw);
+        // The leader's log start moved (DeleteRecords, retention): so does this copy's.
+        if (this.current(s) && Number(p.logStartOffset) > log.logStartOffset) await log.followLeaderLogStart(Number(p.logStartOffset));
         return;
       }
       case ErrorCode.OFFSET_OUT_OF_RANGE:

@@ -635,19 +635,32 @@ export class PartitionLog {
       if (target < 0 || target > this.hw) {
         throw new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `cannot delete records before ${offset}: high watermark is ${this.hw}`);
       }
-      if (target <= this.startOffset) return this.startOffset;
-      try {
-        await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, target);
-      } catch (err) {
-        throw this.markOffline(err, 'log-start-offset-checkpoint');
-      }
-      this.startOffset = target;
-      this.producers.truncateHead(target);
-      this.epochs.truncateFromStart(target);
-      await this.epochs.flushIfDirty().catch(() => undefined);
-      await this.deleteSegments(await this.deletableSegments(async (_seg, next) => next !== undefined && next.baseOffset <= this.startOffset));
-      return this.startOffset;
+      return this.advanceLogStart(target);
     });
+  }
+
+  /**
+   * A follower takes its leader's log start offset (Kafka's maybeIncrementLogStartOffset with
+   * LeaderOffsetIncremented), capped at its own high watermark: records the leader deleted
+   * (DeleteRecords) stay deleted after a failover.
+   */
+  followLeaderLogStart(offset: number): Promise<number> {
+    return this.enqueue(() => this.advanceLogStart(Math.min(offset, this.hw)));
+  }
+
+  private async advanceLogStart(target: number): Promise<number> {
+    if (target <= this.startOffset) return this.startOffset;
+    try {
+      await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, target);
+    } catch (err) {
+      throw this.markOffline(err, 'log-start-offset-checkpoint');
+    }
+    this.startOffset = target;
+    this.producers.truncateHead(target);
+    this.epochs.truncateFromStart(target);
+    await this.epochs.flushIfDirty().catch(() => undefined);
+    await this.deleteSegments(await this.deletableSegments(async (_seg, next) => next !== undefined && next.baseOffset <= this.startOffset));
+    return this.startOffset;
   }
 
   /**
