@@ -56,6 +56,8 @@ import { LogWatchers } from './log-watchers.js';
 import { hasCleanupPolicy, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { writeCheckpoint } from './checkpoint-file.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
+import { LogFlusher } from './log-flusher.js';
+import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE,
   RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName, producerSnapshotFileName } from './file-names.js';
@@ -83,16 +85,12 @@ export class PartitionLog {
   private hw = 0;
   /** The HW follows the log end after every append (one in-sync replica); else replication sets it. */
   private hwFollowsLogEnd = true;
-  private recoveryPointOffset = 0;
-  private flushedOffset = 0;
-  private lastFlushMs: number;
+  private readonly flusher: LogFlusher;
   private epochs!: LeaderEpochCache;
   private queue: Promise<unknown> = Promise.resolve();
   private offlineError: KafkaApiError | null = null;
   private closed = false;
   private readonly watchers = new LogWatchers();
-  private syncInFlight: { target: number; promise: Promise<void> } | null = null;
-  private nextSync: Promise<void> | null = null;
   private rollFlushChain: Promise<void> = Promise.resolve();
   private readonly deleter: SegmentDeleter;
   private producers!: ProducerStateManager;
@@ -107,7 +105,16 @@ export class PartitionLog {
     this.config = opts.config;
     this.clock = opts.clock;
     this.topicId = opts.topicId ?? '';
-    this.lastFlushMs = opts.clock.now();
+    this.flusher = new LogFlusher({
+      clock: opts.clock,
+      endOffset: () => this.endOffset,
+      sync: (full) => {
+        const segs = this.segments.filter((s) => !s.isClosed && (s.needsSync || full));
+        return Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(() => undefined);
+      },
+      offline: () => this.offlineError,
+      fail: (err) => this.markOffline(err, 'fsync'),
+    });
     this.deleter = new SegmentDeleter(opts.clock, () => this.config.fileDeleteDelayMs);
   }
 
@@ -125,7 +132,7 @@ export class PartitionLog {
 
   /** Offsets below this are known to be on stable storage. */
   get recoveryPoint(): number {
-    return this.recoveryPointOffset;
+    return this.flusher.recoveryPoint;
   }
 
   /** Kafka `lastStableOffset`: the first offset of the oldest open transaction, capped at the high watermark. */
@@ -184,12 +191,12 @@ export class PartitionLog {
 
   /** Time of the last completed flush (for flush.ms). */
   get lastFlushTimeMs(): number {
-    return this.lastFlushMs;
+    return this.flusher.lastFlushTimeMs;
   }
 
   /** Records appended but not yet fsynced (for flush.messages). */
   get unflushedMessages(): number {
-    return this.endOffset - this.flushedOffset;
+    return this.endOffset - this.flusher.flushedOffset;
   }
 
   private get segmentConfig(): SegmentConfig {
@@ -234,8 +241,7 @@ export class PartitionLog {
     this.segments = settled.segments;
     this.startOffset = settled.startOffset;
     this.endOffset = settled.endOffset;
-    this.recoveryPointOffset = settled.recoveryPoint;
-    this.flushedOffset = this.recoveryPointOffset;
+    this.flusher.resetTo(settled.recoveryPoint);
     this.hw = this.endOffset;
     const state = await rebuildProducerState({
       fs, dir, name: `${this.topic}-${this.partition}`, names: loaded.names, startOffset: this.startOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
@@ -318,7 +324,7 @@ export class PartitionLog {
     const info = validateRecords(records, this.config, origin, { nowMs: this.clock.now(), topicPartition: `${this.topic}-${this.partition}` });
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
     if (result.duplicate) return result;
-    if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
+    if (this.unflushedMessages >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
     this.watchers.appended();
     return result;
   }
@@ -333,7 +339,7 @@ export class PartitionLog {
     this.checkOnline();
     const info = validateRecords(records, this.config, 'replication');
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, -1, 'replication'));
-    if (this.endOffset - this.flushedOffset >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
+    if (this.unflushedMessages >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
     this.watchers.appended();
     return result;
   }
@@ -496,8 +502,7 @@ export class PartitionLog {
       this.startOffset = offset;
       this.endOffset = offset;
       this.hw = offset;
-      this.flushedOffset = offset;
-      this.recoveryPointOffset = offset;
+      this.flusher.resetTo(offset);
       await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
       await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, offset);
     } catch (err) {
@@ -513,9 +518,7 @@ export class PartitionLog {
   private async afterTruncation(): Promise<void> {
     const end = this.endOffset;
     this.hw = Math.min(this.hw, end);
-    this.flushedOffset = Math.min(this.flushedOffset, end);
-    if (this.recoveryPointOffset > end) {
-      this.recoveryPointOffset = end;
+    if (this.flusher.truncateTo(end)) {
       await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, end).catch(() => undefined);
     }
     this.epochs.truncateFromEnd(end);
@@ -546,8 +549,7 @@ export class PartitionLog {
         if (old.isClosed) return;
         await old.flush();
         await this.epochs.flushIfDirty();
-        if (newBaseOffset > this.recoveryPointOffset && this.allSyncedBelow(newBaseOffset)) {
-          this.recoveryPointOffset = newBaseOffset;
+        if (this.allSyncedBelow(newBaseOffset) && this.flusher.advanceRecoveryPoint(newBaseOffset)) {
           await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
         }
       })
@@ -659,7 +661,7 @@ export class PartitionLog {
     this.producers.truncateHead(target);
     this.epochs.truncateFromStart(target);
     await this.epochs.flushIfDirty().catch(() => undefined);
-    await this.deleteSegments(await this.deletableSegments(async (_seg, next) => next !== undefined && next.baseOffset <= this.startOffset));
+    await this.deleteSegments(await this.deletableSegments(belowLogStart(this.startOffset)));
     return this.startOffset;
   }
 
@@ -671,45 +673,14 @@ export class PartitionLog {
    */
   enforceRetention(nowMs: number): Promise<number> {
     return this.enqueue(async () => {
-      let deleted = await this.deleteSegments(await this.deletableSegments(async (_s, next) => next !== undefined && next.baseOffset <= this.startOffset));
-      if (hasCleanupPolicy(this.config.cleanupPolicy, 'delete')) {
-        if (this.config.retentionBytes >= 0) {
-          let diff = this.sizeBytes - this.config.retentionBytes;
-          if (diff > 0) {
-            deleted += await this.deleteSegments(
-              await this.deletableSegments(async (seg) => {
-                if (diff - seg.sizeBytes >= 0) {
-                  diff -= seg.sizeBytes;
-                  return true;
-                }
-                return false;
-              }),
-            );
-          }
-        }
-        if (this.config.retentionMs >= 0) {
-          deleted += await this.deleteSegments(
-            await this.deletableSegments(async (seg) => nowMs - (await seg.largestTimestamp()) > this.config.retentionMs),
-          );
-        }
-      }
+      let deleted = await this.deleteSegments(await this.deletableSegments(belowLogStart(this.startOffset)));
+      for (const check of retentionChecks(this.config, this.sizeBytes, nowMs)) deleted += await this.deleteSegments(await this.deletableSegments(check));
       return deleted;
     });
   }
 
-  /** Kafka `deletableSegments`: the longest prefix matching `predicate`, fully below the HW, never an empty active segment. */
-  private async deletableSegments(predicate: (seg: LogSegment, next: LogSegment | undefined) => Promise<boolean>): Promise<LogSegment[]> {
-    const out: LogSegment[] = [];
-    const segs = this.segments;
-    for (let i = 0; i < segs.length; i++) {
-      const seg = segs[i];
-      const next = segs[i + 1];
-      const upperBound = next ? next.baseOffset : this.endOffset;
-      const lastAndEmpty = !next && seg.sizeBytes === 0;
-      if (lastAndEmpty || this.hw < upperBound || !(await predicate(seg, next))) break;
-      out.push(seg);
-    }
-    return out;
+  private deletableSegments(check: SegmentCheck): Promise<LogSegment[]> {
+    return deletablePrefix(this.segments, this.endOffset, this.hw, check);
   }
 
   private async deleteSegments(toDelete: LogSegment[]): Promise<number> {
@@ -742,58 +713,20 @@ export class PartitionLog {
   // -------------------------------------------------------------------------------------------
   // Flush (fsync)
 
-  /**
-   * Group commit: resolves once every offset below `offset` is fsynced. Callers arriving while an
-   * fsync is running share the next one, so N concurrent producers cost about two fsyncs, not N.
-   * Only .log files are synced (indexes are rebuilt by recovery).
-   */
+  /** Group commit: resolves once every offset below `offset` is fsynced (log-flusher.ts). */
   flushUpTo(offset: number): Promise<void> {
-    if (this.offlineError) return Promise.reject(this.offlineError);
-    if (offset <= this.flushedOffset) return Promise.resolve();
-    if (this.syncInFlight && this.syncInFlight.target >= offset) return this.syncInFlight.promise;
-    if (!this.nextSync) {
-      const prev = this.syncInFlight?.promise.catch(() => undefined) ?? Promise.resolve();
-      this.nextSync = prev.then(() => {
-        this.nextSync = null;
-        return this.startSyncRound(false);
-      });
-    }
-    return this.nextSync;
+    return this.flusher.flushUpTo(offset);
   }
 
   /** fsyncs everything written so far (logs and indexes). */
-  async flush(): Promise<void> {
-    await this.syncInFlight?.promise.catch(() => undefined);
-    await this.startSyncRound(true);
-  }
-
-  private startSyncRound(full: boolean): Promise<void> {
-    if (this.offlineError) return Promise.reject(this.offlineError);
-    const target = this.endOffset;
-    const segs = this.segments.filter((s) => !s.isClosed && (s.needsSync || full));
-    const promise = Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(
-      () => {
-        if (target > this.flushedOffset) this.flushedOffset = target;
-        if (this.flushedOffset > this.recoveryPointOffset) this.recoveryPointOffset = this.flushedOffset;
-        this.lastFlushMs = this.clock.now();
-      },
-      (err) => {
-        throw this.markOffline(err, 'fsync');
-      },
-    );
-    const entry = { target, promise };
-    this.syncInFlight = entry;
-    const clear = (): void => {
-      if (this.syncInFlight === entry) this.syncInFlight = null;
-    };
-    promise.then(clear, clear);
-    return promise;
+  flush(): Promise<void> {
+    return this.flusher.flush();
   }
 
   /** Writes recovery-point-offset-checkpoint with the current recovery point (LogManager calls this periodically). */
   async checkpointRecoveryPoint(): Promise<void> {
     if (this.offlineError || this.closed) return;
-    await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.recoveryPointOffset);
+    await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.flusher.recoveryPoint);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -1,0 +1,49 @@
+/**
+ * Which segments a partition log may delete (Kafka's UnifiedLog.deleteOldSegments and
+ * deletableSegments): pure decisions over the segment list; the log deletes what they pick.
+ */
+import { hasCleanupPolicy, type LogConfig } from './log-config.js';
+import type { LogSegment } from './log-segment.js';
+
+/** Whether `seg` (followed by `next`, undefined for the active segment) should go. */
+export type SegmentCheck = (seg: LogSegment, next: LogSegment | undefined) => Promise<boolean>;
+
+/** Segments wholly below the log start offset. */
+export const belowLogStart = (logStartOffset: number): SegmentCheck => async (_seg, next) => next !== undefined && next.baseOffset <= logStartOffset;
+
+/**
+ * The longest prefix of `segments` matching `check`, wholly below the high watermark, never an
+ * empty active segment.
+ */
+export async function deletablePrefix(segments: readonly LogSegment[], logEndOffset: number, highWatermark: number, check: SegmentCheck): Promise<LogSegment[]> {
+  const out: LogSegment[] = [];
+  for (let i = 0; i < segments.length; i++) {
+    const seg = segments[i];
+    const next = segments[i + 1];
+    const upperBound = next ? next.baseOffset : logEndOffset;
+    const lastAndEmpty = !next && seg.sizeBytes === 0;
+    if (lastAndEmpty || highWatermark < upperBound || !(await check(seg, next))) break;
+    out.push(seg);
+  }
+  return out;
+}
+
+/**
+ * The retention checks after the log start one, in Kafka's order: retention.bytes (the oldest
+ * segments while the log is larger than it), then retention.ms (segments whose newest record is
+ * older). Only with cleanup.policy including "delete"; a negative setting is no limit.
+ */
+export function retentionChecks(config: LogConfig, sizeBytes: number, nowMs: number): SegmentCheck[] {
+  if (!hasCleanupPolicy(config.cleanupPolicy, 'delete')) return [];
+  const checks: SegmentCheck[] = [];
+  if (config.retentionBytes >= 0) {
+    let excess = sizeBytes - config.retentionBytes;
+    checks.push(async (seg) => {
+      if (excess - seg.sizeBytes < 0) return false;
+      excess -= seg.sizeBytes;
+      return true;
+    });
+  }
+  if (config.retentionMs >= 0) checks.push(async (seg) => nowMs - (await seg.largestTimestamp()) > config.retentionMs);
+  return checks;
+}
