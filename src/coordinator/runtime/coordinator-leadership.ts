@@ -43,10 +43,6 @@ export class CoordinatorLeadership<S extends CoordinatorShard<R>, R> {
     return this.reconcile();
   }
 
-  get started(): boolean {
-    return this.count > 0;
-  }
-
   /** Makes the loaded shards match the partitions led here now; resolves when that pass is done. */
   reconcile(): Promise<void> {
     this.dirty = true;

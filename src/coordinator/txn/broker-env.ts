@@ -43,14 +43,8 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       });
     },
     stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
-    partitionLog: (topic, partition) => {
-      const p = broker.replicaManager.getPartition(topic, partition);
-      return p?.isLeader ? p.log : undefined;
-    },
     // Markers go to each partition's leader: appended here, or WriteTxnMarkers to it.
     writeMarker: (topic, partition, marker) => writeMarker(broker, topic, partition, marker),
-    leaderEpoch: 0,
-    leaderEpochOf: (topic, partition) => broker.replicaManager.leaderEpochOf(topic, partition),
     offsetsPartitionFor: async (groupId) => {
       await broker.groupCoordinator.ensureActive();
       return broker.groupCoordinator.partitionFor(groupId);

@@ -47,23 +47,25 @@ export interface TxnEnvironment {
   stateTopicPartitions(): number | null;
   createStateTopic(numPartitions: number): Promise<void>;
   stateLog(partition: number): CoordinatorLog;
-  /** The log of a data partition (markers), or undefined when it no longer exists. */
-  partitionLog(topic: string, partition: number): PartitionLog | undefined;
   /**
-   * Writes a marker wherever the partition is led (a cluster: txn-markers.ts); the error code, or
-   * 'gone' when the partition no longer exists. Absent: `partitionLog` is appended to directly.
+   * Writes a COMMIT/ABORT marker wherever the partition is led (on a broker: txn-markers.ts); the
+   * error code (NONE once written), or 'gone' when the partition no longer exists.
    */
-  writeMarker?(topic: string, partition: number, marker: { producerId: number; producerEpoch: number; commit: boolean; coordinatorEpoch: number }): Promise<number | 'gone'>;
-  leaderEpoch: number;
+  writeMarker(topic: string, partition: number, marker: TxnMarker): Promise<number | 'gone'>;
   /**
    * The leader epoch this broker leads a __transaction_state partition at (it coordinates the
    * partition's ids), or null when another broker leads it. Absent: always led here, at epoch 0.
    */
   stateLedEpoch?(partition: number): number | null;
-  /** The leader epoch of a data partition for its markers (default: `leaderEpoch`). */
-  leaderEpochOf?(topic: string, partition: number): number;
   /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
   offsetsPartitionFor?(groupId: string): Promise<number>;
+}
+
+export interface TxnMarker {
+  producerId: number;
+  producerEpoch: number;
+  commit: boolean;
+  coordinatorEpoch: number;
 }
 
 export interface PendingOffset {
@@ -101,6 +103,7 @@ export function buildMarkerBatch(producerId: number, producerEpoch: number, comm
 }
 
 const MARKER_RETRY_MS = 100;
+const OBSOLETE_MARKER = new Set<number>([ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
 const MARKER_MAX_RETRY_MS = 5000;
 
 export class TxnCoordinator {
@@ -322,21 +325,13 @@ export class TxnCoordinator {
       // completes it when it loads the partition).
       if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
       const { topic, partition: p } = splitTpKey(k);
-      const log = env.writeMarker ? undefined : env.partitionLog(topic, p);
-      if (!env.writeMarker && !log) continue; // deleted partition: nothing to mark (Kafka skips unknown partitions)
       try {
-        if (env.writeMarker) {
-          const code = await env.writeMarker(topic, p, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
-          if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) continue;
-          throw new KafkaApiError(code, `error ${code}`);
-        }
-        const batch = buildMarkerBatch(txn.producerId, txn.producerEpoch, commit, 0, this.opts.clock.now());
-        await log!.appendAsLeader(batch, env.leaderEpochOf?.(topic, p) ?? env.leaderEpoch, { origin: 'coordinator' });
+        const code = await env.writeMarker(topic, p, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
+        // Written, or nothing to mark: a deleted partition (Kafka skips unknown partitions), or a
+        // newer epoch already wrote there (this marker is obsolete).
+        if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || OBSOLETE_MARKER.has(code)) continue;
+        throw new KafkaApiError(code, `error ${code}`);
       } catch (err) {
-        if (err instanceof KafkaApiError && (err.errorCode === ErrorCode.INVALID_PRODUCER_EPOCH || err.errorCode === ErrorCode.TRANSACTION_COORDINATOR_FENCED)) {
-          // A newer epoch already wrote to this partition: this marker is obsolete there.
-          continue;
-        }
         this.opts.logger.warn?.(`transaction ${txn.transactionalId}: marker to ${topic}-${p} failed: ${(err as Error).message}`);
         failed = true;
       }
@@ -383,7 +378,6 @@ export class TxnCoordinator {
 export class MemoryTxnEnvironment implements TxnEnvironment {
   readonly logs = new Map<number, MemoryCoordinatorLog>();
   readonly dataLogs = new Map<string, PartitionLog>();
-  leaderEpoch = 0;
   private count: number | null = null;
 
   stateTopicPartitions(): number | null {
@@ -399,7 +393,15 @@ export class MemoryTxnEnvironment implements TxnEnvironment {
     return this.logs.get(partition)!;
   }
 
-  partitionLog(topic: string, partition: number): PartitionLog | undefined {
-    return this.dataLogs.get(`${topic}-${partition}`);
+  async writeMarker(topic: string, partition: number, m: TxnMarker): Promise<number | 'gone'> {
+    const log = this.dataLogs.get(`${topic}-${partition}`);
+    if (!log) return 'gone';
+    try {
+      await log.appendAsLeader(buildMarkerBatch(m.producerId, m.producerEpoch, m.commit, m.coordinatorEpoch, Date.now()), 0, { origin: 'coordinator' });
+      return ErrorCode.NONE;
+    } catch (err) {
+      if (err instanceof KafkaApiError) return err.errorCode;
+      throw err;
+    }
   }
 }

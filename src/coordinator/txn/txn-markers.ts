@@ -19,23 +19,16 @@ import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../../broker/broker.js';
 import { BrokerConnectionError } from '../../replication/broker-client.js';
-import { buildMarkerBatch } from './txn-coordinator.js';
+import { buildMarkerBatch, type TxnMarker } from './txn-coordinator.js';
 import { OFFSETS_TOPIC } from '../group/group-coordinator.js';
-
-export interface Marker {
-  producerId: number;
-  producerEpoch: number;
-  commit: boolean;
-  coordinatorEpoch: number;
-}
 
 /** How long a marker waits for the ISR (Kafka: the coordinator's request timeout). */
 const MARKER_REPLICATION_TIMEOUT_MS = 30_000;
 
 /** Appends `m` to a partition this broker leads and waits for its ISR; returns the error code. */
-export async function appendMarker(broker: Broker, topic: string, partition: number, m: Marker): Promise<number> {
+export async function appendMarker(broker: Broker, topic: string, partition: number, m: TxnMarker): Promise<number> {
   const p = broker.replicaManager.getPartition(topic, partition);
-  if (!p) return broker.metadata.get(topic) && partition < broker.metadata.get(topic)!.partitions ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  if (!p) return partition < (broker.metadata.get(topic)?.partitions ?? 0) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
   if (p.isr.length < p.minInsyncReplicas) return ErrorCode.NOT_ENOUGH_REPLICAS;
   try {
@@ -56,7 +49,7 @@ export async function appendMarker(broker: Broker, topic: string, partition: num
  * Writes `m` into `topic-partition` wherever it is led: here, or through WriteTxnMarkers to its
  * leader. 'gone' when the partition no longer exists (nothing to mark, as Kafka skips it).
  */
-export async function writeMarker(broker: Broker, topic: string, partition: number, m: Marker): Promise<number | 'gone'> {
+export async function writeMarker(broker: Broker, topic: string, partition: number, m: TxnMarker): Promise<number | 'gone'> {
   const local = broker.replicaManager.getPartition(topic, partition);
   if (local?.isLeader) return appendMarker(broker, topic, partition, m);
   const t = broker.cluster.cache.topic(topic);
