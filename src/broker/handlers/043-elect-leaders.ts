@@ -18,7 +18,11 @@ function answer(errorCode: number, results: ElectionResult[], allTopics: Iterabl
   const byTopic = new Map<string, ElectionResult[]>();
   // Every partition asked for: each topic is listed, with the partitions elected (often none).
   for (const t of allTopics) byTopic.set(t, []);
-  for (const r of results) byTopic.set(r.topic, [...(byTopic.get(r.topic) ?? []), r]);
+  for (const r of results) {
+    const list = byTopic.get(r.topic);
+    if (list) list.push(r);
+    else byTopic.set(r.topic, [r]);
+  }
   return {
     throttleTimeMs: 0,
     errorCode,
