@@ -161,8 +161,10 @@ const topicAdmin: Scenario = {
     ctx.observed.delete = await d.deleteTopic!(t);
     eq(ctx.observed.delete, null, 'DeleteTopics');
     let after = await d.describeTopic!(t);
-    for (let i = 0; i < 20 && after.error === null; i++) {
-      await sleep(250); // deletion may be asynchronous on Kafka: bounded re-check
+    // Deletion may be asynchronous on Kafka, and while it spreads kafkajs can also answer with a
+    // TypeError (every broker it asked failed): bounded re-check until the topic is reported gone.
+    for (let i = 0; i < 20 && after.error !== 'UNKNOWN_TOPIC_OR_PARTITION'; i++) {
+      await sleep(250);
       after = await d.describeTopic!(t);
     }
     ctx.observed.describeAfterDelete = after.error;
