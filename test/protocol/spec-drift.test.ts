@@ -19,6 +19,17 @@ const upstreamPresent = existsSync(join(UPSTREAM_DIR, 'message'));
 const specFiles = readdirSync(MESSAGES_DIR).filter((f) => f.endsWith('.json')).sort();
 const readSpec = (file: string) => JSON.parse(readFileSync(join(MESSAGES_DIR, file), 'utf8'));
 
+/**
+ * Specs deliberately ahead of the upstream snapshot (which predates Kafka 4.0), with the
+ * Kafka 4.4.0 facts they follow (read from the 4.4.0 kafka-clients jar: versions, fields, defaults).
+ */
+const AHEAD_OF_SNAPSHOT: Record<string, { reason: string; codecMax?: number; stable?: number }> = {
+  ConsumerGroupHeartbeatRequest: { reason: 'v1 (regex subscriptions) is stable since Kafka 4.0', stable: 1 },
+  ConsumerGroupHeartbeatResponse: { reason: 'v1 is stable since Kafka 4.0' },
+  ConsumerGroupDescribeRequest: { reason: 'Kafka 4.4 has v0-1 (KIP-1099)', codecMax: 1, stable: 1 },
+  ConsumerGroupDescribeResponse: { reason: 'v1 adds Members[].MemberType int8, default -1 (KIP-1099)' },
+};
+
 function range(s: string): [number, number] {
   if (s === 'none') return [1, 0];
   if (s.endsWith('+')) return [Number(s.slice(0, -1)), Infinity];
@@ -39,6 +50,7 @@ test('protocol-specs/messages/*.json == reduceMessage(upstream) for every file',
       drift.push(`${name}: no upstream schema`);
       continue;
     }
+    if (AHEAD_OF_SNAPSHOT[name]) continue;
     const ours = readSpec(file);
     const theirs = readUpstream(src);
     try {
@@ -133,6 +145,9 @@ test('api-keys.tsv (upstream): codec version ranges and flexible versions match,
     const u = rows.get(codec.apiKey);
     assert.ok(u, `${codec.name} in api-keys.tsv`);
     assert.is(u!.name, codec.name);
+    const ahead = AHEAD_OF_SNAPSHOT[`${codec.name}Request`];
+    if (ahead?.codecMax !== undefined) u!.max = ahead.codecMax;
+    if (ahead?.stable !== undefined) u!.stable = ahead.stable;
     assert.is(codec.minVersion, u!.min, `${codec.name} min`);
     assert.is(codec.maxVersion, u!.max, `${codec.name} max`);
     assert.is(codec.flexibleFrom, /^\d+$/.test(u!.flex) ? Number(u!.flex) : -1, `${codec.name} flexibleFrom (${u!.flex})`);

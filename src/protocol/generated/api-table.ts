@@ -90,6 +90,10 @@ import { readDescribeTransactionsRequest, writeDescribeTransactionsRequest, type
 import { readDescribeTransactionsResponse, writeDescribeTransactionsResponse, type DescribeTransactionsResponse } from './messages/describe-transactions-response.js';
 import { readListTransactionsRequest, writeListTransactionsRequest, type ListTransactionsRequest } from './messages/list-transactions-request.js';
 import { readListTransactionsResponse, writeListTransactionsResponse, type ListTransactionsResponse } from './messages/list-transactions-response.js';
+import { readConsumerGroupHeartbeatRequest, writeConsumerGroupHeartbeatRequest, type ConsumerGroupHeartbeatRequest } from './messages/consumer-group-heartbeat-request.js';
+import { readConsumerGroupHeartbeatResponse, writeConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatResponse } from './messages/consumer-group-heartbeat-response.js';
+import { readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest, type ConsumerGroupDescribeRequest } from './messages/consumer-group-describe-request.js';
+import { readConsumerGroupDescribeResponse, writeConsumerGroupDescribeResponse, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe-response.js';
 import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './messages/describe-topic-partitions-request.js';
 import { readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions-response.js';
 import type { Reader } from '../reader.js';
@@ -154,6 +158,8 @@ export const ApiKey = {
   DescribeProducers: 61,
   DescribeTransactions: 65,
   ListTransactions: 66,
+  ConsumerGroupHeartbeat: 68,
+  ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
 } as const;
 
@@ -203,6 +209,8 @@ export interface ApiTypes {
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse };
+  68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse };
+  69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse };
   75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse };
 }
 
@@ -431,6 +439,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readListTransactionsRequest, writeRequest: writeListTransactionsRequest,
     readResponse: readListTransactionsResponse, writeResponse: writeListTransactionsResponse,
+  },
+  68: {
+    apiKey: 68, name: 'ConsumerGroupHeartbeat', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readConsumerGroupHeartbeatRequest, writeRequest: writeConsumerGroupHeartbeatRequest,
+    readResponse: readConsumerGroupHeartbeatResponse, writeResponse: writeConsumerGroupHeartbeatResponse,
+  },
+  69: {
+    apiKey: 69, name: 'ConsumerGroupDescribe', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readConsumerGroupDescribeRequest, writeRequest: writeConsumerGroupDescribeRequest,
+    readResponse: readConsumerGroupDescribeResponse, writeResponse: writeConsumerGroupDescribeResponse,
   },
   75: {
     apiKey: 75, name: 'DescribeTopicPartitions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
