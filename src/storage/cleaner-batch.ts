@@ -46,8 +46,9 @@ export interface RawRecord {
   afterTimestamp: number;
   timestampDelta: number;
   offsetDelta: number;
-  /** Key as a latin1 string (the offset map's key), null for a record without key. */
-  key: string | null;
+  /** Position of the key in the section, and its length (-1 for a record without key). */
+  keyStart: number;
+  keyLength: number;
   hasValue: boolean;
 }
 
@@ -123,23 +124,21 @@ export function scanRecords(section: Buffer, count: number): RawRecord[] {
     const afterTimestamp = st.pos;
     const offsetDelta = readVarint(section, st);
     const klen = readVarint(section, st);
-    let key: string | null = null;
-    if (klen >= 0) {
-      key = section.toString('latin1', st.pos, st.pos + klen);
-      st.pos += klen;
-    }
+    const keyStart = st.pos;
+    if (klen > 0) st.pos += klen;
     const vlen = readVarint(section, st);
-    out.push({ start, end, afterTimestamp, timestampDelta, offsetDelta, key, hasValue: vlen >= 0 });
+    out.push({ start, end, afterTimestamp, timestampDelta, offsetDelta, keyStart, keyLength: klen, hasValue: vlen >= 0 });
     st.pos = end;
   }
   return out;
 }
 
 /**
- * Calls `visit(key, offsetDelta)` for every record with a key (the offset map's pass): the same
- * walk as scanRecords without an object per record.
+ * Calls `visit(section, keyStart, keyLength, offsetDelta)` for every record with a key (the offset
+ * map's pass): the same walk as scanRecords without an object per record. A visit answering
+ * false stops the walk.
  */
-export function forEachKey(section: Buffer, count: number, visit: (key: string, offsetDelta: number) => void): void {
+export function forEachKey(section: Buffer, count: number, visit: (section: Buffer, keyStart: number, keyLength: number, offsetDelta: number) => boolean): void {
   const st = { pos: 0 };
   for (let i = 0; i < count; i++) {
     const len = readVarint(section, st);
@@ -149,7 +148,7 @@ export function forEachKey(section: Buffer, count: number, visit: (key: string, 
     readVarlong(section, st);
     const offsetDelta = readVarint(section, st);
     const klen = readVarint(section, st);
-    if (klen >= 0) visit(section.toString('latin1', st.pos, st.pos + klen), offsetDelta);
+    if (klen >= 0 && !visit(section, st.pos, klen, offsetDelta)) return;
     st.pos = end;
   }
 }

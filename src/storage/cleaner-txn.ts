@@ -70,9 +70,10 @@ export class CleanerTxnTracker {
 /** The control type of a marker batch (ABORT 0, COMMIT 1; -1 when unreadable). */
 export function controlType(buf: Buffer, pos: number): number {
   try {
-    const r = scanRecords(recordsSection(buf, pos), 1)[0];
-    if (!r || r.key === null || r.key.length < 4) return -1;
-    return Buffer.from(r.key, 'latin1').readInt16BE(2);
+    const section = recordsSection(buf, pos);
+    const r = scanRecords(section, 1)[0];
+    if (!r || r.keyLength < 4) return -1;
+    return section.readInt16BE(r.keyStart + 2);
   } catch {
     return -1;
   }

@@ -10,9 +10,10 @@
  * older than `max.compaction.lag.ms`, or when a delete horizon written by an earlier pass has
  * passed (tombstones to drop).
  *
- * One pass: an offset map (key → last offset) is built over the dirty segments, as many whole
- * segments as the map's share of `log.cleaner.dedupe.buffer.size` allows; then every segment from
- * the log start to the end of that range is rewritten, in groups that fit in one segment
+ * One pass: an offset map (key hash → last offset, cleaner-offset-map.ts) is built over the dirty
+ * section until the thread's share of `log.cleaner.dedupe.buffer.size` is full (the range may end
+ * inside a segment, as Kafka's does); then every segment from the log start to the end of that
+ * range is rewritten, in groups that fit in one segment
  * (segment.bytes), keeping a record when no later record has its key. Tombstones are kept until
  * `delete.retention.ms` after the pass that first saw them (the batch's delete horizon, see
  * cleaner-batch.ts). Records without a key are dropped, as Kafka does. The last batch of each
@@ -65,12 +66,11 @@ import {
   recordsCount,
 } from '../protocol/records/record-batch.js';
 import { deleteHorizonOf, forEachKey, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
+import { OffsetMap } from './cleaner-offset-map.js';
 import { CleanerTxnTracker, CONTROL_ABORT, controlType } from './cleaner-txn.js';
 import type { AbortedTxn } from './producer-state.js';
 
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
-/** Kafka sizes the dedupe buffer at 24 bytes per entry (16-byte MD5 + 8-byte offset). */
-const BYTES_PER_MAP_ENTRY = 24;
 /** Smallest read, whatever log.cleaner.io.buffer.size says. */
 const MIN_READ_BYTES = 64 * 1024;
 /** Longest run of synchronous cleaning work between event-loop turns. */
@@ -342,27 +342,41 @@ export class LogCleaner {
     const segs = log.segmentList;
     const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: info.firstDirtyOffset, durationMs: 0 };
 
-    // 1. The offset map over whole dirty segments, as many as fit.
-    const capacity = Math.max(1, Math.floor((this.config.dedupeBufferSize / Math.max(1, this.config.threads) / BYTES_PER_MAP_ENTRY) * this.config.loadFactor));
-    const map = new Map<string, number>();
+    // 1. The offset map over the dirty section, until it is full (then the range ends there, as
+    // Kafka's does). No more slots than the dirty offsets could fill.
+    const firstDirty = info.firstDirtyOffset;
+    const map = new OffsetMap(Math.floor(this.config.dedupeBufferSize / Math.max(1, this.config.threads)), this.config.loadFactor, {
+      slotsWanted: (info.firstUncleanableOffset - firstDirty) / this.config.loadFactor + 1,
+    });
     const txns = new CleanerTxnTracker(await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset));
-    let end = info.firstDirtyOffset;
-    for (let i = 0; i < segs.length - 1; i++) {
+    let end = firstDirty;
+    let full = false;
+    for (let i = 0; i < segs.length - 1 && !full; i++) {
       const upper = segs[i + 1].baseOffset;
-      if (upper <= info.firstDirtyOffset) continue;
+      if (upper <= firstDirty) continue;
       if (upper > info.firstUncleanableOffset) break;
-      if (map.size >= capacity) break;
       await this.forEachBatch(segs[i], stats, (buf, pos) => {
-        if (isControl(buf, pos) || txns.isAborted(buf, pos)) return;
         const base = batchBaseOffset(buf, pos);
-        forEachKey(recordsSection(buf, pos), recordsCount(buf, pos), (key, delta) => map.set(key, base + delta));
+        const last = base + lastOffsetDelta(buf, pos);
+        if (last < firstDirty) return;
+        if (!isControl(buf, pos) && !txns.isAborted(buf, pos)) {
+          forEachKey(recordsSection(buf, pos), recordsCount(buf, pos), (section, keyStart, keyLength, delta) => {
+            const offset = base + delta;
+            if (offset < firstDirty || map.put(section, keyStart, keyLength, offset)) return true;
+            full = true;
+            end = offset;
+            return false;
+          });
+        }
+        if (full) return false;
+        end = last + 1;
       });
-      end = upper;
+      if (!full) end = upper;
     }
-    if (end === info.firstDirtyOffset && !(st.deleteHorizon >= 0 && now >= st.deleteHorizon)) return null;
+    if (end === firstDirty && !(st.deleteHorizon >= 0 && now >= st.deleteHorizon)) return null;
 
     // 2. Rewrite every segment below `end`, in groups that fit one segment.
-    const toClean = segs.filter((s, i) => i < segs.length - 1 && segs[i + 1].baseOffset <= end && s.baseOffset >= 0);
+    const toClean = segs.filter((s, i) => i < segs.length - 1 && s.baseOffset < end && s.baseOffset >= 0);
     const groups = groupSegments(toClean, segs, log.config.segmentBytes);
     const deleteRetentionMs = log.config.deleteRetentionMs ?? 86400000;
     let horizon = -1;
@@ -373,7 +387,7 @@ export class LogCleaner {
       stats.segmentsCleaned += group.length;
     }
     st.firstDirty = end;
-    st.firstDirtySegment = log.segmentList.find((s) => s.baseOffset === end) ?? null;
+    st.firstDirtySegment = segmentContaining(log.segmentList, end);
     st.deleteHorizon = horizon;
     st.lastCleanedMs = now;
     await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
@@ -382,8 +396,11 @@ export class LogCleaner {
     return stats;
   }
 
-  /** Calls `visit` for every batch of the segment, reading a chunk at a time and yielding between chunks. */
-  private async forEachBatch(seg: LogSegment, stats: CleanStats, visit: (buf: Buffer, pos: number) => void): Promise<void> {
+  /**
+   * Calls `visit` for every batch of the segment (until it answers false), reading a chunk at a
+   * time and yielding between chunks.
+   */
+  private async forEachBatch(seg: LogSegment, stats: CleanStats, visit: (buf: Buffer, pos: number) => void | false): Promise<void> {
     let offset = seg.baseOffset;
     for (;;) {
       // Shutdown does not wait for a long pass: the copy stops, the loader removes the .cleaned files.
@@ -393,7 +410,10 @@ export class LogCleaner {
       let next = offset;
       let slice = performance.now();
       for (let pos = 0; pos < data.length; pos += batchSize(data, pos)) {
-        visit(data, pos);
+        if (visit(data, pos) === false) {
+          stats.bytesRead += pos + batchSize(data, pos);
+          return;
+        }
         next = batchBaseOffset(data, pos) + lastOffsetDelta(data, pos) + 1;
         // Compressed chunks decode to many records: give the event loop a turn every millisecond.
         if (performance.now() - slice > YIELD_AFTER_MS) {
@@ -428,7 +448,7 @@ export class LogCleaner {
    * Writes the cleaned copy of `group` and swaps it in. Returns the earliest delete horizon of the
    * batches written (-1 if none), or null when the segments changed meanwhile (nothing swapped).
    */
-  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: Map<string, number>, txns: CleanerTxnTracker, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
+  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: OffsetMap, txns: CleanerTxnTracker, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
     const { fs } = this;
     const dir = log.dir;
     const base = group[0].baseOffset;
@@ -558,6 +578,16 @@ export class LogCleaner {
   }
 }
 
+/** The segment holding `offset` (the last one starting at or below it), or null. */
+function segmentContaining(segs: readonly LogSegment[], offset: number): LogSegment | null {
+  let found: LogSegment | null = null;
+  for (const s of segs) {
+    if (s.baseOffset > offset) break;
+    found = s;
+  }
+  return found;
+}
+
 /** Consecutive runs of segments whose total size fits in one segment (Kafka groupSegmentsBySize). */
 function groupSegments(toClean: LogSegment[], all: readonly LogSegment[], maxSize: number): LogSegment[][] {
   const groups: LogSegment[][] = [];
@@ -580,7 +610,7 @@ function groupSegments(toClean: LogSegment[], all: readonly LogSegment[], maxSiz
 }
 
 interface FilterContext {
-  map: Map<string, number>;
+  map: OffsetMap;
   txns: CleanerTxnTracker;
   now: number;
   /** The horizon given to batches that get one in this pass. */
@@ -629,9 +659,9 @@ function filterBatch(buf: Buffer, pos: number, ctx: FilterContext): { bytes: Buf
   const keep: RawRecord[] = [];
   let tombstones = 0;
   for (const r of recs) {
-    if (r.key === null) continue;
-    const found = ctx.map.get(r.key);
-    const latest = found === undefined || base + r.offsetDelta >= found;
+    if (r.keyLength < 0) continue;
+    const found = ctx.map.get(section, r.keyStart, r.keyLength);
+    const latest = base + r.offsetDelta >= found;
     if (latest && (r.hasValue || !horizonPassed)) {
       keep.push(r);
       if (!r.hasValue) tombstones++;

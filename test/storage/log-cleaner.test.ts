@@ -316,6 +316,32 @@ test('a small dedupe buffer cleans the dirty section over several passes', async
   await log.close();
 });
 
+test('a full offset map ends the pass at the refused record, inside a segment; later passes carry on from there', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const log = await open(fs, clock, { segmentBytes: 4000 });
+  const latest = await fill(log, clock, 40, 3);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log], config: { dedupeBufferSize: 24 * 12 } });
+  const bases = new Set(log.segmentList.map((s) => s.baseOffset));
+  const first = await cleaner.clean(log);
+  assert.ok(first, 'a pass ran');
+  assert.is(first!.endOffset, 9, 'eleven slots, 0.9 load factor: nine keys, then the tenth key is refused at offset 9');
+  assert.not.ok(bases.has(first!.endOffset), 'the end is inside a segment');
+  checkLog(await recordsOf(log), latest, 'after the first pass');
+  const ends = [first!.endOffset];
+  for (let i = 0; i < 30; i++) {
+    const s = await cleaner.clean(log);
+    if (!s) break;
+    ends.push(s.endOffset);
+  }
+  assert.equal(ends, [...ends].sort((a, b) => a - b), `the first dirty offset moves forward: ${ends.join(',')}`);
+  const recs = await recordsOf(log);
+  checkLog(recs, latest, 'after all passes');
+  const below = recs.filter((r) => r.offset < ends[ends.length - 1]);
+  assert.is(new Set(below.map((r) => r.key)).size, below.length, 'one record per key in the cleaned section');
+  await log.close();
+});
+
 test('appends and reads go on while a pass copies; the swap waits for the queue', async () => {
   const fs = new MemFs();
   const clock = new ManualClock();
