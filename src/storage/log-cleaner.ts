@@ -139,6 +139,11 @@ interface LogState {
   checkpointLoaded: boolean;
   /** Earliest delete horizon left in the log by a pass (-1: none known): the next pass is due then. */
   deleteHorizon: number;
+  /**
+   * Whether deleteHorizon describes the clean section: set by a pass, or by reading the clean
+   * section's batch headers once after a restart (the horizon is not stored).
+   */
+  deleteHorizonKnown: boolean;
   lastCleanedMs: number;
 }
 
@@ -252,7 +257,7 @@ export class LogCleaner {
   private async state(log: PartitionLog): Promise<LogState> {
     let st = this.states.get(log);
     if (!st) {
-      st = { firstDirty: null, firstDirtySegment: null, checkpointLoaded: false, deleteHorizon: -1, lastCleanedMs: -1 };
+      st = { firstDirty: null, firstDirtySegment: null, checkpointLoaded: false, deleteHorizon: -1, deleteHorizonKnown: false, lastCleanedMs: -1 };
       this.states.set(log, st);
     }
     if (!st.checkpointLoaded) {
@@ -309,6 +314,10 @@ export class LogCleaner {
 
   private async needsCleaning(log: PartitionLog, info: CleanableInfo): Promise<boolean> {
     const st = await this.state(log);
+    if (!st.deleteHorizonKnown) {
+      st.deleteHorizon = await this.earliestDeleteHorizon(log, info.firstDirtyOffset);
+      st.deleteHorizonKnown = true;
+    }
     const now = this.clock.now();
     if (st.deleteHorizon >= 0 && now >= st.deleteHorizon) return true;
     if (info.dirtyBytes === 0) return false;
@@ -320,6 +329,26 @@ export class LogCleaner {
       if (chunk && chunk.length >= 61 && now - batchBaseTimestamp(chunk, 0) > maxLag) return true;
     }
     return false;
+  }
+
+  /**
+   * The earliest delete horizon of the batches below `firstDirty` (-1 when none): tombstones and
+   * markers a pass before a restart kept until then. Kafka keeps nothing either and removes them
+   * whenever the log is next cleaned for its dirt; Samsa reads the clean section's batch headers
+   * once per log after a start (paced like a pass) so that they go when due without new writes.
+   */
+  private async earliestDeleteHorizon(log: PartitionLog, firstDirty: number): Promise<number> {
+    let earliest = -1;
+    const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: 0, durationMs: 0 };
+    const segs = log.segmentList;
+    for (let i = 0; i < segs.length - 1 && segs[i].baseOffset < firstDirty; i++) {
+      await this.forEachBatch(segs[i], stats, (buf, pos) => {
+        if (batchBaseOffset(buf, pos) >= firstDirty) return false;
+        const h = deleteHorizonOf(buf, pos);
+        if (h >= 0 && (earliest < 0 || h < earliest)) earliest = h;
+      });
+    }
+    return earliest;
   }
 
   /** Cleans `log` now if it has anything cleanable (ignores the dirty ratio); null if nothing was done. */
@@ -389,6 +418,7 @@ export class LogCleaner {
     st.firstDirty = end;
     st.firstDirtySegment = segmentContaining(log.segmentList, end);
     st.deleteHorizon = horizon;
+    st.deleteHorizonKnown = true;
     st.lastCleanedMs = now;
     await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
     stats.endOffset = end;

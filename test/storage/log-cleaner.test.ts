@@ -146,6 +146,31 @@ test('a tombstone is kept, then removed delete.retention.ms after the pass that 
   await log.close();
 });
 
+test('after a restart, a tombstone past its delete horizon (the bit markers use too) is removed without new writes', async () => {
+  const fs = new MemFs();
+  const clock = new ManualClock();
+  const cfg = { deleteRetentionMs: 60_000, minCleanableDirtyRatio: 0.5 };
+  let log = await open(fs, clock, cfg);
+  await fill(log, clock, 3, 3);
+  await log.appendAsLeader(keyed('k1', null, clock.now()), 0);
+  const latest = await fill(log, clock, 1, 30);
+  assert.ok(await new LogCleaner({ fs, clock, logs: () => [log] }).clean(log));
+  assert.equal((await recordsOf(log)).filter((r) => r.key === 'k1').map((r) => r.value), [null], 'the first pass keeps the tombstone');
+  await log.close();
+  log = await open(fs, clock, cfg);
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log] });
+  assert.equal(await cleaner.runPass(), [], 'before the horizon nothing is due');
+  assert.ok((await cleaner.cleanable(log))!.dirtyRatio < 0.5, 'no dirt to trigger a pass');
+  clock.advance(60_001);
+  const passes = await cleaner.runPass();
+  assert.is(passes.length, 1, 'the horizon recomputed from the clean section makes the log due');
+  const recs = await recordsOf(log);
+  assert.equal(recs.filter((r) => r.key === 'k1'), [], 'tombstone gone after the restart');
+  checkLog(recs, latest);
+  assert.equal(await cleaner.runPass(), [], 'and nothing is due afterwards');
+  await log.close();
+});
+
 test('idempotent producer state survives cleaning: a retried batch is still a duplicate, also after rebuilding from the log', async () => {
   const fs = new MemFs();
   const clock = new ManualClock();
