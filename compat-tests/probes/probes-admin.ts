@@ -279,6 +279,26 @@ function electLeadersProbes(): Probe[] {
   ];
 }
 
+/** AlterPartitionReassignments / ListPartitionReassignments on one broker (node 1). */
+function reassignmentProbes(): Probe[] {
+  const topic = 'pra-topic';
+  const setup = (ctx: ProbeCtx) => ctx.once('reassign', () => createTopic(ctx, topic, 2));
+  const alter = (id: string, about: string, partitions: Record<string, unknown>[], name = topic) =>
+    probe('alter-partition-reassignments', 45, id, 0, about, { timeoutMs: 30_000, topics: [{ name, partitions }] }, { setup });
+  const list = (id: string, about: string, topics: Record<string, unknown>[] | null) => probe('list-partition-reassignments', 46, id, 0, about, { timeoutMs: 30_000, topics }, { setup });
+  return [
+    alter('v0-same', 'the current replica list again: nothing to do', [{ partitionIndex: 0, replicas: [1] }]),
+    alter('v0-unknown-broker', 'a broker that is not registered', [{ partitionIndex: 0, replicas: [1, 9] }]),
+    alter('v0-empty', 'an empty replica list', [{ partitionIndex: 1, replicas: [] }]),
+    alter('v0-duplicate', 'a broker twice', [{ partitionIndex: 1, replicas: [1, 1] }]),
+    alter('v0-cancel-none', 'cancel (null replicas) without a reassignment in progress', [{ partitionIndex: 0, replicas: null }]),
+    alter('v0-unknown-partition', 'a partition the topic does not have', [{ partitionIndex: 5, replicas: [1] }]),
+    alter('v0-unknown-topic', 'a topic that does not exist', [{ partitionIndex: 0, replicas: [1] }], 'pra-missing'),
+    list('v0-all', 'every reassignment (none)', null),
+    list('v0-named', 'named partitions, an unknown topic and partition', [{ name: topic, partitionIndexes: [0, 1, 7] }, { name: 'pra-missing', partitionIndexes: [0] }]),
+  ];
+}
+
 /**
  * Probes that change internal topics on Kafka (it deletes or grows __consumer_offsets when asked):
  * they run after every other probe, since no group probe could run after them.
@@ -291,5 +311,5 @@ export function destructiveProbes(): Probe[] {
 }
 
 export function adminProbes(): Probe[] {
-  return [...createTopicsProbes(), ...deleteTopicsProbes(), ...createPartitionsProbes(), ...configProbes(), ...logDirsAndClusterProbes(), ...electLeadersProbes()];
+  return [...createTopicsProbes(), ...deleteTopicsProbes(), ...createPartitionsProbes(), ...configProbes(), ...logDirsAndClusterProbes(), ...electLeadersProbes(), ...reassignmentProbes()];
 }

@@ -37,6 +37,7 @@ import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/m
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
 import { minInsyncReplicas, type ElectionResult } from '../cluster/controller.js';
+import { isReassigning } from '../cluster/reassignment.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
@@ -452,6 +453,35 @@ export class Broker {
         return res.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })));
       },
     );
+  }
+
+  /**
+   * AlterPartitionReassignments, run by the controller (forwarded there as the request it is).
+   * Returns once this broker's metadata cache shows the controller's changes, so that a
+   * ListPartitionReassignments or Metadata asked here next sees the moves.
+   */
+  async alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[], forwarded: boolean): Promise<ElectionResult[]> {
+    const results = await this.controllerChannel.route<ElectionResult[]>(
+      'partition reassignment', CONTROLLER_WAIT_MS, forwarded,
+      () => this.cluster.controller.alterPartitionReassignments(topics),
+      async (client) => {
+        const res = await client.send(45, 0, { timeoutMs: CONTROLLER_WAIT_MS, topics });
+        if (res.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
+        if (res.errorCode !== ErrorCode.NONE) throw new KafkaApiError(res.errorCode, res.errorMessage ?? undefined);
+        return res.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })));
+      },
+    );
+    // results[i] answers the i-th partition asked for: wait until this cache shows each change.
+    const asked = topics.flatMap((t) => t.partitions.map((p) => p.replicas));
+    await this.awaitMetadata((c) => results.every((r, i) => {
+      if (r.errorCode !== ErrorCode.NONE) return true;
+      const topic = c.topic(r.topic);
+      const state = topic && c.partition(topic.topicId, r.partition);
+      const target = asked[i];
+      if (!state) return true;
+      return target ? target.every((id, j) => state.replicas[j] === id) : !isReassigning(state);
+    }), 'partition reassignments in the metadata cache');
+    return results;
   }
 
   /**

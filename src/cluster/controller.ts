@@ -20,14 +20,15 @@
  */
 import { EventEmitter } from 'node:events';
 import { KafkaApiError } from '../errors.js';
-import { ErrorCode } from '../protocol/generated/error-codes.js';
+import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
 import { newUuid, topicNameProblem } from '../broker/metadata.js';
 import type { MetadataCache } from './metadata-cache.js';
 import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
 import { brokerLossChange, initialPartitionState } from './partition-state.js';
 import { imbalanced, preferredElection, uncleanElection } from './leader-election.js';
-import { checkManualAssignment, checkReplicationFactor, placeReplicas } from './replica-placement.js';
+import { checkManualAssignment, checkReplicaList, checkReplicationFactor, placeReplicas } from './replica-placement.js';
+import { cancelReassignment, completedReassignment, isReassigning, startReassignment } from './reassignment.js';
 
 export interface ControllerConfig {
   /** default.replication.factor (CreateTopics with replication_factor -1, auto-created topics). */
@@ -44,12 +45,21 @@ export interface ControllerConfig {
   leaderImbalanceCheckIntervalMs?: number;
 }
 
-/** One partition's ElectLeaders answer. */
+/** One partition's ElectLeaders (or AlterPartitionReassignments) answer. */
 export interface ElectionResult {
   topic: string;
   partition: number;
   errorCode: number;
   errorMessage: string | null;
+}
+
+/** A partition moving (ListPartitionReassignments). */
+export interface OngoingReassignment {
+  topic: string;
+  partition: number;
+  replicas: number[];
+  addingReplicas: number[];
+  removingReplicas: number[];
 }
 
 export interface ControllerOptions {
@@ -258,6 +268,70 @@ export class Controller extends EventEmitter<ControllerEvents> {
     return results;
   }
 
+  // ---- Reassignments (reassignment.ts) -------------------------------------------------------
+
+  /**
+   * AlterPartitionReassignments: starts (replicas) or cancels (null) the move of each partition.
+   * Answers once the first change is stored; the move completes when the ISR allows
+   * (reconcileOnce), under this controller or the next.
+   */
+  async alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[]): Promise<ElectionResult[]> {
+    const fence = this.fence;
+    const cache = this.opts.cache;
+    const isAlive = (id: number) => cache.isAlive(id);
+    const results: ElectionResult[] = [];
+    for (const t of topics) {
+      for (const { partitionIndex: partition, replicas } of t.partitions) {
+        const result: ElectionResult = { topic: t.name, partition, errorCode: ErrorCode.NONE, errorMessage: null };
+        results.push(result);
+        try {
+          const topic = cache.topic(t.name);
+          if (!topic) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find a topic named ${t.name}.`);
+          let state = cache.partition(topic.topicId, partition);
+          if (!state) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Unable to find partition ${t.name}:${partition}.`);
+          if (replicas) checkReplicaList(replicas, isAlive);
+          // The leader may change the ISR meanwhile: retry on the state the compare-and-set found.
+          for (let attempt = 0; ; attempt++) {
+            const next = replicas
+              ? startReassignment(state, replicas, isAlive)
+              : cancelReassignment(state, `${t.name}:${partition}`, isAlive, uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable));
+            if (!next) break;
+            const out = await this.opts.store.alterPartition(next, state.partitionEpoch, fence);
+            if (out.ok) {
+              this.opts.logger?.info(`controller: ${t.name}-${partition}: ${replicas ? 'reassignment' : 'cancelled reassignment'}, replicas [${state.replicas}] → [${next.replicas}]` +
+                (isReassigning(next) ? ` (adding [${next.addingReplicas ?? []}], removing [${next.removingReplicas ?? []}])` : '') + `, leader ${next.leader}`);
+              break;
+            }
+            if (out.error !== ErrorCode.INVALID_UPDATE_VERSION || !out.current || attempt >= 10) throw new KafkaApiError(out.error);
+            state = out.current;
+          }
+        } catch (e) {
+          if (!(e instanceof KafkaApiError)) throw e;
+          result.errorCode = e.errorCode;
+          result.errorMessage = e.message && e.message !== errorName(e.errorCode) ? e.message : null;
+        }
+      }
+    }
+    return results;
+  }
+
+  /** ListPartitionReassignments: the moving partitions among `topics` (null: all of them). */
+  listPartitionReassignments(topics: { name: string; partitionIndexes: number[] }[] | null): OngoingReassignment[] {
+    const cache = this.opts.cache;
+    const wanted = topics ?? [...cache.topics.values()].map((t) => ({ name: t.name, partitionIndexes: cache.partitionsOf(t.topicId).map((p) => p.partition) }));
+    const out: OngoingReassignment[] = [];
+    for (const { name, partitionIndexes } of wanted) {
+      const topic = cache.topic(name);
+      if (!topic) continue;
+      for (const i of partitionIndexes) {
+        const state = cache.partition(topic.topicId, i);
+        if (!state || !isReassigning(state)) continue;
+        out.push({ topic: name, partition: i, replicas: [...state.replicas], addingReplicas: [...(state.addingReplicas ?? [])], removingReplicas: [...(state.removingReplicas ?? [])] });
+      }
+    }
+    return out;
+  }
+
   // ---- ReplicationControlManager ------------------------------------------------------------
 
   private requestReconcile(): void {
@@ -289,10 +363,9 @@ export class Controller extends EventEmitter<ControllerEvents> {
     for (const state of cache.allPartitions()) {
       if (this.active !== active) return;
       const topic = cache.topicById(state.topicId);
-      const next = brokerLossChange(state, {
-        isAlive: (id) => cache.isAlive(id),
-        unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable),
-      });
+      const isAlive = (id: number) => cache.isAlive(id);
+      const next = brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable) }) ??
+        completedReassignment(state, isAlive);
       if (!next) continue;
       let out;
       try {
@@ -306,7 +379,8 @@ export class Controller extends EventEmitter<ControllerEvents> {
       }
       if (out.ok) {
         const how = next.leader !== state.leader ? `leader ${state.leader} → ${next.leader} (leader epoch ${next.leaderEpoch})` : 'leader unchanged';
-        this.opts.logger?.info(`controller: ${topic?.name}-${state.partition}: isr [${state.isr}] → [${next.isr}], ${how}, partition epoch ${next.partitionEpoch}`);
+        const moved = isReassigning(state) && !isReassigning(next) ? `reassignment completed, replicas [${state.replicas}] → [${next.replicas}], ` : '';
+        this.opts.logger?.info(`controller: ${topic?.name}-${state.partition}: ${moved}isr [${state.isr}] → [${next.isr}], ${how}, partition epoch ${next.partitionEpoch}`);
       } else if (out.error === ErrorCode.NOT_CONTROLLER) {
         this.resign('a newer controller exists');
         return;

@@ -83,6 +83,10 @@ export interface PartitionState {
   leaderEpoch: number;
   /** Bumped on every change of this state (AlterPartition's compare-and-set version). */
   partitionEpoch: number;
+  /** During a reassignment (cluster/reassignment.ts): target replicas not yet in the old list. */
+  addingReplicas?: number[];
+  /** During a reassignment: old replicas not in the target, still replicas until it completes. */
+  removingReplicas?: number[];
 }
 
 export interface ProducerIdBlock {
@@ -217,7 +221,10 @@ export function checkNextPartitionState(next: PartitionState, expectedPartitionE
 }
 
 export function clonePartitionState(p: PartitionState): PartitionState {
-  return { ...p, replicas: [...p.replicas], isr: [...p.isr] };
+  const out: PartitionState = { ...p, replicas: [...p.replicas], isr: [...p.isr] };
+  if (p.addingReplicas) out.addingReplicas = [...p.addingReplicas];
+  if (p.removingReplicas) out.removingReplicas = [...p.removingReplicas];
+  return out;
 }
 
 export function cloneQuota(q: ClientQuotaRecord): ClientQuotaRecord {

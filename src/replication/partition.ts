@@ -58,6 +58,9 @@ export class Partition {
   partitionEpoch = -1;
   replicas: readonly number[] = [];
   isr: readonly number[] = [];
+  /** A reassignment's notes as published (kept so that this leader's ISR changes carry them). */
+  private addingReplicas: readonly number[] | undefined;
+  private removingReplicas: readonly number[] | undefined;
   /** min.insync.replicas of the topic (set by the replica manager). */
   minInsyncReplicas = 1;
   /** Where the current leader epoch started on this broker (ISR expansion needs followers past it). */
@@ -84,10 +87,13 @@ export class Partition {
 
   /** The state this broker believes is published (the base of its next AlterPartition). */
   get state(): PartitionState {
-    return {
+    const state: PartitionState = {
       topicId: this.topicId, partition: this.partitionIndex, replicas: [...this.replicas], isr: [...this.isr],
       leader: this.leaderId, leaderEpoch: this.leaderEpoch, partitionEpoch: this.partitionEpoch,
     };
+    if (this.addingReplicas) state.addingReplicas = [...this.addingReplicas];
+    if (this.removingReplicas) state.removingReplicas = [...this.removingReplicas];
+    return state;
   }
 
   /**
@@ -101,6 +107,8 @@ export class Partition {
     this.partitionEpoch = state.partitionEpoch;
     this.replicas = state.replicas;
     this.isr = state.isr;
+    this.addingReplicas = state.addingReplicas;
+    this.removingReplicas = state.removingReplicas;
     if (!epochChanged) {
       if (this.isLeader) this.onIsrChanged();
       return null;

@@ -9,6 +9,8 @@ import { describeLogDirsHandler } from './035-describe-log-dirs.js';
 import { createPartitionsHandler } from './037-create-partitions.js';
 import { electLeadersHandler } from './043-elect-leaders.js';
 import { incrementalAlterConfigsHandler } from './044-incremental-alter-configs.js';
+import { alterPartitionReassignmentsHandler } from './045-alter-partition-reassignments.js';
+import { listPartitionReassignmentsHandler } from './046-list-partition-reassignments.js';
 import { describeClusterHandler } from './060-describe-cluster.js';
 import { describeTopicPartitionsHandler } from './075-describe-topic-partitions.js';
 
@@ -22,6 +24,8 @@ export const adminHandlers: Handler<any>[] = [
   createPartitionsHandler,
   electLeadersHandler,
   incrementalAlterConfigsHandler,
+  alterPartitionReassignmentsHandler,
+  listPartitionReassignmentsHandler,
   describeClusterHandler,
   describeTopicPartitionsHandler,
 ];

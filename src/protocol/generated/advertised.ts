@@ -46,6 +46,8 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 42, name: 'DeleteGroups', min: 0, max: 2, refuse: null },
   { apiKey: 43, name: 'ElectLeaders', min: 0, max: 2, refuse: null },
   { apiKey: 44, name: 'IncrementalAlterConfigs', min: 0, max: 1, refuse: null },
+  { apiKey: 45, name: 'AlterPartitionReassignments', min: 0, max: 0, refuse: null },
+  { apiKey: 46, name: 'ListPartitionReassignments', min: 0, max: 0, refuse: null },
   { apiKey: 47, name: 'OffsetDelete', min: 0, max: 0, refuse: null },
   { apiKey: 48, name: 'DescribeClientQuotas', min: 0, max: 1, refuse: null },
   { apiKey: 49, name: 'AlterClientQuotas', min: 0, max: 1, refuse: null },

@@ -72,6 +72,10 @@ import { readElectLeadersRequest, writeElectLeadersRequest, type ElectLeadersReq
 import { readElectLeadersResponse, writeElectLeadersResponse, type ElectLeadersResponse } from './messages/elect-leaders-response.js';
 import { readIncrementalAlterConfigsRequest, writeIncrementalAlterConfigsRequest, type IncrementalAlterConfigsRequest } from './messages/incremental-alter-configs-request.js';
 import { readIncrementalAlterConfigsResponse, writeIncrementalAlterConfigsResponse, type IncrementalAlterConfigsResponse } from './messages/incremental-alter-configs-response.js';
+import { readAlterPartitionReassignmentsRequest, writeAlterPartitionReassignmentsRequest, type AlterPartitionReassignmentsRequest } from './messages/alter-partition-reassignments-request.js';
+import { readAlterPartitionReassignmentsResponse, writeAlterPartitionReassignmentsResponse, type AlterPartitionReassignmentsResponse } from './messages/alter-partition-reassignments-response.js';
+import { readListPartitionReassignmentsRequest, writeListPartitionReassignmentsRequest, type ListPartitionReassignmentsRequest } from './messages/list-partition-reassignments-request.js';
+import { readListPartitionReassignmentsResponse, writeListPartitionReassignmentsResponse, type ListPartitionReassignmentsResponse } from './messages/list-partition-reassignments-response.js';
 import { readOffsetDeleteRequest, writeOffsetDeleteRequest, type OffsetDeleteRequest } from './messages/offset-delete-request.js';
 import { readOffsetDeleteResponse, writeOffsetDeleteResponse, type OffsetDeleteResponse } from './messages/offset-delete-response.js';
 import { readDescribeClientQuotasRequest, writeDescribeClientQuotasRequest, type DescribeClientQuotasRequest } from './messages/describe-client-quotas-request.js';
@@ -149,6 +153,8 @@ export const ApiKey = {
   DeleteGroups: 42,
   ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
+  AlterPartitionReassignments: 45,
+  ListPartitionReassignments: 46,
   OffsetDelete: 47,
   DescribeClientQuotas: 48,
   AlterClientQuotas: 49,
@@ -200,6 +206,8 @@ export interface ApiTypes {
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse };
   43: { request: ElectLeadersRequest; response: ElectLeadersResponse };
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse };
+  45: { request: AlterPartitionReassignmentsRequest; response: AlterPartitionReassignmentsResponse };
+  46: { request: ListPartitionReassignmentsRequest; response: ListPartitionReassignmentsResponse };
   47: { request: OffsetDeleteRequest; response: OffsetDeleteResponse };
   48: { request: DescribeClientQuotasRequest; response: DescribeClientQuotasResponse };
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse };
@@ -394,6 +402,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 44, name: 'IncrementalAlterConfigs', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
     readRequest: readIncrementalAlterConfigsRequest, writeRequest: writeIncrementalAlterConfigsRequest,
     readResponse: readIncrementalAlterConfigsResponse, writeResponse: writeIncrementalAlterConfigsResponse,
+  },
+  45: {
+    apiKey: 45, name: 'AlterPartitionReassignments', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readAlterPartitionReassignmentsRequest, writeRequest: writeAlterPartitionReassignmentsRequest,
+    readResponse: readAlterPartitionReassignmentsResponse, writeResponse: writeAlterPartitionReassignmentsResponse,
+  },
+  46: {
+    apiKey: 46, name: 'ListPartitionReassignments', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readListPartitionReassignmentsRequest, writeRequest: writeListPartitionReassignmentsRequest,
+    readResponse: readListPartitionReassignmentsResponse, writeResponse: writeListPartitionReassignmentsResponse,
   },
   47: {
     apiKey: 47, name: 'OffsetDelete', minVersion: 0, maxVersion: 0, flexibleFrom: -1,
