@@ -16,7 +16,7 @@
  */
 import { KafkaApiError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { createLogger, type Logger } from '../logger.js';
+import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { SocketServer, type BoundListener } from '../network/server.js';
 import { LogManager } from '../storage/log-manager.js';
@@ -45,6 +45,10 @@ import { resolveAllListenerSecurity } from '../security/listener-security.js';
 import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
+import { BrokerMetrics } from '../http/metrics/broker-metrics.js';
+import { HttpListener, parseHttpListeners } from '../http/server.js';
+import { HttpAuthenticator } from '../http/auth.js';
+import { codecFor } from '../protocol/generated/api-table.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -114,6 +118,10 @@ export class Broker {
   /** Client quotas (AlterClientQuotas); set by start(). */
   quotas!: ClientQuotaManager;
   private server: SocketServer | null = null;
+  /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
+  readonly metrics: BrokerMetrics;
+  /** The HTTP listener (samsa.http.listeners: metrics, health, console); null when off. */
+  http: HttpListener | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
 
   private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager }) {
@@ -125,6 +133,9 @@ export class Broker {
     this.nodeId = opts.settings.nodeId;
     this.dispatcher = new Dispatcher(opts.log);
     for (const h of allHandlers) this.dispatcher.register(h);
+    this.metrics = new BrokerMetrics((apiKey) => codecFor(apiKey)?.name ?? `ApiKey${apiKey}`);
+    this.dispatcher.metrics = this.metrics;
+    this.dispatcher.requestLog = namedLogger(opts.log, 'kafka.request.logger');
   }
 
   get flushOnAcksAll(): boolean {
@@ -142,6 +153,7 @@ export class Broker {
     const clock = opts.clock ?? systemClock;
     const log = opts.logger ?? createLogger();
     const fs = opts.fs ?? nodeFs;
+    if (opts.config.explicit['samsa.log.format']) setLogFormat(log, opts.config['samsa.log.format'] === 'json' ? 'json' : 'text');
     const security = resolveAllListenerSecurity(opts.config, settings.listeners, log);
     // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
     if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, log);
@@ -152,8 +164,20 @@ export class Broker {
     broker.server = server;
     try {
       await server.listen(settings.listeners);
+      const http = parseHttpListeners(opts.config['samsa.http.listeners']);
+      if (http.length > 0) {
+        const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
+        try {
+          broker.http = await HttpListener.start({ broker, listeners: http, auth, log, console: opts.config['samsa.http.console.enable'] });
+        } catch (err) {
+          // The default address taken (another broker on this host): serve Kafka without HTTP.
+          if (opts.config.explicit['samsa.http.listeners'] || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+          log.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
+        }
+      }
       await broker.joinCluster(opts, fs);
     } catch (err) {
+      await broker.http?.stop().catch(() => undefined);
       await server.stop().catch(() => undefined);
       await broker.cluster?.stop().catch(() => undefined);
       await logs.close();
@@ -182,6 +206,10 @@ export class Broker {
     });
     server.enableRequestProcessing();
     for (const l of server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
+    if (broker.http) {
+      broker.http.markReady();
+      log.info(`HTTP (metrics, health, console) on ${broker.http.urls.join(', ')}`);
+    }
     return broker;
   }
 
@@ -242,13 +270,22 @@ export class Broker {
       nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log, clock: this.clock,
       replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
       minInsyncReplicas: (topic) => minInsyncReplicas(topic, minIsrDefault),
-      alterIsr: (known, newIsr) => alterPartition(this.cluster.store, known, {
-        brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
-        leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
-      }, (id) => this.cache.isAlive(id)),
+      alterIsr: async (known, newIsr) => {
+        const out = await alterPartition(this.cluster.store, known, {
+          brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
+          leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
+        }, (id) => this.cache.isAlive(id));
+        // Kafka's IsrShrinksPerSec / IsrExpandsPerSec count the leader's committed ISR changes.
+        if (out.ok) {
+          if (newIsr.length < known.isr.length) this.metrics.isrShrinks++;
+          else if (newIsr.length > known.isr.length) this.metrics.isrExpands++;
+        }
+        return out;
+      },
       fetchers,
       logConfig: (overrides) => logConfigFor(this.rawConfig, overrides),
       onTopicDeleted: async (name) => {
+        this.metrics.removeTopic(name);
         if (name === '__consumer_offsets') return;
         await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
       },
@@ -534,6 +571,7 @@ export class Broker {
         const done = (why: 'append' | 'timeout' | 'closed'): void => {
           if (finished) return;
           finished = true;
+          this.metrics.delayedFetch--;
           for (const u of unsubscribes) u();
           closed.removeEventListener('abort', onEnd);
           stopSignal.removeEventListener('abort', onEnd);
@@ -541,6 +579,7 @@ export class Broker {
           resolve(why);
         };
         const onEnd = (): void => done('closed');
+        this.metrics.delayedFetch++;
         unsubscribes = logs.map((log) => (follower ? log.onAppend(() => done('append')) : log.onHighWatermark(() => done('append'))));
         closed.addEventListener('abort', onEnd);
         stopSignal.addEventListener('abort', onEnd);
@@ -562,6 +601,7 @@ export class Broker {
     if (this.stopping) return;
     this.stopping = true;
     this.stopController.abort();
+    await this.http?.stop();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();

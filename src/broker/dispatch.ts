@@ -20,6 +20,10 @@ import { Writer } from '../protocol/writer.js';
 import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
 import type { Logger } from '../logger.js';
+import type { BrokerMetrics, RequestStats } from '../http/metrics/broker-metrics.js';
+import type { ProduceRequest } from '../protocol/generated/messages/produce-request.js';
+import type { FetchRequest } from '../protocol/generated/messages/fetch-request.js';
+import type { FetchResponse } from '../protocol/generated/messages/fetch-response.js';
 
 function requestQuota(ctx: RequestContext, response: unknown, ms: number): void {
   const quotas = ctx.broker.quotas;
@@ -60,6 +64,10 @@ interface Entry {
 export class Dispatcher {
   private readonly entries = new Map<number, Entry>();
   interceptor: DispatchInterceptor | null = null;
+  /** Request counters and timings (/metrics); null: nothing is measured. */
+  metrics: BrokerMetrics | null = null;
+  /** Kafka's kafka.request.logger: one debug line per request (client id, API, version, duration). */
+  requestLog: Logger | null = null;
 
   constructor(private readonly log: Logger) {}
 
@@ -101,8 +109,11 @@ export class Dispatcher {
    * prefix included), null when no response is sent (acks=0 Produce), or a promise of either when
    * the handler deferred its reply (the connection may then read its next request).
    * Throws (or the promise rejects with) ProtocolError when the connection must be closed.
+   * `receivedAt`: performance.now() when the frame arrived (request queue time), else now.
    */
-  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Promise<Buffer[] | null | { later: Promise<Buffer[] | null> }> {
+  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>, receivedAt = -1): Promise<Buffer[] | null | { later: Promise<Buffer[] | null> }> {
+    const metrics = this.metrics;
+    const dispatchedAt = metrics !== null || this.requestLog !== null ? performance.now() : 0;
     const r = new Reader(frame);
     const h = readRequestHeaderStart(r);
     const entry = this.entries.get(h.apiKey);
@@ -130,6 +141,7 @@ export class Dispatcher {
     const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
 
     let response: unknown;
+    const stats = metrics !== null ? metrics.request(h.apiKey) : null;
     const refuse = entry.adv.refuse;
     try {
       if (refuse && v >= refuse[0] && v <= refuse[1]) {
@@ -153,19 +165,33 @@ export class Dispatcher {
       const code = err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR;
       response = entry.handler.errorResponse(body as never, code, ctx);
     }
+    const received = receivedAt >= 0 ? receivedAt : dispatchedAt;
+    const timing = stats !== null ? this.measureLocal(stats, h.apiKey, body, response, received, dispatchedAt) : null;
     if (response instanceof DeferredResponse) {
       const later = response.promise.then(
-        (res) => this.finish(entry, ctx, decoded, res),
+        (res) => this.finish(entry, ctx, decoded, res, stats, timing, received),
         (err) => {
           if (err instanceof ProtocolError) throw err;
           if (!(err instanceof KafkaApiError)) this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
           if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError('acks=0 produce failed');
-          return this.finish(entry, ctx, decoded, entry.handler.errorResponse(body as never, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR, ctx));
+          return this.finish(entry, ctx, decoded, entry.handler.errorResponse(body as never, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR, ctx), stats, timing, received);
         },
       );
       return { later };
     }
-    return this.finish(entry, ctx, decoded, response);
+    return this.finish(entry, ctx, decoded, response, stats, timing, received);
+  }
+
+  /**
+   * Counts the request and its queue and local time once the handler returned (before a Produce
+   * frame may be reused: its batches are counted now). Returns when the handler finished.
+   */
+  private measureLocal(stats: RequestStats, apiKey: number, body: unknown, response: unknown, received: number, dispatchedAt: number): number {
+    const now = performance.now();
+    stats.requestQueueTime.observe(dispatchedAt - received);
+    stats.localTime.observe(now - dispatchedAt);
+    if (apiKey === 0) this.metrics!.onProduce(body as ProduceRequest, response, stats);
+    return now;
   }
 
   /**
@@ -184,10 +210,37 @@ export class Dispatcher {
     return this.encode(entry.codec, h.correlationId, h.apiVersion, entry.handler.errorResponse(body as never, errorCode, ctx));
   }
 
-  private finish(entry: Entry, ctx: RequestContext, decoded: DecodedRequest, response: unknown): Buffer[] | null {
+  private finish(
+    entry: Entry, ctx: RequestContext, decoded: DecodedRequest, response: unknown,
+    stats: RequestStats | null = null, localDoneAt: number | null = null, received = 0,
+  ): Buffer[] | null {
+    if (stats !== null) this.measureDone(stats, ctx, decoded, response, localDoneAt!, received);
+    const rl = this.requestLog;
+    if (rl !== null && rl.level === 'debug') {
+      rl.debug(`${entry.codec.name} v${decoded.apiVersion} from ${decoded.clientId ?? '-'}`, {
+        clientId: decoded.clientId, api: entry.codec.name, apiKey: decoded.apiKey, version: decoded.apiVersion,
+        correlationId: decoded.correlationId, listener: ctx.listenerName, remote: ctx.remoteAddress, principal: ctx.principal,
+        durationMs: received > 0 ? Math.round((performance.now() - received) * 1000) / 1000 : undefined,
+      });
+    }
     if (response === undefined) return null;
     this.interceptor?.after?.(ctx, decoded, response);
     return this.encode(entry.codec, decoded.correlationId, decoded.apiVersion, response);
+  }
+
+  private measureDone(stats: RequestStats, ctx: RequestContext, decoded: DecodedRequest, response: unknown, localDoneAt: number, received: number): void {
+    const now = performance.now();
+    stats.remoteTime.observe(now - localDoneAt);
+    stats.totalTime.observe(now - received);
+    const v = decoded.apiVersion;
+    while (stats.byVersion.length <= v) stats.byVersion.push(0);
+    stats.byVersion[v]++;
+    if (decoded.apiKey === 1 && response !== undefined) {
+      this.metrics!.onFetch(decoded.body as FetchRequest, response as FetchResponse, stats, ctx.broker.metadata);
+    } else if (decoded.apiKey !== 0 && response !== undefined) {
+      const code = (response as { errorCode?: unknown }).errorCode;
+      stats.countError(typeof code === 'number' ? code : ErrorCode.NONE);
+    }
   }
 
   private encode(codec: ApiCodec<any, any>, correlationId: number, v: number, response: unknown): Buffer[] {

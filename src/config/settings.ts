@@ -6,6 +6,7 @@
 import { parseListeners, parseSecurityProtocolMap } from './listeners.js';
 import { AUTHORIZER_SETTINGS } from './authorizer-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
+import { HTTP_SETTINGS } from './http-settings.js';
 
 // ---------------------------------------------------------------------------------------------
 // Kafka enumerations used on the wire
@@ -586,6 +587,7 @@ export const BROKER_SETTINGS = {
     doc: 'Samsa only: the etcd key prefix under which this cluster keeps all its keys (several clusters can share one etcd under different prefixes).',
   },
   ...SECURITY_SETTINGS,
+  ...HTTP_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 
 /** Topic-level configs (Kafka's LogConfig), each with the broker settings it inherits from. */

@@ -55,6 +55,8 @@ interface QueuedFrame {
   frame: Buffer;
   /** From the FramePool: may be released once the request no longer needs it. */
   pooled: boolean;
+  /** performance.now() on arrival (request queue time in /metrics). */
+  at: number;
 }
 
 export class Connection {
@@ -78,6 +80,8 @@ export class Connection {
   /** Replies that are not ready yet, in request order; later replies wait behind them. */
   private deferred: Promise<Buffer[] | null>[] = [];
   private deferredTail: Promise<void> = Promise.resolve();
+  /** Why the connection ends, logged at close (the client closed it unless something else said why). */
+  private closeReason: string | null = null;
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
@@ -95,7 +99,10 @@ export class Connection {
       this.decoder = new FrameDecoder(opts.maxFrameBytes);
       socket.on('data', (chunk: Buffer) => this.onData(chunk));
     }
-    socket.on('error', (err) => opts.log.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`));
+    socket.on('error', (err) => {
+      this.closeReason ??= `socket error: ${err.message}`;
+      opts.log.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`);
+    });
     socket.on('close', () => this.onClose());
     socket.on('drain', () => this.maybeResume());
   }
@@ -118,7 +125,7 @@ export class Connection {
 
   private onFrame(frame: Buffer, pooled: boolean): void {
     if (this.closedFlag || this.draining) return;
-    this.queue.push({ frame, pooled });
+    this.queue.push({ frame, pooled, at: performance.now() });
     this.queuedBytes += frame.length;
     if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
     if (!this.processing) void this.pump();
@@ -128,7 +135,7 @@ export class Connection {
     this.processing = true;
     try {
       while (this.queue.length > 0 && !this.closedFlag) {
-        const { frame, pooled } = this.queue.shift()!;
+        const { frame, pooled, at } = this.queue.shift()!;
         this.queuedBytes -= frame.length;
         const sasl = this.sasl;
         if (sasl !== null) {
@@ -138,7 +145,7 @@ export class Connection {
             if (sasl.principal !== null) this.principal = sasl.principal;
             if (out && !this.closedFlag) this.write([out]);
             if (!sasl.failed) continue;
-            if (sasl.failure !== null) this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${sasl.failure})`);
+            if (sasl.failure !== null) this.authenticationFailed(sasl.failure);
           }
           if (admission === 'refuse') {
             try {
@@ -148,7 +155,7 @@ export class Connection {
             }
           }
           if (admission !== 'dispatch') {
-            this.opts.log.debug(`closing connection ${this.opts.id} from ${this.remoteAddress}: request refused by SASL state ${sasl.state}`);
+            this.closeReason ??= `request refused by SASL state ${sasl.state}`;
             this.closeAfterWrites();
             break;
           }
@@ -164,7 +171,7 @@ export class Connection {
           closed: this.closeController.signal,
           readBuffers: lease,
           sasl: sasl ?? undefined,
-        });
+        }, at);
         // The request's batches are in the segment and nothing refers to the frame any more.
         if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);
         if (reply && 'later' in reply) {
@@ -178,10 +185,14 @@ export class Connection {
           lease?.release();
         }
         if (sasl !== null) {
-          if (sasl.principal !== null) this.principal = sasl.principal;
+          if (sasl.principal !== null && this.principal !== sasl.principal) {
+            this.principal = sasl.principal;
+            const m = this.opts.baseContext.broker.metrics;
+            if (m) m.listener(this.opts.listenerName).successfulAuthentication++;
+          }
           if (sasl.closeAfterReply) {
-            // Kafka logs failed logins at INFO ("Failed authentication with ...").
-            if (sasl.failure !== null) this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${sasl.failure})`);
+            if (sasl.failure !== null) this.authenticationFailed(sasl.failure);
+            this.closeReason ??= 'SASL session ended (re-authentication required or failed)';
             this.closeAfterWrites();
             break;
           }
@@ -245,10 +256,19 @@ export class Connection {
     }
   }
 
+  /** Kafka logs failed logins at INFO ("Failed authentication with ..."); /metrics counts them. */
+  private authenticationFailed(failure: string): void {
+    this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${failure})`, { listener: this.opts.listenerName, remote: this.remoteAddress });
+    this.closeReason ??= `authentication failed (${failure})`;
+    const m = this.opts.baseContext.broker.metrics;
+    if (m) m.listener(this.opts.listenerName).failedAuthentication++;
+  }
+
   private fail(err: unknown): void {
     if (err instanceof ProtocolError) {
-      this.opts.log.debug(`closing connection ${this.opts.id} from ${this.remoteAddress}: ${err.message}`);
+      this.closeReason ??= `protocol error: ${err.message}`;
     } else {
+      this.closeReason ??= `internal error: ${(err as Error)?.message ?? String(err)}`;
       this.opts.log.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
     }
     this.destroy();
@@ -276,7 +296,8 @@ export class Connection {
     });
   }
 
-  destroy(): void {
+  destroy(reason?: string): void {
+    if (reason !== undefined) this.closeReason ??= reason;
     this.socket.destroy();
     this.onClose();
   }
@@ -284,6 +305,10 @@ export class Connection {
   private onClose(): void {
     if (this.closedFlag) return;
     this.closedFlag = true;
+    const why = this.closeReason ?? (this.draining ? 'broker closing it' : 'closed by the client');
+    this.opts.log.debug(`connection ${this.opts.id} from ${this.remoteAddress} on ${this.opts.listenerName} closed: ${why}`, {
+      connectionId: this.opts.id, remote: this.remoteAddress, listener: this.opts.listenerName, principal: this.principal, reason: why,
+    });
     this.closeController.abort();
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -295,6 +320,7 @@ export class Connection {
 
   /** Graceful stop: read nothing more, answer what was received, then close. */
   async drainAndClose(): Promise<void> {
+    this.closeReason ??= 'broker stopping';
     this.draining = true;
     this.socket.pause();
     if (this.processing || this.queue.length > 0) {

@@ -156,7 +156,12 @@ export class SocketServer {
     });
     if (!adopted) accepted.resume();
     this.connections.add(c);
-    void c.closed.then(() => this.connections.delete(c));
+    const metrics = broker.metrics;
+    metrics?.connectionOpened(listenerName);
+    void c.closed.then(() => {
+      this.connections.delete(c);
+      metrics?.connectionClosed(listenerName);
+    });
     this.onConnection?.(c);
   }
 
@@ -173,7 +178,7 @@ export class SocketServer {
 
   /** Closes every open connection at once (test control: disconnect all clients). */
   dropAll(): void {
-    for (const c of this.connections) c.destroy();
+    for (const c of this.connections) c.destroy('dropped by the test control');
   }
 
   async stop(): Promise<void> {

@@ -69,6 +69,12 @@ export interface StartBrokerBaseOptions {
    * ssl.client.auth.
    */
   tls?: true | { cert?: string; key?: string; ca?: string; clientAuth?: 'none' | 'requested' | 'required' };
+  /**
+   * The HTTP listener (metrics, health, console) on 127.0.0.1 and a free port; `httpUrl` has its
+   * address. Off by default here (the broker's own default is http://127.0.0.1:9644); setting
+   * samsa.http.listeners yourself also works.
+   */
+  http?: boolean;
 }
 
 /** Options: the base ones plus any Kafka setting by name (names with a dot, e.g. 'num.partitions'). */
@@ -84,6 +90,8 @@ export interface RunningBroker {
   control: BrokerControl;
   /** The broker itself (metadata, logs, dispatcher) for white-box tests. */
   broker: Broker;
+  /** The HTTP listener's base URL (http://127.0.0.1:PORT), null when it is off. */
+  httpUrl: string | null;
   /** The security protocol of the bootstrap listener. */
   securityProtocol: 'PLAINTEXT' | 'SSL' | 'SASL_PLAINTEXT' | 'SASL_SSL';
   /** With `tls`: the CA clients should trust (PEM and a file), and the generated CA for issuing client certificates. */
@@ -108,6 +116,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   const settings: Record<string, string> = {
     listeners: `${securityProtocol}://${host}:${opts.port ?? 0}`,
     'log.dirs': logDir,
+    'samsa.http.listeners': opts.http ? 'http://127.0.0.1:0' : '',
   };
   let tlsInfo: RunningBroker['tls'];
   let tempTlsDir: string | null = null;
@@ -146,6 +155,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     logDir: memory ? `memory:${MEMORY_DIR}` : logDir,
     control,
     broker,
+    httpUrl: broker.http?.urls[0] ?? null,
     securityProtocol,
     ...(tlsInfo ? { tls: tlsInfo } : {}),
     stop() {

@@ -1,0 +1,235 @@
+/**
+ * The HTTP listener (`samsa.http.listeners`): /metrics, /health/live, /health/ready and the web
+ * console, served from inside the broker process.
+ *
+ * Hostile input is answered, never fatal: request headers over 16 KiB get 431, a malformed
+ * request 400, methods other than GET/HEAD/POST 405, bodies over 64 KiB 413, paths with `..`,
+ * NUL or undecodable escapes 400; a handler that throws answers 500 and is logged. Slow clients
+ * are cut by headersTimeout/requestTimeout, and at most 256 connections are accepted at a time.
+ * Nothing on this listener reaches the Kafka listeners' code paths except through the broker's
+ * own methods. State-changing requests (POST) must carry the page's token and, when the browser
+ * sends an Origin, come from this listener's own origin.
+ *
+ * Authentication: see auth.ts (basic, against the SASL users, when the broker has SASL).
+ * /health/* never asks (container health checks carry no credentials; they reveal nothing).
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { Broker } from '../broker/broker.js';
+import type { Logger } from '../logger.js';
+import { KafkaApiError } from '../errors.js';
+import { HttpAuthenticator } from './auth.js';
+import { serveMetrics } from './metrics/collect.js';
+import { liveness, readiness } from './health.js';
+import { consoleRoute } from './console/routes.js';
+import { sendText } from './respond.js';
+
+const MAX_HEADER_BYTES = 16 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
+const MAX_CONNECTIONS = 256;
+
+export interface HttpContext {
+  broker: Broker;
+  req: IncomingMessage;
+  res: ServerResponse;
+  method: 'GET' | 'HEAD' | 'POST';
+  /** Decoded path segments (`/topics/a%2Fb` → ['topics', 'a/b']). */
+  segments: string[];
+  query: URLSearchParams;
+  /** The urlencoded body of a POST (already checked for the token). */
+  form: URLSearchParams | null;
+  /** The authenticated user ('' without authentication). */
+  user: string;
+  /** The anti-forgery token forms must send back (field `csrf`). */
+  csrf: string;
+}
+
+export interface HttpListenerSpec {
+  host: string;
+  port: number;
+}
+
+/** Parses `samsa.http.listeners` entries (validated by the setting's check). */
+export function parseHttpListeners(entries: readonly string[]): HttpListenerSpec[] {
+  const out: HttpListenerSpec[] = [];
+  for (const e of entries) {
+    const m = /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s]*):(\d+)\/?$/.exec(e.trim());
+    if (!m) throw new Error(`not an HTTP listener: ${e}`);
+    out.push({ host: m[1].replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(m[2]) });
+  }
+  return out;
+}
+
+class BadRequest extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
+
+/** Splits and decodes a request path; refuses traversal, NUL and bad escapes. */
+export function pathSegments(rawPath: string): string[] {
+  const segments: string[] = [];
+  for (const part of rawPath.split('/')) {
+    if (part === '') continue;
+    let s: string;
+    try {
+      s = decodeURIComponent(part);
+    } catch {
+      throw new BadRequest(400, 'malformed percent-encoding in path');
+    }
+    // A decoded segment may hold '/' (group ids can), but never a '.' or '..' step.
+    if (s.includes('\u0000') || s.split(/[\\/]/).some((step) => step === '.' || step === '..')) throw new BadRequest(400, 'path traversal refused');
+    segments.push(s);
+  }
+  return segments;
+}
+
+async function readBody(req: IncomingMessage): Promise<string> {
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > MAX_BODY_BYTES) throw new BadRequest(413, 'request body too large');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest(413, 'request body too large');
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export class HttpListener {
+  private readonly servers: Server[] = [];
+  private readonly sockets = new Set<Socket>();
+  /** The bound listeners' base URLs (http://host:port), with the real port when 0 was asked. */
+  readonly urls: string[] = [];
+  private readonly csrf: string;
+  private ready = false;
+
+  private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly log: Logger, private readonly consoleEnabled: boolean) {
+    this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
+  }
+
+  /** Binds every listener (serving 503 on readiness until markReady). */
+  static async start(opts: { broker: Broker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; log: Logger; console: boolean }): Promise<HttpListener> {
+    const l = new HttpListener(opts.broker, opts.auth, opts.log, opts.console);
+    try {
+      for (const spec of opts.listeners) await l.bind(spec);
+    } catch (err) {
+      await l.stop();
+      throw err;
+    }
+    return l;
+  }
+
+  markReady(): void {
+    this.ready = true;
+  }
+
+  get isReady(): boolean {
+    return this.ready;
+  }
+
+  private async bind(spec: HttpListenerSpec): Promise<void> {
+    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
+      void this.serve(req, res);
+    });
+    server.maxConnections = MAX_CONNECTIONS;
+    server.on('connection', (s: Socket) => {
+      this.sockets.add(s);
+      s.once('close', () => this.sockets.delete(s));
+    });
+    // CONNECT (tunnels) is not served; without a listener Node would just drop the socket.
+    server.on('connect', (_req: IncomingMessage, socket: Socket) => {
+      socket.end('HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, HEAD, POST\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    });
+    server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+      const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
+      this.log.debug(`http: ${status} for ${socket.remoteAddress ?? '?'} (${err.code ?? err.message})`);
+      if (socket.writable && !(socket as Socket & { _httpMessage?: unknown })._httpMessage) {
+        socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+      } else {
+        socket.destroy();
+      }
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port: spec.port, host: spec.host }, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    server.on('error', (err) => this.log.warn(`http listener: ${err.message}`));
+    const addr = server.address();
+    const port = typeof addr === 'object' && addr ? addr.port : spec.port;
+    const host = spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host.includes(':') ? `[${spec.host}]` : spec.host;
+    this.servers.push(server);
+    this.urls.push(`http://${host}:${port}`);
+  }
+
+  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    res.on('error', (err) => this.log.debug(`http response: ${err.message}`));
+    try {
+      const method = req.method;
+      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+        res.setHeader('Allow', 'GET, HEAD, POST');
+        throw new BadRequest(405, 'method not allowed');
+      }
+      const raw = req.url ?? '/';
+      if (!raw.startsWith('/') || raw.length > 8192) throw new BadRequest(400, 'bad request target');
+      const q = raw.indexOf('?');
+      const segments = pathSegments(q >= 0 ? raw.slice(0, q) : raw);
+      const query = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '');
+      const first = segments[0] ?? '';
+      if (first === 'health' && segments.length === 2 && method !== 'POST') {
+        if (segments[1] === 'live') return liveness(this.broker, res);
+        if (segments[1] === 'ready') return readiness(this.broker, this.ready, res);
+      }
+      const user = await this.auth.authenticate(req.headers.authorization);
+      if (user === null) {
+        res.setHeader('WWW-Authenticate', 'Basic realm="samsa", charset="UTF-8"');
+        throw new BadRequest(401, 'authentication required (a SASL PLAIN or SCRAM user)');
+      }
+      if (first === 'metrics' && segments.length === 1 && method !== 'POST') return await serveMetrics(this.broker, res, method === 'HEAD');
+      if (!this.consoleEnabled) throw new BadRequest(404, 'not found');
+      let form: URLSearchParams | null = null;
+      if (method === 'POST') {
+        const origin = req.headers.origin;
+        if (origin !== undefined && origin !== `http://${req.headers.host}`) throw new BadRequest(403, 'cross-origin form refused');
+        form = new URLSearchParams(await readBody(req));
+        if (form.get('csrf') !== this.csrf) throw new BadRequest(403, 'missing or stale form token: reload the page');
+      }
+      const ctx: HttpContext = { broker: this.broker, req, res, method, segments, query, form, user, csrf: this.csrf };
+      await consoleRoute(ctx);
+    } catch (err) {
+      this.fail(res, err);
+    }
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    let status = 500;
+    let message = 'internal error';
+    if (err instanceof BadRequest) {
+      status = err.status;
+      message = err.message;
+    } else if (err instanceof KafkaApiError) {
+      status = 400;
+      message = err.message;
+    } else {
+      this.log.error('http request failed', err);
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    sendText(res, status, `${status} ${message}\n`);
+  }
+
+  async stop(): Promise<void> {
+    const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+    for (const s of this.sockets) s.destroy();
+    await Promise.all(closing);
+  }
+}
+
+export { BadRequest };

@@ -1,0 +1,152 @@
+/**
+ * The HTTP listener: bound with the broker on port 0 (startBroker's httpUrl), health answers,
+ * hostile requests (oversized headers, traversal, bad methods, huge bodies, garbage) answered with
+ * the right status and never breaking the broker; basic authentication against SASL PLAIN and
+ * SCRAM users when the broker has SASL.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { connect } from 'node:net';
+import kafkajs from 'kafkajs';
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { loadConfig } from '../../src/config.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+/** Sends raw bytes, returns the whole answer (the server closes or the answer is complete). */
+function raw(url: string, request: string | Buffer): Promise<string> {
+  const u = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(u.port), u.hostname);
+    let out = '';
+    s.on('data', (d) => { out += d.toString('latin1'); });
+    s.on('error', (err) => (out ? resolve(out) : reject(err)));
+    s.on('close', () => resolve(out));
+    s.on('connect', () => s.end(request));
+  });
+}
+
+function status(answer: string): number {
+  const m = /^HTTP\/1\.1 (\d{3})/.exec(answer);
+  return m ? Number(m[1]) : -1;
+}
+
+let b: RunningBroker;
+
+test.before(async () => {
+  b = await startBroker({ http: true, storage: 'memory' });
+});
+
+test.after(async () => {
+  await b?.stop();
+});
+
+test('startBroker exposes the HTTP URL and the listener is off unless asked', async () => {
+  assert.match(b.httpUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+  const off = await startBroker({ storage: 'memory' });
+  try {
+    assert.is(off.httpUrl, null);
+    assert.is(off.broker.http, null);
+  } finally {
+    await off.stop();
+  }
+});
+
+test('the default setting is http://127.0.0.1:9644 and empty turns the listener off', () => {
+  const def = loadConfig({ argv: [], env: {}, cwd: process.cwd() });
+  assert.equal(def['samsa.http.listeners'], ['http://127.0.0.1:9644']);
+  const off = loadConfig({ argv: ['--override', 'samsa.http.listeners='], env: {}, cwd: process.cwd() });
+  assert.equal(off['samsa.http.listeners'], []);
+  assert.throws(() => loadConfig({ argv: ['--override', 'samsa.http.listeners=ftp://x:1'], env: {}, cwd: process.cwd() }));
+});
+
+test('/health/live and /health/ready answer 200 with JSON on a started broker', async () => {
+  const live = await fetch(`${b.httpUrl}/health/live`);
+  assert.is(live.status, 200);
+  assert.is((await live.json() as { status: string }).status, 'live');
+  const ready = await fetch(`${b.httpUrl}/health/ready`);
+  assert.is(ready.status, 200);
+  assert.is((await ready.json() as { status: string }).status, 'ready');
+});
+
+test('oversized request headers are answered 431 and the broker keeps serving', async () => {
+  const answer = await raw(b.httpUrl!, `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+  assert.is(status(answer), 431, answer.slice(0, 80));
+  assert.is((await fetch(`${b.httpUrl}/health/live`)).status, 200);
+});
+
+test('path traversal, NUL and bad escapes in the path are answered 400', async () => {
+  for (const path of ['/../../etc/passwd', '/topics/..%2F..%2Fetc%2Fpasswd', '/topics/%2e%2e', '/topics/a%00b', '/topics/%E0%A4%A']) {
+    const answer = await raw(b.httpUrl!, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    assert.is(status(answer), 400, `${path}: ${answer.slice(0, 60)}`);
+  }
+});
+
+test('methods other than GET, HEAD and POST are answered 405 with Allow', async () => {
+  for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']) {
+    const answer = await raw(b.httpUrl!, `${method} ${method === 'CONNECT' ? 'example.com:443' : '/metrics'} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    assert.ok([400, 405].includes(status(answer)), `${method}: ${answer.slice(0, 40)}`);
+    if (method !== 'CONNECT') assert.match(answer, /\r\nAllow: GET, HEAD, POST\r\n/i, method);
+  }
+});
+
+test('a POST body over 64 KiB is answered 413; a POST without the form token 403', async () => {
+  const big = await fetch(`${b.httpUrl}/topics`, { method: 'POST', body: 'x'.repeat(70 * 1024), headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.is(big.status, 413);
+  const forged = await fetch(`${b.httpUrl}/topics`, { method: 'POST', body: 'name=evil', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.is(forged.status, 403);
+  assert.is(b.broker.metadata.get('evil'), undefined, 'no topic was created by the forged post');
+});
+
+test('garbage instead of HTTP is answered 400 and Kafka clients are unaffected', async () => {
+  assert.is(status(await raw(b.httpUrl!, Buffer.from([0, 0, 0, 20, 0, 18, 0, 3, 1, 2, 3, 4, 255, 255, 13, 10, 13, 10]))), 400);
+  assert.is(status(await raw(b.httpUrl!, 'GET\r\n\r\n')), 400);
+  const kafka = new Kafka({ clientId: 'http-hostile', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: 'after-garbage', numPartitions: 1 }] });
+    assert.ok((await admin.listTopics()).includes('after-garbage'));
+  } finally {
+    await admin.disconnect();
+  }
+});
+
+test('HEAD /metrics answers headers only', async () => {
+  const res = await fetch(`${b.httpUrl}/metrics`, { method: 'HEAD' });
+  assert.is(res.status, 200);
+  assert.match(res.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  assert.is(await res.text(), '');
+});
+
+test('with SASL: basic auth as a PLAIN or SCRAM user, 401 otherwise; health needs none', async () => {
+  const s = await startBroker({ http: true, storage: 'memory', sasl: { plain: { alice: 'alice-secret' }, scram: { bob: 'bob-secret' } } });
+  const basic = (u: string, p: string) => ({ authorization: `Basic ${Buffer.from(`${u}:${p}`).toString('base64')}` });
+  try {
+    const none = await fetch(`${s.httpUrl}/metrics`);
+    assert.is(none.status, 401);
+    assert.match(none.headers.get('www-authenticate') ?? '', /^Basic realm="samsa"/);
+    assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('alice', 'wrong') })).status, 401);
+    assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('mallory', 'alice-secret') })).status, 401);
+    assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('alice', 'alice-secret') })).status, 200);
+    assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('bob', 'bob-secret') })).status, 200);
+    assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('bob', 'bob-secre') })).status, 401);
+    assert.is((await fetch(`${s.httpUrl}/health/ready`)).status, 200);
+  } finally {
+    await s.stop();
+  }
+});
+
+test('an explicitly configured HTTP address in use fails the start', async () => {
+  const port = new URL(b.httpUrl!).port;
+  let failed = false;
+  try {
+    const other = await startBroker({ storage: 'memory', config: { 'samsa.http.listeners': `http://127.0.0.1:${port}` } });
+    await other.stop();
+  } catch (err) {
+    failed = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+  }
+  assert.ok(failed, 'an explicitly configured address in use fails the start');
+});
+
+test.run();
