@@ -601,7 +601,6 @@ export class Broker {
     if (this.stopping) return;
     this.stopping = true;
     this.stopController.abort();
-    await this.http?.stop();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();
@@ -610,5 +609,7 @@ export class Broker {
     this.controllerClients?.closeAll();
     await this.cluster?.stop().catch((err) => this.log.warn(`leaving the cluster: ${(err as Error).message}`));
     await this.logs.close();
+    // Last: /health/ready answers 503 (stopping) while the broker shuts down.
+    await this.http?.stop();
   }
 }
