@@ -5,6 +5,7 @@
  */
 import { parseListeners, parseSecurityProtocolMap } from './listeners.js';
 import { AUTHORIZER_SETTINGS } from './authorizer-settings.js';
+import { CONSUMER_GROUP_SETTINGS } from './consumer-group-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
 
@@ -270,6 +271,7 @@ export const BROKER_SETTINGS = {
     doc: 'Whether DeleteTopics may delete topics.',
   },
   ...AUTHORIZER_SETTINGS,
+  ...CONSUMER_GROUP_SETTINGS,
   'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',

@@ -23,6 +23,29 @@ export interface GroupConfig {
   offsetMetadataMaxBytes: number;
   /** offsets.commit.timeout.ms: how long a write waits for the ISR. */
   commitTimeoutMs: number;
+  /** group.consumer.*: KIP-848 consumer groups. */
+  consumer: ConsumerGroupConfig;
+}
+
+export interface ConsumerGroupConfig {
+  sessionTimeoutMs: number;
+  minSessionTimeoutMs: number;
+  maxSessionTimeoutMs: number;
+  heartbeatIntervalMs: number;
+  minHeartbeatIntervalMs: number;
+  maxHeartbeatIntervalMs: number;
+  maxSize: number;
+  /** group.consumer.assignors, short or class names; the first is the default. */
+  assignors: string[];
+}
+
+export function defaultConsumerGroupConfig(over: Partial<ConsumerGroupConfig> = {}): ConsumerGroupConfig {
+  return {
+    sessionTimeoutMs: 45000, minSessionTimeoutMs: 45000, maxSessionTimeoutMs: 60000,
+    heartbeatIntervalMs: 5000, minHeartbeatIntervalMs: 5000, maxHeartbeatIntervalMs: 15000,
+    maxSize: 2147483647, assignors: ['uniform', 'range'],
+    ...over,
+  };
 }
 
 export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
@@ -42,6 +65,16 @@ export function groupConfigFrom(c: BrokerConfig): GroupConfig {
     offsetsRetentionCheckIntervalMs: num('offsets.retention.check.interval.ms'),
     offsetMetadataMaxBytes: num('offset.metadata.max.bytes'),
     commitTimeoutMs: num('offsets.commit.timeout.ms'),
+    consumer: {
+      sessionTimeoutMs: num('group.consumer.session.timeout.ms'),
+      minSessionTimeoutMs: num('group.consumer.min.session.timeout.ms'),
+      maxSessionTimeoutMs: num('group.consumer.max.session.timeout.ms'),
+      heartbeatIntervalMs: num('group.consumer.heartbeat.interval.ms'),
+      minHeartbeatIntervalMs: num('group.consumer.min.heartbeat.interval.ms'),
+      maxHeartbeatIntervalMs: num('group.consumer.max.heartbeat.interval.ms'),
+      maxSize: num('group.consumer.max.size'),
+      assignors: raw['group.consumer.assignors'] as string[],
+    },
   };
 }
 
@@ -59,6 +92,7 @@ export function defaultGroupConfig(over: Partial<GroupConfig> = {}): GroupConfig
     offsetsRetentionCheckIntervalMs: 600000,
     offsetMetadataMaxBytes: 4096,
     commitTimeoutMs: 5000,
+    consumer: defaultConsumerGroupConfig(),
     ...over,
   };
 }

@@ -28,8 +28,15 @@ import { groupConfigFrom, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from './group-metadata-manager.js';
+import { Pending, errorJoinResponse, errorSyncResponse } from './classic-group.js';
 import type { CommitRequest, FetchedTopic, TopicCodes } from './offset-metadata-manager.js';
 import { groupRecordSerde, type GroupCoordinatorRecord } from './records.js';
+import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/messages/consumer-group-heartbeat-request.js';
+import type { ConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/consumer-group-heartbeat-response.js';
+import type { DescribedGroup as ConsumerDescribedGroup } from '../../protocol/generated/messages/consumer-group-describe-response.js';
+import type { HeartbeatContext } from './consumer-group-manager.js';
+import { AUTHORIZED_OPERATIONS_OMITTED } from './consumer-group-queries.js';
+import type { TopicView } from './topic-view.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -117,6 +124,18 @@ export interface GroupCoordinatorOptions {
   logger: Logger;
   config: GroupConfig;
   topic: OffsetsTopic;
+  /** Topic ids, names and partition counts (consumer groups); absent: no topics. */
+  topics?: TopicView;
+}
+
+/** The consumer groups' view of the broker's topics (internal ones included, regexes skip them). */
+function brokerTopicView(broker: Broker): TopicView {
+  const describe = (t: { name: string; topicId: string; partitions: number } | undefined) => t && { name: t.name, topicId: t.topicId, partitions: t.partitions };
+  return {
+    byName: (name) => describe(broker.metadata.get(name)),
+    byId: (id) => describe(broker.metadata.getById(id)),
+    names: () => broker.metadata.topics.keys(),
+  };
 }
 
 export class GroupCoordinator {
@@ -134,7 +153,7 @@ export class GroupCoordinator {
       clock: opts.clock,
       logger: opts.logger,
       serde: groupRecordSerde,
-      newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config),
+      newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config, opts.topics),
     });
     const topic = opts.topic;
     this.leadership = new CoordinatorLeadership(this.runtime, {
@@ -145,7 +164,7 @@ export class GroupCoordinator {
 
   static forBroker(broker: Broker): GroupCoordinator {
     const config = groupConfigFrom(broker.rawConfig);
-    return new GroupCoordinator({ clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config) });
+    return new GroupCoordinator({ clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker) });
   }
 
   get config(): GroupConfig {
@@ -197,22 +216,41 @@ export class GroupCoordinator {
     return this.runtime.schedule(p, op);
   }
 
+  /*
+   * Classic requests to a KIP-848 consumer group: classic members inside consumer groups
+   * (Kafka 4's mixed groups) are not implemented, so JoinGroup answers INCONSISTENT_GROUP_PROTOCOL
+   * (as Kafka does for protocols the group does not support) and the other classic requests
+   * UNKNOWN_MEMBER_ID (Kafka: the member does not use the classic protocol).
+   */
+
   async joinGroup(jc: JoinContext, req: JoinGroupRequest): Promise<JoinGroupResponse> {
-    const pending = await this.run(req.groupId, (s) => s.groups.join(jc, req));
+    const pending = await this.run(req.groupId, (s) => {
+      if (!s.consumerQueries.has(req.groupId)) return s.groups.join(jc, req);
+      const p = new Pending<JoinGroupResponse>();
+      p.complete(errorJoinResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
+      return answer(p);
+    });
     return pending.promise;
   }
 
   async syncGroup(req: SyncGroupRequest): Promise<SyncGroupResponse> {
-    const pending = await this.run(req.groupId, (s) => s.groups.sync(req));
+    const pending = await this.run(req.groupId, (s) => {
+      if (!s.consumerQueries.has(req.groupId)) return s.groups.sync(req);
+      const p = new Pending<SyncGroupResponse>();
+      p.complete(errorSyncResponse(ErrorCode.UNKNOWN_MEMBER_ID));
+      return answer(p);
+    });
     return pending.promise;
   }
 
   heartbeat(req: { groupId: string; memberId: string; groupInstanceId: string | null; generationId: number }): Promise<number> {
-    return this.run(req.groupId, (s) => s.groups.heartbeat(req));
+    return this.run(req.groupId, (s) => (s.consumerQueries.has(req.groupId) ? answer(ErrorCode.UNKNOWN_MEMBER_ID) : s.groups.heartbeat(req)));
   }
 
   leaveGroup(groupId: string, members: LeavingMember[]): Promise<LeaveResult> {
-    return this.run(groupId, (s) => s.groups.leave(groupId, members));
+    return this.run(groupId, (s) => (s.consumerQueries.has(groupId)
+      ? answer({ errorCode: ErrorCode.NONE, members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) })
+      : s.groups.leave(groupId, members)));
   }
 
   commitOffsets(req: CommitRequest, apiVersion: number): Promise<TopicCodes[]> {
@@ -242,8 +280,27 @@ export class GroupCoordinator {
     return this.runtime.shardOf(this.partitionFor(groupId))?.offsets.hasPendingTxnOffset(groupId, topic, partition) ?? false;
   }
 
-  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<FetchedTopic[]> {
-    return this.run(groupId, (s) => answer(s.offsets.fetch(groupId, topics)));
+  /** `member` (OffsetFetch v9+): checked against a consumer group's member and its epoch. */
+  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, member?: { memberId: string | null; memberEpoch: number }): Promise<FetchedTopic[]> {
+    return this.run(groupId, (s) => {
+      const code = member ? s.consumerQueries.validateOffsetFetch(groupId, member.memberId, member.memberEpoch) : ErrorCode.NONE;
+      if (code !== ErrorCode.NONE) throw new KafkaApiError(code);
+      return answer(s.offsets.fetch(groupId, topics));
+    });
+  }
+
+  /** ConsumerGroupHeartbeat (KIP-848): join, heartbeat or leave a consumer group. */
+  consumerGroupHeartbeat(hc: HeartbeatContext, req: ConsumerGroupHeartbeatRequest): Promise<ConsumerGroupHeartbeatResponse> {
+    return this.run(req.groupId, (s) => s.consumer.heartbeat(hc, req));
+  }
+
+  /** ConsumerGroupDescribe of one group; `authorizedOperations` is what the answer carries when asked for. */
+  async consumerGroupDescribe(groupId: string, authorizedOperations: number | null): Promise<ConsumerDescribedGroup> {
+    const ops = authorizedOperations ?? AUTHORIZED_OPERATIONS_OMITTED;
+    if (!this.active && this.opts.topic.partitions() === null) {
+      return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+    }
+    return this.run(groupId, (s) => answer(s.consumerQueries.describe(groupId, ops)));
   }
 
   deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): Promise<{ errorCode: number; topics: TopicCodes[] }> {
@@ -262,7 +319,7 @@ export class GroupCoordinator {
   async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {
     if (!this.active && this.opts.topic.partitions() === null) return [];
     await this.ensureActive();
-    const perShard = await this.runtime.scheduleAll((s) => answer(s.groups.list(statesFilter, typesFilter)));
+    const perShard = await this.runtime.scheduleAll((s) => answer([...s.groups.list(statesFilter, typesFilter), ...s.consumerQueries.list(statesFilter, typesFilter)]));
     return perShard.flat();
   }
 

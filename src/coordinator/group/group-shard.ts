@@ -1,7 +1,8 @@
 /**
  * One `__consumer_offsets` partition's group coordinator state (Kafka's GroupCoordinatorShard):
- * the classic groups and the committed offsets of every group that hashes to this partition.
- * Replay dispatches records to the two managers; DeleteGroups and offset retention need both.
+ * the classic groups, the KIP-848 consumer groups and the committed offsets of every group that
+ * hashes to this partition. Replay dispatches records to the managers; DeleteGroups and offset
+ * retention need them all.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { CoordinatorResult, CoordinatorShard, ShardContext } from '../runtime/runtime.js';
@@ -10,6 +11,10 @@ import { GroupMetadataManager } from './group-metadata-manager.js';
 import { OffsetMetadataManager } from './offset-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
 import type { TxnProducer } from '../runtime/coordinator-log.js';
+import { ConsumerGroupManager } from './consumer-group-manager.js';
+import { ConsumerGroupQueries } from './consumer-group-queries.js';
+import { isConsumerGroupRecord } from './consumer-group-records.js';
+import { NO_TOPICS, type TopicView } from './topic-view.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -18,14 +23,20 @@ const EXPIRATION_KEY = 'expire-group-metadata';
 export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   readonly groups: GroupMetadataManager;
   readonly offsets: OffsetMetadataManager;
+  readonly consumer: ConsumerGroupManager;
+  readonly consumerQueries: ConsumerGroupQueries;
 
-  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig) {
+  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, topics: TopicView = NO_TOPICS) {
     this.groups = new GroupMetadataManager(ctx, config);
     this.offsets = new OffsetMetadataManager(ctx, config, this.groups);
+    this.consumer = new ConsumerGroupManager(ctx, config, this.groups, topics);
+    this.consumerQueries = new ConsumerGroupQueries(this.consumer, topics, (id) => this.groups.groups.has(id));
+    this.offsets.consumerGroups = this.consumerQueries;
   }
 
   replay(record: Rec, txn?: TxnProducer): void {
-    if (record.type === 'group') this.groups.replay(record);
+    if (isConsumerGroupRecord(record)) this.consumer.replay(record);
+    else if (record.type === 'group') this.groups.replay(record);
     else if (txn) this.offsets.replayTransactional(txn.producerId, record);
     else this.offsets.replay(record);
   }
@@ -36,6 +47,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
 
   onLoaded(): void {
     this.groups.onLoaded();
+    this.consumer.onLoaded();
     this.scheduleExpiration();
   }
 
@@ -47,6 +59,11 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   deleteGroups(groupIds: string[]): CoordinatorResult<{ groupId: string; errorCode: number }[], Rec> {
     const records: Rec[] = [];
     const results = groupIds.map((groupId) => {
+      const consumer = this.consumerQueries.deletable(groupId);
+      if (consumer !== undefined) {
+        if (consumer === ErrorCode.NONE) records.push(...this.offsets.tombstonesFor(groupId), ...this.consumerQueries.groupTombstones(groupId));
+        return { groupId, errorCode: consumer };
+      }
       const errorCode = this.groups.deletable(groupId);
       if (errorCode === ErrorCode.NONE) {
         records.push(...this.offsets.tombstonesFor(groupId));
@@ -84,6 +101,11 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
       const { records: tombstones, remaining } = this.offsets.expired(group, now);
       records.push(...tombstones);
       if (remaining === 0 && group.is('Empty') && group.pendingMembers.size === 0) records.push(this.groups.groupTombstone(group.groupId));
+    }
+    for (const g of this.consumerQueries.forExpiration()) {
+      const { records: tombstones, remaining } = this.offsets.expiredByCommitTime(g.groupId, now, g.empty ? new Set() : g.subscribed);
+      records.push(...tombstones);
+      if (remaining === 0 && g.empty) records.push(...this.consumerQueries.groupTombstones(g.groupId));
     }
     if (records.length > 0) this.ctx.log.info(`group coordinator partition ${this.ctx.partition}: expiring ${records.length} records`);
     this.scheduleExpiration();

@@ -14,6 +14,7 @@ import type { ClassicGroup } from './classic-group.js';
 import type { GroupConfig } from './group-config.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord, OffsetCommitRecord } from './records.js';
+import type { ConsumerGroupQueries } from './consumer-group-queries.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -103,7 +104,8 @@ export class OffsetMetadataManager {
     }));
   }
 
-  replay(r: OffsetCommitRecord): void {
+  replay(r: GroupCoordinatorRecord): void {
+    if (r.type !== 'offset') return;
     const v = r.value;
     if (v === null) {
       const topics = this.offsets.get(r.groupId);
@@ -115,7 +117,7 @@ export class OffsetMetadataManager {
       return;
     }
     // Offsets without a group (assign-mode commits) make a simple Empty group, as in Kafka.
-    this.groups.getOrCreate(r.groupId);
+    if (!this.consumerGroups?.has(r.groupId)) this.groups.getOrCreate(r.groupId);
     let topics = this.offsets.get(r.groupId);
     if (!topics) this.offsets.set(r.groupId, (topics = new Map()));
     let parts = topics.get(r.topic);
@@ -129,6 +131,26 @@ export class OffsetMetadataManager {
     });
   }
 
+  /** The shard's consumer groups (set by the shard): their commits and deletions are checked there. */
+  consumerGroups?: ConsumerGroupQueries;
+
+  /**
+   * Expiration for a consumer group (Kafka's ConsumerGroup offset expiration condition): an
+   * offset expires `offsets.retention` after its commit unless a member subscribes to its topic.
+   */
+  expiredByCommitTime(groupId: string, nowMs: number, subscribed: Set<string>): { records: OffsetCommitRecord[]; remaining: number } {
+    const records: OffsetCommitRecord[] = [];
+    let remaining = 0;
+    for (const [topic, parts] of this.offsets.get(groupId) ?? []) {
+      for (const [p, o] of parts) {
+        const due = o.expireTimestampMs !== null ? nowMs >= o.expireTimestampMs : nowMs - o.commitTimestampMs >= this.config.offsetsRetentionMs;
+        if (!subscribed.has(topic) && due) records.push(this.tombstone(groupId, topic, p));
+        else remaining++;
+      }
+    }
+    return { records, remaining };
+  }
+
   hasOffsets(groupId: string): boolean {
     return this.offsets.has(groupId);
   }
@@ -140,6 +162,8 @@ export class OffsetMetadataManager {
    * outside CompletingRebalance.
    */
   validateCommit(req: Pick<CommitRequest, 'groupId' | 'generationId' | 'memberId' | 'groupInstanceId'>, apiVersion: number, transactional = false): number {
+    const consumer = this.consumerGroups?.validateOffsetCommit(req, apiVersion, transactional);
+    if (consumer !== undefined) return consumer;
     const group = this.groups.groups.get(req.groupId);
     if (!group) {
       if (req.generationId < 0) return ErrorCode.NONE;
@@ -204,9 +228,10 @@ export class OffsetMetadataManager {
   deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): CoordinatorResult<{ errorCode: number; topics: TopicCodes[] }, Rec> {
     const group = this.groups.groups.get(groupId);
     const whole = (errorCode: number) => ({ records: [], response: () => ({ errorCode, topics: [] as TopicCodes[] }) });
-    if (!group || group.is('Dead')) return whole(ErrorCode.GROUP_ID_NOT_FOUND);
-    let subscribed: Set<string> | null = new Set();
-    if (!group.is('Empty')) {
+    const consumerSubscribed = this.consumerGroups?.subscribedTopics(groupId);
+    if (consumerSubscribed === undefined && (!group || group.is('Dead'))) return whole(ErrorCode.GROUP_ID_NOT_FOUND);
+    let subscribed: Set<string> | null = consumerSubscribed ?? new Set();
+    if (consumerSubscribed === undefined && group && !group.is('Empty')) {
       if (group.protocolType !== 'consumer') return whole(ErrorCode.NON_EMPTY_GROUP);
       subscribed = group.subscribedTopics();
     }

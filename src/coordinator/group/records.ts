@@ -4,7 +4,8 @@
  *
  * - key version 0/1: OffsetCommitKey (group, topic, partition) → OffsetCommitValue
  * - key version 2: GroupMetadataKey (group) → GroupMetadataValue
- * - key versions 3+ (KIP-848 consumer groups, share groups): not ours, skipped on load.
+ * - key versions 3-8: KIP-848 consumer groups (consumer-group-records.ts)
+ * - key versions 9+ (share groups, regular expressions, streams groups): not ours, skipped on load.
  *
  * Versions written are the ones Kafka 3.x writes: OffsetCommitKey v1, OffsetCommitValue v3 (v1
  * when an explicit expire timestamp is set, the only version that carries it), GroupMetadataKey
@@ -18,6 +19,7 @@ import { readOffsetCommitKey, writeOffsetCommitKey } from '../../protocol/genera
 import { readOffsetCommitValue, writeOffsetCommitValue, type OffsetCommitValue } from '../../protocol/generated/messages/offset-commit-value.js';
 import type { LogRecord, } from '../runtime/coordinator-log.js';
 import type { RecordSerde } from '../runtime/runtime.js';
+import { deserializeConsumerGroupRecord, serializeConsumerGroupRecord, type ConsumerGroupRecord } from './consumer-group-records.js';
 
 export type { GroupMetadataValue, OffsetCommitValue };
 
@@ -35,7 +37,7 @@ export interface OffsetCommitRecord {
   value: OffsetCommitValue | null;
 }
 
-export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord;
+export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord | ConsumerGroupRecord;
 
 const OFFSET_COMMIT_KEY_VERSION = 1;
 const GROUP_METADATA_KEY_VERSION = 2;
@@ -52,6 +54,7 @@ function versioned(version: number, write: (w: Writer) => void): Buffer {
 
 export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
   serialize(r: GroupCoordinatorRecord): LogRecord {
+    if (r.type !== 'group' && r.type !== 'offset') return serializeConsumerGroupRecord(r);
     if (r.type === 'group') {
       const v = r.value;
       return {
@@ -90,6 +93,6 @@ export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
       }
       return { type: 'group', groupId: key.group, value };
     }
-    return null;
+    return deserializeConsumerGroupRecord(keyVersion, kr, lr);
   },
 };
