@@ -39,6 +39,9 @@ function normaliserFor(apiKey: number): ((j: Json) => Json) | undefined {
       return (j) => sortAt(sortAt(j, 'topics', 'name'), 'topics.[].partitions', (x) => String((x as any).partitionIndex).padStart(5, '0'));
     case 2:
       return (j) => sortAt(sortAt(j, 'topics', 'name'), 'topics.[].partitions', (x) => String((x as any).partitionIndex).padStart(5, '0'));
+    case 68:
+      // A consumer group's assignment lists topics in the coordinator's own (hash) order.
+      return (j) => sortAt(j, 'assignment.topicPartitions', 'topicId');
     case 24:
       return (j) => sortAt(sortAt(j, 'resultsByTopicV3AndBelow', 'name'), 'resultsByTopicV3AndBelow.[].resultsByPartition', (x) => String((x as any).partitionIndex).padStart(5, '0'));
     default:

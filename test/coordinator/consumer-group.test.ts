@@ -35,19 +35,19 @@ async function describe(h: ConsumerHarness) {
   return h.coord.consumerGroupDescribe(GROUP, null);
 }
 
-test('a first join creates the group at epoch 1 and gives the member every partition', async () => {
+test('a first join by topic names creates the group at epoch 2 (as Kafka 4.4) and gives the member every partition', async () => {
   const h = await consumerHarness();
   const c = new SimConsumer(h, 'a');
   const r = await c.join();
   assert.is(r.errorCode, ErrorCode.NONE);
   assert.is(r.memberId, 'a');
-  assert.is(r.memberEpoch, 1);
+  assert.is(r.memberEpoch, 2);
   assert.is(r.heartbeatIntervalMs, 5000);
   assert.equal(c.partitions(), [0, 1, 2, 3, 4, 5]);
   const d = await describe(h);
   assert.is(d.groupState, 'Stable');
-  assert.is(d.groupEpoch, 1);
-  assert.is(d.assignmentEpoch, 1);
+  assert.is(d.groupEpoch, 2);
+  assert.is(d.assignmentEpoch, 2);
   assert.is(d.assignorName, 'uniform');
   assert.equal(d.members[0].assignment!.topicPartitions, [{ topicId: T, topicName: 't', partitions: [0, 1, 2, 3, 4, 5] }]);
 });
@@ -276,6 +276,7 @@ test('a regex subscription picks up a topic created later; the range assignor gi
   const d = await describe(h);
   assert.is(d.assignorName, 'range');
   assert.is(d.members[0].subscribedTopicRegex, 'orders-.*');
+  assert.is(d.members[0].memberType, 1);
 });
 
 test('a topic growing partitions bumps the group epoch and assigns the new ones', async () => {

@@ -9,8 +9,9 @@
  * simply not visible.
  * Version notes: v1 errors per partition only; v2 top-level error_code and topics null; v3
  * throttle time; v5 committed_leader_epoch; v6 flexible; v7 require_stable; v8 batches groups
- * (`groups` in, `groups` out, per-group error_code); v9 member id/epoch (KIP-848 groups; classic
- * groups ignore them, as Kafka does).
+ * (`groups` in, `groups` out, per-group error_code); v9 member id/epoch: checked for KIP-848
+ * consumer groups (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH; a null member with epoch -1 is an
+ * admin fetch), ignored by classic groups, as Kafka does.
  */
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
@@ -31,13 +32,13 @@ function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTop
 }
 
 /** One group's answer: its topics and error code. */
-async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
+async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean, member?: { memberId: string | null; memberEpoch: number }): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
   // Only a null id (v8+) is refused: Kafka 4.4 fetches the offsets of group "" like any other.
   if (groupId === null) return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
   // ACLs: DESCRIBE on the group; DESCRIBE on each topic (named ones answer TOPIC_AUTHORIZATION_FAILED, "all" leaves them out).
   if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   try {
-    let fetched = await coordinator.fetchOffsets(groupId, topics);
+    let fetched = await coordinator.fetchOffsets(groupId, topics, member);
     if (ctx.broker.authorizer != null) {
       const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
       if (topics === null) fetched = fetched.filter((t) => describable(t.name));
@@ -80,7 +81,8 @@ export const offsetFetchHandler = defineHandler({
     const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => coordinator.hasPendingTxnOffset(g, t, p) : undefined;
     if (v >= 8) {
       const groups = await Promise.all(req.groups.map(async (g) => {
-        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending);
+        const member = v >= 9 ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : undefined;
+        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending, member);
         return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
       }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };

@@ -3,7 +3,7 @@
  *
  * Behavior (behaviours.md G3): every group, including simple Empty groups made by offset commits
  * (protocol_type ""). v4+ states_filter is case-insensitive; unknown names match nothing. v5+
- * types_filter: every Samsa group is "classic".
+ * types_filter: "classic" or "consumer" (KIP-848 groups), case-insensitive.
  * Version notes: v1 throttle time; v3 flexible; v4 states filter and group_state; v5 types
  * filter and group_type.
  */

@@ -10,6 +10,8 @@ import { describeGroupsHandler } from './015-describe-groups.js';
 import { listGroupsHandler } from './016-list-groups.js';
 import { deleteGroupsHandler } from './042-delete-groups.js';
 import { offsetDeleteHandler } from './047-offset-delete.js';
+import { consumerGroupHeartbeatHandler } from './068-consumer-group-heartbeat.js';
+import { consumerGroupDescribeHandler } from './069-consumer-group-describe.js';
 
 export const groupHandlers: Handler<any>[] = [
   offsetCommitHandler,
@@ -22,4 +24,6 @@ export const groupHandlers: Handler<any>[] = [
   listGroupsHandler,
   deleteGroupsHandler,
   offsetDeleteHandler,
+  consumerGroupHeartbeatHandler,
+  consumerGroupDescribeHandler,
 ];

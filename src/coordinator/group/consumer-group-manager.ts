@@ -218,11 +218,16 @@ export class ConsumerGroupManager {
     const members = new Map(group.members);
     if (replaced) members.delete(replaced.memberId);
     members.set(updated.memberId, updated);
-    const metadata = this.subscriptionMetadata(members.values());
+    // A regex new to the group is resolved after this heartbeat (Kafka resolves regexes off the
+    // request path): this member gets the topics it matches on a later heartbeat.
+    const regexNew = updated.subscribedTopicRegex !== null && updated.subscribedTopicRegex !== member.subscribedTopicRegex
+      && ![...group.members.values()].some((m) => m.memberId !== updated.memberId && m.subscribedTopicRegex === updated.subscribedTopicRegex);
+    const metadata = this.subscriptionMetadata(members.values(), regexNew ? updated.memberId : null);
     const metadataMoved = !sameMetadata(metadata, group.subscriptionMetadata);
-    let groupEpoch = group.groupEpoch;
-    if (subscriptionChanged || metadataMoved) {
-      groupEpoch = group.groupEpoch + 1;
+    // Kafka 4.4 bumps once for a subscription change and once more when the subscribed topics'
+    // metadata changed with it (a first join by topic names reaches epoch 2, by a new regex 1).
+    const groupEpoch = group.groupEpoch + (subscriptionChanged ? 1 : 0) + (metadataMoved ? 1 : 0);
+    if (groupEpoch !== group.groupEpoch) {
       if (metadataMoved) records.push(this.partitionMetadataRecord(group.groupId, metadata));
       records.push({ type: 'cg-metadata', groupId: group.groupId, value: { epoch: groupEpoch } });
     }
@@ -308,12 +313,12 @@ export class ConsumerGroupManager {
   }
 
   /** The subscribed topics that exist (by name or matched by a regex), with ids and partition counts. */
-  subscriptionMetadata(members: Iterable<ConsumerGroupMember>): Map<string, { topicId: string; partitions: number }> {
+  subscriptionMetadata(members: Iterable<ConsumerGroupMember>, regexPendingFor: string | null = null): Map<string, { topicId: string; partitions: number }> {
     const names = new Set<string>();
     const regexes = new Set<string>();
     for (const m of members) {
       for (const t of m.subscribedTopicNames) names.add(t);
-      if (m.subscribedTopicRegex !== null) regexes.add(m.subscribedTopicRegex);
+      if (m.subscribedTopicRegex !== null && m.memberId !== regexPendingFor) regexes.add(m.subscribedTopicRegex);
     }
     for (const re of regexes) {
       const c = compileTopicRegex(re);
@@ -399,12 +404,23 @@ export class ConsumerGroupManager {
   }
 
   /** A member removed: its three records tombstoned, the group epoch bumped. */
+  /**
+   * A member removed: its three records tombstoned, the group epoch bumped and, as Kafka 4.4
+   * does, the target assignment of the remaining members computed at once.
+   */
   private fenceRecords(group: ConsumerGroup, memberId: string): Rec[] {
     const records: Rec[] = this.memberTombstones(group.groupId, memberId);
-    const rest = [...group.members.values()].filter((m) => m.memberId !== memberId);
-    const metadata = this.subscriptionMetadata(rest);
+    const rest = new Map([...group.members].filter(([id]) => id !== memberId));
+    const metadata = this.subscriptionMetadata(rest.values());
     if (!sameMetadata(metadata, group.subscriptionMetadata)) records.push(this.partitionMetadataRecord(group.groupId, metadata));
-    records.push({ type: 'cg-metadata', groupId: group.groupId, value: { epoch: group.groupEpoch + 1 } });
+    const epoch = group.groupEpoch + 1;
+    records.push({ type: 'cg-metadata', groupId: group.groupId, value: { epoch } });
+    const next = this.computeTarget(rest, metadata, group.target);
+    for (const [id, a] of next) {
+      const old = group.target.get(id);
+      if (!old || !assignmentsEqual(old, a)) records.push({ type: 'cg-target-member', groupId: group.groupId, memberId: id, value: { topicPartitions: toTopicPartitions(a) } });
+    }
+    records.push({ type: 'cg-target-metadata', groupId: group.groupId, value: { assignmentEpoch: epoch } });
     return records;
   }
 

@@ -52,7 +52,8 @@ export class ConsumerGroupQueries {
     return {
       memberId: m.memberId, instanceId: m.instanceId, rackId: m.rackId, memberEpoch: m.memberEpoch,
       clientId: m.clientId, clientHost: m.clientHost,
-      subscribedTopicNames: [...m.subscribedTopicNames], subscribedTopicRegex: m.subscribedTopicRegex,
+      // Kafka describes a member without a regex with "" (not null).
+      subscribedTopicNames: [...m.subscribedTopicNames], subscribedTopicRegex: m.subscribedTopicRegex ?? '',
       assignment: { topicPartitions: this.named(m.assigned) },
       targetAssignment: { topicPartitions: this.named(g.target.get(m.memberId) ?? new Map()) },
       memberType: MEMBER_TYPE_CONSUMER,

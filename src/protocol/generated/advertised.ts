@@ -57,5 +57,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 61, name: 'DescribeProducers', min: 0, max: 0, refuse: null },
   { apiKey: 65, name: 'DescribeTransactions', min: 0, max: 0, refuse: null },
   { apiKey: 66, name: 'ListTransactions', min: 0, max: 1, refuse: null },
+  { apiKey: 68, name: 'ConsumerGroupHeartbeat', min: 0, max: 1, refuse: null },
+  { apiKey: 69, name: 'ConsumerGroupDescribe', min: 0, max: 1, refuse: null },
   { apiKey: 75, name: 'DescribeTopicPartitions', min: 0, max: 0, refuse: null },
 ];
