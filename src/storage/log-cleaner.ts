@@ -30,45 +30,27 @@
  * deletes the segments it replaces and finishes the renames. The swap runs in the partition's
  * serial queue after checking the replaced segments are unchanged; the copying does not.
  *
- * Off the request path: passes run on the Clock every `log.cleaner.backoff.ms`, read half of a
- * thread's share of `log.cleaner.io.buffer.size` at a time (at least one batch) through async
- * reads, give the event loop a turn every millisecond of work, and are throttled by
- * `log.cleaner.io.max.bytes.per.second`. `log.cleaner.threads` logs are cleaned concurrently
- * (interleaved on the one event loop, not on worker threads).
+ * Off the request path: passes run on the Clock every `log.cleaner.backoff.ms`. The copying half
+ * of a pass (offset map, `.cleaned` files; cleaner-copy.ts) runs in a worker thread
+ * (cleaner-runner.ts, cleaner-worker.ts) when the log is on the real file system, with blocking
+ * reads there, paced by `log.cleaner.io.max.bytes.per.second` (split over the threads); on any
+ * other Fs (the tests' MemFs) it runs on the event loop through async segment reads, a turn to the
+ * event loop every millisecond of work, paced on the Clock. `log.cleaner.threads` logs are
+ * cleaned concurrently (one worker each). What stays on the event loop: choosing logs, the swap,
+ * the checkpoint, and once per log after a start the read of the clean section's batch headers.
  */
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
-import type { Fs, FileHandle } from './fs.js';
+import { nodeFs, type Fs } from './fs.js';
 import { hasCleanupPolicy } from './log-config.js';
 import type { PartitionLog } from './partition-log.js';
 import { LogSegment } from './log-segment.js';
-import { OffsetIndex } from './offset-index.js';
-import { TimeIndex } from './time-index.js';
-import { TransactionIndex } from './txn-index.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
-import {
-  CLEANED_FILE_SUFFIX,
-  DELETED_FILE_SUFFIX,
-  SWAP_FILE_SUFFIX,
-  logFileName,
-  offsetIndexFileName,
-  timeIndexFileName,
-  txnIndexFileName,
-} from './file-names.js';
-import {
-  baseOffset as batchBaseOffset,
-  batchSize,
-  isControl,
-  lastOffsetDelta,
-  maxTimestamp as batchMaxTimestamp,
-  baseTimestamp as batchBaseTimestamp,
-  producerId as batchProducerId,
-  recordsCount,
-} from '../protocol/records/record-batch.js';
-import { deleteHorizonOf, forEachKey, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
-import { OffsetMap } from './cleaner-offset-map.js';
-import { CleanerTxnTracker, CONTROL_ABORT, controlType } from './cleaner-txn.js';
-import type { AbortedTxn } from './producer-state.js';
+import { DELETED_FILE_SUFFIX, logFileName, offsetIndexFileName, timeIndexFileName, txnIndexFileName } from './file-names.js';
+import { baseOffset as batchBaseOffset, baseTimestamp as batchBaseTimestamp, batchSize, lastOffsetDelta } from '../protocol/records/record-batch.js';
+import { deleteHorizonOf } from './cleaner-batch.js';
+import { cleanedName, groupSegments, segmentFileNames, swapName, type BatchSource, type PassPlan } from './cleaner-copy.js';
+import { CleanerStopped, CleanerWorkerPool, cleanerWorkerUrl, inProcessRunner, type PassRunner } from './cleaner-runner.js';
 
 export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 /** Smallest read, whatever log.cleaner.io.buffer.size says. */
@@ -125,6 +107,11 @@ export interface LogCleanerOptions {
   onError?: (err: unknown, what: string) => void;
   /** Called at each swap step; a test throws here (after crashing its MemFs) to model a crash. */
   onStep?: (step: SwapStep, log: PartitionLog) => void | Promise<void>;
+  /**
+   * Copy in worker threads (cleaner-worker.ts). Default: when `fs` is the real file system and
+   * the worker script exists; the tests' MemFs cannot be shared with a thread.
+   */
+  workerThreads?: boolean;
 }
 
 interface LogState {
@@ -156,12 +143,6 @@ export interface CleanableInfo {
   lastCleanedMs: number;
 }
 
-class CleanerStoppedError extends Error {
-  constructor() {
-    super('log cleaner stopped');
-  }
-}
-
 function isCompacted(log: PartitionLog): boolean {
   return hasCleanupPolicy(log.config.cleanupPolicy, 'compact');
 }
@@ -182,6 +163,8 @@ export class LogCleaner {
   private stopped = false;
   private ioWindowStart = 0;
   private ioWindowBytes = 0;
+  /** The worker threads passes copy in (null: on the event loop). */
+  private readonly workers: CleanerWorkerPool | null;
 
   private get readBytes(): number {
     return Math.max(MIN_READ_BYTES, Math.floor(this.config.ioBufferSize / Math.max(1, this.config.threads) / 2));
@@ -194,6 +177,8 @@ export class LogCleaner {
     this.config = { ...defaultCleanerConfig, ...opts.config };
     this.onError = opts.onError ?? (() => undefined);
     this.onStep = opts.onStep;
+    const url = (opts.workerThreads ?? opts.fs === nodeFs) ? cleanerWorkerUrl() : null;
+    this.workers = url ? new CleanerWorkerPool(url, this.config.ioMaxBytesPerSecond, this.config.threads) : null;
   }
 
   /** Starts periodic passes (each re-armed after it finishes, so passes never overlap). */
@@ -214,8 +199,14 @@ export class LogCleaner {
     arm();
   }
 
+  /** Whether passes copy in worker threads. */
+  get usesWorkerThreads(): boolean {
+    return this.workers !== null;
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    await this.workers?.stop();
     this.timer?.cancel();
     this.timer = null;
     await this.running;
@@ -246,7 +237,7 @@ export class LogCleaner {
           const s = await this.clean(log);
           if (s) out.push(s);
         } catch (err) {
-          if (!(err instanceof CleanerStoppedError)) this.onError(err, `cleaning ${log.topic}-${log.partition}`);
+          if (!(err instanceof CleanerStopped)) this.onError(err, `cleaning ${log.topic}-${log.partition}`);
         }
       }
     };
@@ -368,73 +359,77 @@ export class LogCleaner {
     if (!info) return null;
     const st = await this.state(log);
     const now = this.clock.now();
-    const segs = log.segmentList;
-    const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: info.firstDirtyOffset, durationMs: 0 };
-
-    // 1. The offset map over the dirty section, until it is full (then the range ends there, as
-    // Kafka's does). No more slots than the dirty offsets could fill.
+    const all = log.segmentList;
+    const segs = all.slice(0, -1);
     const firstDirty = info.firstDirtyOffset;
-    const map = new OffsetMap(Math.floor(this.config.dedupeBufferSize / Math.max(1, this.config.threads)), this.config.loadFactor, {
-      slotsWanted: (info.firstUncleanableOffset - firstDirty) / this.config.loadFactor + 1,
-    });
-    const txns = new CleanerTxnTracker(await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset));
-    let end = firstDirty;
-    let full = false;
-    for (let i = 0; i < segs.length - 1 && !full; i++) {
-      const upper = segs[i + 1].baseOffset;
-      if (upper <= firstDirty) continue;
-      if (upper > info.firstUncleanableOffset) break;
-      await this.forEachBatch(segs[i], stats, (buf, pos) => {
-        const base = batchBaseOffset(buf, pos);
-        const last = base + lastOffsetDelta(buf, pos);
-        if (last < firstDirty) return;
-        if (!isControl(buf, pos) && !txns.isAborted(buf, pos)) {
-          forEachKey(recordsSection(buf, pos), recordsCount(buf, pos), (section, keyStart, keyLength, delta) => {
-            const offset = base + delta;
-            if (offset < firstDirty || map.put(section, keyStart, keyLength, offset)) return true;
-            full = true;
-            end = offset;
-            return false;
-          });
+    const plan: PassPlan = {
+      dir: log.dir,
+      segments: segs.map((s, i) => ({ baseOffset: s.baseOffset, nextBaseOffset: all[i + 1].baseOffset, sizeBytes: s.sizeBytes, logPath: s.logPath })),
+      firstDirty,
+      firstUncleanable: info.firstUncleanableOffset,
+      abortedTxns: await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset),
+      producerLast: lastBatchOfProducers(log),
+      now,
+      deleteRetentionMs: log.config.deleteRetentionMs ?? 86400000,
+      mapBytes: Math.floor(this.config.dedupeBufferSize / Math.max(1, this.config.threads)),
+      loadFactor: this.config.loadFactor,
+      readBytes: this.readBytes,
+      indexIntervalBytes: log.config.indexIntervalBytes,
+      segmentIndexBytes: log.config.segmentIndexBytes,
+    };
+    const runner = await this.runnerFor(plan, segs);
+    const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: firstDirty, durationMs: 0 };
+    try {
+      // 1. The offset map over the dirty section, until it is full (the range may end there).
+      const end = await runner.buildMap();
+      if (end === firstDirty && !(st.deleteHorizon >= 0 && now >= st.deleteHorizon)) return null;
+      // 2. Rewrite every segment below `end`, in groups that fit one segment, each swapped in as it is done.
+      let horizon = -1;
+      for (const group of groupSegments(plan.segments, end, log.config.segmentBytes)) {
+        const written = await runner.writeGroup(group);
+        // Once stop() is called nothing more is swapped in; the loader removes the .cleaned files.
+        if (this.stopped) throw new CleanerStopped();
+        await this.step('cleaned-written', log);
+        const replaced = group.map((i) => segs[i]);
+        if (!(await this.swapIn(log, replaced, plan.segments[group[0]].baseOffset, group.map((i) => plan.segments[i].sizeBytes), written.indexPaths))) {
+          return null; // the log changed under the pass; the next pass retries
         }
-        if (full) return false;
-        end = last + 1;
-      });
-      if (!full) end = upper;
+        if (written.horizon >= 0 && (horizon < 0 || written.horizon < horizon)) horizon = written.horizon;
+        stats.segmentsCleaned += group.length;
+      }
+      st.firstDirty = end;
+      st.firstDirtySegment = segmentContaining(log.segmentList, end);
+      st.deleteHorizon = horizon;
+      st.deleteHorizonKnown = true;
+      st.lastCleanedMs = now;
+      await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
+      stats.endOffset = end;
+    } finally {
+      runner.close();
+      Object.assign(stats, { bytesRead: runner.stats.bytesRead, bytesWritten: runner.stats.bytesWritten, recordsRead: runner.stats.recordsRead, recordsRetained: runner.stats.recordsRetained });
     }
-    if (end === firstDirty && !(st.deleteHorizon >= 0 && now >= st.deleteHorizon)) return null;
-
-    // 2. Rewrite every segment below `end`, in groups that fit one segment.
-    const toClean = segs.filter((s, i) => i < segs.length - 1 && s.baseOffset < end && s.baseOffset >= 0);
-    const groups = groupSegments(toClean, segs, log.config.segmentBytes);
-    const deleteRetentionMs = log.config.deleteRetentionMs ?? 86400000;
-    let horizon = -1;
-    for (const group of groups) {
-      const h = await this.cleanGroup(log, group, map, txns, now, deleteRetentionMs, stats);
-      if (h === null) return null; // the log changed under the pass; the next pass retries
-      if (h >= 0 && (horizon < 0 || h < horizon)) horizon = h;
-      stats.segmentsCleaned += group.length;
-    }
-    st.firstDirty = end;
-    st.firstDirtySegment = segmentContaining(log.segmentList, end);
-    st.deleteHorizon = horizon;
-    st.deleteHorizonKnown = true;
-    st.lastCleanedMs = now;
-    await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
-    stats.endOffset = end;
     stats.durationMs = Date.now() - started;
     return stats;
   }
 
+  /** A worker thread for real files (when one can be started), else the event loop. */
+  private async runnerFor(plan: PassPlan, segs: readonly LogSegment[]): Promise<PassRunner> {
+    if (this.workers) return this.workers.begin(plan);
+    const byBase = new Map(segs.map((s) => [s.baseOffset, s]));
+    const source: BatchSource = { forEachBatch: (ref, stats, visit) => this.forEachBatch(byBase.get(ref.baseOffset)!, stats, visit) };
+    return inProcessRunner(this.fs, source, plan);
+  }
+
   /**
    * Calls `visit` for every batch of the segment (until it answers false), reading a chunk at a
-   * time and yielding between chunks.
+   * time through the segment (pinned like a fetch) and yielding to the event loop between chunks
+   * and every millisecond of work.
    */
-  private async forEachBatch(seg: LogSegment, stats: CleanStats, visit: (buf: Buffer, pos: number) => void | false): Promise<void> {
+  private async forEachBatch(seg: LogSegment, stats: { bytesRead: number }, visit: (buf: Buffer, pos: number) => void | false): Promise<void> {
     let offset = seg.baseOffset;
     for (;;) {
       // Shutdown does not wait for a long pass: the copy stops, the loader removes the .cleaned files.
-      if (this.stopped) throw new CleanerStoppedError();
+      if (this.stopped) throw new CleanerStopped();
       const data = await seg.read(offset, this.readBytes, { minOneMessage: true });
       if (!data || data.length === 0) return;
       let next = offset;
@@ -475,92 +470,28 @@ export class LogCleaner {
   }
 
   /**
-   * Writes the cleaned copy of `group` and swaps it in. Returns the earliest delete horizon of the
-   * batches written (-1 if none), or null when the segments changed meanwhile (nothing swapped).
+   * Swaps the `.cleaned` files of the segment at `base` in for `group` (Kafka's replaceSegments),
+   * in the partition's queue, after checking the group is still in the log, unchanged and not
+   * the active segment. False (nothing swapped, the .cleaned files removed) otherwise.
    */
-  private async cleanGroup(log: PartitionLog, group: LogSegment[], map: OffsetMap, txns: CleanerTxnTracker, now: number, deleteRetentionMs: number, stats: CleanStats): Promise<number | null> {
+  private async swapIn(log: PartitionLog, group: LogSegment[], base: number, sizes: number[], indexPaths: string[]): Promise<boolean> {
     const { fs } = this;
     const dir = log.dir;
-    const base = group[0].baseOffset;
-    const sizes = group.map((s) => s.sizeBytes);
-    const names = {
-      log: logFileName(dir, base), index: offsetIndexFileName(dir, base), time: timeIndexFileName(dir, base), txn: txnIndexFileName(dir, base),
-    };
-    const cleaned = (p: string): string => p + CLEANED_FILE_SUFFIX;
-    const swap = (p: string): string => p + SWAP_FILE_SUFFIX;
-    for (const p of Object.values(names)) for (const q of [cleaned(p), swap(p)]) if (await fs.exists(q)) await fs.unlink(q);
-
+    const names = segmentFileNames(dir, base);
     const segmentIndexBytes = log.config.segmentIndexBytes;
-    const out: FileHandle = await fs.open(cleaned(names.log));
-    const oi = await OffsetIndex.open(fs, cleaned(names.index), base, segmentIndexBytes);
-    const ti = await TimeIndex.open(fs, cleaned(names.time), base, segmentIndexBytes);
-    let position = 0;
-    let bytesSinceIndex = 0;
-    let maxTs = -1;
-    let offsetOfMaxTs = base;
-    let horizon = -1;
-    const producers = log.producerState;
-    const keptAborted: AbortedTxn[] = [];
-    const ctx: FilterContext = {
-      map, txns, now, newHorizon: now + deleteRetentionMs, stats, keptAborted,
-      isLastOfProducer: (pid, last) => {
-        const b = producers.get(pid)?.batches;
-        return b !== undefined && b.length > 0 && b[b.length - 1].lastOffset === last;
-      },
-    };
-    try {
-      for (const seg of group) {
-        await this.forEachBatch(seg, stats, (buf, pos) => {
-          const kept = filterBatch(buf, pos, ctx);
-          if (!kept) return;
-          const h = kept.horizon;
-          if (h >= 0 && (horizon < 0 || h < horizon)) horizon = h;
-          const bytes = kept.bytes;
-          const last = batchBaseOffset(bytes, 0) + lastOffsetDelta(bytes, 0);
-          const ts = batchMaxTimestamp(bytes, 0);
-          if (ts > maxTs) {
-            maxTs = ts;
-            offsetOfMaxTs = last;
-          }
-          if (bytesSinceIndex > log.config.indexIntervalBytes) {
-            oi.append(last, position);
-            ti.maybeAppend(maxTs, offsetOfMaxTs);
-            bytesSinceIndex = 0;
-          }
-          out.append(bytes);
-          position += bytes.length;
-          bytesSinceIndex += bytes.length;
-        });
-      }
-      ti.maybeAppend(maxTs, offsetOfMaxTs, true);
-      if (keptAborted.length > 0) {
-        const txn = await TransactionIndex.open(fs, cleaned(names.txn));
-        for (const t of keptAborted) txn.append(t);
-        await txn.sync();
-        await txn.close();
-      }
-      await Promise.all([out.sync(), oi.sync(), ti.sync()]);
-    } finally {
-      await Promise.all([out.close(), oi.close(), ti.close()]);
-    }
-    stats.bytesWritten += position;
-    await this.step('cleaned-written', log);
-
     const swapped = await log.replaceSegments(async (current) => {
       const at = current.indexOf(group[0]);
       if (at < 0 || group.some((s, i) => current[at + i] !== s || s.sizeBytes !== sizes[i]) || at + group.length >= current.length) return null;
-      const present = [];
-      for (const p of [names.index, names.time, names.txn]) if (await fs.exists(cleaned(p))) present.push(p);
-      for (const p of present) await fs.rename(cleaned(p), swap(p));
-      await fs.rename(cleaned(names.log), swap(names.log));
+      for (const p of indexPaths) await fs.rename(cleanedName(p), swapName(p));
+      await fs.rename(cleanedName(names.log), swapName(names.log));
       await fs.syncDir(dir);
       await this.step('swap-renamed', log);
       for (const s of group) await s.renameToDeleted();
       await fs.syncDir(dir);
       await this.step('old-renamed-deleted', log);
-      await fs.rename(swap(names.log), names.log);
+      await fs.rename(swapName(names.log), names.log);
       await this.step('log-renamed', log);
-      for (const p of present) await fs.rename(swap(p), p);
+      for (const p of indexPaths) await fs.rename(swapName(p), p);
       await fs.syncDir(dir);
       await this.step('swap-done', log);
       const seg = await LogSegment.open({
@@ -570,11 +501,11 @@ export class LogCleaner {
       return [...current.slice(0, at), seg, ...current.slice(at + group.length)];
     });
     if (!swapped) {
-      for (const p of Object.values(names)) if (await fs.exists(cleaned(p))) await fs.unlink(cleaned(p));
-      return null;
+      for (const p of Object.values(names)) if (await fs.exists(cleanedName(p))) await fs.unlink(cleanedName(p));
+      return false;
     }
     for (const s of group) this.deleteLater(log, s);
-    return horizon;
+    return true;
   }
 
   private async step(step: SwapStep, log: PartitionLog): Promise<void> {
@@ -618,89 +549,12 @@ function segmentContaining(segs: readonly LogSegment[], offset: number): LogSegm
   return found;
 }
 
-/** Consecutive runs of segments whose total size fits in one segment (Kafka groupSegmentsBySize). */
-function groupSegments(toClean: LogSegment[], all: readonly LogSegment[], maxSize: number): LogSegment[][] {
-  const groups: LogSegment[][] = [];
-  let i = 0;
-  while (i < toClean.length) {
-    const group = [toClean[i]];
-    let size = toClean[i].sizeBytes;
-    i++;
-    while (i < toClean.length) {
-      const s = toClean[i];
-      const nextBase = all[all.indexOf(s) + 1]?.baseOffset ?? s.baseOffset;
-      if (size + s.sizeBytes > maxSize || nextBase - 1 - group[0].baseOffset > 0x7fffffff) break;
-      group.push(s);
-      size += s.sizeBytes;
-      i++;
-    }
-    groups.push(group);
+/** [producerId, last offset of its last batch] for every producer the log knows. */
+function lastBatchOfProducers(log: PartitionLog): [number, number][] {
+  const out: [number, number][] = [];
+  for (const e of log.producerState.activeProducers()) {
+    const b = e.batches;
+    if (b.length > 0) out.push([e.producerId, b[b.length - 1].lastOffset]);
   }
-  return groups;
-}
-
-interface FilterContext {
-  map: OffsetMap;
-  txns: CleanerTxnTracker;
-  now: number;
-  /** The horizon given to batches that get one in this pass. */
-  newHorizon: number;
-  stats: CleanStats;
-  /** Aborted transactions whose ABORT marker this group keeps (its .txnindex). */
-  keptAborted: AbortedTxn[];
-  isLastOfProducer: (producerId: number, lastOffset: number) => boolean;
-}
-
-/**
- * What one batch becomes (Kafka Cleaner.cleanInto's checkBatchRetention / shouldRetainRecord):
- * the bytes to write (the original batch when nothing changes) and its delete horizon when it
- * still holds tombstones or a removable marker (-1 otherwise), or null to drop it. Records: the
- * latest of each key stays, a tombstone until its batch's horizon has passed, records without
- * key go. Aborted batches go. Markers: see cleaner-txn.ts. A producer's last batch stays, emptied.
- */
-function filterBatch(buf: Buffer, pos: number, ctx: FilterContext): { bytes: Buffer; horizon: number } | null {
-  const { stats } = ctx;
-  const size = batchSize(buf, pos);
-  const count = recordsCount(buf, pos);
-  const base = batchBaseOffset(buf, pos);
-  const horizon = deleteHorizonOf(buf, pos);
-  const horizonPassed = horizon >= 0 && ctx.now >= horizon;
-  stats.recordsRead += count;
-  if (isControl(buf, pos)) {
-    const abortedTxn = controlType(buf, pos) === CONTROL_ABORT ? ctx.txns.abortedTxnOfMarker(base) : undefined;
-    const discardable = ctx.txns.onMarker(buf, pos);
-    if (discardable && horizonPassed) return null;
-    if (abortedTxn) ctx.keptAborted.push(abortedTxn);
-    stats.recordsRetained += count;
-    if (discardable && horizon < 0) {
-      const section = recordsSection(buf, pos);
-      return { bytes: rewriteBatch(buf, pos, section, scanRecords(section, count), ctx.newHorizon), horizon: ctx.newHorizon };
-    }
-    return { bytes: buf.subarray(pos, pos + size), horizon: discardable ? horizon : -1 };
-  }
-  ctx.txns.onDataBatch(buf, pos);
-  const lastOfProducer = (): boolean => {
-    const pid = batchProducerId(buf, pos);
-    return pid >= 0 && ctx.isLastOfProducer(pid, base + lastOffsetDelta(buf, pos));
-  };
-  const section = recordsSection(buf, pos);
-  if (ctx.txns.isAborted(buf, pos)) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, [], -1), horizon: -1 } : null;
-  const recs = scanRecords(section, count);
-  const keep: RawRecord[] = [];
-  let tombstones = 0;
-  for (const r of recs) {
-    if (r.keyLength < 0) continue;
-    const found = ctx.map.get(section, r.keyStart, r.keyLength);
-    const latest = base + r.offsetDelta >= found;
-    if (latest && (r.hasValue || !horizonPassed)) {
-      keep.push(r);
-      if (!r.hasValue) tombstones++;
-    }
-  }
-  stats.recordsRetained += keep.length;
-  const needHorizon = tombstones > 0 && horizon < 0;
-  const keptHorizon = tombstones > 0 ? (needHorizon ? ctx.newHorizon : horizon) : -1;
-  if (keep.length === count && !needHorizon) return { bytes: buf.subarray(pos, pos + size), horizon: keptHorizon };
-  if (keep.length === 0) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, keep, -1), horizon: -1 } : null;
-  return { bytes: rewriteBatch(buf, pos, section, keep, tombstones > 0 ? keptHorizon : horizon), horizon: keptHorizon };
+  return out;
 }
