@@ -6,6 +6,7 @@
  *   samsa topics list|create|describe|delete                               manage topics
  *   samsa produce TOPIC / samsa consume TOPIC                              kcat-like data in and out
  *   samsa groups list|describe                                             consumer groups and lag
+ *   samsa log-dirs --log-dir DIR                                           sizes, dirty ratio, last cleaning
  *   samsa cluster start [--brokers 3]                                      etcd + brokers on loopback
  *
  * The broker takes Kafka-named settings (and KAFKA_* environment variables as in the apache/kafka
@@ -22,6 +23,7 @@ const HELP = `usage: samsa <command> [options]
   produce TOPIC [--value V | stdin lines]            produce records (key, headers, partition)
   consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group
   groups list|describe GROUP                         consumer groups, committed offsets and lag
+  log-dirs --log-dir DIR [--topic NAME]              per partition: size, cleaner dirty ratio, last cleaning (local read)
   cluster start [--brokers N]                        etcd and N brokers on loopback (development)
 
 Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP);
@@ -85,6 +87,9 @@ switch (sub) {
   }
   case 'groups':
     void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
+    break;
+  case 'log-dirs':
+    void client(async () => (await import('./log-dirs.js')).logDirsCommand(rest, io));
     break;
   case 'cluster': {
     const abort = new AbortController();

@@ -1,0 +1,110 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MemFs, nodeFs, type Fs } from '../../src/storage/fs.js';
+import { PartitionLog, defaultLogConfig } from '../../src/storage/partition-log.js';
+import { LogCleaner } from '../../src/storage/log-cleaner.js';
+import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
+import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { describeLogDir } from '../../src/cli/log-dirs.js';
+import { tempDir } from '../storage/helpers.js';
+
+const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
+
+async function filledLog(fs: Fs, clock: Clock, root: string, topic: string, cleanupPolicy: string): Promise<PartitionLog> {
+  const log = await PartitionLog.open({
+    fs, dir: join(root, `${topic}-0`), topic, partition: 0, clock,
+    config: { ...defaultLogConfig, cleanupPolicy, segmentBytes: 600, indexIntervalBytes: 100, fileDeleteDelayMs: 0 },
+  });
+  for (let v = 0; v < 10; v++) {
+    for (let k = 0; k < 4; k++) {
+      await log.appendAsLeader(buildRecordBatch({ records: [{ key: Buffer.from(`k${k}`), value: Buffer.from(`v${v}`), timestamp: BigInt(clock.now()) }] }), 0);
+    }
+  }
+  return log;
+}
+
+test('log-dirs figures: the cleaner dirty ratio before and after a pass, the pass time, policies from the metadata file', async () => {
+  const clock = new ManualClock();
+  const fs = new MemFs({ now: () => clock.now() });
+  await fs.mkdir('/data');
+  await fs.writeFileAtomic('/data/samsa-metadata.json', Buffer.from(JSON.stringify({ version: 2, topics: [{ name: 'table', configs: { 'cleanup.policy': 'compact' } }, { name: 'events', configs: {} }] })));
+  const log = await filledLog(fs, clock, '/data', 'table', 'compact');
+  const other = await filledLog(fs, clock, '/data', 'events', 'delete');
+  const cleaner = new LogCleaner({ fs, clock, logs: () => [log, other] });
+
+  let rows = await describeLogDir(fs, '/data');
+  assert.equal(rows.map((r) => `${r.topic}-${r.partition}`), ['events-0', 'table-0']);
+  let table = rows.find((r) => r.topic === 'table')!;
+  const before = (await cleaner.cleanable(log))!;
+  assert.is(table.cleanupPolicy, 'compact');
+  assert.is(rows.find((r) => r.topic === 'events')!.cleanupPolicy, null, 'not set: the broker default');
+  assert.is(table.lastCleanedMs, -1, 'never cleaned');
+  assert.is(table.segments, log.segmentList.length);
+  assert.is(table.sizeBytes, log.sizeBytes);
+  assert.is(table.dirtyRatio, before.dirtyRatio, 'the cleaner\'s own ratio');
+  assert.ok(table.dirtyRatio > 0.9, `all dirty before the first pass: ${table.dirtyRatio}`);
+
+  clock.advance(5000);
+  const cleanedAt = clock.now();
+  const stats = (await cleaner.clean(log))!;
+  clock.advance(5000);
+  rows = await describeLogDir(fs, '/data', ['table']);
+  assert.is(rows.length, 1, '--topic filters');
+  table = rows[0]!;
+  const after = (await cleaner.cleanable(log))!;
+  assert.is(table.lastCleanedMs, cleanedAt, 'the time of the pass');
+  assert.is(table.firstDirtyOffset, stats.endOffset);
+  assert.is(table.dirtyRatio, after.dirtyRatio);
+  assert.is(table.dirtyBytes, after.dirtyBytes);
+  assert.is(table.cleanBytes, after.cleanBytes);
+  assert.ok(table.dirtyRatio < before.dirtyRatio);
+  await log.close();
+  await other.close();
+});
+
+function samsa(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+test('samsa log-dirs prints a row per partition, --json an object per partition; no dir is a usage error', async () => {
+  const { dir, cleanup } = tempDir('samsa-cli-logdirs-');
+  try {
+    writeFileSync(join(dir, 'samsa-metadata.json'), JSON.stringify({ version: 2, topics: [{ name: 'table', configs: { 'cleanup.policy': 'compact' } }] }));
+    const log = await filledLog(nodeFs, systemClock, dir, 'table', 'compact');
+    const cleaner = new LogCleaner({ fs: nodeFs, clock: systemClock, logs: () => [log], workerThreads: false });
+    const stats = (await cleaner.clean(log))!;
+    const ratio = (await cleaner.cleanable(log))!.dirtyRatio;
+    await log.close();
+
+    const t = await samsa(['log-dirs', '--log-dir', dir]);
+    assert.is(t.code, 0, t.stderr);
+    const lines = t.stdout.trim().split('\n');
+    assert.match(lines[0]!, /^TOPIC\s+PARTITION\s+POLICY\s+SEGMENTS\s+SIZE\s+FIRST-DIRTY\s+DIRTY\s+DIRTY-RATIO\s+LAST-CLEANED$/);
+    assert.match(lines[1]!, new RegExp(`^table\\s+0\\s+compact\\s+\\d+\\s+\\S+ \\S+\\s+${stats.endOffset}\\s+\\S+ \\S+\\s+${ratio.toFixed(2)}\\s+\\d{4}-\\d\\d-\\d\\dT`));
+
+    const j = await samsa(['log-dirs', dir, '--json']);
+    assert.is(j.code, 0, j.stderr);
+    const row = JSON.parse(j.stdout.trim());
+    assert.is(row.topic, 'table');
+    assert.is(row.firstDirtyOffset, stats.endOffset);
+    assert.ok(row.lastCleanedMs > 0);
+
+    const bad = await samsa(['log-dirs']);
+    assert.is(bad.code, 2);
+    assert.match(bad.stderr, /needs --log-dir/);
+  } finally {
+    cleanup();
+  }
+});
+
+test.run();
