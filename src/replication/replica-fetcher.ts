@@ -288,7 +288,9 @@ class ReplicaFetcher {
       this.logger.info(`${s.partition.topic}-${s.partition.partitionIndex}: log end ${log.logEndOffset} is below the leader's log start ${leaderStart}; starting over there`);
       await log.truncateFullyAndStartAt(leaderStart);
     } else {
+      // Look again where this copy agrees with the leader, after a pause (never a tight loop).
       s.phase = 'truncating';
+      this.backoff(s);
     }
   }
 

@@ -9,7 +9,8 @@
  *   UNKNOWN_LEADER_EPOCH; unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION.
  * - leader_epoch equal to the latest epoch (or the log has no epochs yet): the log end offset.
  * - an older epoch: that epoch (the largest one <= requested) and the start offset of the next
- *   epoch; below the earliest epoch, or newer than the latest: leader_epoch -1, end_offset -1.
+ *   epoch; below the earliest epoch: that epoch and the start of the earliest (Kafka's answer,
+ *   which lets a follower still on it catch up); newer than the latest: -1, -1.
  * Version notes: v2 current_leader_epoch and throttle time; v3 replica_id; v4 flexible.
  */
 import { defineHandler } from '../handler.js';
@@ -34,7 +35,11 @@ export function epochEndOffset(log: PartitionLog, requested: number): { leaderEp
   const unknown = { leaderEpoch: -1, endOffset: -1 };
   if (requested < 0 || requested > latest) return unknown;
   const nextIndex = entries.findIndex((e) => e.epoch > requested);
-  if (nextIndex <= 0) return unknown;
+  if (nextIndex < 0) return unknown;
+  // Older than every epoch this log knows (a replica that joined later, or a log start past
+  // them): the requested epoch ends where the first known one starts, as Kafka answers, so a
+  // follower still on that epoch can replicate from there.
+  if (nextIndex === 0) return { leaderEpoch: requested, endOffset: entries[0].startOffset };
   return { leaderEpoch: entries[nextIndex - 1].epoch, endOffset: entries[nextIndex].startOffset };
 }
 

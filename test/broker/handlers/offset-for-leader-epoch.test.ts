@@ -4,6 +4,8 @@ import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
 import { WireClient, withBroker } from './_admin-wire.js';
+import { epochEndOffset } from '../../../src/broker/handlers/023-offset-for-leader-epoch.js';
+import type { PartitionLog } from '../../../src/storage/partition-log.js';
 
 let b: RunningBroker;
 let c: WireClient;
@@ -32,6 +34,14 @@ test('an epoch newer than the latest answers -1/-1; a stale or future current ep
   const p = await ask(0, 5);
   assert.equal([p.errorCode, p.leaderEpoch, p.endOffset], [ErrorCode.NONE, -1, -1n]);
   assert.is((await ask(0, 0, 7)).errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
+});
+
+test('Kafka\'s endOffsetFor on a log whose first known epoch is 2: older epochs end where epoch 2 starts', () => {
+  // A replica that joined at epoch 2 (or whose log start passed older epochs) must still let a
+  // follower on epoch 0 catch up: answering -1/-1 there left that follower failing every fetch.
+  const log = { logEndOffset: 12, leaderEpochCache: { all: [{ epoch: 2, startOffset: 5 }, { epoch: 4, startOffset: 9 }] } } as unknown as PartitionLog;
+  const at = (epoch: number) => { const e = epochEndOffset(log, epoch); return [e.leaderEpoch, e.endOffset]; };
+  assert.equal([at(0), at(1), at(2), at(3), at(4), at(5), at(-1)], [[0, 5], [1, 5], [2, 9], [2, 9], [4, 12], [-1, -1], [-1, -1]]);
 });
 
 test('an unknown partition answers UNKNOWN_TOPIC_OR_PARTITION', async () => {
