@@ -686,6 +686,64 @@ const brokerRestart: Scenario = {
   },
 };
 
+/**
+ * Log compaction, written once for all clients by the first that can send tombstones, read by
+ * each: rounds of versions over six keys, each round in its own segment (segment.ms=100 and a
+ * pause; Kafka 4 refuses segment.bytes under 1 MiB), one key deleted, then an `end` record that
+ * rolls the last round out of the active segment. The cleaner's backoff is the broker default
+ * (15 s on both targets); delete.retention.ms stays at its default so the tombstone is still
+ * there when the clients read, whichever pass they see.
+ */
+const COMPACTION_KEY = 'compaction';
+const compaction: Scenario = {
+  id: 'compaction',
+  behaviour: 'cleanup.policy=compact: after the cleaner ran, a read from the beginning sees one record per key with its latest value at the offset it was written at (gaps, no renumbering), a deleted key only as its tombstone, and a read from inside a removed gap starts at the next kept record',
+  timeoutMs: 60_000,
+  na: (d) => need(d, 'read') ?? (d.can.nullValue ? null : `${d.name} driver cannot express tombstones (null values)`),
+  async prepare(ctx, d) {
+    if (ctx.shared.has(COMPACTION_KEY) || !d.produce || !d.can.nullValue) return;
+    const t = ctx.sharedTopic('compacted');
+    const write = (async () => {
+      await ctx.harness.createTopic({ name: t, partitions: 1, configs: { 'cleanup.policy': 'compact', 'segment.ms': '100', 'min.cleanable.dirty.ratio': '0.01', 'min.compaction.lag.ms': '0' } });
+      const log: [string, string | null][] = [];
+      for (let round = 0; round < 4; round++) {
+        const recs: OutRec[] = [];
+        for (let k = 0; k < 6; k++) recs.push({ partition: 0, key: b64(`k${k}`), value: round === 3 && k === 5 ? null : b64(`k${k}-v${round}`) });
+        await produceOk(d, t, recs, `round ${round}`);
+        log.push(...recs.map((r): [string, string | null] => [text(r.key)!, text(r.value)]));
+        await sleep(250);
+      }
+      await produceOk(d, t, [{ partition: 0, key: b64('end'), value: b64('end') }], 'end record');
+      log.push(['end', 'end']);
+      const last = new Map<string, number>();
+      log.forEach(([k], offset) => last.set(k, offset));
+      return { topic: t, kept: log.map(([k, v], o) => [o, k, v] as const).filter(([o, k]) => last.get(k) === o) };
+    })();
+    ctx.shared.set(COMPACTION_KEY, write);
+    await write;
+  },
+  async run(ctx, d) {
+    const w = ctx.shared.get(COMPACTION_KEY) as Promise<{ topic: string; kept: (readonly [number, string, string | null])[] }> | undefined;
+    check(w, 'no client could write the compacted topic');
+    const { topic, kept } = await w;
+    const deadline = Date.now() + 45_000;
+    let got: [number, string | null, string | null][] = [];
+    for (;;) {
+      got = (await readAll(d, topic, [0], kept.length, 'read from the beginning', { timeoutMs: 5000 })).map((r) => [r.offset, text(r.key), text(r.value)]);
+      if (new Set(got.map((r) => r[1])).size === got.length && got.length === kept.length) break;
+      if (Date.now() > deadline) break;
+      await sleep(1000);
+    }
+    ctx.observed.records = got;
+    eq(got, kept, 'records after cleaning: the latest of each key, at its original offset');
+    const keptOffsets = new Set(kept.map(([o]) => o));
+    const from = [...Array(kept[kept.length - 1][0]).keys()].find((o) => o > 0 && !keptOffsets.has(o))!;
+    const next = await readAll(d, topic, [0], 1, `read from offset ${from}, removed`, { from });
+    ctx.observed.fromGap = next.map((r) => [from, r.offset]);
+    eq(next[0]?.offset, kept.find(([o]) => o >= from)![0], `the first record at or after offset ${from}`);
+  },
+};
+
 export const SCENARIOS: Scenario[] = [
   topicAdmin,
   recordShapes,
@@ -708,4 +766,5 @@ export const SCENARIOS: Scenario[] = [
   transactions,
   adminConfigs,
   brokerRestart,
+  compaction,
 ];
