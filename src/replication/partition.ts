@@ -34,6 +34,15 @@ export interface FollowerState {
   lastFetchTimeMs: number;
   /** The leader's log end at the follower's previous fetch. */
   lastFetchLeaderLogEndOffset: number;
+  /** The follower's log start offset from its last fetch, -1 while unknown (DeleteRecords waits on it). */
+  logStartOffset: number;
+}
+
+/** A DeleteRecords waiting for every live replica's log start (Kafka's DelayedDeleteRecords). */
+interface LowWatermarkWaiter {
+  offset: number;
+  resolve: (r: { errorCode: number; lowWatermark: number }) => void;
+  timer: Timer;
 }
 
 export interface PartitionEnv {
@@ -67,6 +76,7 @@ export class Partition {
   private leaderEpochStartOffset = -1;
   private readonly followers = new Map<number, FollowerState>();
   private waiters: Waiter[] = [];
+  private lowWatermarkWaiters: LowWatermarkWaiter[] = [];
   private isrChangeInFlight = false;
   /** Set when this broker must stop acting as leader whatever the metadata says (lost its registration). */
   private fenced = false;
@@ -127,7 +137,7 @@ export class Partition {
     this.followers.clear();
     for (const id of this.replicas) {
       if (id === this.localNodeId) continue;
-      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1 });
+      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1 });
     }
     const epoch = this.leaderEpoch;
     this.leaderEpochStartOffset = this.log.logEndOffset;
@@ -166,19 +176,24 @@ export class Partition {
     // Followers not (or no longer) replicas are forgotten; new replicas start unknown.
     for (const id of [...this.followers.keys()]) if (!this.replicas.includes(id)) this.followers.delete(id);
     for (const id of this.replicas) {
-      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1 });
+      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1 });
     }
     this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
     this.maybeIncrementLeaderHW();
+    this.completeLowWatermarkWaiters();
   }
 
   /**
    * A follower's fetch at `fetchOffset` when the leader's log ended at `leaderLogEndOffset`
    * (Kafka's updateFollowerFetchState). Returns false for a broker that is not a replica.
    */
-  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, fetchTimeMs: number): boolean {
+  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, fetchTimeMs: number, followerLogStartOffset = -1): boolean {
     const f = this.followers.get(replicaId);
     if (!f || !this.isLeader) return false;
+    if (followerLogStartOffset !== f.logStartOffset) {
+      f.logStartOffset = followerLogStartOffset;
+      this.completeLowWatermarkWaiters();
+    }
     if (fetchOffset >= leaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, fetchTimeMs);
     else if (fetchOffset >= f.lastFetchLeaderLogEndOffset) f.lastCaughtUpTimeMs = Math.max(f.lastCaughtUpTimeMs, f.lastFetchTimeMs);
     f.logEndOffset = fetchOffset;
@@ -250,6 +265,56 @@ export class Partition {
       w.timer.cancel();
       w.resolve(code);
     }
+    for (const w of this.lowWatermarkWaiters.splice(0)) {
+      w.timer.cancel();
+      w.resolve({ errorCode: code, lowWatermark: -1 });
+    }
+  }
+
+  // ---- DeleteRecords -------------------------------------------------------------------------
+
+  /**
+   * Kafka's lowWatermarkIfLeader: the smallest log start offset over this log and the followers
+   * on live brokers (one not heard from since this broker became leader counts as -1).
+   */
+  get lowWatermark(): number {
+    let low = this.log.logStartOffset;
+    for (const [id, f] of this.followers) if (f.logStartOffset < low && this.env.isAlive(id)) low = f.logStartOffset;
+    return low;
+  }
+
+  /**
+   * Resolves once every live replica's log start has reached `offset` (DelayedDeleteRecords):
+   * NONE with the low watermark then; REQUEST_TIMED_OUT with the leader's log start after
+   * `timeoutMs`; NOT_LEADER_OR_FOLLOWER (low watermark -1) if leadership moves meanwhile.
+   */
+  waitForLowWatermark(offset: number, timeoutMs: number): Promise<{ errorCode: number; lowWatermark: number }> {
+    if (!this.isLeader) return Promise.resolve({ errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, lowWatermark: -1 });
+    const now = this.lowWatermark;
+    if (now >= offset) return Promise.resolve({ errorCode: ErrorCode.NONE, lowWatermark: now });
+    return new Promise((resolve) => {
+      const w: LowWatermarkWaiter = {
+        offset,
+        resolve,
+        timer: this.env.clock.setTimeout(() => {
+          const i = this.lowWatermarkWaiters.indexOf(w);
+          if (i >= 0) this.lowWatermarkWaiters.splice(i, 1);
+          resolve({ errorCode: ErrorCode.REQUEST_TIMED_OUT, lowWatermark: this.log.logStartOffset });
+        }, Math.max(0, timeoutMs)),
+      };
+      this.lowWatermarkWaiters.push(w);
+    });
+  }
+
+  private completeLowWatermarkWaiters(): void {
+    if (this.lowWatermarkWaiters.length === 0) return;
+    const low = this.lowWatermark;
+    this.lowWatermarkWaiters = this.lowWatermarkWaiters.filter((w) => {
+      if (w.offset > low) return true;
+      w.timer.cancel();
+      w.resolve({ errorCode: ErrorCode.NONE, lowWatermark: low });
+      return false;
+    });
   }
 
   // ---- ISR changes (AlterPartition) ----------------------------------------------------------

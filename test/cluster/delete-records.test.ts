@@ -2,7 +2,8 @@
  * DeleteRecords on a replicated partition (three broker processes, replication factor 3): the
  * followers take the leader's new log start offset from its fetch answers (Kafka's
  * maybeIncrementLogStartOffset), so after the leader's SIGKILL the new leader's earliest offset is
- * still the deleted-up-to offset, and the deleted records are not served again.
+ * still the deleted-up-to offset, and the deleted records are not served again; the answer waits
+ * until every live replica moved its log start (Kafka's DelayedDeleteRecords).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,7 +22,7 @@ let c: TestCluster | null = null;
 
 test.before(async () => {
   if (missing) return;
-  c = await startCluster({ brokers: 3, config: { 'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.fetch.backoff.ms': 200 } });
+  c = await startCluster({ brokers: 3, peerProxies: true, config: { 'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.fetch.backoff.ms': 200 } });
 });
 
 test.after(async () => {
@@ -38,8 +39,37 @@ async function earliest(nodeId: number, topic: string): Promise<number | null> {
   return p.errorCode === ErrorCode.NONE ? Number(p.offset) : null;
 }
 
-test('records deleted on the leader stay deleted after it fails over', async () => {
+test('DeleteRecords answers once every live replica moved its log start: REQUEST_TIMED_OUT while a follower cannot fetch, then NONE', async () => {
   if (!c) return console.log('delete-records: skipped:', missing);
+  const kafka = new Kafka({ clientId: 'drw', brokers: c.bootstrapList, logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: 'drw', numPartitions: 1, replicationFactor: 3 }], waitForLeaders: true });
+    await producer.send({ topic: 'drw', acks: -1, messages: Array.from({ length: 10 }, (_, i) => ({ value: `r${i}` })) });
+    const p0 = (await c.metadata(1, ['drw'])).topics[0].partitions[0];
+    const follower = p0.replicaNodes.find((id) => id !== p0.leaderId)!;
+    const leader = await c.client(p0.leaderId);
+    const del = async (offset: bigint, timeoutMs: number) => {
+      const r = await leader.send(21, 2, { topics: [{ name: 'drw', partitions: [{ partitionIndex: 0, offset }] }], timeoutMs });
+      return [r.topics[0].partitions[0].errorCode, Number(r.topics[0].partitions[0].lowWatermark)];
+    };
+    c.peerLink(follower, p0.leaderId).cut();
+    assert.equal(await del(4n, 1500), [ErrorCode.REQUEST_TIMED_OUT, 4], 'a follower still holds offsets below 4: timed out, with the leader\'s log start');
+    assert.is(await earliest(p0.leaderId, 'drw'), 4, 'the leader deleted anyway');
+    c.peerLink(follower, p0.leaderId).heal();
+    assert.equal(await del(4n, 15_000), [ErrorCode.NONE, 4], 'once the follower fetched again, every replica starts at 4');
+    assert.equal(await del(2n, 1000), [ErrorCode.NONE, 4], 'below the low watermark: nothing to wait for');
+  } finally {
+    await producer.disconnect();
+    await admin.disconnect();
+  }
+});
+
+test('records deleted on the leader stay deleted after it fails over', async () => {
+  if (!c) return;
   const kafka = new Kafka({ clientId: 'dr', brokers: c.bootstrapList, logLevel: logLevel.NOTHING, retry: { retries: 30, initialRetryTime: 100, maxRetryTime: 1000 } });
   const admin = kafka.admin();
   await admin.connect();

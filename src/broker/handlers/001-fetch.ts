@@ -147,7 +147,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       }
       // The follower has everything below its fetch offset: that may move the HW and the ISR
       // (Kafka's updateFollowerFetchState, after the divergence check). The answer's HW is read later.
-      if (follower && fetchOffset <= log.logEndOffset) partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now());
+      if (follower && fetchOffset <= log.logEndOffset) partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now(), Number(p.logStartOffset));
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
       const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
         (r) => ({ records: r.records }),

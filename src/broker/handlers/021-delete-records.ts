@@ -11,8 +11,11 @@
  *   OFFSET_OUT_OF_RANGE, low_watermark -1.
  * - offset at or below the current log start: nothing changes, low_watermark = log start.
  * - Otherwise the log start offset becomes exactly `offset` (not batch aligned; whole segments
- *   below it are deleted by the storage layer) and low_watermark is the new log start. One node
- *   has no followers to wait for, so timeout_ms is not waited on.
+ *   below it are deleted by the storage layer). The answer waits, up to timeout_ms, until every
+ *   replica on a live broker has moved its log start there too (Kafka's DelayedDeleteRecords on
+ *   the low watermark: the smallest log start over the replicas); low_watermark is that value,
+ *   REQUEST_TIMED_OUT (with the leader's log start) when a replica did not follow in time, and
+ *   NOT_LEADER_OR_FOLLOWER if leadership moved meanwhile. One node answers at once.
  * - Every error entry carries low_watermark -1.
  * Version notes: v1 same as v0; v2 flexible.
  */
@@ -31,7 +34,7 @@ function failed(partitionIndex: number, errorCode: number): DeleteRecordsPartiti
   return { partitionIndex, lowWatermark: INVALID_LOW_WATERMARK, errorCode };
 }
 
-async function deleteOne(broker: Broker, topic: string, partitionIndex: number, offset: bigint): Promise<DeleteRecordsPartitionResult> {
+async function deleteOne(broker: Broker, topic: string, partitionIndex: number, offset: bigint, timeoutMs: number): Promise<DeleteRecordsPartitionResult> {
   // Kafka refuses internal topics by name before looking the partition up (DR7).
   if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   const info = broker.metadata.get(topic);
@@ -42,36 +45,34 @@ async function deleteOne(broker: Broker, topic: string, partitionIndex: number, 
   if (info?.isInternal) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   if (offset < -1n || offset > BigInt(Number.MAX_SAFE_INTEGER)) return failed(partitionIndex, ErrorCode.OFFSET_OUT_OF_RANGE);
   // The log checks the cleanup policy and the high watermark inside its own serial queue.
-  const lowWatermark = await log.deleteRecordsBefore(Number(offset));
-  return { partitionIndex, lowWatermark: BigInt(lowWatermark), errorCode: ErrorCode.NONE };
+  const logStart = await log.deleteRecordsBefore(Number(offset));
+  // Every live replica must drop the records too before the answer (DelayedDeleteRecords): the
+  // followers learn the new log start from their next fetch and report theirs in the one after.
+  const required = offset === -1n ? logStart : Math.min(Number(offset), logStart);
+  const done = await partition.waitForLowWatermark(required, timeoutMs);
+  return { partitionIndex, lowWatermark: BigInt(done.lowWatermark), errorCode: done.errorCode };
 }
 
 export const deleteRecordsHandler = defineHandler({
   apiKey: 21,
   async handle(ctx, req) {
-    const topics = [];
-    for (const t of req.topics) {
-      const partitions: DeleteRecordsPartitionResult[] = [];
+    const one = async (topic: string, partitionIndex: number, offset: bigint, deletable: boolean): Promise<DeleteRecordsPartitionResult> => {
+      if (!deletable) return failed(partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
+      try {
+        return await deleteOne(ctx.broker, topic, partitionIndex, offset, req.timeoutMs);
+      } catch (err) {
+        if (err instanceof KafkaApiError) return failed(partitionIndex, err.errorCode);
+        ctx.broker.log.error(`DeleteRecords: ${topic}-${partitionIndex} failed`, err);
+        return failed(partitionIndex, ErrorCode.UNKNOWN_SERVER_ERROR);
+      }
+    };
+    // Every partition at once: each may wait for its followers (up to timeout_ms), as Kafka's one
+    // delayed operation for the whole request does.
+    const topics = await Promise.all(req.topics.map(async (t) => {
       // ACLs: DELETE on the topic.
       const deletable = authorize(ctx, AclOperation.DELETE, ResourceType.TOPIC, t.name);
-      for (const p of t.partitions) {
-        if (!deletable) {
-          partitions.push(failed(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
-          continue;
-        }
-        try {
-          partitions.push(await deleteOne(ctx.broker, t.name, p.partitionIndex, p.offset));
-        } catch (err) {
-          if (err instanceof KafkaApiError) {
-            partitions.push(failed(p.partitionIndex, err.errorCode));
-          } else {
-            ctx.broker.log.error(`DeleteRecords: ${t.name}-${p.partitionIndex} failed`, err);
-            partitions.push(failed(p.partitionIndex, ErrorCode.UNKNOWN_SERVER_ERROR));
-          }
-        }
-      }
-      topics.push({ name: t.name, partitions });
-    }
+      return { name: t.name, partitions: await Promise.all(t.partitions.map((p) => one(t.name, p.partitionIndex, p.offset, deletable))) };
+    }));
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, errorCode) {
