@@ -36,6 +36,8 @@ export interface FollowerState {
   lastFetchLeaderLogEndOffset: number;
   /** The follower's log start offset from its last fetch, -1 while unknown (DeleteRecords waits on it). */
   logStartOffset: number;
+  /** The broker epoch the follower's fetches carry (KIP-903), -1 while unknown. */
+  brokerEpoch: number;
 }
 
 /** A DeleteRecords waiting for every live replica's log start (Kafka's DelayedDeleteRecords). */
@@ -51,6 +53,8 @@ export interface PartitionEnv {
   /** replica.lag.time.max.ms */
   replicaLagTimeMaxMs: number;
   isAlive(nodeId: number): boolean;
+  /** The broker epoch of `nodeId`'s current registration (KIP-903 ISR eligibility); undefined if unknown. */
+  brokerEpochOf?(nodeId: number): number | undefined;
   /** AlterPartition for this leader's ISR change, fenced by its broker epoch and the partition epoch. */
   alterIsr(known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome>;
 }
@@ -137,7 +141,7 @@ export class Partition {
     this.followers.clear();
     for (const id of this.replicas) {
       if (id === this.localNodeId) continue;
-      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1 });
+      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
     }
     const epoch = this.leaderEpoch;
     this.leaderEpochStartOffset = this.log.logEndOffset;
@@ -176,7 +180,7 @@ export class Partition {
     // Followers not (or no longer) replicas are forgotten; new replicas start unknown.
     for (const id of [...this.followers.keys()]) if (!this.replicas.includes(id)) this.followers.delete(id);
     for (const id of this.replicas) {
-      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1 });
+      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
     }
     this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
     this.maybeIncrementLeaderHW();
@@ -187,9 +191,13 @@ export class Partition {
    * A follower's fetch at `fetchOffset` when the leader's log ended at `leaderLogEndOffset`
    * (Kafka's updateFollowerFetchState). Returns false for a broker that is not a replica.
    */
-  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, fetchTimeMs: number, followerLogStartOffset = -1): boolean {
+  updateFollowerFetchState(replicaId: number, fetchOffset: number, leaderLogEndOffset: number, fetchTimeMs: number, followerLogStartOffset = -1, brokerEpoch = -1): number {
     const f = this.followers.get(replicaId);
-    if (!f || !this.isLeader) return false;
+    if (!f || !this.isLeader) return ErrorCode.NONE;
+    // KIP-903: a fetch from an earlier incarnation of the follower (delayed on the network, or
+    // a process that was replaced) must not move its state backwards.
+    if (brokerEpoch !== -1 && brokerEpoch < f.brokerEpoch) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    if (brokerEpoch !== -1) f.brokerEpoch = brokerEpoch;
     if (followerLogStartOffset !== f.logStartOffset) {
       f.logStartOffset = followerLogStartOffset;
       this.completeLowWatermarkWaiters();
@@ -201,7 +209,7 @@ export class Partition {
     f.lastFetchTimeMs = fetchTimeMs;
     this.maybeExpandIsr(replicaId, f);
     this.maybeIncrementLeaderHW();
-    return true;
+    return ErrorCode.NONE;
   }
 
   /** highWatermark = min logEndOffset over the ISR; an ISR follower not heard from yet holds it where it is. */
@@ -322,6 +330,9 @@ export class Partition {
   private maybeExpandIsr(replicaId: number, f: FollowerState): void {
     if (this.isrChangeInFlight || this.isr.includes(replicaId) || !this.env.isAlive(replicaId)) return;
     if (f.logEndOffset < this.log.highWatermark || f.logEndOffset < this.leaderEpochStartOffset) return;
+    // KIP-903: only the incarnation registered now may join (not a restarted broker's old fetches).
+    const registered = this.env.brokerEpochOf?.(replicaId);
+    if (registered !== undefined && f.brokerEpoch !== -1 && f.brokerEpoch !== registered) return;
     void this.changeIsr([...this.isr, replicaId], `follower ${replicaId} caught up to ${f.logEndOffset}`);
   }
 

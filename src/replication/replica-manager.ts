@@ -85,6 +85,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
       isAlive: (id) => opts.cache.isAlive(id),
+      brokerEpochOf: (id) => opts.cache.brokers.get(id)?.brokerEpoch,
       alterIsr: (known, newIsr) => opts.alterIsr(known, newIsr),
     };
   }

@@ -3,7 +3,8 @@
  * watermark is the smallest log end offset in the ISR, acks=all waits resolve when it passes
  * (NOT_ENOUGH_REPLICAS_AFTER_APPEND below min.insync.replicas, REQUEST_TIMED_OUT, and
  * NOT_LEADER_OR_FOLLOWER when leadership goes), followers that stop catching up leave the ISR
- * after replica.lag.time.max.ms and come back once they reach the high watermark.
+ * after replica.lag.time.max.ms and come back once they reach the high watermark; KIP-903 broker
+ * epochs on follower fetches; DeleteRecords waiting for the low watermark.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,14 +19,16 @@ import { batch, config } from '../storage/helpers.js';
 
 const LAG_MS = 10_000;
 
-async function setup(isr = [1, 2, 3]) {
+async function setup(isr = [1, 2, 3], brokerEpochs: Record<number, number> = {}) {
   const clock = new ManualClock();
   const fs = new MemFs({ now: () => clock.now() });
   const log = await PartitionLog.open({ fs, dir: '/d/t-0', topic: 't', partition: 0, config: config(), clock });
   const alters: number[][] = [];
+  const alive = new Set([1, 2, 3]);
   let refuse = false;
   const p = new Partition('t', 0, 'tid', log, 1, {
-    clock, logger: createLogger('silent'), replicaLagTimeMaxMs: LAG_MS, isAlive: () => true,
+    clock, logger: createLogger('silent'), replicaLagTimeMaxMs: LAG_MS, isAlive: (id) => alive.has(id),
+    brokerEpochOf: (id) => brokerEpochs[id],
     alterIsr: async (known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome> => {
       alters.push(newIsr);
       if (refuse) return { ok: false, error: ErrorCode.INVALID_UPDATE_VERSION, current: known };
@@ -35,7 +38,7 @@ async function setup(isr = [1, 2, 3]) {
   p.minInsyncReplicas = 2;
   assert.is(p.apply({ topicId: 'tid', partition: 0, replicas: [1, 2, 3], isr, leader: 1, leaderEpoch: 4, partitionEpoch: 7 }), 'leader');
   await p.makeLeader();
-  return { clock, log, p, alters, refuse: (v: boolean) => { refuse = v; } };
+  return { clock, log, p, alters, alive, refuse: (v: boolean) => { refuse = v; } };
 }
 
 const settle = () => new Promise((r) => setImmediate(r));
@@ -95,6 +98,46 @@ test('a lagging follower leaves the ISR after replica.lag.time.max.ms; the HW th
   await settle();
   assert.equal(alters[1], [1, 2, 3]);
   assert.equal(p.isr, [1, 2, 3]);
+});
+
+test('KIP-903: a fetch carrying an older broker epoch is refused; only the registered incarnation rejoins the ISR', async () => {
+  const { clock, log, p, alters } = await setup([1, 2], { 3: 20 });
+  await log.appendAsLeader(batch(2), p.leaderEpoch);
+  p.updateFollowerFetchState(2, 2, log.logEndOffset, clock.now(), 0, 11);
+  assert.is(p.updateFollowerFetchState(2, 1, log.logEndOffset, clock.now(), 0, 10), ErrorCode.NOT_LEADER_OR_FOLLOWER, 'an earlier incarnation');
+  assert.is(p.followerState(2)!.logEndOffset, 2, 'its state did not move back');
+  // Broker 3 is registered at epoch 20: fetches of its epoch-19 process do not bring it in.
+  p.updateFollowerFetchState(3, 2, log.logEndOffset, clock.now(), 0, 19);
+  await settle();
+  assert.equal(alters, [], 'not the registered incarnation');
+  p.updateFollowerFetchState(3, 2, log.logEndOffset, clock.now(), 0, 20);
+  await settle();
+  assert.equal(alters, [[1, 2, 3]]);
+});
+
+test('DeleteRecords waits for the low watermark: every live follower\'s log start; a dead one does not hold it; timeout and leadership loss', async () => {
+  const { clock, log, p, alive } = await setup();
+  await log.appendAsLeader(batch(6), p.leaderEpoch);
+  p.updateFollowerFetchState(2, 6, log.logEndOffset, clock.now(), 0);
+  p.updateFollowerFetchState(3, 6, log.logEndOffset, clock.now(), 0);
+  assert.is(await log.deleteRecordsBefore(4), 4);
+  assert.is(p.lowWatermark, 0);
+  let done: unknown = null;
+  const wait = p.waitForLowWatermark(4, 30_000).then((r) => { done = r; return r; });
+  p.updateFollowerFetchState(2, 6, log.logEndOffset, clock.now(), 4);
+  await settle();
+  assert.is(done, null, 'follower 3 still starts at 0');
+  alive.delete(3);
+  p.updateFollowerFetchState(2, 6, log.logEndOffset, clock.now(), 5);
+  assert.equal(await wait, { errorCode: ErrorCode.NONE, lowWatermark: 4 }, 'a dead broker does not count');
+  alive.add(3);
+  const late = p.waitForLowWatermark(4, 1000);
+  clock.advance(1001);
+  assert.equal(await late, { errorCode: ErrorCode.REQUEST_TIMED_OUT, lowWatermark: 4 });
+  const moved = p.waitForLowWatermark(4, 30_000);
+  p.apply({ topicId: 'tid', partition: 0, replicas: [1, 2, 3], isr: [2, 3], leader: 2, leaderEpoch: 5, partitionEpoch: 8 });
+  p.makeFollower();
+  assert.equal(await moved, { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, lowWatermark: -1 });
 });
 
 test('with the ISR below min.insync.replicas an acknowledged wait answers NOT_ENOUGH_REPLICAS_AFTER_APPEND; alone, the HW follows the log end', async () => {

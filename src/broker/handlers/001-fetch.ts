@@ -95,6 +95,8 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   // Follower fetches name their broker (replica_id before v15, ReplicaState from v15).
   const replicaId = ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
   const follower = replicaId >= 0;
+  // KIP-903: the follower's broker epoch (v15+ ReplicaState; -1 before).
+  const replicaEpoch = ctx.apiVersion >= 15 ? Number(req.replicaState?.replicaEpoch ?? -1n) : -1;
   const maxBytes = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
   // Reads of an earlier pass were discarded: their space is reused.
   ctx.readBuffers?.reset();
@@ -147,7 +149,10 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       }
       // The follower has everything below its fetch offset: that may move the HW and the ISR
       // (Kafka's updateFollowerFetchState, after the divergence check). The answer's HW is read later.
-      if (follower && fetchOffset <= log.logEndOffset) partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now(), Number(p.logStartOffset));
+      if (follower && fetchOffset <= log.logEndOffset) {
+        const stale = partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now(), Number(p.logStartOffset), replicaEpoch);
+        if (stale !== ErrorCode.NONE) return { kind: 'error', data: errorPartition(p.partition, stale) };
+      }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
       const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
         (r) => ({ records: r.records }),
