@@ -739,7 +739,8 @@ const compaction: Scenario = {
     const keptOffsets = new Set(kept.map(([o]) => o));
     const from = [...Array(kept[kept.length - 1][0]).keys()].find((o) => o > 0 && !keptOffsets.has(o))!;
     const next = await readAll(d, topic, [0], 1, `read from offset ${from}, removed`, { from });
-    ctx.observed.fromGap = next.map((r) => [from, r.offset]);
+    // Only the first record: some clients hand back the whole fetch, and Kafka's ends at a segment boundary.
+    ctx.observed.fromGap = [from, next[0]?.offset ?? null];
     eq(next[0]?.offset, kept.find(([o]) => o >= from)![0], `the first record at or after offset ${from}`);
   },
 };
