@@ -11,6 +11,7 @@
  *   (NO_REASSIGNMENT_IN_PROGRESS), an unknown topic or partition (UNKNOWN_TOPIC_OR_PARTITION).
  * - Kafka 4.4's own kafka-reassign-partitions tool (--execute, then --verify) through a broker
  *   that is not the controller.
+ * - a move whose controller is SIGKILLed midway is completed by the next controller.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -183,6 +184,33 @@ test('kafka-reassign-partitions (Kafka 4.4 tools) through a broker that is not t
   } finally {
     await dir.cleanup();
   }
+});
+
+test('a move survives the controller: SIGKILL of the controller mid-move, the next controller completes it', async () => {
+  if (!c) return;
+  const m = await c.metadata(1);
+  const controller = m.controllerId;
+  const [x, y] = c.brokers.map((b) => b.nodeId).filter((id) => id !== controller);
+  const admin = kafka('ctl-admin').admin();
+  await admin.connect();
+  try {
+    await admin.createTopics({ topics: [{ topic: 'ctl-move', replicaAssignment: [{ partition: 0, replicas: [x] }] }], waitForLeaders: true });
+    c.peerLink(y, x).cut();
+    await admin.alterPartitionReassignments({ topics: [{ topic: 'ctl-move', partitionAssignment: [{ partition: 0, replicas: [y, x] }] }] });
+    await c.waitForMetadata(x, (md) => partitionOf(md, 'ctl-move', 0)?.replicaNodes.join() === `${y},${x}`, 'the move started');
+  } finally {
+    await admin.disconnect();
+  }
+  await c.kill(controller);
+  await c.waitForMetadata(x, (md) => md.controllerId !== controller && md.controllerId >= 0 && !md.brokers.some((b) => b.nodeId === controller), 'a new controller');
+  c.peerLink(y, x).heal();
+  const done = await c.waitForMetadata(x, (md) => {
+    const p = partitionOf(md, 'ctl-move', 0);
+    return !!p && p.leaderId === y && p.isrNodes.length === 2;
+  }, 'the move completed under the new controller', 30_000);
+  assert.equal(partitionOf(done, 'ctl-move', 0)!.replicaNodes, [y, x]);
+  const list = await (await c.client(x)).send(46, 0, { timeoutMs: 10_000, topics: null });
+  assert.equal(list.topics, [], 'nothing moving any more');
 });
 
 test.run();
