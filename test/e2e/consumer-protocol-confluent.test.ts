@@ -1,203 +1,27 @@
 /**
- * The KIP-848 consumer protocol with a real client: confluent-kafka-python 2.x (librdkafka 2.12+,
- * from the venv tools/ensure-test-deps.sh builds) with group.protocol=consumer against Samsa.
- * A group of three reads a six-partition topic once; a fourth member takes partitions without the
- * others losing theirs; a SIGKILLed member's partitions move after the session timeout; a static
- * member restarts and keeps its partitions; a regex subscription picks up a topic created later.
- * The broker runs with short consumer-group timeouts (session 6 s, heartbeat 1 s) so the
- * scenarios take seconds; times are printed, not asserted.
+ * The KIP-848 consumer protocol with confluent-kafka-python 2.x (librdkafka 2.12+, from the venv
+ * tools/ensure-test-deps.sh builds), group.protocol=consumer, against Samsa: a group of three
+ * reads a six-partition topic once; a fourth member takes partitions without the others losing
+ * theirs; a SIGKILLed member's partitions move after the session timeout; a static member
+ * restarts and keeps its partitions; a regex subscription picks up a topic created later.
+ * The scenarios (consumer-protocol-scenarios.ts) also run against Kafka 4.4 in
+ * compat-tests/consumer-protocol.test.ts.
  */
 import { test } from 'uvu';
-import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { venvPython } from '../support/external.js';
-import { describeRun, hostPort, jsonLines } from './_clients.js';
+import { hostPort } from './_clients.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios } from './consumer-protocol-scenarios.js';
 
 let b: RunningBroker;
-let bs: string;
 
 test.before(async () => {
-  b = await startBroker({
-    port: 0,
-    config: {
-      'group.initial.rebalance.delay.ms': 0,
-      'group.consumer.session.timeout.ms': 6000,
-      'group.consumer.min.session.timeout.ms': 1000,
-      'group.consumer.heartbeat.interval.ms': 1000,
-      'group.consumer.min.heartbeat.interval.ms': 500,
-    },
-  });
-  bs = hostPort(b.port);
+  b = await startBroker({ port: 0, config: CONSUMER_PROTOCOL_BROKER_CONFIG });
 });
 
 test.after(async () => {
   await b?.stop();
 });
 
-async function py(script: string, args: string[], what: string, timeoutMs = 120_000): Promise<Record<string, any>> {
-  const res = await venvPython(script, [bs, ...args], { timeoutMs });
-  assert.is(res.code, 0, `${what}: ${describeRun(res)}`);
-  return Object.assign({}, ...jsonLines(res, what));
-}
-
-const PY_HEAD = `
-import sys, json, time, os, signal, subprocess
-from confluent_kafka import Producer, Consumer, TopicPartition
-from confluent_kafka.admin import AdminClient, NewTopic
-bs = sys.argv[1]
-def out(**kw):
-    print(json.dumps(kw), flush=True)
-def create(name, n):
-    a = AdminClient({'bootstrap.servers': bs})
-    for f in a.create_topics([NewTopic(name, n, 1)], operation_timeout=10).values():
-        f.result(15)
-    time.sleep(0.5)
-def produce(name, partitions, per_partition):
-    p = Producer({'bootstrap.servers': bs})
-    for part in range(partitions):
-        for i in range(per_partition):
-            p.produce(name, value=('%d-%d' % (part, i)).encode(), partition=part)
-    assert p.flush(15) == 0
-class Member:
-    """A consumer-protocol consumer that records what its rebalance callbacks said."""
-    def __init__(self, name, group, topics, **extra):
-        conf = {'bootstrap.servers': bs, 'group.id': group, 'group.protocol': 'consumer',
-                'auto.offset.reset': 'earliest', 'enable.auto.commit': False, 'client.id': name}
-        conf.update(extra)
-        self.name = name
-        self.c = Consumer(conf)
-        self.assigned = set()
-        self.revoked = []
-        self.values = []
-        self.c.subscribe(topics, on_assign=self.on_assign, on_revoke=self.on_revoke)
-    def on_assign(self, c, parts):
-        self.assigned |= {(p.topic, p.partition) for p in parts}
-    def on_revoke(self, c, parts):
-        gone = {(p.topic, p.partition) for p in parts}
-        self.revoked += sorted(gone)
-        self.assigned -= gone
-    def poll(self, t=0.05):
-        m = self.c.poll(t)
-        if m is not None and m.error() is None:
-            self.values.append(m.value().decode())
-    def parts(self):
-        return sorted(p for (_, p) in self.assigned)
-def poll_until(members, cond, timeout, what):
-    end = time.time() + timeout
-    while time.time() < end:
-        for m in members:
-            m.poll()
-        if cond():
-            return
-    raise SystemExit('timed out: ' + what + ' ' + json.dumps({m.name: m.parts() for m in members}))
-def settled(members, n):
-    return sum(len(m.assigned) for m in members) == n and len(set().union(*[m.assigned for m in members])) == n
-`;
-
-test('three members read a six-partition topic once; a fourth takes partitions only from the others, nothing else pauses', async () => {
-  const o = await py(`${PY_HEAD}
-create('cp-c-three', 6)
-produce('cp-c-three', 6, 50)
-ms = [Member('m%d' % i, 'cp-c-group', ['cp-c-three']) for i in range(3)]
-poll_until(ms, lambda: sum(len(m.values) for m in ms) >= 300 and settled(ms, 6), 60, 'read 300')
-for m in ms:
-    for _ in range(10):
-        m.poll()
-out(values=sorted(v for m in ms for v in m.values), counts=[len(m.values) for m in ms], before=[m.parts() for m in ms])
-for m in ms:
-    m.revoked = []
-t0 = time.time()
-ms.append(Member('m3', 'cp-c-group', ['cp-c-three']))
-poll_until(ms, lambda: len(ms[3].assigned) > 0 and settled(ms, 6), 60, 'fourth member')
-out(after=[m.parts() for m in ms], revoked=[[p for (_, p) in m.revoked] for m in ms], absorbSeconds=round(time.time() - t0, 2))
-for m in ms:
-    m.c.close()
-`, [], 'three then four');
-  assert.is(o.values.length, 300, 'every record read');
-  assert.is(new Set(o.values).size, 300, 'no record read twice');
-  assert.ok(o.counts.every((n: number) => n > 0), `each member read: ${o.counts}`);
-  assert.equal(o.before.map((p: number[]) => p.length), [2, 2, 2]);
-  const after: number[][] = o.after;
-  assert.equal(after.flat().sort(), [0, 1, 2, 3, 4, 5]);
-  assert.ok(after[3].length >= 1);
-  for (let i = 0; i < 3; i++) {
-    for (const p of o.revoked[i]) assert.ok(after[3].includes(p), `m${i} gave up partition ${p}, which the new member did not take`);
-    for (const p of after[i]) assert.ok(o.before[i].includes(p), `m${i} did not gain partitions`);
-  }
-  assert.is(o.revoked.flat().length, after[3].length, 'only the partitions that moved were revoked');
-  console.log(`consumer-protocol (confluent): a fourth member absorbed in ${o.absorbSeconds} s`);
-});
-
-test("a SIGKILLed member's partitions move to the others after the session timeout", async () => {
-  const o = await py(`${PY_HEAD}
-create('cp-c-kill', 6)
-child = subprocess.Popen([sys.executable, '-c', '''
-import sys, json
-from confluent_kafka import Consumer
-c = Consumer({'bootstrap.servers': sys.argv[1], 'group.id': 'cp-c-kill-group', 'group.protocol': 'consumer', 'client.id': 'victim'})
-def assigned(c, parts):
-    print(json.dumps(sorted(p.partition for p in parts)), flush=True)
-c.subscribe(['cp-c-kill'], on_assign=assigned)
-while True:
-    c.poll(0.1)
-''', bs], stdout=subprocess.PIPE, text=True)
-first = json.loads(child.stdout.readline())
-ms = [Member('m%d' % i, 'cp-c-kill-group', ['cp-c-kill']) for i in range(2)]
-poll_until(ms, lambda: sum(len(m.assigned) for m in ms) > 0, 60, 'others assigned')
-# The victim keeps some partitions once the group settled with three members.
-poll_until(ms, lambda: sum(len(m.assigned) for m in ms) == 4, 60, 'three-member split')
-victim = sorted(set(range(6)) - {p for m in ms for p in m.parts()})
-os.kill(child.pid, signal.SIGKILL)
-child.wait()
-t0 = time.time()
-poll_until(ms, lambda: settled(ms, 6), 60, 'victim partitions moved')
-out(victim=victim, first=first, after=[m.parts() for m in ms], movedSeconds=round(time.time() - t0, 2))
-for m in ms:
-    m.c.close()
-`, [], 'sigkill');
-  assert.is(o.victim.length, 2, `the victim held two partitions: ${o.victim}`);
-  assert.equal(o.after.flat().sort(), [0, 1, 2, 3, 4, 5]);
-  assert.ok(o.movedSeconds >= 3, `moved only after the session timeout (${o.movedSeconds} s)`);
-  console.log(`consumer-protocol (confluent): a killed member's partitions moved after ${o.movedSeconds} s (session timeout 6 s)`);
-});
-
-test('a static member that restarts within its session keeps its partitions; the other member is not disturbed', async () => {
-  const o = await py(`${PY_HEAD}
-create('cp-c-static', 6)
-s = Member('s', 'cp-c-static-group', ['cp-c-static'], **{'group.instance.id': 'cp-static-1'})
-d = Member('d', 'cp-c-static-group', ['cp-c-static'])
-poll_until([s, d], lambda: settled([s, d], 6) and len(s.assigned) == 3, 60, 'two members')
-before = s.parts()
-d.revoked = []
-s.c.close()
-s2 = Member('s2', 'cp-c-static-group', ['cp-c-static'], **{'group.instance.id': 'cp-static-1'})
-poll_until([s2, d], lambda: len(s2.assigned) == 3, 30, 'static rejoin')
-for _ in range(20):
-    s2.poll(); d.poll()
-out(before=before, after=s2.parts(), other=d.parts(), otherRevoked=d.revoked)
-s2.c.close(); d.c.close()
-`, [], 'static member');
-  assert.equal(o.after, o.before, 'the restarted static member has the same partitions');
-  assert.equal(o.otherRevoked, [], 'the other member lost nothing');
-  assert.is(o.other.length, 3);
-});
-
-test('a regex subscription picks up a topic created later', async () => {
-  const o = await py(`${PY_HEAD}
-create('cp-c-rx-a', 2)
-produce('cp-c-rx-a', 2, 5)
-m = Member('rx', 'cp-c-rx-group', ['^cp-c-rx-.*'])
-poll_until([m], lambda: len(m.values) >= 10, 60, 'first topic')
-create('cp-c-rx-late', 3)
-produce('cp-c-rx-late', 3, 4)
-t0 = time.time()
-poll_until([m], lambda: len(m.values) >= 22, 60, 'late topic')
-out(topics=sorted({t for (t, _) in m.assigned}), values=len(m.values), pickedUpSeconds=round(time.time() - t0, 2))
-m.c.close()
-`, [], 'regex');
-  assert.equal(o.topics, ['cp-c-rx-a', 'cp-c-rx-late']);
-  assert.is(o.values, 22);
-  console.log(`consumer-protocol (confluent): a new topic matching the regex was read after ${o.pickedUpSeconds} s`);
-});
+for (const s of confluentScenarios) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 test.run();
