@@ -36,20 +36,73 @@ import {
 } from '../protocol/records/record-batch.js';
 import { compressSync, decompressSync } from '../protocol/records/compression.js';
 
-/** One record of a batch, as positions in the (decompressed) records section. */
-export interface RawRecord {
-  /** Start of the length varint. */
-  start: number;
-  /** End of the record. */
-  end: number;
-  /** Position right after the timestamp delta (offset delta, key, value, headers follow). */
-  afterTimestamp: number;
-  timestampDelta: number;
-  offsetDelta: number;
-  /** Position of the key in the section, and its length (-1 for a record without key). */
-  keyStart: number;
-  keyLength: number;
-  hasValue: boolean;
+/**
+ * The records of one batch as positions in its (decompressed) records section, held in typed
+ * arrays reused from batch to batch: no object per record. Record i starts at `start[i]` (its
+ * length varint) and ends at `end[i]`; `afterTimestamp[i]` is right after its timestamp delta
+ * (offset delta, key, value and headers follow); `keyLength[i]` is -1 for a record without key.
+ * `kept[0 … keptCount)` are the indices of the records a rewrite keeps, in order.
+ */
+export class RecordScan {
+  count = 0;
+  start = new Int32Array(16);
+  end = new Int32Array(16);
+  afterTimestamp = new Int32Array(16);
+  offsetDelta = new Int32Array(16);
+  keyStart = new Int32Array(16);
+  keyLength = new Int32Array(16);
+  hasValue = new Uint8Array(16);
+  timestampDelta = new Float64Array(16);
+  kept = new Int32Array(16);
+  keptCount = 0;
+
+  private ensure(n: number): void {
+    if (n <= this.start.length) return;
+    const size = Math.max(n, this.start.length * 2);
+    this.start = new Int32Array(size);
+    this.end = new Int32Array(size);
+    this.afterTimestamp = new Int32Array(size);
+    this.offsetDelta = new Int32Array(size);
+    this.keyStart = new Int32Array(size);
+    this.keyLength = new Int32Array(size);
+    this.hasValue = new Uint8Array(size);
+    this.timestampDelta = new Float64Array(size);
+    this.kept = new Int32Array(size);
+  }
+
+  /** Reads the positions of the `count` records of `section`; none kept yet. */
+  scan(section: Buffer, count: number): void {
+    this.ensure(count);
+    this.count = count;
+    this.keptCount = 0;
+    const st = { pos: 0 };
+    for (let i = 0; i < count; i++) {
+      this.start[i] = st.pos;
+      const len = readVarint(section, st);
+      const end = st.pos + len;
+      if (len < 0 || end > section.length) throw new Error(`record length ${len} overruns the batch`);
+      st.pos++; // attributes
+      this.timestampDelta[i] = readVarlong(section, st);
+      this.afterTimestamp[i] = st.pos;
+      this.offsetDelta[i] = readVarint(section, st);
+      const klen = readVarint(section, st);
+      this.keyStart[i] = st.pos;
+      this.keyLength[i] = klen;
+      if (klen > 0) st.pos += klen;
+      this.hasValue[i] = readVarint(section, st) >= 0 ? 1 : 0;
+      this.end[i] = end;
+      st.pos = end;
+    }
+  }
+
+  keep(i: number): void {
+    this.kept[this.keptCount++] = i;
+  }
+
+  keepAll(): void {
+    for (let i = 0; i < this.count; i++) this.kept[i] = i;
+    this.keptCount = this.count;
+  }
 }
 
 function readVarint(buf: Buffer, st: { pos: number }): number {
@@ -109,33 +162,9 @@ export function recordsSection(buf: Buffer, pos: number): Buffer {
   return codec === 0 ? payload : decompressSync(codec, payload);
 }
 
-/** The records of a batch (section from `recordsSection`). */
-export function scanRecords(section: Buffer, count: number): RawRecord[] {
-  const out: RawRecord[] = [];
-  const st = { pos: 0 };
-  for (let i = 0; i < count; i++) {
-    const start = st.pos;
-    const len = readVarint(section, st);
-    const bodyStart = st.pos;
-    const end = bodyStart + len;
-    if (len < 0 || end > section.length) throw new Error(`record length ${len} overruns the batch`);
-    st.pos++; // attributes
-    const timestampDelta = readVarlong(section, st);
-    const afterTimestamp = st.pos;
-    const offsetDelta = readVarint(section, st);
-    const klen = readVarint(section, st);
-    const keyStart = st.pos;
-    if (klen > 0) st.pos += klen;
-    const vlen = readVarint(section, st);
-    out.push({ start, end, afterTimestamp, timestampDelta, offsetDelta, keyStart, keyLength: klen, hasValue: vlen >= 0 });
-    st.pos = end;
-  }
-  return out;
-}
-
 /**
  * Calls `visit(section, keyStart, keyLength, offsetDelta)` for every record with a key (the offset
- * map's pass): the same walk as scanRecords without an object per record. A visit answering
+ * map's pass): the same walk as RecordScan without storing anything. A visit answering
  * false stops the walk.
  */
 export function forEachKey(section: Buffer, count: number, visit: (section: Buffer, keyStart: number, keyLength: number, offsetDelta: number) => boolean): void {
@@ -154,55 +183,59 @@ export function forEachKey(section: Buffer, count: number, visit: (section: Buff
 }
 
 /**
- * Builds the batch at `buf[pos]` with only `keep` (a subset of its records, in order). With
- * `deleteHorizonMs` >= 0 the batch is stamped with that horizon. An empty `keep` gives a header
- * with no records (Kafka keeps such a batch for a producer's last sequence).
+ * Builds the batch at `buf[pos]` with only the records `scan` keeps (scan.kept, in order; a null
+ * scan keeps none). With `deleteHorizonMs` >= 0 the batch is stamped with that horizon. Keeping
+ * none gives a header with no records (Kafka keeps such a batch for a producer's last sequence).
  */
-export function rewriteBatch(buf: Buffer, pos: number, section: Buffer, keep: readonly RawRecord[], deleteHorizonMs: number): Buffer {
+export function rewriteBatch(buf: Buffer, pos: number, section: Buffer, scan: RecordScan | null, deleteHorizonMs: number): Buffer {
+  const n = scan?.keptCount ?? 0;
   const oldBase = batchBaseTimestamp(buf, pos);
   const horizon = deleteHorizonMs >= 0;
-  const newBase = horizon ? deleteHorizonMs : keep.length > 0 ? oldBase + keep[0].timestampDelta : oldBase;
+  const newBase = horizon ? deleteHorizonMs : n > 0 ? oldBase + scan!.timestampDelta[scan!.kept[0]] : oldBase;
   const shift = oldBase - newBase;
   let size = 0;
-  for (const r of keep) {
+  for (let j = 0; j < n; j++) {
+    const i = scan!.kept[j];
     if (shift === 0) {
-      size += r.end - r.start;
+      size += scan!.end[i] - scan!.start[i];
     } else {
-      const body = 1 + varlongSize(r.timestampDelta + shift) + (r.end - r.afterTimestamp);
+      const body = 1 + varlongSize(scan!.timestampDelta[i] + shift) + (scan!.end[i] - scan!.afterTimestamp[i]);
       size += varlongSize(body) + body;
     }
   }
   let plain = Buffer.allocUnsafe(size);
   let at = 0;
   let maxTs = -1;
-  for (const r of keep) {
-    const ts = oldBase + r.timestampDelta;
+  for (let j = 0; j < n; j++) {
+    const i = scan!.kept[j];
+    const tsDelta = scan!.timestampDelta[i];
+    const ts = oldBase + tsDelta;
     if (ts > maxTs) maxTs = ts;
     if (shift === 0) {
-      at += section.copy(plain, at, r.start, r.end);
+      at += section.copy(plain, at, scan!.start[i], scan!.end[i]);
     } else {
-      const rest = r.end - r.afterTimestamp;
-      const body = 1 + varlongSize(r.timestampDelta + shift) + rest;
+      const rest = scan!.end[i] - scan!.afterTimestamp[i];
+      const body = 1 + varlongSize(tsDelta + shift) + rest;
       at = writeVarlong(plain, at, body);
       plain[at++] = 0;
-      at = writeVarlong(plain, at, r.timestampDelta + shift);
-      at += section.copy(plain, at, r.afterTimestamp, r.end);
+      at = writeVarlong(plain, at, tsDelta + shift);
+      at += section.copy(plain, at, scan!.afterTimestamp[i], scan!.end[i]);
     }
   }
   if (at !== size) plain = plain.subarray(0, at);
   const codec = compressionType(buf, pos);
-  const payload = codec === 0 || keep.length === 0 ? plain : compressSync(codec, plain);
+  const payload = codec === 0 || n === 0 ? plain : compressSync(codec, plain);
   const out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + payload.length);
   buf.copy(out, 0, pos, pos + RECORD_BATCH_OVERHEAD);
   payload.copy(out, RECORD_BATCH_OVERHEAD);
   out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
-  out.writeInt32BE(keep.length, RECORDS_COUNT_OFFSET);
+  out.writeInt32BE(n, RECORDS_COUNT_OFFSET);
   if (horizon) out[ATTRIBUTES_OFFSET + 1] |= ATTR_DELETE_HORIZON;
   // An empty batch is written uncompressed, as Kafka's writeEmptyHeader does.
-  if (keep.length === 0) out[ATTRIBUTES_OFFSET + 1] &= ~0x07;
+  if (n === 0) out[ATTRIBUTES_OFFSET + 1] &= ~0x07;
   writeInt64FromNumber(out, BASE_TIMESTAMP_OFFSET, newBase);
   // LogAppendTime batches carry the broker's time as maxTimestamp for every record: keep it.
-  if (!isLogAppendTime(buf, pos) && keep.length > 0) writeInt64FromNumber(out, MAX_TIMESTAMP_OFFSET, maxTs);
+  if (!isLogAppendTime(buf, pos) && n > 0) writeInt64FromNumber(out, MAX_TIMESTAMP_OFFSET, maxTs);
   writeCrc(out, 0);
   return out;
 }

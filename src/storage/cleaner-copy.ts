@@ -24,7 +24,7 @@ import {
   producerId as batchProducerId,
   recordsCount,
 } from '../protocol/records/record-batch.js';
-import { deleteHorizonOf, forEachKey, recordsSection, rewriteBatch, scanRecords, type RawRecord } from './cleaner-batch.js';
+import { RecordScan, deleteHorizonOf, forEachKey, recordsSection, rewriteBatch } from './cleaner-batch.js';
 import { OffsetMap } from './cleaner-offset-map.js';
 import { CleanerTxnTracker, CONTROL_ABORT, controlType } from './cleaner-txn.js';
 import type { AbortedTxn } from './producer-state.js';
@@ -96,6 +96,7 @@ export class CleanerCopy {
   private readonly txns: CleanerTxnTracker;
   private readonly producerLast: Map<number, number>;
   private map: OffsetMap | null = null;
+  private readonly scan = new RecordScan();
 
   constructor(
     private readonly fs: Fs,
@@ -163,7 +164,7 @@ export class CleanerCopy {
     const keptAborted: AbortedTxn[] = [];
     const ctx: FilterContext = {
       map, txns: this.txns, now: plan.now, newHorizon: plan.now + plan.deleteRetentionMs, stats, keptAborted,
-      isLastOfProducer: (pid, last) => this.producerLast.get(pid) === last,
+      isLastOfProducer: (pid, last) => this.producerLast.get(pid) === last, scan: this.scan,
     };
     const indexPaths = [names.index, names.time];
     try {
@@ -242,6 +243,8 @@ interface FilterContext {
   /** Aborted transactions whose ABORT marker this group keeps (its .txnindex). */
   keptAborted: AbortedTxn[];
   isLastOfProducer: (producerId: number, lastOffset: number) => boolean;
+  /** Reused for every batch of the pass. */
+  scan: RecordScan;
 }
 
 /**
@@ -267,7 +270,9 @@ function filterBatch(buf: Buffer, pos: number, ctx: FilterContext): { bytes: Buf
     stats.recordsRetained += count;
     if (discardable && horizon < 0) {
       const section = recordsSection(buf, pos);
-      return { bytes: rewriteBatch(buf, pos, section, scanRecords(section, count), ctx.newHorizon), horizon: ctx.newHorizon };
+      ctx.scan.scan(section, count);
+      ctx.scan.keepAll();
+      return { bytes: rewriteBatch(buf, pos, section, ctx.scan, ctx.newHorizon), horizon: ctx.newHorizon };
     }
     return { bytes: buf.subarray(pos, pos + size), horizon: discardable ? horizon : -1 };
   }
@@ -277,22 +282,24 @@ function filterBatch(buf: Buffer, pos: number, ctx: FilterContext): { bytes: Buf
     return pid >= 0 && ctx.isLastOfProducer(pid, base + lastOffsetDelta(buf, pos));
   };
   const section = recordsSection(buf, pos);
-  if (ctx.txns.isAborted(buf, pos)) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, [], -1), horizon: -1 } : null;
-  const recs = scanRecords(section, count);
-  const keep: RawRecord[] = [];
+  if (ctx.txns.isAborted(buf, pos)) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, null, -1), horizon: -1 } : null;
+  const scan = ctx.scan;
+  scan.scan(section, count);
   let tombstones = 0;
-  for (const r of recs) {
-    if (r.keyLength < 0) continue;
-    const found = ctx.map.get(section, r.keyStart, r.keyLength);
-    if (base + r.offsetDelta >= found && (r.hasValue || !horizonPassed)) {
-      keep.push(r);
-      if (!r.hasValue) tombstones++;
+  for (let i = 0; i < count; i++) {
+    if (scan.keyLength[i] < 0) continue;
+    const found = ctx.map.get(section, scan.keyStart[i], scan.keyLength[i]);
+    const hasValue = scan.hasValue[i] === 1;
+    if (base + scan.offsetDelta[i] >= found && (hasValue || !horizonPassed)) {
+      scan.keep(i);
+      if (!hasValue) tombstones++;
     }
   }
-  stats.recordsRetained += keep.length;
+  const kept = scan.keptCount;
+  stats.recordsRetained += kept;
   const needHorizon = tombstones > 0 && horizon < 0;
   const keptHorizon = tombstones > 0 ? (needHorizon ? ctx.newHorizon : horizon) : -1;
-  if (keep.length === count && !needHorizon) return { bytes: buf.subarray(pos, pos + size), horizon: keptHorizon };
-  if (keep.length === 0) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, keep, -1), horizon: -1 } : null;
-  return { bytes: rewriteBatch(buf, pos, section, keep, tombstones > 0 ? keptHorizon : horizon), horizon: keptHorizon };
+  if (kept === count && !needHorizon) return { bytes: buf.subarray(pos, pos + size), horizon: keptHorizon };
+  if (kept === 0) return lastOfProducer() ? { bytes: rewriteBatch(buf, pos, section, null, -1), horizon: -1 } : null;
+  return { bytes: rewriteBatch(buf, pos, section, scan, tombstones > 0 ? keptHorizon : horizon), horizon: keptHorizon };
 }

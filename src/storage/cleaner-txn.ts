@@ -15,7 +15,7 @@
  */
 import type { AbortedTxn } from './producer-state.js';
 import { baseOffset as batchBaseOffset, isControl, isTransactional, producerId as batchProducerId } from '../protocol/records/record-batch.js';
-import { recordsSection, scanRecords } from './cleaner-batch.js';
+import { RecordScan, recordsSection } from './cleaner-batch.js';
 
 export const CONTROL_ABORT = 0;
 export const CONTROL_COMMIT = 1;
@@ -67,13 +67,15 @@ export class CleanerTxnTracker {
   }
 }
 
+const markerScan = new RecordScan();
+
 /** The control type of a marker batch (ABORT 0, COMMIT 1; -1 when unreadable). */
 export function controlType(buf: Buffer, pos: number): number {
   try {
     const section = recordsSection(buf, pos);
-    const r = scanRecords(section, 1)[0];
-    if (!r || r.keyLength < 4) return -1;
-    return section.readInt16BE(r.keyStart + 2);
+    markerScan.scan(section, 1);
+    if (markerScan.keyLength[0] < 4) return -1;
+    return section.readInt16BE(markerScan.keyStart[0] + 2);
   } catch {
     return -1;
   }
