@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { nodeFs } from '../../src/storage/fs.js';
 import { PartitionLog, type LogConfig } from '../../src/storage/partition-log.js';
-import { LogCleaner } from '../../src/storage/log-cleaner.js';
+import { LogCleaner, type SwapStep } from '../../src/storage/log-cleaner.js';
 import { CleanerStopped } from '../../src/storage/cleaner-runner.js';
 import { systemClock } from '../../src/clock.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
@@ -105,5 +105,45 @@ test('stopping the cleaner stops the worker in its copy phase; the log is untouc
     cleanup();
   }
 });
+
+const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
+
+for (const step of STEPS) {
+  test(`real files, copy in a worker: the process dying at "${step}" leaves a log that loads correct`, async () => {
+    const { dir: root, cleanup } = tempDir('samsa-cleaner-worker-');
+    const dir = path.join(root, 'table-0');
+    try {
+      const log = await open(dir);
+      const latest = await fill(log, 40, 5);
+      await log.appendAsLeader(buildRecordBatch({ records: [{ key: Buffer.from('tail'), value: Buffer.from('x'), timestamp: BigInt(Date.now()) }] }), 0);
+      await log.flush();
+      const before = await recordsOf(log);
+      const cleaner = new LogCleaner({
+        fs: nodeFs, clock: systemClock, logs: () => [log],
+        onStep: (s) => {
+          if (s === step) throw new Error(`died at ${s}`);
+        },
+      });
+      assert.ok(cleaner.usesWorkerThreads);
+      const err = await cleaner.clean(log).then(() => null, (e: unknown) => e);
+      await cleaner.stop();
+      assert.match(String(err), `died at ${step}`);
+      // The dead process's log object is abandoned, as a crash would; everything on disk was synced.
+      const again = await open(dir);
+      assert.equal(nodefs.readdirSync(dir).filter((n) => /\.(cleaned|swap|deleted)$/.test(n)), [], 'no leftovers after loading');
+      const recs = await recordsOf(again);
+      const last = new Map(recs.map((r) => [r.key, r.value]));
+      for (const [k, v] of latest) assert.is(last.get(k), v, `latest value of ${k} (${step})`);
+      const offsets = recs.map((r) => r.offset);
+      assert.equal(offsets, [...offsets].sort((a, b) => a - b), 'ascending, no duplicates');
+      assert.is(new Set(offsets).size, offsets.length);
+      for (const o of offsets) assert.ok(before.some((r) => r.offset === o), `offset ${o} was written`);
+      assert.is(again.logEndOffset, log.logEndOffset);
+      await again.close();
+    } finally {
+      cleanup();
+    }
+  });
+}
 
 test.run();
