@@ -57,9 +57,10 @@ class FileBatchSource implements BatchSource {
           at += size;
         }
         if (at === 0) {
-          // One batch larger than the buffer: grow it and read again; a torn tail ends the segment.
+          // One batch larger than the buffer: grow it and read again. A torn tail, or a file
+          // shorter than the pass saw it (a short read), ends the segment.
           const size = n >= LOG_OVERHEAD ? LOG_OVERHEAD + this.buf.readInt32BE(8) : 0;
-          if (size <= n || filePos + size > seg.sizeBytes) return;
+          if (n < want || size <= n || filePos + size > seg.sizeBytes) return;
           this.buf = Buffer.allocUnsafe(size);
           continue;
         }
