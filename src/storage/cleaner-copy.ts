@@ -143,6 +143,24 @@ export class CleanerCopy {
     return end;
   }
 
+  /**
+   * The earliest delete horizon of the batches below plan.firstDirty (-1 when none): the
+   * tombstones and markers an earlier pass kept until then (read from batch headers only).
+   */
+  async earliestDeleteHorizon(): Promise<number> {
+    const { plan } = this;
+    let earliest = -1;
+    for (const seg of plan.segments) {
+      if (seg.baseOffset >= plan.firstDirty) break;
+      await this.source.forEachBatch(seg, this.stats, (buf, pos) => {
+        if (batchBaseOffset(buf, pos) >= plan.firstDirty) return false;
+        const h = deleteHorizonOf(buf, pos);
+        if (h >= 0 && (earliest < 0 || h < earliest)) earliest = h;
+      });
+    }
+    return earliest;
+  }
+
   /** Writes the cleaned copy of the segments `group` (indices into plan.segments) as .cleaned files, fsynced. */
   async writeGroup(group: number[]): Promise<GroupResult> {
     const { fs, plan, stats } = this;

@@ -18,6 +18,7 @@ import { CleanerCopy, type BatchSource, type CopyStats, type GroupResult, type P
 
 export interface PassRunner {
   buildMap(): Promise<number>;
+  earliestDeleteHorizon(): Promise<number>;
   writeGroup(group: number[]): Promise<GroupResult>;
   readonly stats: CopyStats;
   close(): void;
@@ -33,6 +34,7 @@ export function inProcessRunner(fs: Fs, source: BatchSource, plan: PassPlan): Pa
   const copy = new CleanerCopy(fs, source, plan);
   return {
     buildMap: () => copy.buildMap(),
+    earliestDeleteHorizon: () => copy.earliestDeleteHorizon(),
     writeGroup: (g) => copy.writeGroup(g),
     get stats() {
       return copy.stats;
@@ -161,6 +163,7 @@ export class CleanerWorkerPool {
     }
     return {
       buildMap: () => call<number>({ type: 'map' }),
+      earliestDeleteHorizon: () => call<number>({ type: 'horizon' }),
       writeGroup: (group) => call<GroupResult>({ type: 'group', group }),
       get stats() {
         return stats;

@@ -7,6 +7,7 @@
  * Messages, one at a time, each answered `{ id, ok, value | error, stats }`:
  *   { id, type: 'begin', plan, control, ioMaxBytesPerSecond }  a new pass (drops the previous one)
  *   { id, type: 'map' }                                          CleanerCopy.buildMap → end offset
+ *   { id, type: 'horizon' }                                      CleanerCopy.earliestDeleteHorizon
  *   { id, type: 'group', group }                                 CleanerCopy.writeGroup → GroupResult
  * `control` is a SharedArrayBuffer (Int32Array): [0] = 1 asks the pass to stop (checked before
  * every read), [1] is waited on while throttling so a stop also cuts a wait short.
@@ -100,7 +101,7 @@ function readFully(fd: number, buf: Buffer, length: number, position: number): n
 
 interface Request {
   id: number;
-  type: 'begin' | 'map' | 'group';
+  type: 'begin' | 'map' | 'horizon' | 'group';
   plan?: PassPlan;
   control?: SharedArrayBuffer;
   ioMaxBytesPerSecond?: number;
@@ -118,7 +119,9 @@ if (parentPort) {
         return null;
       }
       if (!copy) throw new Error('no pass begun');
-      return req.type === 'map' ? copy.buildMap() : copy.writeGroup(req.group!);
+      if (req.type === 'map') return copy.buildMap();
+      if (req.type === 'horizon') return copy.earliestDeleteHorizon();
+      return copy.writeGroup(req.group!);
     };
     answer().then(
       (value) => port.postMessage({ id: req.id, ok: true, value, stats: copy?.stats }),

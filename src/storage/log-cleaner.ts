@@ -48,7 +48,6 @@ import { LogSegment } from './log-segment.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
 import { DELETED_FILE_SUFFIX, logFileName, offsetIndexFileName, timeIndexFileName, txnIndexFileName } from './file-names.js';
 import { baseOffset as batchBaseOffset, baseTimestamp as batchBaseTimestamp, batchSize, lastOffsetDelta } from '../protocol/records/record-batch.js';
-import { deleteHorizonOf } from './cleaner-batch.js';
 import { cleanedName, groupSegments, segmentFileNames, swapName, type BatchSource, type PassPlan } from './cleaner-copy.js';
 import { CleanerStopped, CleanerWorkerPool, cleanerWorkerUrl, inProcessRunner, type PassRunner } from './cleaner-runner.js';
 
@@ -306,8 +305,13 @@ export class LogCleaner {
   private async needsCleaning(log: PartitionLog, info: CleanableInfo): Promise<boolean> {
     const st = await this.state(log);
     if (!st.deleteHorizonKnown) {
-      st.deleteHorizon = await this.earliestDeleteHorizon(log, info.firstDirtyOffset);
-      st.deleteHorizonKnown = true;
+      try {
+        st.deleteHorizon = await this.earliestDeleteHorizon(log, info.firstDirtyOffset);
+        st.deleteHorizonKnown = true;
+      } catch (err) {
+        // A segment replaced or deleted meanwhile: the next pass reads the headers again.
+        if (err instanceof CleanerStopped) throw err;
+      }
     }
     const now = this.clock.now();
     if (st.deleteHorizon >= 0 && now >= st.deleteHorizon) return true;
@@ -329,17 +333,33 @@ export class LogCleaner {
    * once per log after a start (paced like a pass) so that they go when due without new writes.
    */
   private async earliestDeleteHorizon(log: PartitionLog, firstDirty: number): Promise<number> {
-    let earliest = -1;
-    const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: 0, durationMs: 0 };
-    const segs = log.segmentList;
-    for (let i = 0; i < segs.length - 1 && segs[i].baseOffset < firstDirty; i++) {
-      await this.forEachBatch(segs[i], stats, (buf, pos) => {
-        if (batchBaseOffset(buf, pos) >= firstDirty) return false;
-        const h = deleteHorizonOf(buf, pos);
-        if (h >= 0 && (earliest < 0 || h < earliest)) earliest = h;
-      });
+    const all = log.segmentList;
+    const runner = await this.runnerFor(this.planFor(log, all, firstDirty, firstDirty, [], []), all.slice(0, -1));
+    try {
+      return await runner.earliestDeleteHorizon();
+    } finally {
+      runner.close();
     }
-    return earliest;
+  }
+
+  /** What the copy half of a pass needs (it may cross to a worker thread). */
+  private planFor(log: PartitionLog, all: readonly LogSegment[], firstDirty: number, firstUncleanable: number, abortedTxns: PassPlan['abortedTxns'], producerLast: PassPlan['producerLast']): PassPlan {
+    return {
+      dir: log.dir,
+      // The segments below the active one (the last of `all`).
+      segments: all.slice(0, -1).map((s, i) => ({ baseOffset: s.baseOffset, nextBaseOffset: all[i + 1].baseOffset, sizeBytes: s.sizeBytes, logPath: s.logPath })),
+      firstDirty,
+      firstUncleanable,
+      abortedTxns,
+      producerLast,
+      now: this.clock.now(),
+      deleteRetentionMs: log.config.deleteRetentionMs ?? 86400000,
+      mapBytes: Math.floor(this.config.dedupeBufferSize / Math.max(1, this.config.threads)),
+      loadFactor: this.config.loadFactor,
+      readBytes: this.readBytes,
+      indexIntervalBytes: log.config.indexIntervalBytes,
+      segmentIndexBytes: log.config.segmentIndexBytes,
+    };
   }
 
   /** Cleans `log` now if it has anything cleanable (ignores the dirty ratio); null if nothing was done. */
@@ -362,21 +382,9 @@ export class LogCleaner {
     const all = log.segmentList;
     const segs = all.slice(0, -1);
     const firstDirty = info.firstDirtyOffset;
-    const plan: PassPlan = {
-      dir: log.dir,
-      segments: segs.map((s, i) => ({ baseOffset: s.baseOffset, nextBaseOffset: all[i + 1].baseOffset, sizeBytes: s.sizeBytes, logPath: s.logPath })),
-      firstDirty,
-      firstUncleanable: info.firstUncleanableOffset,
-      abortedTxns: await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset),
-      producerLast: lastBatchOfProducers(log),
-      now,
-      deleteRetentionMs: log.config.deleteRetentionMs ?? 86400000,
-      mapBytes: Math.floor(this.config.dedupeBufferSize / Math.max(1, this.config.threads)),
-      loadFactor: this.config.loadFactor,
-      readBytes: this.readBytes,
-      indexIntervalBytes: log.config.indexIntervalBytes,
-      segmentIndexBytes: log.config.segmentIndexBytes,
-    };
+    const abortedTxns = await log.collectAbortedTransactions(log.logStartOffset, info.firstUncleanableOffset);
+    const plan = this.planFor(log, all, firstDirty, info.firstUncleanableOffset, abortedTxns, lastBatchOfProducers(log));
+    plan.now = now;
     const runner = await this.runnerFor(plan, segs);
     const stats: CleanStats = { segmentsCleaned: 0, bytesRead: 0, bytesWritten: 0, recordsRead: 0, recordsRetained: 0, endOffset: firstDirty, durationMs: 0 };
     try {

@@ -106,6 +106,36 @@ test('stopping the cleaner stops the worker in its copy phase; the log is untouc
   }
 });
 
+test('after a restart the worker finds the delete horizon in the clean section: a due tombstone goes without new writes', async () => {
+  const { dir: root, cleanup } = tempDir('samsa-cleaner-worker-');
+  const dir = path.join(root, 'table-0');
+  try {
+    const cfg = { deleteRetentionMs: 100, segmentBytes: 2000 };
+    const log = await open(dir, cfg);
+    const put = (key: string, value: string | null) => log.appendAsLeader(buildRecordBatch({ records: [{ key: Buffer.from(key), value: value === null ? null : Buffer.from(value), timestamp: BigInt(Date.now()) }] }), 0);
+    for (let v = 0; v < 20; v++) for (let k = 0; k < 5; k++) await put(`k${k}`, `k${k}-v${v}`);
+    await put('k1', null);
+    for (let v = 0; v < 30; v++) await put('k0', `k0-late${v}`);
+    const first = new LogCleaner({ fs: nodeFs, clock: systemClock, logs: () => [log] });
+    assert.ok(await first.clean(log));
+    await first.stop();
+    assert.equal((await recordsOf(log)).filter((r) => r.key === 'k1').map((r) => r.value), [null], 'the first pass keeps the tombstone');
+    await log.close();
+    const again = await open(dir, cfg);
+    await new Promise((r) => setTimeout(r, 150));
+    const cleaner = new LogCleaner({ fs: nodeFs, clock: systemClock, logs: () => [again] });
+    assert.ok(cleaner.usesWorkerThreads);
+    assert.ok((await cleaner.cleanable(again))!.dirtyRatio < 0.5, 'no dirt to trigger a pass');
+    const passes = await cleaner.runPass();
+    await cleaner.stop();
+    assert.is(passes.length, 1, 'the recomputed horizon makes the log due');
+    assert.equal((await recordsOf(again)).filter((r) => r.key === 'k1'), [], 'tombstone gone');
+    await again.close();
+  } finally {
+    cleanup();
+  }
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 
 for (const step of STEPS) {
