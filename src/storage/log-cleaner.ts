@@ -36,8 +36,9 @@
  * reads there, paced by `log.cleaner.io.max.bytes.per.second` (split over the threads); on any
  * other Fs (the tests' MemFs) it runs on the event loop through async segment reads, a turn to the
  * event loop every millisecond of work, paced on the Clock. `log.cleaner.threads` logs are
- * cleaned concurrently (one worker each). What stays on the event loop: choosing logs, the swap,
- * the checkpoint, and once per log after a start the read of the clean section's batch headers.
+ * cleaned concurrently (one worker each). The read of the clean section's batch headers once per
+ * log after a start (the earliest delete horizon) runs the same way. What stays on the event
+ * loop: choosing logs, the swap, the checkpoint.
  */
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
