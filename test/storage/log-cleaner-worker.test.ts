@@ -136,6 +136,29 @@ test('after a restart the worker finds the delete horizon in the clean section: 
   }
 });
 
+test('log.cleaner.threads=2: a pass cleans two logs concurrently through the worker pool', async () => {
+  const { dir: root, cleanup } = tempDir('samsa-cleaner-worker-');
+  try {
+    const logs = [await open(path.join(root, 'table-0')), await PartitionLog.open({
+      fs: nodeFs, dir: path.join(root, 'other-0'), topic: 'other', partition: 0, clock: systemClock,
+      config: config({ cleanupPolicy: 'compact', segmentBytes: 200_000, indexIntervalBytes: 1000 }),
+    })];
+    const latest = [await fill(logs[0]!, 100, 4), await fill(logs[1]!, 100, 4)];
+    for (const l of logs) await l.appendAsLeader(buildRecordBatch({ records: [{ key: Buffer.from('tail'), value: Buffer.from('x'), timestamp: BigInt(Date.now()) }] }), 0);
+    const cleaner = new LogCleaner({ fs: nodeFs, clock: systemClock, logs: () => logs, config: { threads: 2 } });
+    const passes = await cleaner.runPass();
+    await cleaner.stop();
+    assert.is(passes.length, 2, 'both logs cleaned');
+    for (const [i, l] of logs.entries()) {
+      const last = new Map((await recordsOf(l)).map((r) => [r.key, r.value]));
+      for (const [k, v] of latest[i]!) assert.is(last.get(k), v, `${l.topic}: latest value of ${k}`);
+      await l.close();
+    }
+  } finally {
+    cleanup();
+  }
+});
+
 const STEPS: SwapStep[] = ['cleaned-written', 'swap-renamed', 'old-renamed-deleted', 'log-renamed', 'swap-done'];
 
 for (const step of STEPS) {
