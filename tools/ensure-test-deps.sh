@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes sure the real Kafka clients the tests drive are installed: kcat, and confluent-kafka and
+# Makes sure the real Kafka clients the tests drive are installed: kcat, Debian's chromium (the
+# web console tests drive it headless with playwright-core), and confluent-kafka and
 # kafka-python importable by /usr/bin/python3 (Debian's packages; the python3 first on PATH may be
 # a separate build that does not see them); and today's confluent-kafka 2.x and kafka-python 3.x
 # from PyPI in a virtual environment outside the repository (pinned in
@@ -28,7 +29,11 @@ have_all() {
     /usr/bin/python3 -c 'import confluent_kafka, kafka, lz4, zstandard, snappy' >/dev/null 2>&1
 }
 
-if have_all && venv_ok; then
+have_chromium() {
+  [ -x /usr/bin/chromium ]
+}
+
+if have_all && venv_ok && have_chromium; then
   exit 0
 fi
 
@@ -71,5 +76,9 @@ install_venv() {
 }
 
 have_all || install_debian_clients
+if ! have_chromium; then
+  apt_install ensure-test-deps chromium
+  have_chromium || { echo "ensure-test-deps: chromium installed, but /usr/bin/chromium is missing" >&2; exit 1; }
+fi
 venv_ok || install_venv
 echo "ensure-test-deps: done" >&2

@@ -79,7 +79,7 @@ test('a broker with samsa.log.format=json logs each request at debug and why a c
 function capture(): { res: ServerResponse; out: { status: number; body: string } } {
   const out = { status: 0, body: '' };
   const res = {
-    statusCode: 0, setHeader() {}, end(body: string) { out.status = this.statusCode; out.body = body; },
+    statusCode: 0, setHeader() {}, end(this: { statusCode: number }, body: string) { out.status = this.statusCode; out.body = body; },
   } as unknown as ServerResponse;
   return { res, out };
 }

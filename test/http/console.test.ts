@@ -1,0 +1,199 @@
+/**
+ * The web console in a real browser: Debian's chromium, headless, driven by playwright-core
+ * (tools/ensure-test-deps.sh installs it). Creates a topic, changes its config, produces through
+ * the page and finds the message (HTML in key, value and header shown as text), watches a kafkajs
+ * group's lag fall to zero, resets the group's offsets, checks the live chart draws, and that the
+ * read-only pages work without JavaScript. A screenshot of each page goes to
+ * test-output/console/ (SAMSA_UPDATE_DOCS_IMAGES=1 also copies them to docs/images/).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import kafkajs from 'kafkajs';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+
+const { Kafka, logLevel } = kafkajs;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const OUT = path.join(ROOT, 'test-output', 'console');
+const CHROMIUM = '/usr/bin/chromium';
+const TOPIC = 'console-t';
+const GROUP = 'console-g';
+
+let b: RunningBroker;
+let context: BrowserContext;
+let page: Page;
+let userDataDir: string;
+const dialogs: string[] = [];
+
+async function shot(name: string): Promise<void> {
+  const file = path.join(OUT, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  if (process.env.SAMSA_UPDATE_DOCS_IMAGES === '1') copyFileSync(file, path.join(ROOT, 'docs', 'images', `console-${name}.png`));
+}
+
+/** Bounds a wait so that a broken page fails the test instead of hanging it. */
+function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => { timer = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms); })]).finally(() => clearTimeout(timer));
+}
+
+async function text(selector: string): Promise<string> {
+  return (await page.textContent(selector)) ?? '';
+}
+
+/** Reloads until `selector`'s text satisfies `ok` (the page shows the state at load time). */
+async function reloadUntil(selector: string, ok: (t: string) => boolean, what: string): Promise<string> {
+  for (let i = 0; i < 150; i++) {
+    const t = await text(selector);
+    if (ok(t)) return t;
+    await new Promise((r) => setTimeout(r, 100));
+    await page.reload();
+  }
+  throw new Error(`${what}: last seen ${JSON.stringify(await text(selector))}`);
+}
+
+test.before(async () => {
+  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run tools/ensure-test-deps.sh (apt-get install chromium)`);
+  mkdirSync(OUT, { recursive: true });
+  b = await startBroker({ http: true, 'offsets.topic.num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 });
+  userDataDir = mkdtempSync(path.join(tmpdir(), 'samsa-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 800 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = context.pages()[0] ?? await context.newPage();
+  page.setDefaultTimeout(15_000);
+  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+});
+
+test.after(async () => {
+  await context?.close();
+  await b?.stop();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+test('cluster page: cluster id, this broker, the controller', async () => {
+  await page.goto(`${b.httpUrl}/`);
+  assert.is(await text('#cluster-id'), b.broker.cache.clusterId);
+  assert.match(await text('#brokers'), /this broker/);
+  assert.match(await text('#brokers'), /active controller/);
+  await shot('cluster');
+});
+
+test('create a topic through the form, then change its config', async () => {
+  await page.goto(`${b.httpUrl}/topics`);
+  await page.fill('#create-name', TOPIC);
+  await page.fill('#create-partitions', '2');
+  await Promise.all([page.waitForURL(/\/topics\/console-t/), page.click('#create-submit')]);
+  assert.match(await text('h1'), /Topic console-t/);
+  assert.is(b.broker.metadata.get(TOPIC)?.partitions, 2);
+  assert.is(await page.locator('#partitions tbody tr').count(), 2);
+  await page.fill('#config-overrides', 'retention.ms=3600000');
+  await Promise.all([page.waitForURL(/notice=/), page.click('#config-submit')]);
+  assert.is(b.broker.metadata.get(TOPIC)?.configs['retention.ms'], '3600000');
+  assert.match(await text('#configs'), /retention\.ms\s*3600000\s*override/);
+  await shot('topic');
+  await page.goto(`${b.httpUrl}/topics`);
+  assert.match(await text('#topics'), /console-t/);
+  await shot('topics');
+});
+
+test('produce through the page and find the message; HTML in it is shown as text', async () => {
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages`);
+  await page.selectOption('#produce-partition', '1');
+  await page.fill('#produce-key', '<b>key</b>');
+  await page.fill('#produce-value', '{"hello":"<img src=x onerror=alert(1)>"}');
+  await page.fill('#produce-headers', 'trace=<script>alert(2)</script>');
+  await Promise.all([page.waitForURL(/offset=0/), page.click('#produce-submit')]);
+  assert.match(await text('.notice'), /Produced at offset 0 of partition 1/);
+  const row = page.locator('#messages tbody tr').first();
+  assert.match((await row.textContent()) ?? '', /<b>key<\/b>/);
+  assert.match((await row.textContent()) ?? '', /<img src=x onerror=alert\(1\)>/);
+  assert.match((await row.textContent()) ?? '', /trace: <script>alert\(2\)<\/script>/);
+  assert.is(await page.locator('#messages img, #messages b:not(pre > b), #messages script').count(), 0, 'no element came from the message');
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages?partition=1&offset=0&format=json`);
+  assert.match(await text('#messages'), /"hello": "<img src=x onerror=alert\(1\)>"/);
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages?partition=1&offset=0&format=hex`);
+  assert.match(await text('#messages'), /3c 62 3e 6b 65 79 3c 2f 62 3e/, 'the key in hex');
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages?partition=1&timestamp=${Date.now() - 60_000}`);
+  assert.is(await page.locator('#messages tbody tr').count(), 1, 'found by timestamp');
+  assert.equal(dialogs, [], 'no script from a message ran');
+  await shot('messages');
+});
+
+test('a kafkajs group: lag shown, falling to zero; reset to earliest once it is empty', async () => {
+  const kafka = new Kafka({ clientId: 'console-test', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic: TOPIC, messages: Array.from({ length: 10 }, (_, i) => ({ value: `m${i}`, partition: i % 2 })) });
+  const consumer = kafka.consumer({ groupId: GROUP, sessionTimeout: 10_000, heartbeatInterval: 300 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: TOPIC, fromBeginning: true });
+  let seen = 0;
+  let release!: () => void;
+  const firstBatch = new Promise<void>((r) => { release = r; });
+  await consumer.run({ autoCommitThreshold: 1, eachMessage: async () => { if (++seen === 11) release(); } });
+  await within(firstBatch, 30_000, 'the group consumes the 11 records');
+  await page.goto(`${b.httpUrl}/groups/${GROUP}`);
+  await reloadUntil('#group-lag', (t) => t === '0', 'lag falls to zero while the group consumes');
+  consumer.pause([{ topic: TOPIC }]);
+  await producer.send({ topic: TOPIC, messages: Array.from({ length: 6 }, (_, i) => ({ value: `late${i}`, partition: i % 2 })) });
+  await reloadUntil('#group-lag', (t) => t === '6', 'the paused group lags by the 6 new records');
+  assert.is(await text('#group-state'), 'Stable');
+  assert.match(await text('#members'), /console-t: 0, 1/, 'the member\'s assignment is shown');
+  await shot('group');
+  consumer.resume([{ topic: TOPIC }]);
+  await reloadUntil('#group-lag', (t) => t === '0', 'lag falls to zero once the group consumes again');
+  await consumer.disconnect();
+  await reloadUntil('#group-state', (t) => t === 'Empty', 'the group is empty after the consumer left');
+  await page.check('#reset-earliest');
+  await Promise.all([page.waitForURL(/notice=/), page.click('#reset-submit')]);
+  assert.match(await text('.notice'), /Reset 2 partition\(s\)/);
+  const hw = (p: number) => b.broker.getLog(TOPIC, p)!.highWatermark;
+  assert.is(await text('#group-lag'), String(hw(0) + hw(1)), 'after the reset the lag is everything in the topic');
+  const committed = await page.locator('#lag .committed').allTextContents();
+  assert.equal(committed, ['0', '0']);
+  await page.check('#reset-latest');
+  await Promise.all([page.waitForURL(/notice=/), page.click('#reset-submit')]);
+  assert.is(await text('#group-lag'), '0');
+  await page.goto(`${b.httpUrl}/groups`);
+  assert.match(await text('#groups'), /console-g\s*Empty/);
+  await shot('groups');
+  await producer.disconnect();
+});
+
+test('share groups page says there are none; the live chart draws samples', async () => {
+  await page.goto(`${b.httpUrl}/share-groups`);
+  assert.match(await text('#share-groups'), /None/);
+  await shot('share-groups');
+  await page.goto(`${b.httpUrl}/`);
+  await page.waitForSelector('svg.chart[data-samples="2"]', { timeout: 15_000 });
+  const points = await page.getAttribute('svg.chart polyline.in', 'points');
+  assert.ok(points && points.split(' ').length === 2, `two points drawn: ${points}`);
+  await shot('cluster');
+});
+
+test('read-only pages work without JavaScript; forged and traversal URLs do not break the page', async () => {
+  const noJs = await context.browser()?.newContext({ javaScriptEnabled: false }) ?? null;
+  const p = noJs ? await noJs.newPage() : await context.newPage();
+  try {
+    if (noJs === null) await p.route('**/*.js', (r) => r.abort());
+    await p.goto(`${b.httpUrl}/topics/${TOPIC}`);
+    assert.is(await p.locator('#partitions tbody tr').count(), 2);
+    await p.goto(`${b.httpUrl}/groups/${GROUP}`);
+    assert.match((await p.textContent('#lag')) ?? '', /console-t/);
+    const res = await p.goto(`${b.httpUrl}/topics/${encodeURIComponent('<script>alert(3)</script>')}`);
+    assert.is(res?.status(), 404);
+    assert.is(await p.locator('script').count(), 0);
+  } finally {
+    await p.close();
+    await noJs?.close();
+  }
+  assert.equal(dialogs, []);
+});
+
+test.run();
