@@ -6,7 +6,7 @@
  * its own (`pcg-<id>`); member ids are the probe's own (v1 members make them).
  */
 import { coordinatorsReady, createTopic, joinAlone } from './fixtures.js';
-import type { Json } from './normalise.js';
+import { sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 const TOPIC = 'pcg-topic';
@@ -155,11 +155,70 @@ function otherApiProbes(): Probe[] {
     p(11, 'jg-v9-consumer', 9, 'JoinGroup (classic) to a consumer group with a consumer-protocol member', 'joined', (_c, g) => ({
       groupId: g, sessionTimeoutMs: 45_000, rebalanceTimeoutMs: 45_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]) }], reason: null,
-    })),
+    }), { normalise: generatedMemberId }),
     p(12, 'hb-v4-consumer', 4, 'Heartbeat (classic) by a consumer-protocol member', 'joined', (_c, g, m) => ({ groupId: g, generationId: m.memberEpoch, memberId: m.memberId, groupInstanceId: null })),
   ];
 }
 
+const CLASSIC_SUBSCRIPTION = (): Buffer => {
+  // ConsumerProtocolSubscription v0: the probe topic, no user data.
+  const name = Buffer.from(TOPIC);
+  const b = Buffer.alloc(2 + 4 + 2 + name.length + 4);
+  b.writeInt16BE(0, 0);
+  b.writeInt32BE(1, 2);
+  b.writeInt16BE(name.length, 6);
+  name.copy(b, 8);
+  b.writeInt32BE(-1, 8 + name.length);
+  return b;
+};
+
+function classicJoinBody(group: string, memberId: string): Record<string, unknown> {
+  return {
+    groupId: group, sessionTimeoutMs: 45_000, rebalanceTimeoutMs: 45_000, memberId, groupInstanceId: null, protocolType: 'consumer',
+    protocols: [{ name: 'range', metadata: CLASSIC_SUBSCRIPTION() }], reason: null,
+  };
+}
+
+/**
+ * A classic member inside a consumer group: a consumer-protocol member joins first, then a
+ * classic JoinGroup gets its member id (MEMBER_ID_REQUIRED), registered as `classic:<group>`;
+ * `joined` also completes the JoinGroup (generation = member epoch).
+ */
+async function classicInConsumer(ctx: ProbeCtx, group: string, joined: boolean): Promise<{ memberId: string; generationId: number }> {
+  await coordinatorsReady(ctx);
+  await topicReady(ctx);
+  await join(ctx, group, 'pcg-member-a');
+  const first = await ctx.call(11, 9, classicJoinBody(group, ''));
+  if (first.errorCode !== 79) throw new Error(`JoinGroup ${group}: expected MEMBER_ID_REQUIRED, got ${first.errorCode}`);
+  ctx.symbols.set('member', first.memberId, `classic:${group}`);
+  if (!joined) return { memberId: first.memberId, generationId: -1 };
+  const r = await ctx.call(11, 9, classicJoinBody(group, first.memberId));
+  if (r.errorCode !== 0) throw new Error(`JoinGroup ${group}: error ${r.errorCode}`);
+  return { memberId: first.memberId, generationId: r.generationId };
+}
+
+function mixedProbes(): Probe[] {
+  const m = (api: number, id: string, version: number, about: string, joined: boolean, body: (g: string, c: { memberId: string; generationId: number }) => Record<string, unknown>): Probe => {
+    const group = `pcg-${id}`;
+    return {
+      id: `cg-mixed/${id}`, api, version, about,
+      setup: async (ctx) => { ctx.state[group] = await classicInConsumer(ctx, group, joined); },
+      body: (ctx) => body(group, ctx.state[group]),
+      // Members come in the coordinator's own (hash) order.
+      normalise: (j) => sortAt(j, 'groups.[].members', 'memberId'),
+    };
+  };
+  return [
+    m(11, 'jg-v9-known-member', 9, 'a classic member\'s JoinGroup into a consumer group: generation = member epoch, no leader', false, (g, c) => classicJoinBody(g, c.memberId)),
+    m(14, 'sg-v5', 5, 'its SyncGroup: the partitions it may have now', true, (g, c) => ({ groupId: g, generationId: c.generationId, memberId: c.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] })),
+    m(14, 'sg-v5-wrong-generation', 5, 'SyncGroup at another generation: ILLEGAL_GENERATION', true, (g, c) => ({ groupId: g, generationId: c.generationId + 3, memberId: c.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'range', assignments: [] })),
+    m(12, 'hb-v4', 4, 'its Heartbeat right after joining', true, (g, c) => ({ groupId: g, generationId: c.generationId, memberId: c.memberId, groupInstanceId: null })),
+    m(12, 'hb-v4-wrong-generation', 4, 'Heartbeat at another generation: ILLEGAL_GENERATION', true, (g, c) => ({ groupId: g, generationId: c.generationId + 3, memberId: c.memberId, groupInstanceId: null })),
+    m(13, 'lg-v5', 5, 'its LeaveGroup, with an unknown member beside it', true, (g, c) => ({ groupId: g, members: [{ memberId: c.memberId, groupInstanceId: null, reason: null }, { memberId: 'pcg-nobody', groupInstanceId: null, reason: null }] })),
+    m(69, 'describe-v1', 1, 'ConsumerGroupDescribe of a group with a classic member (member type 0)', true, (g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
+  ];
+}
+
 export function consumerGroupProbes(): Probe[] {
-  return [...heartbeatProbes(), ...describeProbes(), ...otherApiProbes()];
+  return [...heartbeatProbes(), ...describeProbes(), ...otherApiProbes(), ...mixedProbes()];
 }

@@ -29,6 +29,10 @@ export const CONSUMER_GROUP_SETTINGS = {
     type: 'int', default: '15000', min: 1,
     doc: 'Largest heartbeat interval a consumer group may be configured with.',
   },
+  'group.consumer.assignment.interval.ms': {
+    type: 'int', default: '1000', min: 0,
+    doc: 'Assignment batching: a consumer group\'s target assignment is recomputed at most this often (0: at every group epoch bump).',
+  },
   'group.consumer.max.size': {
     type: 'int', default: '2147483647', min: 1,
     doc: 'Largest number of members in a consumer group (more gives GROUP_MAX_SIZE_REACHED).',
@@ -40,6 +44,6 @@ export const CONSUMER_GROUP_SETTINGS = {
   },
   'group.consumer.migration.policy': {
     type: 'string', default: 'bidirectional', oneOf: ['disabled', 'upgrade', 'downgrade', 'bidirectional'], caseInsensitive: true,
-    doc: 'Accepted; online conversion between classic and consumer groups is not implemented (docs/gaps.md).',
+    doc: 'upgrade / bidirectional: a classic group with members becomes a consumer group when a consumer-protocol member joins (downgrades are not implemented).',
   },
 } as const satisfies Record<string, SettingSpec>;

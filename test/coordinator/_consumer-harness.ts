@@ -25,7 +25,8 @@ export interface ConsumerHarness {
 }
 
 export async function consumerHarness(over: Partial<ConsumerGroupConfig> = {}, topics = new MemoryTopicView().set('t', 'AQEBAQEBAQEBAQEBAQEBAQ', 6), offsets = new MemoryOffsetsTopic(), clock = new ManualClock()): Promise<ConsumerHarness> {
-  const config = defaultGroupConfig({ numPartitions: 3, consumer: defaultConsumerGroupConfig(over) });
+  // Assignment batching off unless a test sets it (as Kafka's own tests run most scenarios).
+  const config = defaultGroupConfig({ numPartitions: 3, consumer: defaultConsumerGroupConfig({ assignmentIntervalMs: 0, ...over }) });
   const coord = new GroupCoordinator({ clock, logger: createLogger('silent'), config, topic: offsets, topics });
   await coord.ensureActive();
   const settle = async () => {

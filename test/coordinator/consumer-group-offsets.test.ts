@@ -95,13 +95,17 @@ test('an Empty classic group (offsets only) becomes a consumer group and keeps i
   assert.is((await h2.coord.fetchOffsets(GROUP, [{ name: 't', partitionIndexes: [0] }]))[0].partitions[0].committedOffset, 7n);
 });
 
-test('classic requests to a consumer group: JoinGroup INCONSISTENT_GROUP_PROTOCOL, Heartbeat UNKNOWN_MEMBER_ID', async () => {
+test('classic requests to a consumer group: JoinGroup asks for a member id (MEMBER_ID_REQUIRED), a consumer-protocol member\'s Heartbeat UNKNOWN_MEMBER_ID', async () => {
   const h = await consumerHarness();
   await new SimConsumer(h, 'a').join();
   const j = await h.coord.joinGroup({ apiVersion: 9, clientId: 'c', clientHost: '/h' }, {
     groupId: GROUP, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null,
   });
-  assert.is(j.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+  assert.is(j.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+  const other = await h.coord.joinGroup({ apiVersion: 9, clientId: 'c', clientHost: '/h' }, {
+    groupId: GROUP, sessionTimeoutMs: 10000, rebalanceTimeoutMs: 10000, memberId: 'x', groupInstanceId: null, protocolType: 'other', protocols: [{ name: 'range', metadata: Buffer.alloc(0) }], reason: null,
+  });
+  assert.is(other.errorCode, ErrorCode.INCONSISTENT_GROUP_PROTOCOL, 'another protocol type');
   assert.is(await h.coord.heartbeat({ groupId: GROUP, memberId: 'a', groupInstanceId: null, generationId: 1 }), ErrorCode.UNKNOWN_MEMBER_ID);
 });
 

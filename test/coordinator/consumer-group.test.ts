@@ -279,6 +279,25 @@ test('a regex subscription picks up a topic created later; the range assignor gi
   assert.is(d.members[0].memberType, 1);
 });
 
+test('assignment batching: within group.consumer.assignment.interval.ms of the last target a joining member reconciles to the current one (Assigning)', async () => {
+  const h = await consumerHarness({ assignmentIntervalMs: 1000 });
+  const a = new SimConsumer(h, 'a');
+  await a.join();
+  const b = new SimConsumer(h, 'b');
+  const r = await b.join();
+  assert.is(r.memberEpoch, 2, 'the previous target epoch, as Kafka 4.4 answers');
+  assert.equal(b.partitions(), []);
+  let d = await describe(h);
+  assert.equal([d.groupState, d.groupEpoch, d.assignmentEpoch], ['Assigning', 3, 2]);
+  await converge([a, b]);
+  assert.equal(b.partitions(), [], 'no new target before the interval');
+  await h.advance(1000);
+  await converge([a, b]);
+  d = await describe(h);
+  assert.equal([d.groupState, d.assignmentEpoch], ['Stable', 3]);
+  assert.equal([a.partitions().length, b.partitions().length], [3, 3]);
+});
+
 test('a topic growing partitions bumps the group epoch and assigns the new ones', async () => {
   const h = await consumerHarness();
   const cs = await groupOf(h, 2);

@@ -37,6 +37,7 @@ import type { GroupConfig } from './group-config.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
 import { compileTopicRegex } from './topic-regex.js';
+import { ClassicMembersOfConsumerGroups } from './consumer-group-classic.js';
 import type { TopicView } from './topic-view.js';
 import { randomBytes } from 'node:crypto';
 
@@ -56,8 +57,8 @@ class HeartbeatError extends Error {
   }
 }
 
-const sessionKey = (g: string, m: string) => `cg-session-${g}-${m}`;
-const revocationKey = (g: string, m: string) => `cg-revocation-${g}-${m}`;
+export const sessionKey = (g: string, m: string) => `cg-session-${g}-${m}`;
+export const revocationKey = (g: string, m: string) => `cg-revocation-${g}-${m}`;
 
 /** A new member id as the Java client makes them (Uuid.randomUuid().toString(), base64url). */
 export function newMemberId(): string {
@@ -71,6 +72,10 @@ function errorResponse(errorCode: number, errorMessage: string | null): Response
 export class ConsumerGroupManager {
   readonly groups = new Map<string, ConsumerGroup>();
   readonly assignors: PartitionAssignor[];
+  /** Classic members of consumer groups, and the online upgrade of classic groups. */
+  readonly mixed: ClassicMembersOfConsumerGroups;
+  /** Timers to arm once an upgrade's records are written (the converted members' sessions). */
+  private pendingUpgrade: (() => void) | null = null;
 
   constructor(
     private readonly ctx: ShardContext<Rec>,
@@ -79,6 +84,7 @@ export class ConsumerGroupManager {
     private readonly topics: TopicView,
   ) {
     this.assignors = assignorsFrom(config.consumer.assignors);
+    this.mixed = new ClassicMembersOfConsumerGroups(this, topics);
   }
 
   get defaultAssignor(): PartitionAssignor {
@@ -89,6 +95,7 @@ export class ConsumerGroupManager {
   // ConsumerGroupHeartbeat
 
   heartbeat(hc: HeartbeatContext, req: ConsumerGroupHeartbeatRequest): CoordinatorResult<Response, Rec> {
+    this.pendingUpgrade = null;
     try {
       this.validate(hc.apiVersion, req);
       if (req.memberEpoch === LEAVE_GROUP_MEMBER_EPOCH || req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) return this.leave(req);
@@ -126,7 +133,7 @@ export class ConsumerGroupManager {
     }
   }
 
-  private assignorNamed(name: string): PartitionAssignor | undefined {
+  assignorNamed(name: string): PartitionAssignor | undefined {
     return this.assignors.find((a) => a.name === name);
   }
 
@@ -136,7 +143,16 @@ export class ConsumerGroupManager {
     if (existing) return existing;
     const classic = this.classic.groups.get(groupId);
     if (classic && !classic.is('Dead')) {
-      if (!classic.is('Empty') || classic.pendingMembers.size > 0) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+      if (!classic.is('Empty') || classic.pendingMembers.size > 0) {
+        // Kafka's online upgrade (group.consumer.migration.policy): a Stable classic group of
+        // consumer-protocol members becomes a consumer group this member joins.
+        const upgraded = create ? this.mixed.upgrade(classic, this.config.consumer.migrationPolicy, this.config.consumer.maxSize) : null;
+        if (!upgraded) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+        records.push(...upgraded.records);
+        const classicIds = [...upgraded.group.members.keys()];
+        this.pendingUpgrade = () => { for (const id of classicIds) this.armSession(groupId, id); };
+        return upgraded.group;
+      }
       // Kafka converts an Empty classic group (offsets stay): the classic metadata is tombstoned.
       if (create) records.push(this.classic.groupTombstone(groupId));
     }
@@ -204,6 +220,43 @@ export class ConsumerGroupManager {
     if (req.instanceId !== null) updated.instanceId = req.instanceId;
     updated.clientId = hc.clientId;
     updated.clientHost = hc.clientHost;
+    const owned = req.topicPartitions === null ? null : fromTopicPartitions(req.topicPartitions);
+    const { reconciled, assignmentChanged } = this.applyMember(group, member, updated, replaced, isNew, owned, records);
+
+    const fullRequest = req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null;
+    const sendAssignment = req.memberEpoch === 0 || assignmentChanged || fullRequest
+      || (owned !== null && !assignmentsEqual(owned, reconciled.assigned) && reconciled.state !== MemberState.UNREVOKED_PARTITIONS);
+    const groupId = group.groupId;
+    const afterUpgrade = this.pendingUpgrade;
+    this.pendingUpgrade = null;
+    return {
+      records,
+      response: () => {
+        afterUpgrade?.();
+        this.armSession(groupId, reconciled.memberId);
+        if (replaced) this.ctx.cancel(sessionKey(groupId, replaced.memberId));
+        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) {
+          if (!this.ctx.isScheduled(revocationKey(groupId, reconciled.memberId))) this.armRevocation(groupId, reconciled.memberId, reconciled.memberEpoch, reconciled.rebalanceTimeoutMs);
+        } else {
+          this.ctx.cancel(revocationKey(groupId, reconciled.memberId));
+        }
+        return {
+          throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null,
+          memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
+          heartbeatIntervalMs: cg.heartbeatIntervalMs,
+          assignment: sendAssignment ? { topicPartitions: toTopicPartitions(reconciled.assigned) } : null,
+        };
+      },
+    };
+  }
+
+  /**
+   * The common part of a member's heartbeat (consumer protocol) or JoinGroup (a classic member
+   * of a consumer group): its new metadata, the group epoch, the target assignment, and its
+   * reconciliation, as records appended to `records`. `owned`: the partitions the member says it
+   * owns (null: not said).
+   */
+  applyMember(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, replaced: ConsumerGroupMember | null, isNew: boolean, owned: Assignment | null, records: Rec[]): { reconciled: ConsumerGroupMember; assignmentChanged: boolean } {
     const subscriptionChanged = isNew
       || updated.subscribedTopicRegex !== member.subscribedTopicRegex
       || updated.serverAssignor !== member.serverAssignor
@@ -241,7 +294,11 @@ export class ConsumerGroupManager {
       target.set(updated.memberId, t);
       records.push({ type: 'cg-target-member', groupId: group.groupId, memberId: updated.memberId, value: { topicPartitions: toTopicPartitions(t) } });
     }
-    if (groupEpoch > assignmentEpoch) {
+    // Assignment batching (Kafka 4.4, group.consumer.assignment.interval.ms): within the interval
+    // after the last target, the members reconcile towards the current one; the next heartbeat
+    // after the interval computes the new one (the group shows Assigning meanwhile).
+    const due = this.ctx.now() - group.lastAssignmentMs >= this.config.consumer.assignmentIntervalMs;
+    if (groupEpoch > assignmentEpoch && due) {
       const next = this.computeTarget(members, metadata, target);
       for (const [id, a] of next) {
         const old = target.get(id);
@@ -253,7 +310,6 @@ export class ConsumerGroupManager {
     }
 
     // Reconciliation.
-    const owned = req.topicPartitions === null ? null : fromTopicPartitions(req.topicPartitions);
     const reconciled = reconcile({
       member: updated,
       targetEpoch: assignmentEpoch,
@@ -267,31 +323,10 @@ export class ConsumerGroupManager {
       records.push(this.currentAssignmentRecord(group.groupId, reconciled));
     }
 
-    const fullRequest = req.rebalanceTimeoutMs !== -1 && req.subscribedTopicNames !== null && req.topicPartitions !== null;
-    const sendAssignment = req.memberEpoch === 0 || assignmentChanged || fullRequest
-      || (owned !== null && !assignmentsEqual(owned, reconciled.assigned) && reconciled.state !== MemberState.UNREVOKED_PARTITIONS);
-    const groupId = group.groupId;
-    return {
-      records,
-      response: () => {
-        this.armSession(groupId, reconciled.memberId);
-        if (replaced) this.ctx.cancel(sessionKey(groupId, replaced.memberId));
-        if (reconciled.state === MemberState.UNREVOKED_PARTITIONS) {
-          if (!this.ctx.isScheduled(revocationKey(groupId, reconciled.memberId))) this.armRevocation(groupId, reconciled.memberId, reconciled.memberEpoch, reconciled.rebalanceTimeoutMs);
-        } else {
-          this.ctx.cancel(revocationKey(groupId, reconciled.memberId));
-        }
-        return {
-          throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null,
-          memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
-          heartbeatIntervalMs: cg.heartbeatIntervalMs,
-          assignment: sendAssignment ? { topicPartitions: toTopicPartitions(reconciled.assigned) } : null,
-        };
-      },
-    };
+    return { reconciled, assignmentChanged };
   }
 
-  private throwIfFull(group: ConsumerGroup): void {
+  throwIfFull(group: ConsumerGroup): void {
     if (group.members.size >= this.config.consumer.maxSize) {
       throw new HeartbeatError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The consumer group has reached its maximum capacity of ${this.config.consumer.maxSize} members.`);
     }
@@ -356,7 +391,7 @@ export class ConsumerGroupManager {
     return (best !== null ? this.assignorNamed(best) : undefined) ?? this.defaultAssignor;
   }
 
-  private computeTarget(members: Map<string, ConsumerGroupMember>, metadata: Map<string, { topicId: string; partitions: number }>, current: Map<string, Assignment>): Map<string, Assignment> {
+  computeTarget(members: Map<string, ConsumerGroupMember>, metadata: Map<string, { topicId: string; partitions: number }>, current: Map<string, Assignment>): Map<string, Assignment> {
     const spec: GroupSpec = {
       members: new Map([...members.values()].map((m) => [m.memberId, {
         rackId: m.rackId, subscribedTopicIds: this.subscribedIds(m, metadata), current: current.get(m.memberId) ?? new Map(),
@@ -408,9 +443,13 @@ export class ConsumerGroupManager {
    * A member removed: its three records tombstoned, the group epoch bumped and, as Kafka 4.4
    * does, the target assignment of the remaining members computed at once.
    */
-  private fenceRecords(group: ConsumerGroup, memberId: string): Rec[] {
-    const records: Rec[] = this.memberTombstones(group.groupId, memberId);
-    const rest = new Map([...group.members].filter(([id]) => id !== memberId));
+  fenceRecords(group: ConsumerGroup, memberId: string): Rec[] {
+    return this.fenceManyRecords(group, [memberId]);
+  }
+
+  fenceManyRecords(group: ConsumerGroup, memberIds: string[]): Rec[] {
+    const records: Rec[] = memberIds.flatMap((id) => this.memberTombstones(group.groupId, id));
+    const rest = new Map([...group.members].filter(([id]) => !memberIds.includes(id)));
     const metadata = this.subscriptionMetadata(rest.values());
     if (!sameMetadata(metadata, group.subscriptionMetadata)) records.push(this.partitionMetadataRecord(group.groupId, metadata));
     const epoch = group.groupEpoch + 1;
@@ -434,12 +473,23 @@ export class ConsumerGroupManager {
     return { records: this.fenceRecords(group, memberId), response: () => undefined };
   }
 
-  private armSession(groupId: string, memberId: string): void {
-    this.ctx.schedule(sessionKey(groupId, memberId), this.config.consumer.sessionTimeoutMs,
+  /** A classic member's session timeout is its own (JoinGroup), a consumer-protocol member's the group's. */
+  armSession(groupId: string, memberId: string, classicSessionTimeoutMs?: number): void {
+    const classic = classicSessionTimeoutMs ?? this.groups.get(groupId)?.members.get(memberId)?.classic?.sessionTimeoutMs;
+    this.ctx.schedule(sessionKey(groupId, memberId), classic ?? this.config.consumer.sessionTimeoutMs,
       () => this.fenceByTimer(groupId, memberId, 'session timeout', () => true));
   }
 
-  private armRevocation(groupId: string, memberId: string, epoch: number, rebalanceTimeoutMs: number): void {
+  cancelTimers(groupId: string, memberId: string): void {
+    this.ctx.cancel(sessionKey(groupId, memberId));
+    this.ctx.cancel(revocationKey(groupId, memberId));
+  }
+
+  get maxSize(): number {
+    return this.config.consumer.maxSize;
+  }
+
+  armRevocation(groupId: string, memberId: string, epoch: number, rebalanceTimeoutMs: number): void {
     this.ctx.schedule(revocationKey(groupId, memberId), Math.max(0, rebalanceTimeoutMs),
       () => this.fenceByTimer(groupId, memberId, 'revocation timeout', (m) => m.state === MemberState.UNREVOKED_PARTITIONS && m.memberEpoch === epoch));
   }
@@ -455,18 +505,19 @@ export class ConsumerGroupManager {
     ];
   }
 
-  private memberRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord {
+  memberRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord {
     return {
       type: 'cg-member', groupId, memberId: m.memberId,
       value: {
         instanceId: m.instanceId, rackId: m.rackId, clientId: m.clientId, clientHost: m.clientHost,
         subscribedTopicNames: [...m.subscribedTopicNames], subscribedTopicRegex: m.subscribedTopicRegex,
-        rebalanceTimeoutMs: m.rebalanceTimeoutMs, serverAssignor: m.serverAssignor, classicMemberMetadata: null,
+        rebalanceTimeoutMs: m.rebalanceTimeoutMs, serverAssignor: m.serverAssignor,
+        classicMemberMetadata: m.classic && { sessionTimeoutMs: m.classic.sessionTimeoutMs, supportedProtocols: m.classic.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) },
       },
     };
   }
 
-  private currentAssignmentRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord {
+  currentAssignmentRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord {
     return {
       type: 'cg-current', groupId, memberId: m.memberId,
       value: {
@@ -476,7 +527,7 @@ export class ConsumerGroupManager {
     };
   }
 
-  private partitionMetadataRecord(groupId: string, metadata: Map<string, { topicId: string; partitions: number }>): ConsumerGroupRecord {
+  partitionMetadataRecord(groupId: string, metadata: Map<string, { topicId: string; partitions: number }>): ConsumerGroupRecord {
     return {
       type: 'cg-partition-metadata', groupId,
       value: { topics: [...metadata].map(([topicName, t]) => ({ topicId: t.topicId, topicName, numPartitions: t.partitions, partitionMetadata: [] })) },
@@ -535,7 +586,10 @@ export class ConsumerGroupManager {
       case 'cg-partition-metadata':
         g.subscriptionMetadata = new Map(r.value!.topics.map((t) => [t.topicName, { topicId: t.topicId, partitions: t.numPartitions }]));
         return;
-      case 'cg-target-metadata': g.assignmentEpoch = r.value!.assignmentEpoch; return;
+      case 'cg-target-metadata':
+        g.assignmentEpoch = r.value!.assignmentEpoch;
+        g.lastAssignmentMs = this.ctx.now();
+        return;
       case 'cg-target-member': g.target.set(r.memberId, fromTopicPartitions(r.value!.topicPartitions)); return;
       case 'cg-member': {
         const v = r.value!;
@@ -548,6 +602,7 @@ export class ConsumerGroupManager {
         m.subscribedTopicRegex = v.subscribedTopicRegex;
         m.rebalanceTimeoutMs = v.rebalanceTimeoutMs;
         m.serverAssignor = v.serverAssignor;
+        m.classic = v.classicMemberMetadata && { sessionTimeoutMs: v.classicMemberMetadata.sessionTimeoutMs, protocols: v.classicMemberMetadata.supportedProtocols.map((p) => ({ name: p.name, metadata: p.metadata })) };
         g.putMember(m);
         return;
       }
@@ -569,7 +624,7 @@ export class ConsumerGroupManager {
   onLoaded(): void {
     for (const g of this.groups.values()) {
       for (const m of g.members.values()) {
-        this.armSession(g.groupId, m.memberId);
+        this.armSession(g.groupId, m.memberId, m.classic?.sessionTimeoutMs);
         if (m.state === MemberState.UNREVOKED_PARTITIONS) this.armRevocation(g.groupId, m.memberId, m.memberEpoch, m.rebalanceTimeoutMs);
       }
     }

@@ -15,7 +15,8 @@ import type { TopicView } from './topic-view.js';
 
 export const AUTHORIZED_OPERATIONS_OMITTED = -2147483648;
 
-/** ConsumerGroupDescribeResponse.Members[].MemberType (v1): 1 = consumer protocol. */
+/** ConsumerGroupDescribeResponse.Members[].MemberType (v1): 0 = classic protocol, 1 = consumer protocol. */
+const MEMBER_TYPE_CLASSIC = 0;
 const MEMBER_TYPE_CONSUMER = 1;
 
 export class ConsumerGroupQueries {
@@ -56,7 +57,7 @@ export class ConsumerGroupQueries {
       subscribedTopicNames: [...m.subscribedTopicNames], subscribedTopicRegex: m.subscribedTopicRegex ?? '',
       assignment: { topicPartitions: this.named(m.assigned) },
       targetAssignment: { topicPartitions: this.named(g.target.get(m.memberId) ?? new Map()) },
-      memberType: MEMBER_TYPE_CONSUMER,
+      memberType: m.classic ? MEMBER_TYPE_CLASSIC : MEMBER_TYPE_CONSUMER,
     };
   }
 
@@ -95,6 +96,8 @@ export class ConsumerGroupQueries {
     if (req.generationId < 0 && g.members.size === 0) return ErrorCode.NONE;
     const m = g.members.get(req.memberId);
     if (!m) return ErrorCode.UNKNOWN_MEMBER_ID;
+    // Classic members of a consumer group commit with their generation (= member epoch), any version.
+    if (m.classic) return req.generationId === m.memberEpoch ? ErrorCode.NONE : ErrorCode.ILLEGAL_GENERATION;
     if (!transactional && apiVersion < 9) return ErrorCode.UNSUPPORTED_VERSION;
     if (req.generationId !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
     return ErrorCode.NONE;
@@ -107,7 +110,7 @@ export class ConsumerGroupQueries {
     if (memberId === null && memberEpoch < 0) return ErrorCode.NONE;
     const m = memberId === null ? undefined : g.members.get(memberId);
     if (!m) return ErrorCode.UNKNOWN_MEMBER_ID;
-    if (memberEpoch !== m.memberEpoch) return ErrorCode.STALE_MEMBER_EPOCH;
+    if (memberEpoch !== m.memberEpoch) return m.classic ? ErrorCode.ILLEGAL_GENERATION : ErrorCode.STALE_MEMBER_EPOCH;
     return ErrorCode.NONE;
   }
 

@@ -53,6 +53,8 @@ export class ConsumerGroupMember {
   state: MemberStateCode = MemberState.STABLE;
   assigned: Assignment = new Map();
   pendingRevocation: Assignment = new Map();
+  /** A classic-protocol member (JoinGroup/SyncGroup/Heartbeat) of this consumer group: its session timeout and protocols. */
+  classic: { sessionTimeoutMs: number; protocols: { name: string; metadata: Buffer }[] } | null = null;
 
   constructor(readonly memberId: string) {}
 
@@ -83,6 +85,8 @@ export class ConsumerGroup {
   private readonly partitionEpochs = new Map<string, Map<number, number>>();
   /** The subscribed topics' metadata the target was last computed with: name → id and partitions. */
   subscriptionMetadata = new Map<string, { topicId: string; partitions: number }>();
+  /** When the target assignment was last computed (in memory: replay of its record sets it). */
+  lastAssignmentMs = Number.NEGATIVE_INFINITY;
   dead = false;
 
   constructor(readonly groupId: string) {}

@@ -35,15 +35,19 @@ export interface ConsumerGroupConfig {
   minHeartbeatIntervalMs: number;
   maxHeartbeatIntervalMs: number;
   maxSize: number;
+  /** group.consumer.assignment.interval.ms: the target is recomputed at most this often (Kafka 4.4's assignment batching). */
+  assignmentIntervalMs: number;
   /** group.consumer.assignors, short or class names; the first is the default. */
   assignors: string[];
+  /** group.consumer.migration.policy: whether a classic group with members is upgraded online. */
+  migrationPolicy: 'disabled' | 'upgrade' | 'downgrade' | 'bidirectional';
 }
 
 export function defaultConsumerGroupConfig(over: Partial<ConsumerGroupConfig> = {}): ConsumerGroupConfig {
   return {
     sessionTimeoutMs: 45000, minSessionTimeoutMs: 45000, maxSessionTimeoutMs: 60000,
     heartbeatIntervalMs: 5000, minHeartbeatIntervalMs: 5000, maxHeartbeatIntervalMs: 15000,
-    maxSize: 2147483647, assignors: ['uniform', 'range'],
+    maxSize: 2147483647, assignmentIntervalMs: 1000, assignors: ['uniform', 'range'], migrationPolicy: 'bidirectional',
     ...over,
   };
 }
@@ -73,7 +77,9 @@ export function groupConfigFrom(c: BrokerConfig): GroupConfig {
       minHeartbeatIntervalMs: num('group.consumer.min.heartbeat.interval.ms'),
       maxHeartbeatIntervalMs: num('group.consumer.max.heartbeat.interval.ms'),
       maxSize: num('group.consumer.max.size'),
+      assignmentIntervalMs: num('group.consumer.assignment.interval.ms'),
       assignors: raw['group.consumer.assignors'] as string[],
+      migrationPolicy: String(raw['group.consumer.migration.policy']).toLowerCase() as ConsumerGroupConfig['migrationPolicy'],
     },
   };
 }

@@ -28,7 +28,6 @@ import { groupConfigFrom, type GroupConfig } from './group-config.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from './group-metadata-manager.js';
-import { Pending, errorJoinResponse, errorSyncResponse } from './classic-group.js';
 import type { CommitRequest, FetchedTopic, TopicCodes } from './offset-metadata-manager.js';
 import { groupRecordSerde, type GroupCoordinatorRecord } from './records.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../protocol/generated/messages/consumer-group-heartbeat-request.js';
@@ -217,40 +216,38 @@ export class GroupCoordinator {
   }
 
   /*
-   * Classic requests to a KIP-848 consumer group: classic members inside consumer groups
-   * (Kafka 4's mixed groups) are not implemented, so JoinGroup answers INCONSISTENT_GROUP_PROTOCOL
-   * (as Kafka does for protocols the group does not support) and the other classic requests
-   * UNKNOWN_MEMBER_ID (Kafka: the member does not use the classic protocol).
+   * Classic requests to a KIP-848 consumer group are served by its classic members (Kafka 4's
+   * mixed groups, consumer-group-classic.ts).
    */
 
   async joinGroup(jc: JoinContext, req: JoinGroupRequest): Promise<JoinGroupResponse> {
     const pending = await this.run(req.groupId, (s) => {
-      if (!s.consumerQueries.has(req.groupId)) return s.groups.join(jc, req);
-      const p = new Pending<JoinGroupResponse>();
-      p.complete(errorJoinResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, req.memberId));
-      return answer(p);
+      const cg = s.consumer.groups.get(req.groupId);
+      return cg ? s.consumer.mixed.join(cg, jc, req) : s.groups.join(jc, req);
     });
     return pending.promise;
   }
 
   async syncGroup(req: SyncGroupRequest): Promise<SyncGroupResponse> {
     const pending = await this.run(req.groupId, (s) => {
-      if (!s.consumerQueries.has(req.groupId)) return s.groups.sync(req);
-      const p = new Pending<SyncGroupResponse>();
-      p.complete(errorSyncResponse(ErrorCode.UNKNOWN_MEMBER_ID));
-      return answer(p);
+      const cg = s.consumer.groups.get(req.groupId);
+      return cg ? s.consumer.mixed.sync(cg, req) : s.groups.sync(req);
     });
     return pending.promise;
   }
 
   heartbeat(req: { groupId: string; memberId: string; groupInstanceId: string | null; generationId: number }): Promise<number> {
-    return this.run(req.groupId, (s) => (s.consumerQueries.has(req.groupId) ? answer(ErrorCode.UNKNOWN_MEMBER_ID) : s.groups.heartbeat(req)));
+    return this.run(req.groupId, (s) => {
+      const cg = s.consumer.groups.get(req.groupId);
+      return cg ? s.consumer.mixed.heartbeat(cg, req) : s.groups.heartbeat(req);
+    });
   }
 
   leaveGroup(groupId: string, members: LeavingMember[]): Promise<LeaveResult> {
-    return this.run(groupId, (s) => (s.consumerQueries.has(groupId)
-      ? answer({ errorCode: ErrorCode.NONE, members: members.map((m) => ({ ...m, errorCode: ErrorCode.UNKNOWN_MEMBER_ID })) })
-      : s.groups.leave(groupId, members)));
+    return this.run(groupId, (s) => {
+      const cg = s.consumer.groups.get(groupId);
+      return cg ? s.consumer.mixed.leave(cg, members) : s.groups.leave(groupId, members);
+    });
   }
 
   commitOffsets(req: CommitRequest, apiVersion: number): Promise<TopicCodes[]> {

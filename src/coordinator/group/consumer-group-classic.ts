@@ -1,0 +1,281 @@
+/**
+ * Mixed consumer groups (Kafka 4's online migration, KIP-848): classic-protocol members inside a
+ * consumer group, and the online upgrade of a classic group when a consumer-protocol member joins
+ * (group.consumer.migration.policy upgrade or bidirectional).
+ *
+ * - Upgrade: a Stable classic group speaking the consumer protocol becomes a consumer group whose
+ *   group epoch, target assignment epoch and member epochs are the classic generation, each
+ *   member's target its current assignment (nothing moves until the joining member bumps the
+ *   epoch). Records: the classic group's tombstone, then the consumer group's records.
+ * - A classic member reconciles through the classic requests (Kafka's classicGroupJoinToConsumerGroup
+ *   and friends): Heartbeat answers REBALANCE_IN_PROGRESS when a new target assignment is past its
+ *   epoch, while it must revoke partitions, or once the partitions it waits for are free; its
+ *   JoinGroup (with the partitions it still owns, ConsumerProtocolSubscription v1+; eager clients
+ *   own none) runs the same reconciliation as a heartbeat and is answered at once, with the member
+ *   epoch as generation and no leader (every member is a follower); its SyncGroup gets its
+ *   assigned partitions (ConsumerProtocolAssignment v0); LeaveGroup removes it. Its session
+ *   timeout is its JoinGroup's.
+ * - Not implemented: the downgrade back to a classic group when the last consumer-protocol member
+ *   leaves (the group stays a consumer group with classic members), join and sync timeouts of
+ *   classic members (the session timeout still applies).
+ */
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { JoinGroupRequest } from '../../protocol/generated/messages/join-group-request.js';
+import type { JoinGroupResponse } from '../../protocol/generated/messages/join-group-response.js';
+import type { SyncGroupRequest } from '../../protocol/generated/messages/sync-group-request.js';
+import type { SyncGroupResponse } from '../../protocol/generated/messages/sync-group-response.js';
+import { readConsumerProtocolSubscription, type ConsumerProtocolSubscription } from '../../protocol/generated/messages/consumer-protocol-subscription.js';
+import { readConsumerProtocolAssignment, writeConsumerProtocolAssignment } from '../../protocol/generated/messages/consumer-protocol-assignment.js';
+import { Reader } from '../../protocol/reader.js';
+import { Writer } from '../../protocol/writer.js';
+import { answer, type CoordinatorResult } from '../runtime/runtime.js';
+import { addPartition, type Assignment } from './assignor/types.js';
+import { ClassicGroup, Pending, errorJoinResponse, errorSyncResponse } from './classic-group.js';
+import { ConsumerGroup, ConsumerGroupMember, MemberState, toTopicPartitions } from './consumer-group.js';
+import { newMemberId, type ConsumerGroupManager } from './consumer-group-manager.js';
+import type { LeaveResult, LeavingMember, JoinContext } from './group-metadata-manager.js';
+import type { GroupCoordinatorRecord } from './records.js';
+import type { TopicView } from './topic-view.js';
+
+type Rec = GroupCoordinatorRecord;
+
+const CONSUMER_PROTOCOL_TYPE = 'consumer';
+
+function decodeSubscription(metadata: Buffer): ConsumerProtocolSubscription | null {
+  try {
+    const r = new Reader(metadata);
+    const version = r.int16();
+    return readConsumerProtocolSubscription(r, Math.min(Math.max(version, 0), 3));
+  } catch {
+    return null;
+  }
+}
+
+function encodeAssignment(partitions: { topic: string; partitions: number[] }[]): Buffer {
+  const w = new Writer(64);
+  w.int16(0);
+  writeConsumerProtocolAssignment(w, 0, { assignedPartitions: partitions, userData: null });
+  return w.toBuffer();
+}
+
+function resolved<T>(v: T): Pending<T> {
+  const p = new Pending<T>();
+  p.complete(v);
+  return p;
+}
+
+export class ClassicMembersOfConsumerGroups {
+  constructor(private readonly manager: ConsumerGroupManager, private readonly topics: TopicView) {}
+
+  private byName(partitions: { topic: string; partitions: number[] }[]): Assignment {
+    const a: Assignment = new Map();
+    for (const tp of partitions) {
+      const t = this.topics.byName(tp.topic);
+      if (t) for (const p of tp.partitions) if (p < t.partitions) addPartition(a, t.topicId, p);
+    }
+    return a;
+  }
+
+  private named(a: Assignment): { topic: string; partitions: number[] }[] {
+    return toTopicPartitions(a).flatMap((tp) => {
+      const t = this.topics.byId(tp.topicId);
+      return t ? [{ topic: t.name, partitions: tp.partitions }] : [];
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Online upgrade
+
+  /**
+   * The consumer group a Stable classic group becomes, and the records that make it so; null when
+   * it cannot be upgraded (policy, state, protocol type, undecodable subscriptions, size).
+   */
+  upgrade(classic: ClassicGroup, policy: string, maxSize: number): { group: ConsumerGroup; records: Rec[] } | null {
+    if (policy !== 'upgrade' && policy !== 'bidirectional') return null;
+    if (!classic.is('Stable') || classic.protocolType !== CONSUMER_PROTOCOL_TYPE || classic.members.size >= maxSize) return null;
+    const group = new ConsumerGroup(classic.groupId);
+    group.groupEpoch = classic.generationId;
+    group.assignmentEpoch = classic.generationId;
+    for (const cm of classic.members.values()) {
+      const sub = decodeSubscription(cm.metadata(classic.protocolName));
+      if (!sub) return null;
+      let assigned: Assignment = new Map();
+      try {
+        const r = new Reader(cm.assignment);
+        const version = r.int16();
+        assigned = this.byName(readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3)).assignedPartitions);
+      } catch {
+        if (cm.assignment.length > 0) return null;
+      }
+      const m = new ConsumerGroupMember(cm.memberId);
+      m.instanceId = cm.groupInstanceId;
+      m.clientId = cm.clientId;
+      m.clientHost = cm.clientHost;
+      m.subscribedTopicNames = [...sub.topics];
+      m.rebalanceTimeoutMs = cm.rebalanceTimeoutMs;
+      m.memberEpoch = classic.generationId;
+      m.previousMemberEpoch = classic.generationId;
+      m.state = MemberState.STABLE;
+      m.assigned = assigned;
+      // The chosen protocol first: it is the one the member is told to use.
+      const chosen = cm.protocols.filter((p) => p.name === classic.protocolName);
+      m.classic = { sessionTimeoutMs: cm.sessionTimeoutMs, protocols: [...chosen, ...cm.protocols.filter((p) => p.name !== classic.protocolName)] };
+      group.putMember(m);
+      group.target.set(m.memberId, new Map([...assigned].map(([t, s]) => [t, new Set(s)])));
+    }
+    group.subscriptionMetadata = this.manager.subscriptionMetadata(group.members.values());
+    const gid = group.groupId;
+    const records: Rec[] = [{ type: 'group', groupId: gid, value: null }];
+    records.push({ type: 'cg-metadata', groupId: gid, value: { epoch: group.groupEpoch } });
+    records.push(this.manager.partitionMetadataRecord(gid, group.subscriptionMetadata));
+    for (const m of group.members.values()) {
+      records.push(this.manager.memberRecord(gid, m));
+      records.push({ type: 'cg-target-member', groupId: gid, memberId: m.memberId, value: { topicPartitions: toTopicPartitions(group.target.get(m.memberId)!) } });
+    }
+    records.push({ type: 'cg-target-metadata', groupId: gid, value: { assignmentEpoch: group.assignmentEpoch } });
+    for (const m of group.members.values()) records.push(this.manager.currentAssignmentRecord(gid, m));
+    return { group, records };
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Classic requests to a consumer group
+
+  /** Kafka's supportsClassicProtocols: consumer protocol type and a protocol every classic member has. */
+  private supports(group: ConsumerGroup, protocolType: string, names: string[]): boolean {
+    if (protocolType !== CONSUMER_PROTOCOL_TYPE || names.length === 0) return false;
+    for (const m of group.members.values()) {
+      if (!m.classic) continue;
+      if (!m.classic.protocols.some((p) => names.includes(p.name))) return false;
+    }
+    return true;
+  }
+
+  join(group: ConsumerGroup, jc: JoinContext, req: JoinGroupRequest): CoordinatorResult<Pending<JoinGroupResponse>, Rec> {
+    const fail = (code: number) => answer<Pending<JoinGroupResponse>, Rec>(resolved(errorJoinResponse(code, req.memberId)));
+    if (!this.supports(group, req.protocolType, req.protocols.map((p) => p.name))) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    let memberId = req.memberId;
+    if (memberId === '') {
+      // Kafka names classic members of consumer groups like consumer-protocol ones (a random Uuid).
+      memberId = newMemberId();
+      if (jc.apiVersion >= 4 && req.groupInstanceId === null) return answer(resolved({ ...errorJoinResponse(ErrorCode.MEMBER_ID_REQUIRED, memberId) }));
+    }
+    let member = group.members.get(memberId);
+    let replaced: ConsumerGroupMember | null = null;
+    let isNew = false;
+    if (req.groupInstanceId !== null) {
+      const existing = group.staticMember(req.groupInstanceId);
+      if (existing && existing.memberId !== memberId) {
+        // A classic static member rejoining under a new id takes its place back.
+        if (req.memberId !== '') return fail(ErrorCode.FENCED_INSTANCE_ID);
+        replaced = existing;
+        member = existing.copyAs(memberId);
+        member.memberEpoch = 0;
+        member.previousMemberEpoch = 0;
+      }
+    }
+    if (!member) {
+      if (group.members.size >= this.manager.maxSize) return fail(ErrorCode.GROUP_MAX_SIZE_REACHED);
+      member = new ConsumerGroupMember(memberId);
+      member.instanceId = req.groupInstanceId;
+      isNew = true;
+    } else if (!member.classic && !replaced) {
+      return fail(ErrorCode.UNKNOWN_MEMBER_ID);
+    }
+    const sub = decodeSubscription(req.protocols[0].metadata);
+    if (!sub) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
+    const updated = member.clone();
+    updated.subscribedTopicNames = [...sub.topics];
+    updated.rebalanceTimeoutMs = req.rebalanceTimeoutMs;
+    updated.clientId = jc.clientId;
+    updated.clientHost = jc.clientHost;
+    updated.rackId = sub.rackId ?? updated.rackId;
+    updated.classic = { sessionTimeoutMs: req.sessionTimeoutMs, protocols: req.protocols.map((p) => ({ name: p.name, metadata: p.metadata })) };
+    const records: Rec[] = [];
+    const owned = this.byName(sub.ownedPartitions);
+    const { reconciled } = this.manager.applyMember(group, member, updated, replaced, isNew, owned, records);
+    const groupId = group.groupId;
+    return {
+      records,
+      response: () => {
+        this.manager.armSession(groupId, reconciled.memberId, req.sessionTimeoutMs);
+        if (replaced) this.manager.cancelTimers(groupId, replaced.memberId);
+        return resolved<JoinGroupResponse>({
+          throttleTimeMs: 0, errorCode: ErrorCode.NONE, generationId: reconciled.memberEpoch, protocolType: CONSUMER_PROTOCOL_TYPE,
+          protocolName: req.protocols[0].name, leader: '', skipAssignment: false, memberId: reconciled.memberId, members: [],
+        });
+      },
+    };
+  }
+
+  private classicMember(group: ConsumerGroup, memberId: string, instanceId: string | null): ConsumerGroupMember | number {
+    const m = group.members.get(memberId);
+    if (!m) {
+      if (instanceId !== null && group.staticMember(instanceId)) return ErrorCode.FENCED_INSTANCE_ID;
+      return ErrorCode.UNKNOWN_MEMBER_ID;
+    }
+    if (!m.classic) return ErrorCode.UNKNOWN_MEMBER_ID;
+    return m;
+  }
+
+  sync(group: ConsumerGroup, req: SyncGroupRequest): CoordinatorResult<Pending<SyncGroupResponse>, Rec> {
+    const m = this.classicMember(group, req.memberId, req.groupInstanceId);
+    if (typeof m === 'number') return answer(resolved(errorSyncResponse(m)));
+    if (req.generationId !== m.memberEpoch) return answer(resolved(errorSyncResponse(ErrorCode.ILLEGAL_GENERATION)));
+    const protocolName = m.classic!.protocols[0]?.name ?? null;
+    if ((req.protocolType !== null && req.protocolType !== CONSUMER_PROTOCOL_TYPE) || (req.protocolName !== null && req.protocolName !== protocolName)) {
+      return answer(resolved(errorSyncResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)));
+    }
+    this.manager.armSession(group.groupId, m.memberId, m.classic!.sessionTimeoutMs);
+    return answer(resolved<SyncGroupResponse>({
+      throttleTimeMs: 0, errorCode: ErrorCode.NONE, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName, assignment: encodeAssignment(this.named(m.assigned)),
+    }));
+  }
+
+  /** Kafka's classicGroupHeartbeatToConsumerGroup. */
+  heartbeat(group: ConsumerGroup, req: { memberId: string; groupInstanceId: string | null; generationId: number }): CoordinatorResult<number, Rec> {
+    const m = this.classicMember(group, req.memberId, req.groupInstanceId);
+    if (typeof m === 'number') return answer(m);
+    if (req.generationId !== m.memberEpoch) return answer(ErrorCode.ILLEGAL_GENERATION);
+    this.manager.armSession(group.groupId, m.memberId, m.classic!.sessionTimeoutMs);
+    // With assignment batching the group epoch can be ahead of the target: only a new target
+    // (assignment epoch past the member's) asks the member to rejoin, as Kafka 4.4 answers.
+    const rejoin = m.memberEpoch < group.assignmentEpoch
+      || m.state === MemberState.UNREVOKED_PARTITIONS
+      || (m.state === MemberState.UNRELEASED_PARTITIONS && !this.waitingOnUnreleased(group, m));
+    return answer(rejoin ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE);
+  }
+
+  /** Whether a partition of the member's target is still owned by another member. */
+  private waitingOnUnreleased(group: ConsumerGroup, m: ConsumerGroupMember): boolean {
+    for (const [t, parts] of group.target.get(m.memberId) ?? []) {
+      for (const p of parts) {
+        if (m.assigned.get(t)?.has(p)) continue;
+        if (group.currentPartitionEpoch(t, p) !== -1) return true;
+      }
+    }
+    return false;
+  }
+
+  leave(group: ConsumerGroup, leaving: LeavingMember[]): CoordinatorResult<LeaveResult, Rec> {
+    const records: Rec[] = [];
+    const gone: string[] = [];
+    const members = leaving.map((l) => {
+      const m = l.groupInstanceId !== null ? group.staticMember(l.groupInstanceId) : group.members.get(l.memberId);
+      if (!m || (l.groupInstanceId !== null && l.memberId !== '' && m.memberId !== l.memberId)) {
+        return { ...l, errorCode: m ? ErrorCode.FENCED_INSTANCE_ID : ErrorCode.UNKNOWN_MEMBER_ID };
+      }
+      if (gone.includes(m.memberId)) return { ...l, errorCode: ErrorCode.NONE };
+      gone.push(m.memberId);
+      return { ...l, errorCode: ErrorCode.NONE };
+    });
+    if (gone.length > 0) records.push(...this.manager.fenceManyRecords(group, gone));
+    return {
+      records,
+      response: () => {
+        for (const id of gone) this.manager.cancelTimers(group.groupId, id);
+        return { errorCode: ErrorCode.NONE, members };
+      },
+    };
+  }
+}
+
