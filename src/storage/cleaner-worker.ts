@@ -13,6 +13,7 @@
  * every read), [1] is waited on while throttling so a stop also cuts a wait short.
  */
 import * as nodefs from 'node:fs';
+import * as os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { nodeFs } from './fs.js';
 import { CleanerCopy, type BatchSource, type CopyStats, type PassPlan, type SegmentRef } from './cleaner-copy.js';
@@ -108,8 +109,24 @@ interface Request {
   group?: number[];
 }
 
+/**
+ * Cleaning is background work: on Linux the worker thread lowers its own scheduling priority
+ * (setpriority on its thread id, which Linux applies to that thread only) so that when CPUs are
+ * short the broker's event loop runs first. Elsewhere it keeps the process's priority.
+ */
+const NICE_INCREMENT = 10;
+function lowerThreadPriority(): void {
+  try {
+    const tid = Number(nodefs.readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) os.setPriority(tid, Math.min(19, os.getPriority(tid) + NICE_INCREMENT));
+  } catch {
+    // No /proc/thread-self (not Linux) or not permitted: normal priority.
+  }
+}
+
 if (parentPort) {
   const port = parentPort;
+  if (!process.env.SAMSA_CLEANER_NORMAL_PRIORITY) lowerThreadPriority();
   let copy: CleanerCopy | null = null;
   port.on('message', (req: Request) => {
     const answer = async (): Promise<unknown> => {

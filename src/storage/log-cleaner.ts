@@ -108,8 +108,9 @@ export interface LogCleanerOptions {
   /** Called at each swap step; a test throws here (after crashing its MemFs) to model a crash. */
   onStep?: (step: SwapStep, log: PartitionLog) => void | Promise<void>;
   /**
-   * Copy in worker threads (cleaner-worker.ts). Default: when `fs` is the real file system and
-   * the worker script exists; the tests' MemFs cannot be shared with a thread.
+   * Copy in worker threads (cleaner-worker.ts) when `fs` is the real file system (the tests'
+   * MemFs cannot be shared with a thread) and the worker script exists; false keeps the copy on
+   * the event loop. Default true.
    */
   workerThreads?: boolean;
 }
@@ -177,7 +178,7 @@ export class LogCleaner {
     this.config = { ...defaultCleanerConfig, ...opts.config };
     this.onError = opts.onError ?? (() => undefined);
     this.onStep = opts.onStep;
-    const url = (opts.workerThreads ?? opts.fs === nodeFs) ? cleanerWorkerUrl() : null;
+    const url = opts.fs === nodeFs && opts.workerThreads !== false ? cleanerWorkerUrl() : null;
     this.workers = url ? new CleanerWorkerPool(url, this.config.ioMaxBytesPerSecond, this.config.threads) : null;
   }
 
