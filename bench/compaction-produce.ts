@@ -14,6 +14,7 @@
  * hour), so each covers the whole filled topic.
  *
  *   npx tsx bench/compaction-produce.ts [MiB per topic]
+ *   SAMSA_CLEANER_NORMAL_PRIORITY=1 npx tsx bench/compaction-produce.ts   the worker without its lower priority
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
