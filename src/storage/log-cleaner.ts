@@ -424,7 +424,15 @@ export class LogCleaner {
 
   /** A worker thread for real files (when one can be started), else the event loop. */
   private async runnerFor(plan: PassPlan, segs: readonly LogSegment[]): Promise<PassRunner> {
-    if (this.workers) return this.workers.begin(plan);
+    if (this.workers) {
+      try {
+        return await this.workers.begin(plan);
+      } catch (err) {
+        if (err instanceof CleanerStopped) throw err;
+        // A worker that cannot start (or died): this pass copies on the event loop.
+        this.onError(err, 'starting a log cleaner worker');
+      }
+    }
     const byBase = new Map(segs.map((s) => [s.baseOffset, s]));
     const source: BatchSource = { forEachBatch: (ref, stats, visit) => this.forEachBatch(byBase.get(ref.baseOffset)!, stats, visit) };
     return inProcessRunner(this.fs, source, plan);
