@@ -8,7 +8,8 @@
  * are cut by headersTimeout/requestTimeout, and at most 256 connections are accepted at a time.
  * Nothing on this listener reaches the Kafka listeners' code paths except through the broker's
  * own methods. State-changing requests (POST) must carry the page's token and, when the browser
- * sends an Origin, come from this listener's own origin.
+ * sends an Origin, come from this listener's own origin. A listener on a loopback address answers
+ * only requests naming a loopback host (DNS rebinding).
  *
  * Authentication: see auth.ts (basic, against the SASL users, when the broker has SASL).
  * /health/* never asks (container health checks carry no credentials; they reveal nothing).
@@ -59,6 +60,18 @@ export function parseHttpListeners(entries: readonly string[]): HttpListenerSpec
     out.push({ host: m[1].replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(m[2]) });
   }
   return out;
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The host name of a Host header (`[::1]:9644` → `::1`, `localhost:9644` → `localhost`). */
+function hostOf(header: string): string {
+  const h = header.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
+  const colon = h.lastIndexOf(':');
+  return colon >= 0 ? h.slice(0, colon) : h;
 }
 
 class BadRequest extends Error {
@@ -131,8 +144,9 @@ export class HttpListener {
   }
 
   private async bind(spec: HttpListenerSpec): Promise<void> {
+    const loopback = isLoopback(spec.host);
     const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
-      void this.serve(req, res);
+      void this.serve(req, res, loopback);
     });
     server.maxConnections = MAX_CONNECTIONS;
     server.on('connection', (s: Socket) => {
@@ -167,9 +181,12 @@ export class HttpListener {
     this.urls.push(`http://${host}:${port}`);
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse, loopback: boolean): Promise<void> {
     res.on('error', (err) => this.log.debug(`http response: ${err.message}`));
     try {
+      // DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own
+      // name as Host; a loopback listener answers only loopback names.
+      if (loopback && !isLoopback(hostOf(req.headers.host ?? ''))) throw new BadRequest(421, 'this listener answers only loopback host names (localhost, 127.0.0.1, [::1])');
       const method = req.method;
       if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
         res.setHeader('Allow', 'GET, HEAD, POST');

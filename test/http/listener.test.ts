@@ -70,21 +70,21 @@ test('/health/live and /health/ready answer 200 with JSON on a started broker', 
 });
 
 test('oversized request headers are answered 431 and the broker keeps serving', async () => {
-  const answer = await raw(b.httpUrl!, `GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
+  const answer = await raw(b.httpUrl!, `GET /metrics HTTP/1.1\r\nHost: localhost\r\nX-Big: ${'a'.repeat(64 * 1024)}\r\n\r\n`);
   assert.is(status(answer), 431, answer.slice(0, 80));
   assert.is((await fetch(`${b.httpUrl}/health/live`)).status, 200);
 });
 
 test('path traversal, NUL and bad escapes in the path are answered 400', async () => {
   for (const path of ['/../../etc/passwd', '/topics/..%2F..%2Fetc%2Fpasswd', '/topics/%2e%2e', '/topics/a%00b', '/topics/%E0%A4%A']) {
-    const answer = await raw(b.httpUrl!, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const answer = await raw(b.httpUrl!, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     assert.is(status(answer), 400, `${path}: ${answer.slice(0, 60)}`);
   }
 });
 
 test('methods other than GET, HEAD and POST are answered 405 with Allow', async () => {
   for (const method of ['PUT', 'DELETE', 'PATCH', 'OPTIONS', 'TRACE', 'CONNECT']) {
-    const answer = await raw(b.httpUrl!, `${method} ${method === 'CONNECT' ? 'example.com:443' : '/metrics'} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    const answer = await raw(b.httpUrl!, `${method} ${method === 'CONNECT' ? 'example.com:443' : '/metrics'} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
     assert.ok([400, 405].includes(status(answer)), `${method}: ${answer.slice(0, 40)}`);
     if (method !== 'CONNECT') assert.match(answer, /\r\nAllow: GET, HEAD, POST\r\n/i, method);
   }
@@ -109,6 +109,15 @@ test('garbage instead of HTTP is answered 400 and Kafka clients are unaffected',
     assert.ok((await admin.listTopics()).includes('after-garbage'));
   } finally {
     await admin.disconnect();
+  }
+});
+
+test('a loopback listener refuses other host names (DNS rebinding) with 421', async () => {
+  const port = new URL(b.httpUrl!).port;
+  assert.is(status(await raw(b.httpUrl!, `GET /metrics HTTP/1.1\r\nHost: evil.example:${port}\r\nConnection: close\r\n\r\n`)), 421);
+  assert.is(status(await raw(b.httpUrl!, `GET /health/ready HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n`)), 421);
+  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`]) {
+    assert.is(status(await raw(b.httpUrl!, `GET /health/live HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)), 200, host);
   }
 });
 
