@@ -98,7 +98,17 @@ test('create a topic through the form, then change its config', async () => {
   assert.match(await text('#configs'), /retention\.ms\s*3600000\s*override/);
   await shot('topic');
   await page.goto(`${b.httpUrl}/topics`);
+  await page.fill('#create-name', 'console-doomed');
+  await Promise.all([page.waitForURL(/\/topics\/console-doomed/), page.click('#create-submit')]);
+  await page.fill('#delete-confirm', 'wrong name');
+  await Promise.all([page.waitForURL(/error=/), page.click('#delete-submit')]);
+  assert.ok(b.broker.metadata.get('console-doomed'), 'a wrong confirmation deletes nothing');
+  await page.fill('#delete-confirm', 'console-doomed');
+  await Promise.all([page.waitForURL(/\/topics\?notice=/), page.click('#delete-submit')]);
+  assert.is(b.broker.metadata.get('console-doomed'), undefined);
+  assert.match(await text('.notice'), /Topic console-doomed deleted/);
   assert.match(await text('#topics'), /console-t/);
+  assert.not.match(await text('#topics'), /console-doomed/);
   await shot('topics');
 });
 

@@ -10,6 +10,7 @@ import { connect } from 'node:net';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { loadConfig } from '../../src/config.js';
+import { parsePrometheusText, value } from './prom-text.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -141,6 +142,22 @@ test('with SASL: basic auth as a PLAIN or SCRAM user, 401 otherwise; health need
     assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('bob', 'bob-secret') })).status, 200);
     assert.is((await fetch(`${s.httpUrl}/metrics`, { headers: basic('bob', 'bob-secre') })).status, 401);
     assert.is((await fetch(`${s.httpUrl}/health/ready`)).status, 200);
+
+    const client = (password: string) => new Kafka({
+      clientId: 'http-auth', brokers: [s.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 },
+      sasl: { mechanism: 'plain', username: 'alice', password },
+    }).admin();
+    const bad = client('nope');
+    await bad.connect().then(() => bad.disconnect(), () => undefined);
+    const good = client('alice-secret');
+    await good.connect();
+    await good.listTopics();
+    await good.disconnect();
+    const text = await (await fetch(`${s.httpUrl}/metrics`, { headers: basic('alice', 'alice-secret') })).text();
+    const metrics = parsePrometheusText(text);
+    const labels = { listener: 'SASL_PLAINTEXT', networkProcessor: '0' };
+    assert.ok(value(metrics, 'kafka_server_socket_server_metrics_failed_authentication_total', labels) >= 1, 'the failed login is counted');
+    assert.ok(value(metrics, 'kafka_server_socket_server_metrics_successful_authentication_total', labels) >= 1, 'the good login is counted');
   } finally {
     await s.stop();
   }

@@ -130,6 +130,28 @@ test('counters rise by exactly what kafkajs produced and consumed; lag is HW min
   await admin.disconnect();
 });
 
+test('a long-polling fetch is in the Fetch purgatory while it waits', async () => {
+  const kafka = new Kafka({ clientId: 'metrics-poll', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'metrics-idle', numPartitions: 1 }], waitForLeaders: true });
+  await admin.disconnect();
+  const consumer = kafka.consumer({ groupId: 'metrics-poll-g', maxWaitTimeInMs: 2000 });
+  await consumer.connect();
+  await consumer.subscribe({ topic: 'metrics-idle', fromBeginning: true });
+  await consumer.run({ eachMessage: async () => undefined });
+  try {
+    let waiting = 0;
+    for (let i = 0; i < 100 && waiting === 0; i++) {
+      waiting = value(await scrape(), 'kafka_server_delayedoperationpurgatory_purgatorysize', { delayedOperation: 'Fetch' });
+      if (waiting === 0) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.is(waiting, 1, 'the consumer\'s fetch waits for data');
+  } finally {
+    await consumer.disconnect();
+  }
+});
+
 test('connections, partitions, purgatories and process figures are exported', async () => {
   const kafka = new Kafka({ clientId: 'metrics-conn', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
