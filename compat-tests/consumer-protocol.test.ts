@@ -1,14 +1,14 @@
 /**
  * The KIP-848 consumer-protocol scenarios of test/e2e/consumer-protocol-*.test.ts against a real
  * Apache Kafka 4.4 (tools/kafka, skipped where it cannot run): the same clients (confluent-kafka
- * 2.x, the Java client 4.4), the same short consumer-group timeouts, the same assertions. What
+ * 2.x, the Java client 4.4, kafkajs in the mixed group), the same short consumer-group timeouts, the same assertions. What
  * passes here and on Samsa is behaviour the scenarios may rely on.
  * @samsa-timeout 400
  */
 import { test } from 'uvu';
 import type { RunningKafka } from '../tools/kafka/kafka.js';
 import { kafkaOrSkip } from '../test/support/kafka.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios, javaScenarios } from '../test/e2e/consumer-protocol-scenarios.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios, javaScenarios, mixedScenarios } from '../test/e2e/consumer-protocol-scenarios.js';
 
 let kafka: RunningKafka | null = null;
 
@@ -20,7 +20,7 @@ test.after(async () => {
   await kafka?.stop();
 });
 
-for (const s of [...confluentScenarios, ...javaScenarios]) {
+for (const s of [...confluentScenarios, ...javaScenarios, ...mixedScenarios]) {
   test(`Kafka 4.4: ${s.name}`, async () => {
     if (!kafka) return;
     await s.run(kafka.bootstrap, 'kafka');

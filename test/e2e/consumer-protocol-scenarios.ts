@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
+import kafkajs from 'kafkajs';
 import { describeRun, jsonLines } from './_clients.js';
 
 /** Session 6 s, heartbeat 1 s: the scenarios take seconds. */
@@ -255,4 +256,102 @@ export const javaScenarios: Scenario[] = [
   { name: 'Java: a SIGKILLed member\'s partitions move to the others after the session timeout', run: javaKill },
   { name: 'Java: a static member that restarts within its session keeps its partitions', run: javaStatic },
   { name: 'Java: a SubscriptionPattern (broker-side regex) picks up a topic created later', run: javaRegex },
+];
+
+// ---------------------------------------------------------------------------------------------
+// A mixed group: kafkajs (classic, eager) joined by a consumer-protocol member.
+
+const MIXED_TOPIC = 'cp-mixed';
+const MIXED_GROUP = 'cp-mixed-group';
+
+async function until(what: string, cond: () => Promise<boolean> | boolean, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const PY_MIXED_MEMBER = `
+import sys, json, time
+from confluent_kafka import Consumer
+c = Consumer({'bootstrap.servers': sys.argv[1], 'group.id': sys.argv[2], 'group.protocol': 'consumer', 'client.id': 'kip848-member',
+              'auto.offset.reset': 'earliest', 'enable.auto.commit': True, 'auto.commit.interval.ms': 200})
+assigned = set()
+def on_assign(c, parts):
+    assigned.update(p.partition for p in parts)
+def on_revoke(c, parts):
+    assigned.difference_update(p.partition for p in parts)
+c.subscribe([sys.argv[3]], on_assign=on_assign, on_revoke=on_revoke)
+values = []
+end = time.time() + float(sys.argv[4])
+while time.time() < end:
+    m = c.poll(0.1)
+    if m is not None and m.error() is None:
+        values.append(m.value().decode())
+print(json.dumps({'values': values, 'assigned': sorted(assigned)}), flush=True)
+c.close()
+`;
+
+/**
+ * Two kafkajs consumers read and commit; a confluent-kafka consumer-protocol member joins: the
+ * group is upgraded online, the kafkajs members rejoin inside it and keep consuming. Nothing
+ * produced is lost, nothing committed before the upgrade is read again.
+ */
+async function mixedGroup(bs: string, label: string): Promise<void> {
+  const { Kafka, logLevel } = kafkajs;
+  const TOPIC = MIXED_TOPIC;
+  const GROUP = MIXED_GROUP;
+  const kafka = new Kafka({ clientId: 'mixed', brokers: [bs], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ waitForLeaders: true, topics: [{ topic: TOPIC, numPartitions: 4 }] });
+  const producer = kafka.producer();
+  await producer.connect();
+  const send = (from: number, count: number) => producer.send({
+    topic: TOPIC,
+    messages: Array.from({ length: count }, (_, i) => ({ partition: (from + i) % 4, value: `r-${from + i}` })),
+  });
+
+  const seen: { consumer: string; value: string }[] = [];
+  const classic = [0, 1].map((i) => kafka.consumer({ groupId: GROUP, sessionTimeout: 10_000, heartbeatInterval: 300, rebalanceTimeout: 10_000 }));
+  for (const [i, c] of classic.entries()) {
+    await c.connect();
+    await c.subscribe({ topic: TOPIC, fromBeginning: true });
+    await c.run({ autoCommitInterval: 100, eachMessage: async ({ message }) => { seen.push({ consumer: `kafkajs-${i}`, value: message.value!.toString() }); } });
+  }
+  await send(0, 200);
+  await until('the classic group to read the first 200', () => seen.length >= 200);
+  await until('the first 200 committed', async () => {
+    const offsets = await admin.fetchOffsets({ groupId: GROUP, topics: [TOPIC] });
+    return offsets[0].partitions.every((p) => p.offset === '50');
+  });
+  const before = (await admin.listGroups()).groups.find((g) => g.groupId === GROUP);
+  assert.is(before?.protocolType, 'consumer');
+
+  const member = venvPython(PY_MIXED_MEMBER, [bs, GROUP, TOPIC, '12'], { timeoutMs: 60_000 });
+  await new Promise((r) => setTimeout(r, 3000));
+  await send(200, 200);
+  const res = await member;
+  assert.is(res.code, 0, describeRun(res));
+  const [py] = jsonLines(res, 'consumer-protocol member');
+  await until('the kafkajs members to read what the new member did not', () => new Set([...seen.map((s) => s.value), ...py.values]).size >= 400);
+
+  const all = new Set([...seen.map((s) => s.value), ...py.values]);
+  for (let i = 0; i < 400; i++) assert.ok(all.has(`r-${i}`), `r-${i} was read`);
+  const firstBatch = new Set(Array.from({ length: 200 }, (_, i) => `r-${i}`));
+  assert.equal(py.values.filter((v: string) => firstBatch.has(v)), [], 'the new member read nothing committed before it joined');
+  assert.ok(py.assigned.length >= 1, `the consumer-protocol member had partitions: ${py.assigned}`);
+  assert.ok(py.values.length > 0, 'the consumer-protocol member read records');
+  const classicAfter = seen.slice(200).filter((s) => !firstBatch.has(s.value)).length;
+  assert.ok(classicAfter > 0, 'the kafkajs members kept consuming after the upgrade');
+  console.log(`consumer-protocol (mixed, ${label}): kafkajs read ${classicAfter} of the second 200, the KIP-848 member ${py.values.length}`);
+
+  for (const c of classic) await c.disconnect();
+  await producer.disconnect();
+  await admin.disconnect();
+}
+
+export const mixedScenarios: Scenario[] = [
+  { name: 'a classic kafkajs group joined by a consumer-protocol member keeps consuming; nothing lost, committed work not repeated', run: mixedGroup },
 ];
