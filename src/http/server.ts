@@ -209,6 +209,10 @@ export class HttpListener {
       }
       if (first === 'metrics' && segments.length === 1 && method !== 'POST') return await serveMetrics(this.broker, res, method === 'HEAD');
       if (!this.consoleEnabled) throw new BadRequest(404, 'not found');
+      if (!this.ready) {
+        res.setHeader('Retry-After', '1');
+        throw new BadRequest(503, 'the broker is starting');
+      }
       let form: URLSearchParams | null = null;
       if (method === 'POST') {
         const origin = req.headers.origin;

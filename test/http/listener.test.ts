@@ -122,6 +122,18 @@ test('a loopback listener refuses other host names (DNS rebinding) with 421', as
   }
 });
 
+test('samsa.http.console.enable=false: metrics and health only', async () => {
+  const m = await startBroker({ http: true, storage: 'memory', 'samsa.http.console.enable': false });
+  try {
+    assert.is((await fetch(`${m.httpUrl}/`)).status, 404);
+    assert.is((await fetch(`${m.httpUrl}/topics`)).status, 404);
+    assert.is((await fetch(`${m.httpUrl}/metrics`)).status, 200);
+    assert.is((await fetch(`${m.httpUrl}/health/ready`)).status, 200);
+  } finally {
+    await m.stop();
+  }
+});
+
 test('HEAD /metrics answers headers only', async () => {
   const res = await fetch(`${b.httpUrl}/metrics`, { method: 'HEAD' });
   assert.is(res.status, 200);
