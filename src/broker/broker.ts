@@ -47,6 +47,7 @@ import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
 import { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import { HttpListener, parseHttpListeners } from '../http/server.js';
+import { httpTlsOptions } from '../http/tls.js';
 import { HttpAuthenticator } from '../http/auth.js';
 import { codecFor } from '../protocol/generated/api-table.js';
 
@@ -164,7 +165,7 @@ export class Broker {
     broker.server = server;
     try {
       await server.listen(settings.listeners);
-      const http = parseHttpListeners(opts.config['samsa.http.listeners']);
+      const http = parseHttpListeners(opts.config['samsa.http.listeners'], () => httpTlsOptions(opts.config));
       if (http.length > 0) {
         const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
         try {

@@ -7,8 +7,7 @@ import type { SettingSpec } from './settings.js';
 function checkHttpListeners(value: never): string | null {
   for (const l of value as unknown as string[]) {
     const m = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s]*):(\d{1,5})\/?$/.exec(l.trim());
-    if (!m) return `'${l}' is not an HTTP listener (http://host:port)`;
-    if (m[1] === 'https') return `'${l}': https is not supported yet (put a TLS proxy in front, or use http)`;
+    if (!m) return `'${l}' is not an HTTP listener (http://host:port or https://host:port)`;
     if (Number(m[3]) > 65535) return `'${l}': port out of range`;
   }
   return null;
@@ -17,7 +16,7 @@ function checkHttpListeners(value: never): string | null {
 export const HTTP_SETTINGS = {
   'samsa.http.listeners': {
     type: 'list', default: 'http://127.0.0.1:9644', check: checkHttpListeners,
-    doc: 'Samsa only: where the HTTP listener serves /metrics (Prometheus), /health/live, /health/ready and the web console (comma-separated http://host:port; port 0 picks a free one; empty turns it off). With SASL on the broker, requests need basic authentication as a SASL PLAIN or SCRAM user.',
+    doc: 'Samsa only: where the HTTP listener serves /metrics (Prometheus), /health/live, /health/ready and the web console (comma-separated http://host:port or https://host:port; port 0 picks a free one; empty turns it off). https uses the broker\'s ssl.keystore.* settings (listener.name.http.* overrides them). With SASL on the broker, requests need basic authentication as a SASL PLAIN or SCRAM user.',
   },
   'samsa.http.console.enable': {
     type: 'boolean', default: 'true',

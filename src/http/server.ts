@@ -15,6 +15,8 @@
  * /health/* never asks (container health checks carry no credentials; they reveal nothing).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TlsOptions } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Broker } from '../broker/broker.js';
@@ -49,15 +51,20 @@ export interface HttpContext {
 export interface HttpListenerSpec {
   host: string;
   port: number;
+  /** https: the TLS options (from the broker's ssl.* settings); null for http. */
+  tls: TlsOptions | null;
 }
 
-/** Parses `samsa.http.listeners` entries (validated by the setting's check). */
-export function parseHttpListeners(entries: readonly string[]): HttpListenerSpec[] {
+/**
+ * Parses `samsa.http.listeners` entries (validated by the setting's check); `tls()` gives the TLS
+ * options when an entry is https (asked only then).
+ */
+export function parseHttpListeners(entries: readonly string[], tls: () => TlsOptions): HttpListenerSpec[] {
   const out: HttpListenerSpec[] = [];
   for (const e of entries) {
-    const m = /^http:\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s]*):(\d+)\/?$/.exec(e.trim());
+    const m = /^(https?):\/\/(\[[0-9a-fA-F:.]+\]|[^:/\s]*):(\d+)\/?$/.exec(e.trim());
     if (!m) throw new Error(`not an HTTP listener: ${e}`);
-    out.push({ host: m[1].replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(m[2]) });
+    out.push({ host: m[2].replace(/^\[|\]$/g, '') || '0.0.0.0', port: Number(m[3]), tls: m[1] === 'https' ? tls() : null });
   }
   return out;
 }
@@ -145,8 +152,16 @@ export class HttpListener {
 
   private async bind(spec: HttpListenerSpec): Promise<void> {
     const loopback = isLoopback(spec.host);
-    const server = createServer({ maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 }, (req, res) => {
-      void this.serve(req, res, loopback);
+    const httpOptions = { maxHeaderSize: MAX_HEADER_BYTES, requestTimeout: 30_000, headersTimeout: 10_000, keepAliveTimeout: 5_000 };
+    const scheme = spec.tls ? 'https' : 'http';
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      void this.serve(req, res, loopback, scheme);
+    };
+    const server: Server = spec.tls ? createHttpsServer({ ...spec.tls, ...httpOptions }, handler) : createServer(httpOptions, handler);
+    // TLS handshake failures (a plain-HTTP client, garbage): that socket only.
+    server.on('tlsClientError', (err: Error, socket: Socket) => {
+      this.log.debug(`https: TLS handshake with ${socket.remoteAddress ?? '?'} failed: ${err.message}`);
+      socket.destroy();
     });
     server.maxConnections = MAX_CONNECTIONS;
     server.on('connection', (s: Socket) => {
@@ -178,10 +193,10 @@ export class HttpListener {
     const port = typeof addr === 'object' && addr ? addr.port : spec.port;
     const host = spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host.includes(':') ? `[${spec.host}]` : spec.host;
     this.servers.push(server);
-    this.urls.push(`http://${host}:${port}`);
+    this.urls.push(`${scheme}://${host}:${port}`);
   }
 
-  private async serve(req: IncomingMessage, res: ServerResponse, loopback: boolean): Promise<void> {
+  private async serve(req: IncomingMessage, res: ServerResponse, loopback: boolean, scheme: 'http' | 'https'): Promise<void> {
     res.on('error', (err) => this.log.debug(`http response: ${err.message}`));
     try {
       // DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own
@@ -216,7 +231,7 @@ export class HttpListener {
       let form: URLSearchParams | null = null;
       if (method === 'POST') {
         const origin = req.headers.origin;
-        if (origin !== undefined && origin !== `http://${req.headers.host}`) throw new BadRequest(403, 'cross-origin form refused');
+        if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin form refused');
         form = new URLSearchParams(await readBody(req));
         if (form.get('csrf') !== this.csrf) throw new BadRequest(403, 'missing or stale form token: reload the page');
       }

@@ -7,6 +7,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { connect } from 'node:net';
+import { get as httpsGet } from 'node:https';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { loadConfig } from '../../src/config.js';
@@ -131,6 +132,27 @@ test('samsa.http.console.enable=false: metrics and health only', async () => {
     assert.is((await fetch(`${m.httpUrl}/health/ready`)).status, 200);
   } finally {
     await m.stop();
+  }
+});
+
+test('https:// listeners use the broker\'s ssl.keystore settings', async () => {
+  const t = await startBroker({ tls: true, storage: 'memory', 'samsa.http.listeners': 'https://127.0.0.1:0' });
+  try {
+    assert.match(t.httpUrl ?? '', /^https:\/\/127\.0\.0\.1:\d+$/);
+    const got = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpsGet(`${t.httpUrl}/health/ready`, { ca: t.tls!.ca }, (res) => {
+        let body = '';
+        res.on('data', (d) => { body += String(d); });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+    });
+    assert.is(got.status, 200);
+    assert.match(got.body, /"ready"/);
+    assert.match(await raw(t.httpUrl!.replace('https', 'http'), 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n'), /^$|^HTTP\/1\.1 400/, 'plain HTTP to a TLS port is refused');
+    assert.is((await fetch(`${t.httpUrl}/health/live`).catch((e: Error) => e)) instanceof Error, true, 'a client that does not trust the CA fails');
+  } finally {
+    await t.stop();
   }
 });
 
