@@ -23,7 +23,7 @@ import type { Broker } from '../broker/broker.js';
 import type { Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
 import { HttpAuthenticator } from './auth.js';
-import { serveMetrics } from './metrics/collect.js';
+import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics/collect.js';
 import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
 import { sendText } from './respond.js';
@@ -125,6 +125,7 @@ export class HttpListener {
   readonly urls: string[] = [];
   private readonly csrf: string;
   private ready = false;
+  private stopped = false;
 
   private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly log: Logger, private readonly consoleEnabled: boolean) {
     this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
@@ -133,6 +134,7 @@ export class HttpListener {
   /** Binds every listener (serving 503 on readiness until markReady). */
   static async start(opts: { broker: Broker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; log: Logger; console: boolean }): Promise<HttpListener> {
     const l = new HttpListener(opts.broker, opts.auth, opts.log, opts.console);
+    startEventLoopMonitor();
     try {
       for (const spec of opts.listeners) await l.bind(spec);
     } catch (err) {
@@ -262,6 +264,9 @@ export class HttpListener {
   }
 
   async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    stopEventLoopMonitor();
     const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     for (const s of this.sockets) s.destroy();
     await Promise.all(closing);

@@ -20,14 +20,24 @@ import { send } from '../respond.js';
 import { groupLag } from '../group-lag.js';
 
 let loopDelay: IntervalHistogram | null = null;
+let loopDelayUsers = 0;
 
-/** Event-loop delay since the previous scrape (the first scrape starts the monitor). */
+/** Starts sampling the event-loop delay (one monitor per process, shared by every HTTP listener). */
+export function startEventLoopMonitor(): void {
+  if (loopDelayUsers++ > 0) return;
+  loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
+}
+
+export function stopEventLoopMonitor(): void {
+  if (loopDelayUsers === 0 || --loopDelayUsers > 0) return;
+  loopDelay?.disable();
+  loopDelay = null;
+}
+
+/** Event-loop delay since the previous scrape. */
 function eventLoopDelay(): { mean: number; p99: number; max: number } {
-  if (loopDelay === null) {
-    loopDelay = monitorEventLoopDelay({ resolution: 10 });
-    loopDelay.enable();
-    return { mean: 0, p99: 0, max: 0 };
-  }
+  if (loopDelay === null) return { mean: 0, p99: 0, max: 0 };
   const h = loopDelay;
   const out = h.count > 0 ? { mean: h.mean / 1e9, p99: h.percentile(99) / 1e9, max: h.max / 1e9 } : { mean: 0, p99: 0, max: 0 };
   h.reset();
