@@ -187,6 +187,28 @@ test('share groups page says there are none; the live chart draws samples', asyn
   await shot('cluster');
 });
 
+test('a group id and a config value full of HTML are shown as text', async () => {
+  const evil = '"><img src=x onerror=alert(7)><script>alert(8)</script>';
+  const committed = await b.broker.groupCoordinator.commitOffsets({
+    groupId: evil, generationId: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1,
+    topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+  }, 8);
+  assert.is(committed[0].partitions[0].errorCode, 0);
+  await page.goto(`${b.httpUrl}/groups`);
+  assert.ok((await text('#groups')).includes(evil), 'the id is shown verbatim as text');
+  await page.click(`#groups a >> text=${evil}`);
+  assert.ok((await text('h1')).includes(evil));
+  assert.is(await page.locator('main img').count(), 0);
+  assert.is(await page.locator('main script').count(), 0);
+  await b.broker.setTopicConfigs(TOPIC, { 'retention.ms': '3600000' });
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}`);
+  await page.fill('#config-overrides', 'retention.ms=<b>bold</b>');
+  await Promise.all([page.waitForURL(/error=/), page.click('#config-submit')]);
+  assert.match(await text('.error'), /<b>bold<\/b>/, 'the refused value is quoted as text in the error');
+  assert.is(await page.locator('.error b').count(), 0);
+  assert.equal(dialogs, []);
+});
+
 test('read-only pages work without JavaScript; forged and traversal URLs do not break the page', async () => {
   const noJs = await context.browser()?.newContext({ javaScriptEnabled: false }) ?? null;
   const p = noJs ? await noJs.newPage() : await context.newPage();

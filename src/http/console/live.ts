@@ -7,6 +7,7 @@
 import type { HttpContext } from '../server.js';
 import { send, sendJson } from '../respond.js';
 import { groupLag } from '../group-lag.js';
+import { esc } from './layout.js';
 
 export async function liveJson(ctx: HttpContext): Promise<void> {
   let messagesIn = 0;
@@ -85,7 +86,7 @@ export function appJs(ctx: HttpContext): void {
 
 /** The chart's markup (drawn by app.js; without JavaScript the page's own figures stand). */
 export function liveChart(opts: { group?: string } = {}): string {
-  const group = opts.group !== undefined ? ` data-group="${opts.group.replace(/[&<>"'\`]/g, (c) => `&#${c.charCodeAt(0)};`)}"` : '';
+  const group = opts.group !== undefined ? ` data-group="${esc(opts.group)}"` : '';
   return `<div class="live"><svg class="chart" data-live="1"${group} width="640" height="160" viewBox="0 0 640 160" role="img" aria-label="records in and out per second, and consumer lag"></svg>`
     + `<div class="legend"><span style="color:#2b6cb0">━ records in/s</span><span style="color:#2f855a">━ records out/s</span><span style="color:#c05621">━ lag</span> <span class="live-figures muted"></span></div>`
     + `<noscript><p class="muted">The live chart needs JavaScript; the figures above are current as of this page load.</p></noscript></div>`;
