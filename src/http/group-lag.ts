@@ -85,17 +85,56 @@ function lagRows(broker: Broker, topics: { name: string; partitions: { partition
   return rows.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
 }
 
-/** Every group this broker coordinates, with its committed partitions' lag. */
+interface Described {
+  groupType: 'classic' | 'consumer';
+  state: string;
+  protocolType: string;
+  /** The classic group's protocol (assignor), or the consumer group's assignor. */
+  protocol: string;
+  members: GroupMemberView[];
+}
+
+/**
+ * A group as either protocol describes it: a KIP-848 consumer group through ConsumerGroupDescribe
+ * (when the coordinator has it), else the classic DescribeGroups. null when neither knows it.
+ */
+async function describe(broker: Broker, groupId: string): Promise<Described | null> {
+  const gc = broker.groupCoordinator;
+  const modern = (gc as { consumerGroupDescribe?: unknown }).consumerGroupDescribe;
+  if (typeof modern === 'function') {
+    const c = await gc.consumerGroupDescribe(groupId, null);
+    if (c.errorCode === ErrorCode.NONE) {
+      return {
+        groupType: 'consumer', state: c.groupState, protocolType: 'consumer', protocol: c.assignorName,
+        members: c.members.map((m) => ({
+          memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost,
+          assignment: (m.assignment?.topicPartitions ?? []).map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
+        })),
+      };
+    }
+  }
+  const d = await gc.describeGroup(groupId, false);
+  if (d.errorCode !== ErrorCode.NONE) return null;
+  return {
+    groupType: 'classic', state: d.groupState, protocolType: d.protocolType, protocol: d.protocolData,
+    members: d.members.map((m) => ({
+      memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
+      assignment: d.protocolType === 'consumer' ? decodeConsumerAssignment(m.memberAssignment) : null,
+    })),
+  };
+}
+
+/** Every group this broker coordinates, with its committed partitions' lag (a group that cannot be read is shown by its listing). */
 export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return [];
   const listed = await gc.listGroups([], []);
   const out: GroupSummary[] = [];
   for (const g of listed.sort((a, b) => (a.groupId < b.groupId ? -1 : 1))) {
-    const [described, offsets] = await Promise.all([gc.describeGroup(g.groupId, false), gc.fetchOffsets(g.groupId, null)]);
+    const [d, offsets] = await Promise.all([describe(broker, g.groupId).catch(() => null), gc.fetchOffsets(g.groupId, null).catch(() => [])]);
     out.push({
-      groupId: g.groupId, state: described.groupState || g.groupState, protocolType: g.protocolType, groupType: g.groupType,
-      members: described.members.length, partitions: lagRows(broker, offsets),
+      groupId: g.groupId, state: d?.state || g.groupState, protocolType: g.protocolType || (d?.protocolType ?? ''), groupType: g.groupType || (d?.groupType ?? ''),
+      members: d?.members.length ?? 0, partitions: lagRows(broker, offsets),
     });
   }
   return out;
@@ -105,15 +144,11 @@ export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
 export async function describeGroupWithLag(broker: Broker, groupId: string): Promise<{ summary: GroupSummary; members: GroupMemberView[]; protocol: string } | null> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return null;
-  const [d, offsets] = await Promise.all([gc.describeGroup(groupId, false), gc.fetchOffsets(groupId, null)]);
-  if (d.errorCode !== ErrorCode.NONE || (d.groupState === 'Dead' && offsets.length === 0)) return null;
-  const members = d.members.map((m) => ({
-    memberId: m.memberId, groupInstanceId: m.groupInstanceId, clientId: m.clientId, clientHost: m.clientHost,
-    assignment: d.protocolType === 'consumer' ? decodeConsumerAssignment(m.memberAssignment) : null,
-  }));
+  const [d, offsets] = await Promise.all([describe(broker, groupId), gc.fetchOffsets(groupId, null)]);
+  if (d === null || (d.state === 'Dead' && offsets.length === 0)) return null;
   return {
-    summary: { groupId, state: d.groupState, protocolType: d.protocolType, groupType: 'classic', members: members.length, partitions: lagRows(broker, offsets) },
-    members, protocol: d.protocolData,
+    summary: { groupId, state: d.state, protocolType: d.protocolType, groupType: d.groupType, members: d.members.length, partitions: lagRows(broker, offsets) },
+    members: d.members, protocol: d.protocol,
   };
 }
 
@@ -125,8 +160,9 @@ export async function describeGroupWithLag(broker: Broker, groupId: string): Pro
  */
 export async function resetGroupOffsets(broker: Broker, groupId: string, to: { kind: 'earliest' | 'latest' } | { kind: 'timestamp'; timestampMs: number }, topic: string | null): Promise<{ topic: string; partition: number; offset: number }[]> {
   const gc = broker.groupCoordinator;
-  const d = await gc.describeGroup(groupId, false);
-  if (d.groupState !== 'Empty') throw new Error(`group ${groupId} is ${d.groupState}: offsets can only be reset while it has no members`);
+  const d = await describe(broker, groupId);
+  if (d === null) throw new Error(`no group ${groupId}`);
+  if (d.state !== 'Empty') throw new Error(`group ${groupId} is ${d.state}: offsets can only be reset while it has no members`);
   const offsets = await gc.fetchOffsets(groupId, null);
   const targets: { topic: string; partition: number; offset: number }[] = [];
   for (const t of offsets) {

@@ -16,11 +16,11 @@ export async function groupsPage(ctx: HttpContext): Promise<void> {
   const rows = groups.map((g) => {
     const lag = g.partitions.reduce((n, p) => n + (p.lag ?? 0), 0);
     return [
-      `<a href="${esc(pathFor('groups', g.groupId))}">${esc(g.groupId)}</a>`, esc(g.state), esc(g.protocolType || '—'),
+      `<a href="${esc(pathFor('groups', g.groupId))}">${esc(g.groupId)}</a>`, esc(g.groupType || '—'), esc(g.state), esc(g.protocolType || '—'),
       `<span class="num">${esc(g.members)}</span>`, `<span class="num">${esc(g.partitions.length)}</span>`, `<span class="num lag">${esc(lag)}</span>`,
     ];
   });
-  const body = table(['Group', 'State', 'Protocol', 'Members', 'Partitions committed', 'Lag'], rows, { id: 'groups', empty: 'No consumer groups on this coordinator.' })
+  const body = table(['Group', 'Type', 'State', 'Protocol', 'Members', 'Partitions committed', 'Lag'], rows, { id: 'groups', empty: 'No consumer groups on this coordinator.' })
     + '<p class="muted">Groups whose coordinator is this broker (the leader of their __consumer_offsets partition).</p>';
   sendHtml(ctx.res, 200, page(ctx, 'Consumer groups', body, { section: '/groups' }));
 }
@@ -49,7 +49,8 @@ export async function groupPage(ctx: HttpContext, groupId: string): Promise<void
     + `<label><input type="radio" name="to" value="timestamp" id="reset-timestamp"> time</label> `
     + `<input name="timestamp" id="reset-time" placeholder="2026-01-01T00:00:00Z or ms"> `
     + `<button type="submit" id="reset-submit"${empty ? '' : ' disabled'}>Reset</button></fieldset>`, { id: 'reset' });
-  const body = `<p>State <b id="group-state">${esc(g.summary.state)}</b> · protocol ${esc(g.summary.protocolType || '—')}${g.protocol ? ` (${esc(g.protocol)})` : ''}`
+  const body = `<p>State <b id="group-state">${esc(g.summary.state)}</b> · <span id="group-type">${esc(g.summary.groupType)}</span> group`
+    + ` · protocol ${esc(g.summary.protocolType || '—')}${g.protocol ? ` (${esc(g.protocol)})` : ''}`
     + ` · ${esc(g.members.length)} members · total lag <b id="group-lag">${esc(total)}</b></p>`
     + `<h2>Members</h2>${table(['Member', 'Instance', 'Client id', 'Host', 'Assignment'], members, { id: 'members', empty: 'No members.' })}`
     + `<h2>Offsets and lag</h2>${table(['Topic', 'Partition', 'Committed', 'High watermark', 'Log end', 'Lag'], lagRows, { id: 'lag', empty: 'No committed offsets.' })}`
