@@ -216,6 +216,15 @@ function mixedProbes(): Probe[] {
     m(12, 'hb-v4-wrong-generation', 4, 'Heartbeat at another generation: ILLEGAL_GENERATION', true, (g, c) => ({ groupId: g, generationId: c.generationId + 3, memberId: c.memberId, groupInstanceId: null })),
     m(13, 'lg-v5', 5, 'its LeaveGroup, with an unknown member beside it', true, (g, c) => ({ groupId: g, members: [{ memberId: c.memberId, groupInstanceId: null, reason: null }, { memberId: 'pcg-nobody', groupInstanceId: null, reason: null }] })),
     m(69, 'describe-v1', 1, 'ConsumerGroupDescribe of a group with a classic member (member type 0)', true, (g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
+    {
+      ...m(15, 'downgrade-dg-v5', 5, 'the last consumer-protocol member left: a classic group again (DescribeGroups), rebalancing', true, (g) => ({ groups: [g], includeAuthorizedOperations: false })),
+      setup: async (ctx) => {
+        const g = 'pcg-downgrade-dg-v5';
+        ctx.state[g] = await classicInConsumer(ctx, g, true);
+        await ctx.call(68, 1, { groupId: g, memberId: 'pcg-member-a', memberEpoch: -1 });
+        await ctx.waitFor(`${g} classic again`, async () => (await ctx.call(15, 5, { groups: [g] })).groups[0].groupState === 'PreparingRebalance');
+      },
+    },
   ];
 }
 

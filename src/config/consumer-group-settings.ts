@@ -44,6 +44,6 @@ export const CONSUMER_GROUP_SETTINGS = {
   },
   'group.consumer.migration.policy': {
     type: 'string', default: 'bidirectional', oneOf: ['disabled', 'upgrade', 'downgrade', 'bidirectional'], caseInsensitive: true,
-    doc: 'upgrade / bidirectional: a classic group with members becomes a consumer group when a consumer-protocol member joins (downgrades are not implemented).',
+    doc: 'upgrade / bidirectional: a classic group with members becomes a consumer group when a consumer-protocol member joins; downgrade / bidirectional: a consumer group left with classic members only becomes classic again.',
   },
 } as const satisfies Record<string, SettingSpec>;

@@ -65,7 +65,7 @@ class ClassicConsumer {
   /** A heartbeat; on REBALANCE_IN_PROGRESS it revokes everything and rejoins, as an eager client does. */
   async beat(): Promise<number> {
     const code = await this.h.coord.heartbeat({ groupId: GROUP, memberId: this.memberId, groupInstanceId: null, generationId: this.generation });
-    if (code === ErrorCode.REBALANCE_IN_PROGRESS) {
+    if (code === ErrorCode.REBALANCE_IN_PROGRESS || code === ErrorCode.ILLEGAL_GENERATION) {
       this.partitions = [];
       return this.join();
     }
@@ -154,6 +154,47 @@ test('after a restart, classic members of a consumer group keep their generation
   assert.equal(d.members.find((m) => m.memberId === k.memberId)!.memberType, 0);
   await h2.advance(11000);
   assert.equal((await h2.coord.consumerGroupDescribe(GROUP, null)).members.map((m) => m.memberId), ['kip848'], 'the classic member\'s 10 s session expired, not the 45 s one');
+});
+
+test('when the last consumer-protocol member leaves, the group becomes classic again and its classic member rejoins the classic way', async () => {
+  const h = await consumerHarness();
+  const k = await stableClassicGroup(h);
+  const c = new SimConsumer(h, 'kip848');
+  await c.join();
+  for (let i = 0; i < 3; i++) {
+    await k.beat();
+    await c.beat();
+  }
+  assert.is(k.partitions.length, 3);
+  await c.leave();
+  await h.advance(0);
+  const listed = await h.coord.listGroups([], []);
+  assert.equal(listed.map((g) => [g.groupType, g.groupState]), [['classic', 'PreparingRebalance']]);
+  const code = await h.coord.heartbeat({ groupId: GROUP, memberId: k.memberId, groupInstanceId: null, generationId: k.generation });
+  assert.ok(code === ErrorCode.REBALANCE_IN_PROGRESS || code === ErrorCode.ILLEGAL_GENERATION, `asked to rejoin (${code})`);
+  k.partitions = [];
+  const pending = h.coord.joinGroup(jc, joinReq(k.memberId));
+  await h.advance(0);
+  const j = await pending;
+  assert.is(j.errorCode, ErrorCode.NONE);
+  assert.is(j.leader, k.memberId, 'a classic leader again');
+  const s = await h.coord.syncGroup({ groupId: GROUP, generationId: j.generationId, memberId: k.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'RoundRobinAssigner', assignments: [{ memberId: k.memberId, assignment: assignmentBytes([0, 1, 2, 3, 4, 5]) }] });
+  assert.is(s.errorCode, ErrorCode.NONE);
+  assert.equal((await h.coord.listGroups([], [])).map((g) => [g.groupType, g.groupState]), [['classic', 'Stable']]);
+  const h2 = await h.restart();
+  assert.equal((await h2.coord.listGroups([], [])).map((g) => [g.groupType, g.groupState]), [['classic', 'Stable']], 'the same after a restart');
+  assert.is((await h2.coord.consumerGroupDescribe(GROUP, null)).errorMessage, `Group ${GROUP} is not a consumer group.`);
+});
+
+test('with group.consumer.migration.policy=upgrade the group stays a consumer group of classic members', async () => {
+  const h = await consumerHarness({ migrationPolicy: 'upgrade' });
+  const k = await stableClassicGroup(h);
+  const c = new SimConsumer(h, 'kip848');
+  await c.join();
+  await c.leave();
+  assert.equal((await h.coord.listGroups([], [])).map((g) => g.groupType), ['consumer']);
+  assert.is(await k.beat(), ErrorCode.NONE);
+  assert.is(k.partitions.length, 6);
 });
 
 test('with group.consumer.migration.policy=disabled a classic group with members is not upgraded', async () => {

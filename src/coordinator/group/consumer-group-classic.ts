@@ -15,9 +15,11 @@
  *   epoch as generation and no leader (every member is a follower); its SyncGroup gets its
  *   assigned partitions (ConsumerProtocolAssignment v0); LeaveGroup removes it. Its session
  *   timeout is its JoinGroup's.
- * - Not implemented: the downgrade back to a classic group when the last consumer-protocol member
- *   leaves (the group stays a consumer group with classic members), join and sync timeouts of
- *   classic members (the session timeout still applies).
+ * - Downgrade: when the last consumer-protocol member leaves or is fenced and classic members
+ *   remain (policy downgrade or bidirectional), the group becomes a classic group again (its
+ *   consumer-group records tombstoned, a GroupMetadata record with the remaining members and
+ *   their current assignments) and rebalances: every member rejoins the classic way.
+ * - Not implemented: join and sync timeouts of classic members (the session timeout applies).
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { JoinGroupRequest } from '../../protocol/generated/messages/join-group-request.js';
@@ -135,6 +137,40 @@ export class ClassicMembersOfConsumerGroups {
     records.push({ type: 'cg-target-metadata', groupId: gid, value: { assignmentEpoch: group.assignmentEpoch } });
     for (const m of group.members.values()) records.push(this.manager.currentAssignmentRecord(gid, m));
     return { group, records };
+  }
+
+  /**
+   * The records turning a consumer group whose only remaining members use the classic protocol
+   * back into a classic group (Kafka's downgrade, policy downgrade or bidirectional), or null:
+   * the consumer group's records tombstoned, then a GroupMetadata record with the remaining
+   * members, their subscriptions and current assignments, at generation = the next group epoch.
+   */
+  downgrade(group: ConsumerGroup, leaving: string[], policy: string, classicMaxSize: number, nowMs: number): Rec[] | null {
+    if (policy !== 'downgrade' && policy !== 'bidirectional') return null;
+    const rest = [...group.members.values()].filter((m) => !leaving.includes(m.memberId));
+    if (rest.length === 0 || rest.length > classicMaxSize || rest.some((m) => !m.classic)) return null;
+    const protocol = rest[0].classic!.protocols.find((p) => rest.every((m) => m.classic!.protocols.some((q) => q.name === p.name)));
+    if (!protocol) return null;
+    const gid = group.groupId;
+    const records: Rec[] = [];
+    for (const id of group.members.keys()) records.push(...this.manager.memberTombstones(gid, id));
+    records.push({ type: 'cg-target-metadata', groupId: gid, value: null });
+    records.push({ type: 'cg-partition-metadata', groupId: gid, value: null });
+    records.push({ type: 'cg-metadata', groupId: gid, value: null });
+    records.push({
+      type: 'group', groupId: gid,
+      value: {
+        protocolType: CONSUMER_PROTOCOL_TYPE, generation: group.groupEpoch + 1, protocol: protocol.name, leader: rest[0].memberId,
+        currentStateTimestamp: BigInt(nowMs),
+        members: rest.map((m) => ({
+          memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost,
+          rebalanceTimeout: m.rebalanceTimeoutMs, sessionTimeout: m.classic!.sessionTimeoutMs,
+          subscription: m.classic!.protocols.find((p) => p.name === protocol.name)!.metadata,
+          assignment: encodeAssignment(this.named(m.assigned)),
+        })),
+      },
+    });
+    return records;
   }
 
   // -------------------------------------------------------------------------------------------

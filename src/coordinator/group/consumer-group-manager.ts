@@ -430,10 +430,11 @@ export class ConsumerGroupManager {
         return reply();
       } };
     }
-    const records = this.fenceRecords(group, member.memberId);
+    const { records, after } = this.removeMember(group, member.memberId);
     return { records, response: () => {
       this.ctx.cancel(sessionKey(group.groupId, member!.memberId));
       this.ctx.cancel(revocationKey(group.groupId, member!.memberId));
+      after();
       return reply();
     } };
   }
@@ -470,7 +471,31 @@ export class ConsumerGroupManager {
     this.ctx.log.info(`consumer group ${groupId}: member ${memberId} fenced (${why})`);
     this.ctx.cancel(sessionKey(groupId, memberId));
     this.ctx.cancel(revocationKey(groupId, memberId));
-    return { records: this.fenceRecords(group, memberId), response: () => undefined };
+    const { records, after } = this.removeMember(group, memberId);
+    return { records, response: after };
+  }
+
+  /**
+   * A consumer-protocol member leaves or is fenced: the group loses it, or (downgrade or
+   * bidirectional migration policy, only classic members left) becomes a classic group again,
+   * which then rebalances; `after` runs once the records are written.
+   */
+  private removeMember(group: ConsumerGroup, memberId: string): { records: Rec[]; after: () => void } {
+    const leaving = group.members.get(memberId);
+    const downgrade = leaving && !leaving.classic
+      ? this.mixed.downgrade(group, [memberId], this.config.consumer.migrationPolicy, this.config.maxSize, this.ctx.now())
+      : null;
+    if (!downgrade) return { records: this.fenceRecords(group, memberId), after: () => undefined };
+    const groupId = group.groupId;
+    const memberIds = [...group.members.keys()];
+    this.ctx.log.info(`consumer group ${groupId}: only classic members left, converted to a classic group`);
+    return {
+      records: downgrade,
+      after: () => {
+        for (const id of memberIds) this.cancelTimers(groupId, id);
+        this.ctx.schedule(`cg-downgrade-${groupId}`, 0, () => this.classic.rebalanceAfterConversion(groupId));
+      },
+    };
   }
 
   /** A classic member's session timeout is its own (JoinGroup), a consumer-protocol member's the group's. */

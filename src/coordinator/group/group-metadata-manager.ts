@@ -704,6 +704,18 @@ export class GroupMetadataManager {
     return out;
   }
 
+  /**
+   * A consumer group just became this classic group (its last consumer-protocol member left,
+   * consumer-group-classic.ts): the members' sessions start and the group rebalances, so every
+   * member rejoins the classic way (Kafka's convertToClassicGroup then prepareRebalance).
+   */
+  rebalanceAfterConversion(groupId: string): CoordinatorResult<void, Rec> {
+    const group = this.groups.get(groupId);
+    if (!group || !group.is('Stable')) return toResult(NO_EFFECT, () => undefined);
+    for (const m of group.members.values()) this.scheduleHeartbeat(group, m, m.sessionTimeoutMs);
+    return toResult(this.prepareRebalance(group), () => undefined);
+  }
+
   /** DeleteGroups precondition (Kafka's validateDeleteGroup). */
   deletable(groupId: string): number {
     const g = this.groups.get(groupId);
