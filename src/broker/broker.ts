@@ -275,7 +275,7 @@ export class Broker {
         const out = await alterPartition(this.cluster.store, known, {
           brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
           leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
-        }, (id) => this.cache.isAlive(id));
+        }, (id) => this.cache.isEligible(id));
         // Kafka's IsrShrinksPerSec / IsrExpandsPerSec count the leader's committed ISR changes.
         if (out.ok) {
           if (newIsr.length < known.isr.length) this.metrics.isrShrinks++;
@@ -601,6 +601,14 @@ export class Broker {
   async stop(): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
+    // Controlled shutdown first, while still serving: leaderships move, clients follow them.
+    if (this.cluster && String(this.rawConfig['controlled.shutdown.enable']) !== 'false') {
+      const moved = await this.cluster.controlledShutdown(Number(this.rawConfig['samsa.controlled.shutdown.timeout.ms'])).catch((err) => {
+        this.log.warn(`controlled shutdown: ${(err as Error).message}`);
+        return 0;
+      });
+      if (moved > 0) this.log.info(`controlled shutdown: ${moved} leadership(s) moved to other brokers`);
+    }
     this.stopController.abort();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();

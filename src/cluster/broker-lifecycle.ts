@@ -157,7 +157,13 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
     this.emit('lost', reason);
   }
 
-  /** Controlled shutdown: deregister and end the session (the controller moves leaderships at once). */
+  /** Controlled shutdown begins: the registration says so, and the controller moves leaderships away. */
+  async beginControlledShutdown(): Promise<void> {
+    if (this._state !== 'registered') return;
+    await this.opts.store.markControlledShutdown(this.registration, this.session);
+  }
+
+  /** Controlled shutdown ends: deregister and end the session (the controller moves what is left at once). */
   async shutdown(): Promise<void> {
     if (this._state === 'stopped') return;
     const wasRegistered = this._state === 'registered';

@@ -207,6 +207,29 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     }
   }
 
+  /**
+   * Controlled shutdown, first half (Kafka's want_shut_down): the registration says this broker
+   * is shutting down, the controller moves its leaderships to other in-sync replicas and takes it
+   * out of every ISR, and this resolves once it is in no ISR with another eligible broker
+   * (partitions whose ISR is this broker alone stay until it deregisters) or after `timeoutMs`. Meanwhile the
+   * broker still serves, so clients are told where each partition went (NOT_LEADER_OR_FOLLOWER
+   * with the new leader) instead of finding a closed port. Nothing to do alone in the cluster.
+   */
+  async controlledShutdown(timeoutMs: number): Promise<number> {
+    const self = this.opts.settings.nodeId;
+    const others = [...this.cache.brokers.values()].some((b) => b.nodeId !== self && !b.inControlledShutdown);
+    if (this.stopped || !others) return 0;
+    const ledBefore = this.cache.allPartitions().filter((p) => p.leader === self).length;
+    await this.lifecycle.beginControlledShutdown();
+    const settled = (c: MetadataCache) => c.brokers.get(self)?.inControlledShutdown === true &&
+      c.allPartitions().every((p) => !p.isr.includes(self) || p.isr.every((id) => id === self || !c.isEligible(id)));
+    await this.cache.waitFor(settled, timeoutMs, 'leaderships moved away for the controlled shutdown').catch((err) => {
+      this.opts.logger?.warn(`controlled shutdown: ${(err as Error).message}; stopping anyway`);
+    });
+    const ledAfter = this.cache.allPartitions().filter((p) => p.leader === self).length;
+    return ledBefore - ledAfter;
+  }
+
   /** Graceful: resign the controller claim, deregister, close. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -218,9 +218,9 @@ export class Controller extends EventEmitter<ControllerEvents> {
   async balanceLeaders(): Promise<number> {
     const cache = this.opts.cache;
     let moved = 0;
-    for (const state of imbalanced(cache.allPartitions(), (id) => cache.isAlive(id))) {
+    for (const state of imbalanced(cache.allPartitions(), (id) => cache.isEligible(id))) {
       const name = `${cache.topicById(state.topicId)?.name}-${state.partition}`;
-      const out = preferredElection(state, (id) => cache.isAlive(id), name);
+      const out = preferredElection(state, (id) => cache.isEligible(id), name);
       if (!('state' in out) || !this.active) continue;
       const r = await this.opts.store.alterPartition(out.state, state.partitionEpoch, this.fence).catch(() => null);
       if (r?.ok) {
@@ -250,7 +250,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
           results.push({ topic, partition, errorCode: ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, errorMessage: 'The request asked for a topic or partition that does not exist on this broker.' });
           continue;
         }
-        const isAlive = (id: number) => cache.isAlive(id);
+        const isAlive = (id: number) => cache.isEligible(id);
         const out = unclean ? uncleanElection(state, isAlive, name) : preferredElection(state, isAlive, name);
         if (!('state' in out)) {
           if (!all) results.push({ topic, partition, errorCode: out.errorCode, errorMessage: out.message });
@@ -279,6 +279,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
     const fence = this.fence;
     const cache = this.opts.cache;
     const isAlive = (id: number) => cache.isAlive(id);
+    const isEligible = (id: number) => cache.isEligible(id);
     const results: ElectionResult[] = [];
     for (const t of topics) {
       for (const { partitionIndex: partition, replicas } of t.partitions) {
@@ -293,8 +294,8 @@ export class Controller extends EventEmitter<ControllerEvents> {
           // The leader may change the ISR meanwhile: retry on the state the compare-and-set found.
           for (let attempt = 0; ; attempt++) {
             const next = replicas
-              ? startReassignment(state, replicas, isAlive)
-              : cancelReassignment(state, `${t.name}:${partition}`, isAlive, uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable));
+              ? startReassignment(state, replicas, isEligible)
+              : cancelReassignment(state, `${t.name}:${partition}`, isEligible, uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable));
             if (!next) break;
             const out = await this.opts.store.alterPartition(next, state.partitionEpoch, fence);
             if (out.ok) {
@@ -363,7 +364,8 @@ export class Controller extends EventEmitter<ControllerEvents> {
     for (const state of cache.allPartitions()) {
       if (this.active !== active) return;
       const topic = cache.topicById(state.topicId);
-      const isAlive = (id: number) => cache.isAlive(id);
+      // A broker in controlled shutdown counts as gone here: it leaves ISRs and leaderships.
+      const isAlive = (id: number) => cache.isEligible(id);
       const next = brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable) }) ??
         completedReassignment(state, isAlive);
       if (!next) continue;
@@ -392,7 +394,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
   }
 
   private liveBrokers() {
-    return [...this.opts.cache.brokers.values()].map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
+    return [...this.opts.cache.brokers.values()].filter((b) => !b.inControlledShutdown).map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
   }
 
   private checkName(name: string): void {
@@ -440,7 +442,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       configs: { ...(req.configs ?? {}) },
       isInternal: req.isInternal ?? false,
     };
-    const isAlive = (id: number) => this.opts.cache.isAlive(id);
+    const isAlive = (id: number) => this.opts.cache.isEligible(id);
     const partitions = replicaLists.map((r, i) => initialPartitionState(topic.topicId, i, r, isAlive));
     if (!req.validateOnly) await this.opts.store.createTopic(topic, partitions, fence);
     return { topic, partitions };
@@ -459,7 +461,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${count} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
     }
     const replicaLists = this.assign(count, topic.replicationFactor, topic.partitions, assignments, assignments ? topic.replicationFactor : undefined);
-    const isAlive = (id: number) => this.opts.cache.isAlive(id);
+    const isAlive = (id: number) => this.opts.cache.isEligible(id);
     const added = replicaLists.map((r, i) => initialPartitionState(topic.topicId, topic.partitions + i, r, isAlive));
     if (!validateOnly) await this.opts.store.createPartitions(name, topic.partitions, added, fence);
     return added;

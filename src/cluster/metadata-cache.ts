@@ -111,6 +111,12 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
     return this.image.brokers.has(nodeId);
   }
 
+  /** Registered and not in controlled shutdown: may lead, and may be in an ISR. */
+  isEligible(nodeId: number): boolean {
+    const b = this.image.brokers.get(nodeId);
+    return b !== undefined && !b.inControlledShutdown;
+  }
+
   get topics(): ReadonlyMap<string, TopicRecord> {
     return this.image.topics;
   }

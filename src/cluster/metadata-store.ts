@@ -53,6 +53,8 @@ export interface BrokerRegistration {
   rack: string | null;
   /** Set by the store: the revision that created this registration (Kafka's broker epoch). */
   brokerEpoch: number;
+  /** Controlled shutdown under way (Kafka's BrokerHeartbeat want_shut_down): no leaderships, no ISR. */
+  inControlledShutdown?: boolean;
 }
 
 export interface ControllerRegistration {
@@ -167,6 +169,8 @@ export interface MetadataStore {
   registerBroker(reg: Omit<BrokerRegistration, 'brokerEpoch'>, session: MetadataSession): Promise<BrokerRegistration>;
   /** Controlled shutdown: removes the registration if it is still this broker epoch's. */
   unregisterBroker(nodeId: number, brokerEpoch: number): Promise<void>;
+  /** Controlled shutdown begins: the registration of this broker epoch says so (same epoch, same session). */
+  markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void>;
   /** Claims the controller role bound to the session; null if someone holds it. */
   tryClaimController(nodeId: number, incarnationId: string, session: MetadataSession): Promise<ControllerRegistration | null>;
   resignController(controllerEpoch: number): Promise<void>;
@@ -478,6 +482,14 @@ export class LocalMetadataStore implements MetadataStore {
       return [{ kind: 'broker', revision, nodeId: reg.nodeId, value: out }];
     }, false);
     return out as unknown as BrokerRegistration;
+  }
+
+  async markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void> {
+    const held = this.brokers.get(reg.nodeId);
+    if (!held || held.brokerEpoch !== reg.brokerEpoch) return;
+    const next = { ...stripSession(held), inControlledShutdown: true };
+    this.brokers.set(reg.nodeId, { ...next, session: session.id });
+    this.commit((revision) => [{ kind: 'broker', revision, nodeId: reg.nodeId, value: next }], false);
   }
 
   async unregisterBroker(nodeId: number, brokerEpoch: number): Promise<void> {

@@ -444,6 +444,14 @@ export const BROKER_SETTINGS = {
     type: 'long', default: '300', min: 1,
     doc: 'How often the controller looks for partitions not led by their preferred replica.',
   },
+  'controlled.shutdown.enable': {
+    type: 'boolean', default: 'true',
+    doc: 'On a graceful stop (SIGTERM) a broker of a cluster first has the controller move its leaderships to other in-sync replicas and take it out of the ISRs, while it still serves (clients follow NOT_LEADER_OR_FOLLOWER to the new leaders), then leaves.',
+  },
+  'samsa.controlled.shutdown.timeout.ms': {
+    type: 'long', default: '300000', min: 0,
+    doc: 'How long a controlled shutdown waits for its leaderships to move before stopping anyway (Kafka\'s broker waits 5 minutes).',
+  },
 
   // --- replication ----------------------------------------------------------------------------
   'replica.lag.time.max.ms': {

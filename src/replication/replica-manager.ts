@@ -84,7 +84,8 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     super();
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
-      isAlive: (id) => opts.cache.isAlive(id),
+      // ISR membership: registered and not in controlled shutdown.
+      isAlive: (id) => opts.cache.isEligible(id),
       brokerEpochOf: (id) => opts.cache.brokers.get(id)?.brokerEpoch,
       alterIsr: (known, newIsr) => opts.alterIsr(known, newIsr),
     };
