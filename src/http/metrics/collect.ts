@@ -14,7 +14,7 @@ import type { ServerResponse } from 'node:http';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import type { Broker } from '../../broker/broker.js';
 import { errorName } from '../../protocol/generated/error-codes.js';
-import { CONTENT_TYPE, ExpositionWriter, type Labels } from './registry.js';
+import { CONTENT_TYPE, ExpositionWriter, labelText, type Labels } from './registry.js';
 import type { TopicStats } from './broker-metrics.js';
 import { send } from '../respond.js';
 import { groupLag } from '../group-lag.js';
@@ -115,9 +115,10 @@ function partitionMetrics(w: ExpositionWriter, broker: Broker): void {
   w.family('kafka_server_replicamanager_isrexpands_total', 'counter', 'ISR expansions this broker committed as leader (Kafka IsrExpandsPerSec).').sample([], broker.metrics.isrExpands);
 
   const sorted = [...partitions].sort((a, b) => (a.topic === b.topic ? a.partitionIndex - b.partitionIndex : a.topic < b.topic ? -1 : 1));
+  const rendered = sorted.map((p) => labelText([['topic', p.topic], ['partition', p.partitionIndex]]));
   const per = (name: string, type: 'gauge', help: string, value: (p: (typeof sorted)[number]) => number) => {
     w.family(name, type, help);
-    for (const p of sorted) w.sample([['topic', p.topic], ['partition', p.partitionIndex]], value(p));
+    for (let i = 0; i < sorted.length; i++) w.sampleWith(rendered[i], value(sorted[i]));
   };
   per('kafka_log_log_size', 'gauge', 'Bytes of the partition log\'s segments (Kafka Log Size).', (p) => p.log.sizeBytes);
   per('kafka_log_log_numlogsegments', 'gauge', 'Segments of the partition log (Kafka NumLogSegments).', (p) => p.log.numberOfSegments);

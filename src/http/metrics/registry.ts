@@ -53,7 +53,19 @@ export type Labels = readonly (readonly [string, string | number])[];
 
 /** Escapes a label value: backslash, double quote and line feed (the format's three escapes). */
 export function escapeLabelValue(v: string): string {
+  if (!/[\\"\n]/.test(v)) return v;
   return v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** The `{name="value",...}` part of a sample ('' without labels), for reuse across families. */
+export function labelText(labels: Labels): string {
+  if (labels.length === 0) return '';
+  let text = '{';
+  for (let i = 0; i < labels.length; i++) {
+    if (i > 0) text += ',';
+    text += `${labels[i][0]}="${escapeLabelValue(String(labels[i][1]))}"`;
+  }
+  return text + '}';
 }
 
 function escapeHelp(v: string): string {
@@ -88,16 +100,15 @@ export class ExpositionWriter {
   sample(labels: Labels, value: number, suffix = ''): this {
     const fam = this.current;
     if (!fam) throw new Error('sample before any family');
-    let text = fam.name + suffix;
-    if (labels.length > 0) {
-      text += '{';
-      for (let i = 0; i < labels.length; i++) {
-        if (i > 0) text += ',';
-        text += `${labels[i][0]}="${escapeLabelValue(String(labels[i][1]))}"`;
-      }
-      text += '}';
-    }
-    this.lines.push(`${text} ${formatValue(value)}`);
+    this.lines.push(`${fam.name}${suffix}${labelText(labels)} ${formatValue(value)}`);
+    return this;
+  }
+
+  /** A sample whose labels were rendered by labelText() (the same labels in many families). */
+  sampleWith(renderedLabels: string, value: number): this {
+    const fam = this.current;
+    if (!fam) throw new Error('sample before any family');
+    this.lines.push(`${fam.name}${renderedLabels} ${formatValue(value)}`);
     return this;
   }
 
