@@ -7,7 +7,7 @@
  *
  * Each rep starts two fresh broker processes in turn (`node --import tsx src/main.ts`, a fresh
  * data dir each), 'off' (samsa.http.listeners empty) and 'on' (HTTP on a free port, with this
- * process fetching /metrics every second while it produces), in alternating order so that drift
+ * scraper process fetching /metrics every second while it produces), in alternating order so that drift
  * in the machine's load hits both alike. The load: pre-built Produce requests (acks=1, one batch
  * of --batch records of --record-size random bytes each), --inflight pipelined per connection.
  * Prints per run msgs/s, MiB/s, broker CPU per GiB and the scrapes' count and duration; then
@@ -39,6 +39,20 @@ const o = {
   /** Milliseconds between scrapes; 0: the listener runs but nothing scrapes it. */
   scrapeMs: option('scrape-ms', 1000),
 };
+
+/** Fetches argv[1] every argv[2] ms, one JSON line per scrape ({ms, bytes}). */
+const SCRAPER = `
+const [url, every] = process.argv.slice(1);
+process.on('SIGTERM', () => process.exit(0));
+(async () => {
+  for (;;) {
+    const t = performance.now();
+    const text = await (await fetch(url)).text();
+    process.stdout.write(JSON.stringify({ ms: performance.now() - t, bytes: text.length }) + '\\n');
+    await new Promise((r) => setTimeout(r, Number(every)));
+  }
+})();
+`;
 
 interface Broker {
   child: ChildProcess;
@@ -103,19 +117,12 @@ async function run(mode: 'off' | 'on'): Promise<RunResult> {
     admin.close();
     const batch = buildRecordBatch({ records: Array.from({ length: o.batch }, () => ({ key: null, value: randomBytes(o.recordSize) })) });
     const conns = await Promise.all(Array.from({ length: o.connections }, () => KafkaConn.connect('127.0.0.1', b.port)));
-    let stop = false;
     const scrapeMs: number[] = [];
     let scrapeBytes = 0;
-    const scraping = (async () => {
-      if (!b.httpUrl || o.scrapeMs === 0) return;
-      while (!stop) {
-        const t = performance.now();
-        const text = await (await fetch(`${b.httpUrl}/metrics`)).text();
-        scrapeMs.push(performance.now() - t);
-        scrapeBytes = text.length;
-        await sleep(o.scrapeMs);
-      }
-    })();
+    // The scraper is a process of its own, as Prometheus would be: it must not slow the load generator.
+    const scraper = b.httpUrl && o.scrapeMs > 0 ? spawn(process.execPath, ['-e', SCRAPER, `${b.httpUrl}/metrics`, String(o.scrapeMs)], { stdio: ['ignore', 'pipe', 'inherit'] }) : null;
+    let scraperOut = '';
+    scraper?.stdout!.on('data', (d: Buffer) => { scraperOut += d.toString(); });
     let messages = 0;
     let partition = 0;
     const cpu0 = procCpuSeconds(b.child.pid!);
@@ -132,8 +139,17 @@ async function run(mode: 'off' | 'on'): Promise<RunResult> {
     await Promise.all(conns.flatMap((c) => Array.from({ length: o.inflight }, () => slot(c))));
     const secs = (performance.now() - t0) / 1000;
     const cpu = procCpuSeconds(b.child.pid!) - cpu0;
-    stop = true;
-    await scraping;
+    if (scraper) {
+      const exited = new Promise<void>((r) => scraper.once('exit', () => r()));
+      scraper.kill('SIGTERM');
+      await exited;
+      for (const line of scraperOut.split('\n')) {
+        if (!line.trim()) continue;
+        const x = JSON.parse(line) as { ms: number; bytes: number };
+        scrapeMs.push(x.ms);
+        scrapeBytes = x.bytes;
+      }
+    }
     for (const c of conns) c.close();
     const gib = (messages * o.recordSize) / 2 ** 30;
     return {
