@@ -184,6 +184,14 @@ test('share groups page says there are none; the live chart draws samples', asyn
   await page.waitForSelector('svg.chart[data-samples="2"]', { timeout: 15_000 });
   const points = await page.getAttribute('svg.chart polyline.in', 'points');
   assert.ok(points && points.split(' ').length === 2, `two points drawn: ${points}`);
+  const producer = new Kafka({ clientId: 'console-chart', brokers: [b.bootstrap], logLevel: logLevel.NOTHING }).producer();
+  await producer.connect();
+  await producer.send({ topic: TOPIC, messages: Array.from({ length: 200 }, (_, i) => ({ value: `chart${i}` })) });
+  await producer.disconnect();
+  await page.waitForSelector('svg.chart[data-samples="4"]', { timeout: 15_000 });
+  assert.match(await text('.live-figures'), /lag \d+/);
+  const heights = ((await page.getAttribute('svg.chart polyline.in', 'points')) ?? '').split(' ').map((xy) => Number(xy.split(',')[1]));
+  assert.ok(Math.min(...heights) < Math.max(...heights), `the records-in line rises with the 200 records: ${heights}`);
   await shot('cluster');
 });
 
