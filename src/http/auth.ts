@@ -32,18 +32,23 @@ export class HttpAuthenticator {
   private readonly plainUsers = new Map<string, string>();
   private readonly scramMechanisms: ScramMechanismName[] = [];
   private readonly verified = new Map<string, { user: string; until: number }>();
+  /** connection.failed.authentication.delay.ms (the largest of the SASL listeners'): a wrong password waits this long. */
+  readonly failedDelayMs: number;
 
   constructor(security: ReadonlyMap<string, ListenerSecurity>, private readonly readScram: ScramReader, private readonly now: () => number = Date.now) {
     let required = false;
+    let failedDelayMs = 0;
     for (const l of security.values()) {
       if (!l.sasl) continue;
       required = true;
+      failedDelayMs = Math.max(failedDelayMs, l.sasl.failedDelayMs);
       if (l.sasl.mechanisms.includes('PLAIN')) for (const [u, p] of l.sasl.plainUsers) if (!this.plainUsers.has(u)) this.plainUsers.set(u, p);
       for (const m of ['SCRAM-SHA-256', 'SCRAM-SHA-512'] as const) {
         if (l.sasl.mechanisms.includes(m) && !this.scramMechanisms.includes(m)) this.scramMechanisms.push(m);
       }
     }
     this.required = required;
+    this.failedDelayMs = failedDelayMs;
   }
 
   /** The authenticated user, null when the header is missing or wrong ('' when nothing is required). */
@@ -58,7 +63,11 @@ export class HttpAuthenticator {
     if (colon <= 0) return null;
     const user = decoded.slice(0, colon);
     const password = decoded.slice(colon + 1);
-    if (!(await this.check(user, password))) return null;
+    if (!(await this.check(user, password))) {
+      // As a SASL listener delays a failed login: guessing passwords over HTTP is no faster.
+      if (this.failedDelayMs > 0) await new Promise((r) => setTimeout(r, this.failedDelayMs));
+      return null;
+    }
     if (this.verified.size >= CACHE_MAX) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(authorization, { user, until: now + CACHE_TTL_MS });
     return user;

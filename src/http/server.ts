@@ -20,7 +20,7 @@ import type { TlsOptions } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Broker } from '../broker/broker.js';
-import type { Logger } from '../logger.js';
+import { namedLogger, type Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
 import { HttpAuthenticator } from './auth.js';
 import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics/collect.js';
@@ -125,10 +125,13 @@ export class HttpListener {
   readonly urls: string[] = [];
   private readonly csrf: string;
   private ready = false;
+  /** One debug line per HTTP request (method, path, status, duration). */
+  private readonly accessLog: Logger;
   private stopped = false;
 
   private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly log: Logger, private readonly consoleEnabled: boolean) {
     this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
+    this.accessLog = namedLogger(log, 'samsa.http');
   }
 
   /** Binds every listener (serving 503 on readiness until markReady). */
@@ -200,6 +203,13 @@ export class HttpListener {
 
   private async serve(req: IncomingMessage, res: ServerResponse, loopback: boolean, scheme: 'http' | 'https'): Promise<void> {
     res.on('error', (err) => this.log.debug(`http response: ${err.message}`));
+    if (this.accessLog.level === 'debug') {
+      const started = performance.now();
+      res.once('finish', () => this.accessLog.debug(`http ${req.method} ${req.url} ${res.statusCode}`, {
+        method: req.method, path: req.url, status: res.statusCode, remote: req.socket.remoteAddress,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+      }));
+    }
     try {
       // DNS rebinding: a page of another site whose name now points at 127.0.0.1 sends its own
       // name as Host; a loopback listener answers only loopback names.

@@ -12,6 +12,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { loadConfig } from '../../src/config.js';
 import { parsePrometheusText, value } from './prom-text.js';
+import { HttpAuthenticator } from '../../src/http/auth.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -195,6 +196,18 @@ test('with SASL: basic auth as a PLAIN or SCRAM user, 401 otherwise; health need
   } finally {
     await s.stop();
   }
+});
+
+test('the authenticator takes the SASL listeners\' users and failed-login delay; none without SASL', async () => {
+  const sasl = { mechanisms: ['PLAIN'], plainUsers: new Map([['u', 'p']]), oauth: {} as never, reauthMs: 0, maxReceiveSize: 524288, failedDelayMs: 0 };
+  const auth = new HttpAuthenticator(new Map([['A', { name: 'A', protocol: 'SASL_PLAINTEXT', tls: null, sasl }], ['B', { name: 'B', protocol: 'SASL_PLAINTEXT', tls: null, sasl: { ...sasl, failedDelayMs: 250 } }]]), async () => null);
+  assert.is(auth.required, true);
+  assert.is(auth.failedDelayMs, 250, 'the largest connection.failed.authentication.delay.ms');
+  assert.is(await auth.authenticate(`Basic ${Buffer.from('u:p').toString('base64')}`), 'u');
+  assert.is(await auth.authenticate('Bearer x'), null);
+  const open = new HttpAuthenticator(new Map([['P', { name: 'P', protocol: 'PLAINTEXT', tls: null, sasl: null }]]), async () => null);
+  assert.is(open.required, false);
+  assert.is(await open.authenticate(undefined), '');
 });
 
 test('an explicitly configured HTTP address in use fails the start', async () => {

@@ -1,7 +1,8 @@
 /**
  * Logs and health: samsa.log.format=json writes one JSON object per line (time, level, logger,
  * message, fields); the request logger (kafka.request.logger) writes a debug line per request
- * with client id, API, version and duration; a closed connection logs why; /health/ready's
+ * with client id, API, version and duration; a closed connection logs why; HTTP requests are
+ * logged at debug (samsa.http); /health/ready's
  * answer for a stopping or unregistered broker.
  */
 import { test } from 'uvu';
@@ -53,8 +54,9 @@ test('a broker with samsa.log.format=json logs each request at debug and why a c
     lines.push(...String(chunk).split('\n').filter((l) => l !== ''));
     return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
   }) as typeof process.stderr.write;
-  const b = await startBroker({ storage: 'memory', logLevel: 'debug', config: { 'samsa.log.format': 'json' } });
+  const b = await startBroker({ storage: 'memory', logLevel: 'debug', http: true, config: { 'samsa.log.format': 'json' } });
   try {
+    assert.is((await fetch(`${b.httpUrl}/health/live`)).status, 200);
     const admin = new Kafka({ clientId: 'json-logs-client', brokers: [b.bootstrap], logLevel: logLevel.NOTHING }).admin();
     await admin.connect();
     await admin.listTopics();
@@ -74,6 +76,10 @@ test('a broker with samsa.log.format=json logs each request at debug and why a c
   const closed = objects.find((o) => typeof o.reason === 'string' && /closed/.test(String(o.message)));
   assert.ok(closed, 'a closed connection is logged with its reason');
   assert.is(closed!.reason, 'closed by the client');
+  const access = objects.find((o) => o.logger === 'samsa.http' && o.path === '/health/live');
+  assert.ok(access, 'the HTTP request is logged');
+  assert.is(access!.status, 200);
+  assert.is(access!.method, 'GET');
 });
 
 function capture(): { res: ServerResponse; out: { status: number; body: string } } {
