@@ -20,7 +20,7 @@ import { Writer } from '../protocol/writer.js';
 import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
 import type { Logger } from '../logger.js';
-import type { BrokerMetrics, RequestStats } from '../http/metrics/broker-metrics.js';
+import { countResponseErrors, type BrokerMetrics, type RequestStats } from '../http/metrics/broker-metrics.js';
 import type { ProduceRequest } from '../protocol/generated/messages/produce-request.js';
 import type { FetchRequest } from '../protocol/generated/messages/fetch-request.js';
 import type { FetchResponse } from '../protocol/generated/messages/fetch-response.js';
@@ -238,8 +238,7 @@ export class Dispatcher {
     if (decoded.apiKey === 1 && response !== undefined) {
       this.metrics!.onFetch(decoded.body as FetchRequest, response as FetchResponse, stats, ctx.broker.metadata);
     } else if (decoded.apiKey !== 0 && response !== undefined) {
-      const code = (response as { errorCode?: unknown }).errorCode;
-      stats.countError(typeof code === 'number' ? code : ErrorCode.NONE);
+      countResponseErrors(stats, response);
     }
   }
 

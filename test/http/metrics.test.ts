@@ -130,6 +130,21 @@ test('counters rise by exactly what kafkajs produced and consumed; lag is HW min
   await admin.disconnect();
 });
 
+test('error codes inside responses are counted per API (errorCounts), NONE included', async () => {
+  const kafka = new Kafka({ clientId: 'metrics-errors', brokers: [b.bootstrap], logLevel: logLevel.NOTHING, retry: { retries: 0 } });
+  const admin = kafka.admin();
+  await admin.connect();
+  const labels = (error: string) => ({ request: 'CreateTopics', error });
+  const before = await scrape();
+  await admin.createTopics({ topics: [{ topic: 'metrics-dup', numPartitions: 1 }] });
+  assert.is(await admin.createTopics({ topics: [{ topic: 'metrics-dup', numPartitions: 1 }] }), false);
+  await admin.disconnect();
+  const after = await scrape();
+  const delta = (error: string) => valueOr0(after, 'kafka_network_requestmetrics_errors_total', labels(error)) - valueOr0(before, 'kafka_network_requestmetrics_errors_total', labels(error));
+  assert.is(delta('TOPIC_ALREADY_EXISTS'), 1, 'the second creation answered TOPIC_ALREADY_EXISTS for its topic');
+  assert.is(delta('NONE'), 1, 'the first one NONE');
+});
+
 test('a long-polling fetch is in the Fetch purgatory while it waits', async () => {
   const kafka = new Kafka({ clientId: 'metrics-poll', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();

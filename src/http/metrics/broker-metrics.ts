@@ -269,6 +269,36 @@ export class BrokerMetrics {
   }
 }
 
+/**
+ * Counts every `errorCode` in a response (the whole-request one and those of its topics,
+ * partitions, groups, members …), as Kafka's AbstractResponse.errorCounts does; a response with
+ * none counts NONE once. For APIs other than Produce and Fetch (low-rate, small answers); walks
+ * plain objects and arrays only (records and other Buffers are skipped), without allocating.
+ */
+export function countResponseErrors(stats: RequestStats, response: unknown): void {
+  if (countIn(stats, response, 0) === 0) stats.countError(ErrorCode.NONE);
+}
+
+function countIn(stats: RequestStats, v: unknown, depth: number): number {
+  if (v === null || typeof v !== 'object' || depth > 8 || Buffer.isBuffer(v)) return 0;
+  let n = 0;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += countIn(stats, v[i], depth + 1);
+    return n;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) {
+    const x = o[k];
+    if (k === 'errorCode' && typeof x === 'number') {
+      stats.countError(x);
+      n++;
+    } else if (x !== null && typeof x === 'object') {
+      n += countIn(stats, x, depth + 1);
+    }
+  }
+  return n;
+}
+
 /** The record count of a Produce partition's (single) batch. */
 function batchRecords(records: Buffer | Buffer[] | null): number {
   if (records === null || !Buffer.isBuffer(records) || records.length < BATCH_HEADER_BYTES) return 0;
