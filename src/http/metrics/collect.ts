@@ -82,7 +82,7 @@ function requestMetrics(w: ExpositionWriter, broker: Broker): void {
   const all = broker.metrics.allRequests();
   w.family('kafka_network_requestmetrics_requests_total', 'counter', 'Requests by API and version (Kafka RequestsPerSec).');
   for (const r of all) r.byVersion.forEach((n, v) => { if (n > 0) w.sample([['request', r.name], ['version', v]], n); });
-  w.family('kafka_network_requestmetrics_errors_total', 'counter', 'Error codes in responses by API, per partition for Produce and Fetch (Kafka ErrorsPerSec; NONE included).');
+  w.family('kafka_network_requestmetrics_errors_total', 'counter', 'Error codes in responses by API: every code in a response, per topic, partition or group (Kafka ErrorsPerSec; NONE included).');
   for (const r of all) for (const [code, n] of [...r.errors].sort((a, b) => a[0] - b[0])) w.sample([['request', r.name], ['error', errorName(code)]], n);
   for (const [field, name, help] of TIMES) {
     w.family(`kafka_network_requestmetrics_${name}`, 'summary', help);
