@@ -76,7 +76,21 @@ export class KafkaClient {
     socket.on('close', () => this.fail(new Error(`connection to ${opts.bootstrap} closed`)));
   }
 
+  /** Connects to the first answering address of a comma-separated bootstrap list. */
   static async connect(options: ClientOptions = {}): Promise<KafkaClient> {
+    const list = (options.bootstrap ?? 'localhost:9092').split(',').map((x) => x.trim()).filter((x) => x.length > 0);
+    let last: unknown = null;
+    for (const bootstrap of list) {
+      try {
+        return await KafkaClient.connectOne({ ...options, bootstrap });
+      } catch (err) {
+        last = err;
+      }
+    }
+    throw last ?? new Error('no bootstrap address');
+  }
+
+  private static async connectOne(options: ClientOptions): Promise<KafkaClient> {
     const security = options.security ?? { protocol: 'PLAINTEXT' };
     const opts: Required<ClientOptions> = {
       bootstrap: options.bootstrap ?? 'localhost:9092', clientId: options.clientId ?? 'samsa-cli', requestTimeoutMs: options.requestTimeoutMs ?? 30000, security,

@@ -12,6 +12,7 @@ import { flag, flags, intFlag, keyValue, parseArgs, UsageError } from './args.js
 import type { Io } from './commands.js';
 
 export const CLUSTER_HELP = `usage: samsa cluster start [options]
+       samsa cluster add-broker ID | decommission ID [options]   (see samsa cluster add-broker --help)
 
 Starts etcd and a cluster of Samsa brokers on loopback, for development.
 
@@ -79,6 +80,7 @@ function selfCommand(): string[] {
 }
 
 export async function clusterCommand(argv: string[], io: Io, signal: AbortSignal): Promise<number> {
+  if (argv[0] === 'add-broker' || argv[0] === 'decommission') return (await import('./reassign.js')).reassignCommand(argv[0], argv, io, signal);
   const p = parseArgs(argv, {
     brokers: { value: true }, port: { value: true }, dir: { value: true }, etcd: { value: true },
     'etcd-port': { value: true }, 'etcd-bin': { value: true }, override: { value: true, repeat: true }, help: { alias: 'h' },
@@ -88,7 +90,7 @@ export async function clusterCommand(argv: string[], io: Io, signal: AbortSignal
     io.out(CLUSTER_HELP);
     return sub === undefined && !p.flags.has('help') ? 2 : 0;
   }
-  if (sub !== 'start') throw new UsageError(`unknown cluster command '${sub}' (only 'start')`);
+  if (sub !== 'start') throw new UsageError(`unknown cluster command '${sub}' (start, add-broker, decommission)`);
   const n = intFlag(p, 'brokers', 3)!;
   if (n < 1 || n > 32) throw new UsageError('--brokers must be between 1 and 32');
   const basePort = intFlag(p, 'port', 9092)!;
