@@ -16,7 +16,7 @@ import kafkajs from 'kafkajs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 
-const { Kafka, logLevel } = kafkajs;
+const { Kafka, logLevel, CompressionTypes } = kafkajs;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output', 'console');
 const CHROMIUM = '/usr/bin/chromium';
@@ -132,6 +132,14 @@ test('produce through the page and find the message; HTML in it is shown as text
   await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages?partition=1&timestamp=${Date.now() - 60_000}`);
   assert.is(await page.locator('#messages tbody tr').count(), 1, 'found by timestamp');
   assert.equal(dialogs, [], 'no script from a message ran');
+  const producer = new Kafka({ clientId: 'console-gzip', brokers: [b.bootstrap], logLevel: logLevel.NOTHING }).producer();
+  await producer.connect();
+  await producer.send({ topic: TOPIC, compression: CompressionTypes.GZIP, messages: [{ key: 'z1', value: 'zipped-one', partition: 0 }, { key: 'z2', value: '{"zipped":2}', partition: 0, headers: { h: 'v' } }] });
+  await producer.disconnect();
+  await page.goto(`${b.httpUrl}/topics/${TOPIC}/messages?partition=0&offset=0&format=json`);
+  assert.is(await page.locator('#messages tbody tr').count(), 2, 'both records of the gzip batch');
+  assert.match(await text('#messages'), /zipped-one\s*\(not JSON\)/);
+  assert.match(await text('#messages'), /"zipped": 2/);
   await shot('messages');
 });
 
