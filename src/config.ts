@@ -428,6 +428,8 @@ export function resolveTopicConfig(broker: BrokerConfig, overrides: Readonly<Rec
     const overridden = Object.prototype.hasOwnProperty.call(parsed, name);
     const value = overridden ? parsed[name] : topicValueFromBroker(broker, name);
     values[name] = value;
+    // Samsa-only topic configs (views, schedule topics) appear only where set (settings.ts describedWhenSet).
+    if (spec.describedWhenSet && !overridden) continue;
     const sensitive = spec.type === 'password';
     const rendered = sensitive ? null : render(spec, value);
     const synonyms = brokerSynonymList(broker, spec.synonyms ?? [], sensitive);

@@ -28,6 +28,7 @@ import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
+import { checkViewCreation, VIEW_SOURCE, viewsOf } from '../views/views.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
@@ -374,12 +375,14 @@ export class Broker {
       if (spec.numPartitions === 0 || spec.numPartitions < -1) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
     }
     const configs = validateTopicConfigs(spec.configs);
+    // Views (src/views/): the source must exist; the view takes its partition count.
+    const numPartitions = checkViewCreation(configs, spec.numPartitions, this.metadata);
     const isInternal = name === '__consumer_offsets' || name === '__transaction_state';
     const work = this.controllerChannel.route<TopicInfo>(
       `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
       async () => {
         const created = await this.cluster.controller.createTopic({
-          name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor, assignments: manual,
+          name, numPartitions, replicationFactor: spec.replicationFactor, assignments: manual,
           configs, isInternal, validateOnly: spec.validateOnly,
         });
         if (spec.validateOnly) return created.topic;
@@ -389,7 +392,7 @@ export class Broker {
       async (client) => {
         const res = await client.send(19, CREATE_TOPICS_VERSION, {
           topics: [{
-            name, numPartitions: spec.numPartitions, replicationFactor: spec.replicationFactor,
+            name, numPartitions, replicationFactor: spec.replicationFactor,
             assignments: (manual ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
             configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })),
           }],
@@ -428,6 +431,17 @@ export class Broker {
   async deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> {
     const info = this.metadata.get(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+    const deleted = await this.deleteOneTopic(name, info, opts);
+    // Deleting a source deletes its views (src/views/); one already gone is skipped.
+    for (const view of viewsOf(this.metadata.topics, name)) {
+      await this.deleteTopic(view, opts).catch((err) => {
+        if (!(err instanceof KafkaApiError && err.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)) this.log.warn(`deleting view ${view} of ${name} failed`, err);
+      });
+    }
+    return deleted;
+  }
+
+  private async deleteOneTopic(name: string, info: TopicInfo, opts: { forwarded?: boolean }): Promise<TopicInfo> {
     const gone = (c: MetadataCache) => c.topic(name)?.topicId !== info.topicId;
     return this.controllerChannel.route<TopicInfo>(
       `deleting topic ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
@@ -551,7 +565,8 @@ export class Broker {
       const info = byId ? this.metadata.getById(t.topicId) : this.metadata.get(t.topic);
       if (!info) continue;
       for (const p of t.partitions) {
-        const log = this.logs.getLog(info.name, p.partition);
+        // A view's records are appended to its source (src/views/).
+        const log = this.logs.getLog(info.configs[VIEW_SOURCE] ?? info.name, p.partition);
         if (log) {
           logs.push(log);
           counts.push(follower ? log.appendCount : log.highWatermarkMoveCount);

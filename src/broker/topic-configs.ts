@@ -14,6 +14,7 @@ import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
 import { topicNameProblem } from './metadata.js';
+import { checkViewAlter } from '../views/views.js';
 
 /**
  * Validates topic config overrides; returns the same map without nulls (there are none when it
@@ -217,6 +218,8 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
       }
       const valid = validateTopicConfigs(next);
       if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
+      // A view's source is fixed at creation (src/views/views.ts).
+      checkViewAlter(info.configs, valid);
       if (!opts.validateOnly) await broker.setTopicConfigs(name, valid);
       return;
     }

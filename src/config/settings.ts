@@ -8,6 +8,7 @@ import { AUTHORIZER_SETTINGS } from './authorizer-settings.js';
 import { CONSUMER_GROUP_SETTINGS } from './consumer-group-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
+import { checkViewFilter } from '../views/filter.js';
 
 // ---------------------------------------------------------------------------------------------
 // Kafka enumerations used on the wire
@@ -75,6 +76,11 @@ export interface SettingSpec {
   readonly scale?: number;
   /** Topic configs only: the broker settings it inherits from, highest priority first. */
   readonly synonyms?: readonly string[];
+  /**
+   * Topic configs only: Samsa's own configs (views, schedule topics) are described (DescribeConfigs,
+   * CreateTopics v5+) only where a topic sets them, so every other topic lists what Kafka lists.
+   */
+  readonly describedWhenSet?: boolean;
 }
 
 function checkListeners(value: never): string | null {
@@ -749,6 +755,27 @@ export const TOPIC_CONFIGS = {
   'unclean.leader.election.enable': {
     type: 'boolean', default: 'false', synonyms: ['unclean.leader.election.enable'],
     doc: 'Whether an out-of-sync replica may become leader.',
+  },
+  // Samsa only (issue 16): views (src/views/) and schedule topics (src/schedule/).
+  'samsa.view.source': {
+    type: 'string', default: '', synonyms: [], describedWhenSet: true,
+    doc: 'Samsa only: makes this topic a read-only view of the named topic (same partitions and offsets), set at creation.',
+  },
+  'samsa.view.filter': {
+    type: 'string', default: '', check: (v: never) => checkViewFilter(v as unknown as string), synonyms: [], describedWhenSet: true,
+    doc: "Samsa only: the header filter of a view, e.g. tag = 'paid' or exists(trace); empty keeps every record.",
+  },
+  'samsa.schedule.target': {
+    type: 'string', default: '', synonyms: [], describedWhenSet: true,
+    doc: 'Samsa only: makes this topic a schedule topic whose records are delivered to the named topic when due.',
+  },
+  'samsa.schedule.delay.ms': {
+    type: 'long', default: '0', min: 0, synonyms: [], describedWhenSet: true,
+    doc: 'Samsa only: delay after the record timestamp at which a record without a samsa-deliver-at header is due.',
+  },
+  'samsa.schedule.tick.ms': {
+    type: 'int', default: '100', min: 1, synonyms: [], describedWhenSet: true,
+    doc: "Samsa only: the scheduler's timing-wheel tick.",
   },
 } as const satisfies Record<string, SettingSpec>;
 

@@ -34,6 +34,7 @@
  *   leader and its endpoint (KIP-951), so the client retries there at once.
  * - ACLs: WRITE on the transactional id (transactional batches), else TRANSACTIONAL_ID_AUTHORIZATION_FAILED
  *   for the whole request; WRITE on the topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
+ * - Views (src/views/): read-only, INVALID_TOPIC_EXCEPTION with a message naming the source.
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
@@ -46,6 +47,7 @@ import { INTERNAL_TOPICS } from '../metadata.js';
 import { RecordValidationError } from '../../storage/log-validator.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { VIEW_SOURCE, viewProduceError } from '../../views/views.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -115,6 +117,11 @@ export const produceHandler = defineHandler({
         if (!info || p.index < 0 || p.index >= info.partitions) return failed(p.index, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return failed(p.index, ErrorCode.INVALID_TOPIC_EXCEPTION);
         if (!acksValid) return failed(p.index, ErrorCode.INVALID_REQUIRED_ACKS);
+        // Views (src/views/) are read-only.
+        if (info.configs[VIEW_SOURCE] !== undefined) {
+          const e = viewProduceError(info);
+          return failed(p.index, e.errorCode, e.message);
+        }
         const partition = broker.replicaManager.getPartition(topic.name, p.index);
         if (!leads(partition)) {
           // KIP-951: name the current leader so the client retries there without a Metadata call.

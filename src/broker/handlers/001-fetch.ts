@@ -31,6 +31,9 @@
  *   overlap the returned batches (from the .txnindex); the client drops their records.
  * - ACLs: a follower's fetch needs CLUSTER_ACTION on the cluster, a consumer's READ on each topic,
  *   else TOPIC_AUTHORIZATION_FAILED for its partitions.
+ * - Views (src/views/, samsa.view.source): a consumer's fetch reads the source partition of the same
+ *   index and filters its batches on record headers (view-batches.ts); offsets, HW and LSO are the
+ *   source's; a long poll wakes on any append to the source.
  * Version notes: v4 isolation level and LSO; v5 log_start_offset; v7 sessions; v9 current leader
  * epoch; v11 rack id / preferred read replica; v12 flexible; v13+ topics by id (UNKNOWN_TOPIC_ID
  * for an unknown one); v15 replica state; v16+ node_endpoints.
@@ -46,6 +49,8 @@ import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
 import { epochEndOffset } from './023-offset-for-leader-epoch.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
+import { VIEW_SOURCE } from '../../views/views.js';
+import { viewRead, viewRecords, type ViewRead } from '../../views/view-fetch.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
@@ -125,7 +130,15 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
         }
         return { kind: 'error', data };
       }
-      const log = partition.log;
+      // A consumer's fetch on a view (src/views/) reads the source partition and filters the
+      // batches; one property test per partition, the plain path below is unchanged.
+      let view: ViewRead | null = null;
+      if (info.configs[VIEW_SOURCE] !== undefined && !follower) {
+        const v = viewRead(broker, info, p.partition);
+        if (typeof v === 'number') return { kind: 'error', data: errorPartition(p.partition, v) };
+        view = v;
+      }
+      const log = view === null ? partition.log : view.log;
       const lso = log.lastStableOffset;
       // A follower reads up to the log end; consumers up to the high watermark (or the LSO).
       const maxOffset = follower ? log.logEndOffset : req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
@@ -154,7 +167,8 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
         if (stale !== ErrorCode.NONE) return { kind: 'error', data: errorPartition(p.partition, stale) };
       }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
-      const read = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc }).then(
+      const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });
+      const read = (view === null ? raw : raw.then((r) => viewRecords(r, view))).then(
         (r) => ({ records: r.records }),
         (err) => {
           if (!(err instanceof KafkaApiError)) broker.log.error(`fetch from ${info.name}-${p.partition} failed`, err);

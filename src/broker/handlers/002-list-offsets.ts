@@ -11,6 +11,7 @@
  * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
  * - The same partition twice: INVALID_REQUEST for it, in one entry.
  * - ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each partition listed.
+ * - Views (src/views/): the source partition's offsets (a view has its source's offsets).
  * Version notes: v1 single offset (v0's old_style_offsets unused); v2 isolation level; v4 leader
  * epochs; v6 flexible; v7 -3; v8 -4; v9 -5.
  */
@@ -20,6 +21,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ListOffsetsPartitionResponse } from '../../protocol/generated/messages/list-offsets-response.js';
 import { leaderPartition } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { VIEW_SOURCE } from '../../views/views.js';
+import { viewRead } from '../../views/view-fetch.js';
 
 const LATEST = -1n;
 const EARLIEST = -2n;
@@ -49,7 +52,10 @@ export const listOffsetsHandler = defineHandler({
         if ((seen.get(p.partitionIndex) ?? 0) > 1) return result(p.partitionIndex, ErrorCode.INVALID_REQUEST);
         const partition = leaderPartition(broker, info, p.partitionIndex, p.currentLeaderEpoch);
         if (typeof partition === 'number') return result(p.partitionIndex, partition);
-        const log = partition.log;
+        // A view's offsets are its source's (src/views/).
+        const view = info!.configs[VIEW_SOURCE] === undefined ? null : viewRead(broker, info!, p.partitionIndex);
+        if (typeof view === 'number') return result(p.partitionIndex, view);
+        const log = view === null ? partition.log : view.log;
         const epoch = partition.leaderEpoch;
         const ts = p.timestamp;
         const fetchable = req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark;

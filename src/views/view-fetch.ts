@@ -1,0 +1,39 @@
+/**
+ * The read side of a view for the Fetch and ListOffsets handlers: the source partition's log
+ * (same index) and the compiled filter. Leadership and leader epochs of the view's own
+ * partition are checked by the handler as for any topic; the source partition must be led here
+ * too (on one node it always is; on a cluster a view whose leader differs from its source's
+ * answers NOT_LEADER_OR_FOLLOWER, see docs/gaps.md).
+ */
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { Broker } from '../broker/broker.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { HeaderFilter } from './filter.js';
+import { filterBatches } from './view-batches.js';
+import { viewFilter, viewSource } from './views.js';
+
+export interface ViewRead {
+  /** The source partition's log: offsets, high watermark, LSO and batches come from it. */
+  log: PartitionLog;
+  filter: HeaderFilter | null;
+}
+
+/** The source log and filter of partition `index` of view `info`, or an error code for the partition. */
+export function viewRead(broker: Broker, info: { configs: Record<string, string> }, index: number): ViewRead | number {
+  const source = broker.metadata.get(viewSource(info));
+  if (!source || index >= source.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  const partition = broker.replicaManager.getPartition(source.name, index);
+  if (!partition || !partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+  return { log: partition.log, filter: viewFilter(info) };
+}
+
+/** The filtered form of a read (whole batches); malformed records fail the partition with CORRUPT_MESSAGE. */
+export function viewRecords<R extends { records: Buffer[] }>(read: R, view: ViewRead): R {
+  try {
+    return { ...read, records: filterBatches(read.records, view.filter) };
+  } catch (err) {
+    if (err instanceof KafkaApiError) throw err;
+    throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `a batch of the view's source could not be filtered: ${(err as Error).message}`, { cause: err });
+  }
+}
