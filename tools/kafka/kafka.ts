@@ -92,6 +92,8 @@ export interface KafkaOptions {
   /** Called with each line the broker writes (default: kept, shown when start-up fails). */
   onLine?: (line: string) => void;
   startTimeoutMs?: number;
+  /** JVM options of the broker process (default JVM_OPTS: small and quick to start, for tests). */
+  jvmOpts?: string[];
   /** More listeners on free ports, name → security protocol (e.g. { SASL_PLAINTEXT: 'SASL_PLAINTEXT' }); their ssl/sasl settings go in `overrides`. */
   extraListeners?: Record<string, string>;
 }
@@ -210,7 +212,7 @@ export async function startKafka(opts: KafkaOptions = {}): Promise<RunningKafka>
 
   let child: ChildProcess | null = null;
   const launch = async () => {
-    const c = spawn(java, [...JVM_OPTS, '-cp', classpath, 'kafka.Kafka', propsFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const c = spawn(java, [...(opts.jvmOpts ?? JVM_OPTS), '-cp', classpath, 'kafka.Kafka', propsFile], { stdio: ['ignore', 'pipe', 'pipe'] });
     child = c;
     c.stdout!.on('data', keep);
     c.stderr!.on('data', keep);

@@ -1,0 +1,256 @@
+/**
+ * Samsa against Apache Kafka on the same machine, in one run, with Kafka's own perf tools.
+ *
+ *   npm run bench:kafka [-- --rounds 3 --records 1000000 --size 1024 --latency-records 200000]
+ *
+ * Both brokers are single nodes with the settings that matter alike: one node, the default flush
+ * policy of both (no fsync per request; the OS writes back), 1 GiB segments, auto-creation off,
+ * topics created before each scenario with 1 or 64 partitions. Kafka runs with the JVM options
+ * of its own start script (1 GiB heap, G1, full JIT), not the small, C1-only options the tests use.
+ * Rounds alternate A B A B (Samsa first in even rounds, Kafka first in odd ones); every round
+ * starts both brokers fresh and removes their data afterwards.
+ *
+ * Scenarios (each on a topic of its own):
+ *   produce acks=1 / acks=all × 1 / 64 partitions   ProducerPerformance, RECORDS × SIZE, as fast as possible
+ *   latency p1 @20k/s                             ProducerPerformance at --throughput 20000, LATENCY_RECORDS
+ *   consume p1 / p64                               ConsumerPerformance of the records produced with acks=1
+ * Per scenario: records/s, MiB/s, latency p50/p99/p99.9 (producer), broker CPU seconds per GiB
+ * moved (/proc/PID/stat); per broker: time from spawn to the first accepted produce, idle RSS after
+ * start-up and peak RSS (VmHWM) at the end of the round. The table shows medians over the rounds
+ * and Samsa/Kafka ratios (throughput: higher is better for Samsa; latency, CPU, memory and start-up:
+ * lower is better); --json FILE writes every measurement. Figures only: no assertion, never part
+ * of `npm test`. On 2 shared cores the perf tools' own JVMs compete with the brokers: read the
+ * ratios, not the absolute numbers.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { KafkaConn, createTopics } from './lib/kafka-conn.js';
+import { median, procCpuSeconds, procRssMiB, sleep, startSamsa } from './lib/proc.js';
+import { buildRecordBatch } from '../src/protocol/records/record.js';
+import { KAFKA_VERSION, javaBin, javaMissing, kafkaJars, LOG4J_CONFIG, startKafka } from '../tools/kafka/kafka.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : def;
+};
+const ROUNDS = opt('rounds', 3);
+const RECORDS = opt('records', 1_000_000);
+const SIZE = opt('size', 1024);
+const LATENCY_RECORDS = opt('latency-records', 200_000);
+const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : null;
+
+/** What kafka-server-start.sh gives the broker (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS). */
+const KAFKA_JVM = ['-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
+  '-XX:+ExplicitGCInvokesConcurrent', '-XX:MaxInlineLevel=15', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`];
+/** The perf tools' JVMs (kafka-run-class.sh defaults: 256 MiB heap). */
+const TOOL_JVM = ['-Xmx512M', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`];
+const COMMON = { 'log.segment.bytes': String(1 << 30), 'auto.create.topics.enable': 'false' };
+
+interface Broker {
+  name: 'samsa' | 'kafka';
+  port: number;
+  pid: number;
+  startMs: number;
+  idleRssMiB: number;
+  stop(): Promise<void>;
+}
+
+function hwmMiB(pid: number): number {
+  const m = /VmHWM:\s+(\d+)\s+kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** Spawn → the first accepted produce (a one-record batch to a fresh topic), as bench/startup.ts measures it. */
+async function firstProduce(port: number, t0: number): Promise<number> {
+  const deadline = performance.now() + 120_000;
+  for (;;) {
+    try {
+      const c = await KafkaConn.connect('127.0.0.1', port, 1000);
+      try {
+        await createTopics(c, [{ name: 'startup', partitions: 1 }]).catch(() => undefined);
+        const r = await c.request(0, 9, {
+          transactionalId: null, acks: 1, timeoutMs: 5000,
+          topicData: [{ name: 'startup', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+        });
+        if (r.responses[0]?.partitionResponses[0]?.errorCode === 0) return performance.now() - t0;
+      } finally {
+        c.close();
+      }
+    } catch {
+      // not up yet
+    }
+    if (performance.now() > deadline) throw new Error(`no produce accepted on ${port} within 120 s`);
+    await sleep(20);
+  }
+}
+
+async function startBroker(name: 'samsa' | 'kafka'): Promise<Broker> {
+  const t0 = performance.now();
+  if (name === 'samsa') {
+    const s = await startSamsa({ overrides: { ...COMMON } });
+    const startMs = await firstProduce(s.port, t0);
+    await sleep(1000);
+    return { name, port: s.port, pid: s.pid, startMs, idleRssMiB: s.rssMiB(), stop: () => s.stop() };
+  }
+  const k = await startKafka({ overrides: { ...COMMON }, jvmOpts: KAFKA_JVM, startTimeoutMs: 120_000 });
+  // startKafka resolves once Kafka serves; its spawn time is earlier than t0 here by the format
+  // step only, so this measures spawn (after formatting) to the first produce.
+  const startMs = await firstProduce(k.port, t0);
+  await sleep(1000);
+  const pid = k.pid()!;
+  return { name, port: k.port, pid, startMs, idleRssMiB: procRssMiB(pid), stop: () => k.stop(15_000) };
+}
+
+function tool(main: string, toolArgs: string[], timeoutMs = 600_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(javaBin(), [...TOOL_JVM, '-cp', kafkaJars().classpath, main, ...toolArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d) => { out += d; });
+    child.stderr.on('data', (d) => { out += d; });
+    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('exit', (code) => {
+      clearTimeout(t);
+      if (code === 0) resolve(out);
+      else reject(new Error(`${main} exited ${code}: ${out.slice(-1500)}`));
+    });
+  });
+}
+
+interface Figures {
+  recordsPerS: number;
+  mibPerS: number;
+  p50?: number;
+  p99?: number;
+  p999?: number;
+  cpuSPerGiB: number;
+}
+
+/** "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th." */
+function parseProducer(out: string): Omit<Figures, 'cpuSPerGiB'> {
+  const lines = out.trim().split('\n').filter((l) => /records sent/.test(l));
+  const m = /([\d.]+) records\/sec \(([\d.]+) MB\/sec\).*?([\d.]+) ms 50th, ([\d.]+) ms 95th, ([\d.]+) ms 99th, ([\d.]+) ms 99.9th/.exec(lines[lines.length - 1] ?? '');
+  if (!m) throw new Error(`unexpected ProducerPerformance output: ${out.slice(-500)}`);
+  return { recordsPerS: Number(m[1]), mibPerS: Number(m[2]), p50: Number(m[3]), p99: Number(m[5]), p999: Number(m[6]) };
+}
+
+/** ConsumerPerformance's CSV line: start, end, MB, MB/sec, nMsg, nMsg/sec, rebalance ms, fetch ms, fetch MB/sec, fetch nMsg/sec. */
+function parseConsumer(out: string): Omit<Figures, 'cpuSPerGiB'> {
+  const line = out.trim().split('\n').reverse().find((l) => /^\d{4}-\d\d-\d\d/.test(l.trim()));
+  if (!line) throw new Error(`unexpected ConsumerPerformance output: ${out.slice(-500)}`);
+  const f = line.split(',').map((x) => x.trim());
+  return { recordsPerS: Number(f[9]), mibPerS: Number(f[8]) };
+}
+
+interface Scenario {
+  id: string;
+  partitions: number;
+  run(b: Broker, topic: string): Promise<{ figures: Omit<Figures, 'cpuSPerGiB'>; bytes: number }>;
+  /** The topic this scenario reads (consume scenarios): the one `from` produced into. */
+  from?: string;
+}
+
+const produce = (acks: string, partitions: number, throughput = -1, records = RECORDS): Scenario => ({
+  id: throughput > 0 ? `latency p${partitions} @${throughput / 1000}k/s` : `produce acks=${acks} p${partitions}`,
+  partitions,
+  async run(b, topic) {
+    const out = await tool('org.apache.kafka.tools.ProducerPerformance', ['--topic', topic, '--num-records', String(records), '--record-size', String(SIZE),
+      '--throughput', String(throughput), '--producer-props', `bootstrap.servers=127.0.0.1:${b.port}`, `acks=${acks}`, 'linger.ms=5', 'batch.size=65536']);
+    return { figures: parseProducer(out), bytes: records * SIZE };
+  },
+});
+
+const consume = (partitions: number, from: string): Scenario => ({
+  id: `consume p${partitions}`,
+  partitions,
+  from,
+  async run(b, topic) {
+    const out = await tool('org.apache.kafka.tools.ConsumerPerformance', ['--bootstrap-server', `127.0.0.1:${b.port}`, '--topic', topic, '--messages', String(RECORDS), '--timeout', '60000', '--group', `perf-${topic}`]);
+    return { figures: parseConsumer(out), bytes: RECORDS * SIZE };
+  },
+});
+
+const SCENARIOS: Scenario[] = [
+  produce('1', 1), produce('1', 64), produce('all', 1), produce('all', 64),
+  produce('1', 1, 20_000, LATENCY_RECORDS),
+  consume(1, 'produce acks=1 p1'), consume(64, 'produce acks=1 p64'),
+];
+
+const topicName = (id: string) => id.replace(/[^a-zA-Z0-9]+/g, '-');
+
+async function round(name: 'samsa' | 'kafka', results: Map<string, Map<string, Figures[]>>, brokerFigures: Map<string, { startMs: number[]; idle: number[]; peak: number[] }>): Promise<void> {
+  const b = await startBroker(name);
+  try {
+    const c = await KafkaConn.connect('127.0.0.1', b.port, 5000);
+    try {
+      await createTopics(c, SCENARIOS.filter((s) => !s.from).map((s) => ({ name: topicName(s.id), partitions: s.partitions })));
+    } finally {
+      c.close();
+    }
+    await sleep(2000); // Kafka serves new partitions a moment after CreateTopics answers
+    for (const s of SCENARIOS) {
+      const topic = topicName(s.from ?? s.id);
+      const cpu0 = procCpuSeconds(b.pid);
+      const { figures, bytes } = await s.run(b, topic);
+      const cpuSPerGiB = (procCpuSeconds(b.pid) - cpu0) / (bytes / (1 << 30));
+      const per = results.get(s.id) ?? new Map<string, Figures[]>();
+      results.set(s.id, per);
+      per.set(name, [...(per.get(name) ?? []), { ...figures, cpuSPerGiB }]);
+      console.error(`  ${name.padEnd(5)} ${s.id.padEnd(22)} ${figures.recordsPerS.toFixed(0).padStart(8)} rec/s ${figures.mibPerS.toFixed(1).padStart(7)} MiB/s` +
+        (figures.p99 !== undefined ? `  p50 ${figures.p50} p99 ${figures.p99} p99.9 ${figures.p999} ms` : '') + `  ${cpuSPerGiB.toFixed(1)} CPU-s/GiB`);
+    }
+    const bf = brokerFigures.get(name) ?? { startMs: [], idle: [], peak: [] };
+    brokerFigures.set(name, bf);
+    bf.startMs.push(b.startMs);
+    bf.idle.push(b.idleRssMiB);
+    bf.peak.push(hwmMiB(b.pid));
+  } finally {
+    await b.stop();
+  }
+}
+
+async function main(): Promise<void> {
+  const missing = javaMissing();
+  if (missing) {
+    console.log(`bench:kafka: skipped: ${missing}`);
+    return;
+  }
+  kafkaJars();
+  console.error(`Samsa vs Apache Kafka ${KAFKA_VERSION}: ${ROUNDS} round(s), ${RECORDS} × ${SIZE} B (latency: ${LATENCY_RECORDS} at 20k/s), ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
+  const results = new Map<string, Map<string, Figures[]>>();
+  const brokerFigures = new Map<string, { startMs: number[]; idle: number[]; peak: number[] }>();
+  for (let r = 0; r < ROUNDS; r++) {
+    const order: ('samsa' | 'kafka')[] = r % 2 === 0 ? ['samsa', 'kafka'] : ['kafka', 'samsa'];
+    console.error(`round ${r + 1}/${ROUNDS}`);
+    for (const name of order) await round(name, results, brokerFigures);
+  }
+  const med = (xs: number[] | undefined) => (xs && xs.length ? median(xs) : NaN);
+  const fmt = (x: number, d = 0) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+  const rows: string[][] = [['scenario', 'Samsa', 'Kafka', 'Samsa/Kafka']];
+  const json: Record<string, unknown> = { date: new Date().toISOString(), kafka: KAFKA_VERSION, node: process.version, rounds: ROUNDS, records: RECORDS, size: SIZE, scenarios: {} };
+  for (const [id, per] of results) {
+    const s = per.get('samsa') ?? [];
+    const k = per.get('kafka') ?? [];
+    (json.scenarios as Record<string, unknown>)[id] = { samsa: s, kafka: k };
+    const pick = (xs: Figures[], f: keyof Figures) => med(xs.map((x) => x[f]).filter((v): v is number => v !== undefined));
+    rows.push([`${id} MiB/s`, fmt(pick(s, 'mibPerS'), 1), fmt(pick(k, 'mibPerS'), 1), `×${fmt(pick(s, 'mibPerS') / pick(k, 'mibPerS'), 2)}`]);
+    if (s.some((x) => x.p99 !== undefined)) {
+      for (const f of ['p50', 'p99', 'p999'] as const) rows.push([`${id} ${f} ms`, fmt(pick(s, f), 1), fmt(pick(k, f), 1), `×${fmt(pick(s, f) / pick(k, f), 2)}`]);
+    }
+    rows.push([`${id} broker CPU-s/GiB`, fmt(pick(s, 'cpuSPerGiB'), 1), fmt(pick(k, 'cpuSPerGiB'), 1), `×${fmt(pick(s, 'cpuSPerGiB') / pick(k, 'cpuSPerGiB'), 2)}`]);
+  }
+  const sb = brokerFigures.get('samsa');
+  const kb = brokerFigures.get('kafka');
+  json.brokers = { samsa: sb, kafka: kb };
+  for (const [label, f, d] of [['start → first produce ms', 'startMs', 0], ['idle RSS MiB', 'idle', 0], ['peak RSS MiB', 'peak', 0]] as const) {
+    const a = med(sb?.[f]);
+    const b = med(kb?.[f]);
+    rows.push([label, fmt(a, d), fmt(b, d), `×${fmt(a / b, 2)}`]);
+  }
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
+  console.log(rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n'));
+  if (jsonOut) writeFileSync(jsonOut, JSON.stringify(json, null, 2) + '\n');
+}
+
+await main();
