@@ -152,6 +152,7 @@ function otherApiProbes(): Probe[] {
     p(9, 'of-v9-unknown-member', 9, 'OffsetFetch v9 by an unknown member: UNKNOWN_MEMBER_ID', 'joined', (_c, g) => fetch(g, 'pcg-nobody', 1)),
     p(9, 'of-v9-admin', 9, 'OffsetFetch v9 without a member (admin)', 'joined', (_c, g) => fetch(g, null, -1)),
     p(15, 'dg-v5-consumer', 5, 'DescribeGroups v5 of a consumer group', 'joined', (_c, g) => ({ groups: [g], includeAuthorizedOperations: false })),
+    p(15, 'dg-v6-consumer', 6, 'DescribeGroups v6 of a consumer group: GROUP_ID_NOT_FOUND', 'joined', (_c, g) => ({ groups: [g], includeAuthorizedOperations: false })),
     p(11, 'jg-v9-consumer', 9, 'JoinGroup (classic) to a consumer group with a consumer-protocol member', 'joined', (_c, g) => ({
       groupId: g, sessionTimeoutMs: 45_000, rebalanceTimeoutMs: 45_000, memberId: '', groupInstanceId: null, protocolType: 'consumer',
       protocols: [{ name: 'range', metadata: Buffer.from([0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]) }], reason: null,

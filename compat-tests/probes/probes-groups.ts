@@ -222,6 +222,9 @@ function adminGroupProbes(): Probe[] {
   return [
     dg('v0-min', 0, 'a Stable group (G2): members with metadata and assignment', { groups: [G('describe-groups', 'v0-min')] }),
     dg('v5-max', 5, 'a Stable group at v5 (G2)', { groups: [G('describe-groups', 'v5-max')], includeAuthorizedOperations: true }),
+    dg('v6-max', 6, 'a Stable group at v6 (KIP-1043)', { groups: [G('describe-groups', 'v6-max')], includeAuthorizedOperations: true }),
+    dg('v6-unknown', 6, 'an unknown group at v6: GROUP_ID_NOT_FOUND instead of Dead', { groups: [G('describe-groups', 'v6-unknown')] }, { group: 'none' }),
+    dg('v6-simple', 6, 'an offsets-only (Empty) group at v6', { groups: [G('describe-groups', 'v6-simple')] }, { group: 'commit' }),
     dg('v3-completing', 3, 'CompletingRebalance (G2): no metadata or assignment', { groups: [G('describe-groups', 'v3-completing')] }, { group: 'joined' }),
     dg('v4-static-member', 4, 'a static member (group_instance_id)', { groups: [G('describe-groups', 'v4-static-member')] }, { instanceId: 'pg-instance-4' }),
     dg('v5-preparing-rebalance', 5, 'PreparingRebalance: members without metadata or assignment (G2)', { groups: [G('describe-groups', 'v5-preparing-rebalance')] }, { group: 'rebalancing' }),

@@ -251,11 +251,27 @@ async function javaRegex(bs: string, label: string): Promise<void> {
   console.log(`consumer-protocol (java, ${label}): a new topic matching the regex was read after ${o.pickedUpSeconds} s`);
 }
 
+async function javaDescribe(bs: string, label: string): Promise<void> {
+  const o = await javaScenario(bs, 'describe');
+  assert.equal([o.type, o.state, o.assignor, o.unknownState, o.listedType, o.listedState], ['Consumer', 'Stable', 'uniform', 'GroupIdNotFoundException', 'Consumer', 'Stable'], JSON.stringify(o));
+  assert.is(o.targetEpoch, o.groupEpoch);
+  assert.is(o.members.length, 2);
+  for (const m of o.members) {
+    assert.is(m.partitions.length, 2, `${m.clientId} holds two partitions`);
+    assert.equal(m.target, m.partitions, `${m.clientId} is at its target`);
+    assert.is(m.memberEpoch, o.groupEpoch);
+    assert.is(m.upgraded, 'true', 'a consumer-protocol member');
+  }
+  assert.equal(o.members.map((m: any) => m.instanceId).sort(), ['-', 'cp-j-desc-static']);
+  console.log(`consumer-protocol (java, ${label}): describeConsumerGroups: group epoch ${o.groupEpoch}, ${o.members.length} members`);
+}
+
 export const javaScenarios: Scenario[] = [
   { name: 'Java: three members read a six-partition topic once; a fourth takes partitions only from the others', run: javaThreeThenFour },
   { name: 'Java: a SIGKILLed member\'s partitions move to the others after the session timeout', run: javaKill },
   { name: 'Java: a static member that restarts within its session keeps its partitions', run: javaStatic },
   { name: 'Java: a SubscriptionPattern (broker-side regex) picks up a topic created later', run: javaRegex },
+  { name: 'Java admin: describeConsumerGroups (ConsumerGroupDescribe) and listGroups of consumer groups', run: javaDescribe },
 ];
 
 // ---------------------------------------------------------------------------------------------

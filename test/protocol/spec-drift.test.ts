@@ -28,6 +28,8 @@ const AHEAD_OF_SNAPSHOT: Record<string, { reason: string; codecMax?: number; sta
   ConsumerGroupHeartbeatResponse: { reason: 'v1 is stable since Kafka 4.0' },
   ConsumerGroupDescribeRequest: { reason: 'Kafka 4.4 has v0-1 (KIP-1099)', codecMax: 1, stable: 1 },
   ConsumerGroupDescribeResponse: { reason: 'v1 adds Members[].MemberType int8, default -1 (KIP-1099)' },
+  DescribeGroupsRequest: { reason: 'Kafka 4.0 added v6 (KIP-1043)', codecMax: 6, stable: 6 },
+  DescribeGroupsResponse: { reason: 'v6 adds Groups[].ErrorMessage, nullable, after ErrorCode (KIP-1043)' },
 };
 
 function range(s: string): [number, number] {

@@ -304,13 +304,19 @@ export class GroupCoordinator {
     return this.run(groupId, (s) => s.offsets.deleteOffsets(groupId, topics));
   }
 
+  /** Whether `groupId` is a KIP-848 consumer group (DescribeGroups v6 names them in its error). */
+  async isConsumerGroup(groupId: string): Promise<boolean> {
+    if (!this.active && this.opts.topic.partitions() === null) return false;
+    return this.run(groupId, (s) => answer(s.consumerQueries.has(groupId)));
+  }
+
   async describeGroup(groupId: string, includeAuthorizedOperations: boolean): Promise<DescribedGroup> {
     if (!this.active && this.opts.topic.partitions() === null) return this.dead(groupId, includeAuthorizedOperations);
     return this.run(groupId, (s) => answer(s.groups.describe(groupId, includeAuthorizedOperations)));
   }
 
   private dead(groupId: string, ops: boolean): DescribedGroup {
-    return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops ? GROUP_AUTHORIZED_OPERATIONS : -2147483648 };
+    return { errorCode: ErrorCode.NONE, errorMessage: null, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops ? GROUP_AUTHORIZED_OPERATIONS : -2147483648 };
   }
 
   async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {

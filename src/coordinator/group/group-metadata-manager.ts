@@ -673,11 +673,11 @@ export class GroupMetadataManager {
     const ops = includeAuthorizedOperations ? GROUP_AUTHORIZED_OPERATIONS : AUTHORIZED_OPERATIONS_OMITTED;
     const group = this.groups.get(groupId);
     if (!group || group.is('Dead')) {
-      return { errorCode: ErrorCode.NONE, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops };
+      return { errorCode: ErrorCode.NONE, errorMessage: null, groupId, groupState: 'Dead', protocolType: '', protocolData: '', members: [], authorizedOperations: ops };
     }
     const stable = group.is('Stable');
     return {
-      errorCode: ErrorCode.NONE, groupId, groupState: group.state,
+      errorCode: ErrorCode.NONE, errorMessage: null, groupId, groupState: group.state,
       protocolType: group.protocolType ?? '',
       protocolData: stable ? (group.protocolName ?? '') : '',
       members: [...group.members.values()].map((m) => ({

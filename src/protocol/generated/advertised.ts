@@ -21,7 +21,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 12, name: 'Heartbeat', min: 0, max: 4, refuse: null },
   { apiKey: 13, name: 'LeaveGroup', min: 0, max: 5, refuse: null },
   { apiKey: 14, name: 'SyncGroup', min: 0, max: 5, refuse: null },
-  { apiKey: 15, name: 'DescribeGroups', min: 0, max: 5, refuse: null },
+  { apiKey: 15, name: 'DescribeGroups', min: 0, max: 6, refuse: null },
   { apiKey: 16, name: 'ListGroups', min: 0, max: 5, refuse: null },
   { apiKey: 17, name: 'SaslHandshake', min: 0, max: 1, refuse: null },
   { apiKey: 18, name: 'ApiVersions', min: 0, max: 4, refuse: null },

@@ -279,7 +279,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readSyncGroupResponse, writeResponse: writeSyncGroupResponse,
   },
   15: {
-    apiKey: 15, name: 'DescribeGroups', minVersion: 0, maxVersion: 5, flexibleFrom: 5,
+    apiKey: 15, name: 'DescribeGroups', minVersion: 0, maxVersion: 6, flexibleFrom: 5,
     readRequest: readDescribeGroupsRequest, writeRequest: writeDescribeGroupsRequest,
     readResponse: readDescribeGroupsResponse, writeResponse: writeDescribeGroupsResponse,
   },

@@ -129,6 +129,16 @@ public class Scenario {
     }
 
     public static void main(String[] args) throws Exception {
+        try {
+            run(args);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
+        System.exit(0);
+    }
+
+    static void run(String[] args) throws Exception {
         String mode = args[0];
         bs = args[1];
         switch (mode) {
@@ -137,9 +147,9 @@ public class Scenario {
             case "victim" -> victim(args[2], args[3]);
             case "static" -> staticRestart();
             case "regex" -> regex();
+            case "describe" -> describe();
             default -> throw new IllegalArgumentException(mode);
         }
-        System.exit(0);
     }
 
     static void threeThenFour() throws Exception {
@@ -211,6 +221,43 @@ public class Scenario {
         out("before", before, "after", s2.parts(), "other", d.parts(), "otherRevoked", new ArrayList<>(d.revoked));
         s2.stop();
         d.stop();
+    }
+
+    /** The Java admin on a consumer group: describeConsumerGroups (ConsumerGroupDescribe) and listGroups by type. */
+    static void describe() throws Exception {
+        create("cp-j-desc", 4);
+        Member a = new Member("a", "cp-j-desc-group", "cp-j-desc-static", "cp-j-desc");
+        Member b = new Member("b", "cp-j-desc-group", null, "cp-j-desc");
+        waitUntil("two members", 60_000, () -> settled(List.of(a, b), 4) && a.assigned.size() == 2);
+        Thread.sleep(1500);
+        try (Admin admin = Admin.create(Map.of("bootstrap.servers", bs))) {
+            var g = admin.describeConsumerGroups(List.of("cp-j-desc-group")).all().get(15, TimeUnit.SECONDS).get("cp-j-desc-group");
+            String unknown;
+            try {
+                unknown = String.valueOf(admin.describeConsumerGroups(List.of("cp-j-desc-nobody")).all().get(15, TimeUnit.SECONDS).get("cp-j-desc-nobody").groupState());
+            } catch (ExecutionException e) {
+                unknown = e.getCause().getClass().getSimpleName();
+            }
+            List<Object> members = new ArrayList<>();
+            for (var m : g.members()) {
+                members.add(Map.of(
+                    "clientId", m.clientId(),
+                    "instanceId", m.groupInstanceId().orElse("-"),
+                    "partitions", m.assignment().topicPartitions().stream().map(TopicPartition::partition).sorted().collect(Collectors.toList()),
+                    "target", m.targetAssignment().map(t -> t.topicPartitions().stream().map(TopicPartition::partition).sorted().collect(Collectors.toList())).orElse(List.of()),
+                    "memberEpoch", m.memberEpoch().orElse(-99),
+                    "upgraded", m.upgraded().map(String::valueOf).orElse("-")));
+            }
+            members.sort(Comparator.comparing(Object::toString));
+            var listed = admin.listGroups(org.apache.kafka.clients.admin.ListGroupsOptions.forConsumerGroups()).all().get(15, TimeUnit.SECONDS);
+            var mine = listed.stream().filter(l -> l.groupId().equals("cp-j-desc-group")).findFirst().orElseThrow();
+            out("type", String.valueOf(g.type()), "state", String.valueOf(g.groupState()), "assignor", g.partitionAssignor(),
+                "groupEpoch", g.groupEpoch().orElse(-99), "targetEpoch", g.targetAssignmentEpoch().orElse(-99), "members", members,
+                "unknownState", unknown,
+                "listedType", String.valueOf(mine.type().orElse(null)), "listedState", String.valueOf(mine.groupState().orElse(null)));
+        }
+        a.stop();
+        b.stop();
     }
 
     static void regex() throws Exception {

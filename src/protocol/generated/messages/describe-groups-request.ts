@@ -19,7 +19,7 @@ export const DescribeGroupsRequestMeta = {
   name: 'DescribeGroupsRequest',
   apiKey: 15,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 5,
 } as const;
 

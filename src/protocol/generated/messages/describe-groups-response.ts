@@ -19,7 +19,7 @@ export const DescribeGroupsResponseMeta = {
   name: 'DescribeGroupsResponse',
   apiKey: 15,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 5,
 } as const;
 
@@ -34,6 +34,7 @@ export interface DescribedGroupMember {
 
 export interface DescribedGroup {
   errorCode: number;
+  errorMessage: string | null;
   groupId: string;
   groupState: string;
   protocolType: string;
@@ -83,11 +84,12 @@ export function writeDescribedGroupMember(w: Writer, v: number, m: DescribedGrou
 }
 
 export function defaultDescribedGroup(): DescribedGroup {
-  return { errorCode: 0, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
+  return { errorCode: 0, errorMessage: null, groupId: "", groupState: "", protocolType: "", protocolData: "", members: [], authorizedOperations: -2147483648 };
 }
 
 export function readDescribedGroup(r: Reader, v: number): DescribedGroup {
   let errorCode: number = 0;
+  let errorMessage: string | null = null;
   let groupId: string = "";
   let groupState: string = "";
   let protocolType: string = "";
@@ -95,6 +97,9 @@ export function readDescribedGroup(r: Reader, v: number): DescribedGroup {
   let members: DescribedGroupMember[] = [];
   let authorizedOperations: number = -2147483648;
   errorCode = r.int16();
+  if (v >= 6) {
+    errorMessage = r.compactNullableString();
+  }
   groupId = v >= 5 ? r.compactString() : r.string();
   groupState = v >= 5 ? r.compactString() : r.string();
   protocolType = v >= 5 ? r.compactString() : r.string();
@@ -115,11 +120,14 @@ export function readDescribedGroup(r: Reader, v: number): DescribedGroup {
     authorizedOperations = r.int32();
   }
   if (v >= 5) r.taggedFields();
-  return { errorCode, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
+  return { errorCode, errorMessage, groupId, groupState, protocolType, protocolData, members, authorizedOperations };
 }
 
 export function writeDescribedGroup(w: Writer, v: number, m: DescribedGroup): void {
   w.int16(m.errorCode);
+  if (v >= 6) {
+    w.compactNullableString(m.errorMessage);
+  }
   if (v >= 5) w.compactString(nn(m.groupId, 'm.groupId')); else w.string(nn(m.groupId, 'm.groupId'));
   if (v >= 5) w.compactString(nn(m.groupState, 'm.groupState')); else w.string(nn(m.groupState, 'm.groupState'));
   if (v >= 5) w.compactString(nn(m.protocolType, 'm.protocolType')); else w.string(nn(m.protocolType, 'm.protocolType'));
