@@ -74,4 +74,8 @@ test('SIGTERM under acks=all load: leaderships moved first, no failed send, noth
   }
 });
 
+test.after(async () => {
+  await etcd.cleanup();
+});
+
 test.run();
