@@ -6,7 +6,7 @@
  * Behavior: per group its state (Empty, Assigning, Reconciling, Stable), group epoch, target
  * assignment epoch, the assignor in use, and each member's epoch, subscription, current and
  * target assignment (topic ids and names). GROUP_AUTHORIZATION_FAILED without DESCRIBE on the
- * group; authorized operations (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS without
+ * group, TOPIC_AUTHORIZATION_FAILED when a topic of an assignment is not describable; authorized operations (READ, DELETE, DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS without
  * ACLs) only when asked for, else INT_MIN.
  * Version notes: v1 (KIP-1099) member_type per member: 1 = consumer protocol.
  */
@@ -30,7 +30,13 @@ export const consumerGroupDescribeHandler = defineHandler({
       const ops = !req.includeAuthorizedOperations ? null
         : ctx.broker.authorizer != null ? authorizedOperations(ctx, ResourceType.GROUP, groupId, GROUP_AUTHORIZED_OPERATIONS) : GROUP_AUTHORIZED_OPERATIONS;
       try {
-        return await coordinator.consumerGroupDescribe(groupId, ops);
+        const g = await coordinator.consumerGroupDescribe(groupId, ops);
+        // Kafka's handleConsumerGroupDescribe: every topic of an assignment or target must be describable.
+        const topics = g.members.flatMap((m) => [...(m.assignment?.topicPartitions ?? []), ...(m.targetAssignment?.topicPartitions ?? [])].map((tp) => tp.topicName));
+        if (topics.some((t) => !authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t))) {
+          return failed(groupId, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'The group has described topic(s) that the client is not authorized to describe.');
+        }
+        return g;
       } catch (err) {
         if (!(err instanceof KafkaApiError)) throw err;
         return failed(groupId, err.errorCode);
