@@ -15,6 +15,8 @@ import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
 import { topicNameProblem } from './metadata.js';
 import { checkViewAlter } from '../views/views.js';
+import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
+import { DYNAMIC_BROKER_CONFIG_NAMES } from '../replication/replication-quota.js';
 
 /**
  * Validates topic config overrides; returns the same map without nulls (there are none when it
@@ -147,6 +149,10 @@ export interface ConfigAlterTarget {
   readonly metadata: { get(name: string): { configs: Record<string, string> } | undefined };
   /** Replaces a topic's overrides (in a cluster: written to the metadata store, awaited). */
   setTopicConfigs(name: string, configs: Record<string, string>): void | Promise<void>;
+  /** The dynamic broker configs of a broker id or DEFAULT_BROKER_CONFIGS (absent: none). */
+  dynamicBrokerConfigs?(key: string): Readonly<Record<string, string>>;
+  /** Replaces them (written to the metadata store, awaited until this broker's cache shows them). */
+  setBrokerConfigs?(key: string, configs: Record<string, string>): Promise<void>;
 }
 
 /**
@@ -163,10 +169,10 @@ export interface ConfigAlterTarget {
  *   then an unknown topic is UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.";
  *   validate_only stops there;
  * - BROKER: a non-empty name must be this node's id (INVALID_REQUEST "Node id must be an integer,
- *   but it is: X" / "Unexpected broker id, expected N, but received X"). Samsa has no dynamic
- *   broker configs: removing (DELETE, or a legacy request with no entries) is a no-op answered
- *   NONE; setting anything is INVALID_REQUEST "Cannot update these configs dynamically: [a, b]",
- *   Kafka's answer for a broker config that is not dynamically updatable;
+ *   but it is: X" / "Unexpected broker id, expected N, but received X"); "" is the cluster-wide
+ *   default. The dynamic broker configs are the replication throttle rates (brokerConfigAlter):
+ *   setting any other key is INVALID_REQUEST "Cannot update these configs dynamically: [a, b]",
+ *   Kafka's answer for a broker config that is not dynamically updatable; deleting one is a no-op;
  * - BROKER_LOGGER (incremental), CLIENT_METRICS, GROUP: INVALID_REQUEST "Resource type X is not
  *   supported by this broker" (Kafka serves them; Samsa has none); any other type (and
  *   BROKER_LOGGER in legacy AlterConfigs, as in Kafka): INVALID_REQUEST "Unknown resource type N".
@@ -192,6 +198,42 @@ export async function alterConfigResources(
     }
   }
   return results;
+}
+
+/**
+ * The dynamic broker configs of one BROKER resource (Kafka's DynamicBrokerConfig / DynamicConfig.Broker
+ * for the throttle rates): keys that are not dynamic: INVALID_REQUEST "Cannot update these configs
+ * dynamically: [..]"; APPEND / SUBTRACT: INVALID_CONFIG (not a list); a value that is not a long
+ * >= 0: INVALID_REQUEST "Invalid value V for configuration K: reason". Legacy AlterConfigs replaces
+ * the resource's whole dynamic set with the listed configs; incremental SET / DELETE change only
+ * the listed keys.
+ */
+async function alterBrokerConfigs(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
+  const setting = r.configs.filter((c) => !opts.incremental || c.configOperation !== OpType.DELETE).map((c) => c.name);
+  const fixed = setting.filter((n) => !DYNAMIC_BROKER_CONFIG_NAMES.includes(n));
+  if (fixed.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
+  const key = r.resourceName === '' ? DEFAULT_BROKER_CONFIGS : r.resourceName;
+  const current = broker.dynamicBrokerConfigs?.(key) ?? {};
+  const next: Record<string, string> = opts.incremental ? { ...current } : {};
+  for (const c of r.configs) {
+    const op = opts.incremental ? c.configOperation : OpType.SET;
+    if (op === OpType.DELETE) {
+      delete next[c.name];
+      continue;
+    }
+    if (op !== OpType.SET) {
+      throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Can't ${OP_NAMES[op]} to key ${c.name} because its type is not LIST.`);
+    }
+    const value = (c.value as string).trim();
+    if (!/^[+-]?\d+$/.test(value) || BigInt(value) > 9223372036854775807n || BigInt(value) < -9223372036854775808n) {
+      throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Invalid value ${c.value} for configuration ${c.name}: Not a number of type LONG`);
+    }
+    if (BigInt(value) < 0n) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Invalid value ${c.value} for configuration ${c.name}: Value must be at least 0`);
+    next[c.name] = value;
+  }
+  if (opts.validateOnly || !broker.setBrokerConfigs) return;
+  if (JSON.stringify(next) === JSON.stringify(current)) return;
+  await broker.setBrokerConfigs(key, next);
 }
 
 async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
@@ -233,8 +275,7 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
         const bad = r.configs.find((c) => !(c.configOperation >= OpType.SET && c.configOperation <= OpType.SUBTRACT));
         if (bad) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
       }
-      const setting = r.configs.filter((c) => !opts.incremental || c.configOperation !== OpType.DELETE).map((c) => c.name);
-      if (setting.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${setting.join(', ')}]`);
+      await alterBrokerConfigs(broker, r, opts);
       return;
     }
     case ResourceType.BROKER_LOGGER:

@@ -55,27 +55,34 @@ function jaasFor(config: BrokerConfig, listener: string, mechanism: string): Jaa
   }
 }
 
+/** A listener's own-certificate settings (keystore, protocols, ciphers, DN mapping), read with `get`. */
+export function serverTlsSettings(get: (name: string) => unknown) {
+  return {
+    keystoreType: get('ssl.keystore.type') as string,
+    keystoreLocation: get('ssl.keystore.location') as string | null,
+    keystorePassword: get('ssl.keystore.password') as string | null,
+    keyPassword: get('ssl.key.password') as string | null,
+    keystoreKey: get('ssl.keystore.key') as string | null,
+    keystoreCertificateChain: get('ssl.keystore.certificate.chain') as string | null,
+    truststoreType: get('ssl.truststore.type') as string,
+    enabledProtocols: get('ssl.enabled.protocols') as string[],
+    cipherSuites: get('ssl.cipher.suites') as string[],
+    principalMappingRules: get('ssl.principal.mapping.rules') as string,
+  };
+}
+
 export function resolveListenerSecurity(config: BrokerConfig, listener: string, log?: Logger): ListenerSecurity {
   const protocol = listenerSecurityProtocol(config, listener) ?? 'PLAINTEXT';
   const get = (name: string) => listenerSetting(config, listener, name);
   let tls: ListenerTls | null = null;
   if (protocol === 'SSL' || protocol === 'SASL_SSL') {
     tls = buildListenerTls(listener, {
-      keystoreType: get('ssl.keystore.type') as string,
-      keystoreLocation: get('ssl.keystore.location') as string | null,
-      keystorePassword: get('ssl.keystore.password') as string | null,
-      keyPassword: get('ssl.key.password') as string | null,
-      keystoreKey: get('ssl.keystore.key') as string | null,
-      keystoreCertificateChain: get('ssl.keystore.certificate.chain') as string | null,
-      truststoreType: get('ssl.truststore.type') as string,
+      ...serverTlsSettings(get),
       truststoreLocation: get('ssl.truststore.location') as string | null,
       truststorePassword: get('ssl.truststore.password') as string | null,
       truststoreCertificates: get('ssl.truststore.certificates') as string | null,
-      enabledProtocols: get('ssl.enabled.protocols') as string[],
-      cipherSuites: get('ssl.cipher.suites') as string[],
       // On SASL_SSL a client certificate may be required too, but the principal is SASL's.
       clientAuth: get('ssl.client.auth') as SslClientAuth,
-      principalMappingRules: get('ssl.principal.mapping.rules') as string,
     });
   }
   let sasl: SaslListenerConfig | null = null;
