@@ -203,7 +203,7 @@ export async function alterConfigResources(
 /**
  * The dynamic broker configs of one BROKER resource (Kafka's DynamicBrokerConfig / DynamicConfig.Broker
  * for the throttle rates): keys that are not dynamic: INVALID_REQUEST "Cannot update these configs
- * dynamically: [..]"; APPEND / SUBTRACT: INVALID_CONFIG (not a list); a value that is not a long
+ * dynamically: [..]"; APPEND / SUBTRACT: INVALID_CONFIG "Unknown config name: K"; a value that is not a long
  * >= 0: INVALID_REQUEST "Invalid value V for configuration K: reason". Legacy AlterConfigs replaces
  * the resource's whole dynamic set with the listed configs; incremental SET / DELETE change only
  * the listed keys.
@@ -221,9 +221,8 @@ async function alterBrokerConfigs(broker: ConfigAlterTarget, r: AlterResourceReq
       delete next[c.name];
       continue;
     }
-    if (op !== OpType.SET) {
-      throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Can't ${OP_NAMES[op]} to key ${c.name} because its type is not LIST.`);
-    }
+    // Kafka 4.4 looks APPEND / SUBTRACT keys up among the list-typed broker configs only.
+    if (op !== OpType.SET) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Unknown config name: ${c.name}`);
     const value = (c.value as string).trim();
     if (!/^[+-]?\d+$/.test(value) || BigInt(value) > 9223372036854775807n || BigInt(value) < -9223372036854775808n) {
       throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Invalid value ${c.value} for configuration ${c.name}: Not a number of type LONG`);

@@ -10,6 +10,7 @@
  *   producer-ids/block            the next producer-id block (ProducerIdsRecord)
  *   acls/<id>                     one ACL (AclBinding JSON; Kafka's AccessControlEntryRecord)
  *   quotas/<entity key>           one client-quota entity's quotas (URI-encoded quotaEntityKey)
+ *   brokerConfigs/<id|<default>>  one broker's (or the cluster default's) dynamic configs (name → value JSON)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -54,6 +55,7 @@ const K = {
   producerIds: 'producer-ids/block',
   acl: (id: string) => `acls/${id}`,
   quota: (key: string) => `quotas/${encodeURIComponent(key)}`,
+  brokerConfigs: (key: string) => `brokerConfigs/${key}`,
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -89,6 +91,8 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   if (m) return { kind: 'acl', revision, id: m[1], value: deleted ? null : json() };
   m = /^quotas\/(.+)$/.exec(key);
   if (m) return { kind: 'quota', revision, key: decodeURIComponent(m[1]), value: deleted ? null : json() };
+  m = /^brokerConfigs\/(.+)$/.exec(key);
+  if (m) return { kind: 'brokerConfig', revision, key: m[1], value: deleted ? null : json() };
   return null;
 }
 
@@ -159,6 +163,7 @@ export class EtcdMetadataStore implements MetadataStore {
       partitions: new Map(),
       acls: new Map(),
       quotas: new Map(),
+      brokerConfigs: new Map(),
     };
     for (const kv of res.kvs) {
       const relative = { ...kv, key: this.unprefix(kv.key) };
@@ -426,6 +431,16 @@ export class EtcdMetadataStore implements MetadataStore {
         await this.throwIfFenced(fence);
         throw new Error('client quota change was not applied');
       }
+    }
+  }
+
+  async alterBrokerConfigs(key: string, configs: Record<string, string> | null, fence?: Fence): Promise<void> {
+    const empty = !configs || Object.keys(configs).length === 0;
+    const op = empty ? this.ns.delete().key(K.brokerConfigs(key)) : this.ns.put(K.brokerConfigs(key)).value(JSON.stringify(configs));
+    const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(op).commit();
+    if (!res.succeeded) {
+      await this.throwIfFenced(fence);
+      throw new Error('broker config change was not applied');
     }
   }
 

@@ -140,6 +140,11 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
     return this.image.quotas;
   }
 
+  /** Dynamic broker configs by broker id (as text) or DEFAULT_BROKER_CONFIGS. */
+  get brokerConfigs(): ReadonlyMap<string, Readonly<Record<string, string>>> {
+    return this.image.brokerConfigs;
+  }
+
   partition(topicId: string, index: number): PartitionState | undefined {
     return this.topicById(topicId) ? this.image.partitions.get(topicId)?.get(index) : undefined;
   }

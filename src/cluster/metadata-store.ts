@@ -13,7 +13,9 @@
  * [RegisterBrokerRecord] with endpoints, rack, incarnation id and the broker epoch; the active
  * controller and its epoch; topics with ids and configs [TopicRecord, ConfigRecord]; one
  * partition state per partition [PartitionRecord / PartitionChangeRecord] holding the replica
- * assignment, ISR, leader, leaderEpoch and partitionEpoch; producer-id blocks [ProducerIdsRecord].
+ * assignment, ISR, leader, leaderEpoch and partitionEpoch; producer-id blocks [ProducerIdsRecord];
+ * dynamic broker configs per broker id or for the cluster-wide default [ConfigRecord on a BROKER
+ * resource].
  *
  * Epochs the store hands out instead of trusting callers: the broker epoch is the revision at which
  * a registration was created, the controller epoch the revision at which the controller claim was
@@ -121,7 +123,15 @@ export interface MetadataImage {
   acls: Map<string, AclBinding>;
   /** Client quotas by entity key (quotas.ts entityKey) [QuotaRecord]. */
   quotas: Map<string, ClientQuotaRecord>;
+  /**
+   * Dynamic broker configs [ConfigRecord, resource type BROKER]: by broker id as text, or
+   * DEFAULT_BROKER_CONFIGS for the cluster-wide default (Kafka's `<default>`); name → value.
+   */
+  brokerConfigs: Map<string, Record<string, string>>;
 }
+
+/** The key of the cluster-wide dynamic broker config defaults (resource name "" on the wire). */
+export const DEFAULT_BROKER_CONFIGS = '<default>';
 
 /** The quotas of one client-quota entity (user and/or client id; a null name is the default entity). */
 export interface ClientQuotaRecord {
@@ -137,7 +147,8 @@ export type MetadataEvent =
   | { kind: 'topic'; revision: number; name: string; value: TopicRecord | null }
   | { kind: 'partition'; revision: number; topicId: string; partition: number; value: PartitionState | null }
   | { kind: 'acl'; revision: number; id: string; value: AclBinding | null }
-  | { kind: 'quota'; revision: number; key: string; value: ClientQuotaRecord | null };
+  | { kind: 'quota'; revision: number; key: string; value: ClientQuotaRecord | null }
+  | { kind: 'brokerConfig'; revision: number; key: string; value: Record<string, string> | null };
 
 export interface MetadataWatch {
   cancel(): Promise<void>;
@@ -195,6 +206,11 @@ export interface MetadataStore {
   alterAcls(add: ReadonlyMap<string, AclBinding>, remove: readonly string[], fence?: Fence): Promise<void>;
   /** Replaces (or, with null, removes) the quotas of entities, by entity key, in one change. */
   alterClientQuotas(changes: ReadonlyMap<string, ClientQuotaRecord | null>, fence?: Fence): Promise<void>;
+  /**
+   * Replaces (or, with null or an empty record, removes) the dynamic configs of one broker id or of
+   * DEFAULT_BROKER_CONFIGS.
+   */
+  alterBrokerConfigs(key: string, configs: Record<string, string> | null, fence?: Fence): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -288,6 +304,10 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
       if (ev.value) image.quotas.set(ev.key, ev.value);
       else image.quotas.delete(ev.key);
       break;
+    case 'brokerConfig':
+      if (ev.value) image.brokerConfigs.set(ev.key, ev.value);
+      else image.brokerConfigs.delete(ev.key);
+      break;
   }
 }
 
@@ -304,6 +324,7 @@ interface LocalFileV2 {
   nextProducerId: string;
   acls?: { id: string; acl: AclBinding }[];
   quotas?: ClientQuotaRecord[];
+  brokerConfigs?: { key: string; configs: Record<string, string> }[];
 }
 
 /**
@@ -328,6 +349,7 @@ export class LocalMetadataStore implements MetadataStore {
   private nextProducerId = 0n;
   private readonly acls = new Map<string, AclBinding>();
   private readonly quotas = new Map<string, ClientQuotaRecord>();
+  private readonly brokerConfigs = new Map<string, Record<string, string>>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
   private readonly history: MetadataEvent[][] = [];
   private readonly watchers = new Set<(events: MetadataEvent[]) => void>();
@@ -346,6 +368,7 @@ export class LocalMetadataStore implements MetadataStore {
     applyScramChanges(this.scram, (data.scramCredentials ?? []).map((credential) => ({ kind: 'upsert', credential })));
     for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
     for (const q of data.quotas ?? []) this.quotas.set(quotaEntityKey(q.entity), cloneQuota(q));
+    for (const b of data.brokerConfigs ?? []) this.brokerConfigs.set(b.key, { ...b.configs });
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
       for (const p of data.partitions ?? []) this.partitionMap(p.topicId).set(p.partition, clonePartitionState(p));
@@ -374,6 +397,7 @@ export class LocalMetadataStore implements MetadataStore {
       nextProducerId: this.nextProducerId.toString(),
       acls: [...this.acls].map(([id, acl]) => ({ id, acl })),
       quotas: [...this.quotas.values()],
+      brokerConfigs: [...this.brokerConfigs].map(([key, configs]) => ({ key, configs })),
     };
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 1));
@@ -432,6 +456,7 @@ export class LocalMetadataStore implements MetadataStore {
       partitions,
       acls: new Map([...this.acls].map(([id, a]) => [id, { ...a }])),
       quotas: new Map([...this.quotas].map(([k, q]) => [k, cloneQuota(q)])),
+      brokerConfigs: new Map([...this.brokerConfigs].map(([k, c]) => [k, { ...c }])),
     };
   }
 
@@ -645,6 +670,17 @@ export class LocalMetadataStore implements MetadataStore {
       else this.quotas.delete(key);
       return { kind: 'quota', revision, key, value: q ? cloneQuota(q) : null };
     }), true);
+  }
+
+  async alterBrokerConfigs(key: string, configs: Record<string, string> | null, fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    const next = configs && Object.keys(configs).length > 0 ? { ...configs } : null;
+    if (!next && !this.brokerConfigs.has(key)) return;
+    this.commit((revision) => {
+      if (next) this.brokerConfigs.set(key, next);
+      else this.brokerConfigs.delete(key);
+      return [{ kind: 'brokerConfig', revision, key, value: next ? { ...next } : null }];
+    }, true);
   }
 
   async close(): Promise<void> {

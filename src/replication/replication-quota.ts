@@ -1,0 +1,188 @@
+/**
+ * Replication throttles (Kafka's ReplicationQuotaManager, KIP-73).
+ *
+ * Each broker has two quotas: `leader` bounds the bytes it sends to followers of throttled
+ * partitions (the Fetch handler's follower branch), `follower` the bytes its replica fetchers
+ * copy for throttled partitions. The bound comes from the dynamic broker configs
+ * `leader.replication.throttled.rate` / `follower.replication.throttled.rate` (this broker's
+ * value, else the cluster default `<default>`, else Long.MAX_VALUE = off). Which partitions are
+ * throttled comes from the topic configs `leader.replication.throttled.replicas` /
+ * `follower.replication.throttled.replicas`: "*" (all) or "partition:broker" pairs, of which a
+ * broker takes the partitions listed with its own id.
+ *
+ * The rate is Kafka's Rate over a SampledStat: `replication.quota.window.num` samples of
+ * `replication.quota.window.size.seconds` each; bytes / elapsed time since the oldest live sample,
+ * the elapsed time padded to at least (samples - 1) windows, so a burst at the start of a quiet
+ * period is not measured over a few milliseconds. The quota is exceeded while rate > bound.
+ * Recording never checks; callers ask `isQuotaExceeded()` before sending or asking for data.
+ */
+import type { Clock } from '../clock.js';
+import type { MetadataCache } from '../cluster/metadata-cache.js';
+import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
+
+export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate';
+export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate';
+export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas';
+export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.replicas';
+/** The dynamic broker configs Samsa accepts (AlterConfigs / IncrementalAlterConfigs on BROKER). */
+export const DYNAMIC_BROKER_CONFIG_NAMES: readonly string[] = [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
+/** Kafka's DefaultReplicationThrottledRate (Long.MAX_VALUE): unthrottled. */
+export const UNTHROTTLED_TEXT = '9223372036854775807';
+
+/** A byte rate over a ring of samples (Kafka's Rate / SampledStat); no allocation per record. */
+export class SampledRate {
+  private readonly starts: Float64Array;
+  private readonly values: Float64Array;
+  private current = 0;
+
+  constructor(private readonly samples: number, private readonly windowMs: number, now: number) {
+    this.starts = new Float64Array(samples).fill(now);
+    this.values = new Float64Array(samples);
+  }
+
+  private advance(now: number): void {
+    if (now < this.starts[this.current] + this.windowMs) return;
+    this.current = (this.current + 1) % this.samples;
+    this.starts[this.current] = now;
+    this.values[this.current] = 0;
+  }
+
+  record(value: number, now: number): void {
+    this.advance(now);
+    this.values[this.current] += value;
+  }
+
+  /** Bytes per second now. Samples older than samples × window are dropped (Kafka's purgeObsoleteSamples). */
+  measure(now: number): number {
+    const span = this.samples * this.windowMs;
+    let total = 0;
+    let oldest = now;
+    for (let i = 0; i < this.samples; i++) {
+      if (now - this.starts[i] >= span) {
+        this.starts[i] = now;
+        this.values[i] = 0;
+        continue;
+      }
+      total += this.values[i];
+      if (this.starts[i] < oldest) oldest = this.starts[i];
+    }
+    let elapsed = now - oldest;
+    const full = Math.floor(elapsed / this.windowMs);
+    if (full < this.samples - 1) elapsed += (this.samples - 1 - full) * this.windowMs;
+    return (total * 1000) / Math.max(elapsed, 1);
+  }
+}
+
+/** One direction's quota (leader or follower) of one broker. */
+export class ReplicationQuota {
+  /** Bytes per second; Infinity when unthrottled. */
+  private bound = Infinity;
+  private readonly rate: SampledRate;
+
+  constructor(samples: number, private readonly windowMs: number, private readonly clock: Clock) {
+    this.rate = new SampledRate(samples, windowMs, clock.now());
+  }
+
+  /** Whether a bound is set (the one check the unthrottled fetch paths make per partition). */
+  get active(): boolean {
+    return this.bound !== Infinity;
+  }
+
+  get upperBound(): number {
+    return this.bound;
+  }
+
+  /** A bound in bytes/s; Long.MAX_VALUE (or anything not finite) turns the quota off. */
+  updateQuota(bytesPerSecond: number): void {
+    this.bound = Number.isFinite(bytesPerSecond) && bytesPerSecond < Number.MAX_SAFE_INTEGER ? bytesPerSecond : Infinity;
+  }
+
+  record(bytes: number): void {
+    if (bytes > 0) this.rate.record(bytes, this.clock.now());
+  }
+
+  isQuotaExceeded(): boolean {
+    return this.bound !== Infinity && this.rate.measure(this.clock.now()) > this.bound;
+  }
+
+  /** How long until the rate falls to the bound if nothing more is recorded (0 when below it). */
+  msUntilBelow(): number {
+    if (this.bound === Infinity) return 0;
+    const r = this.rate.measure(this.clock.now());
+    if (r <= this.bound) return 0;
+    return Math.min(this.windowMs, Math.ceil(((r - this.bound) / this.bound) * this.windowMs));
+  }
+
+  /** The measured rate (bytes/s; tests, metrics). */
+  measure(): number {
+    return this.rate.measure(this.clock.now());
+  }
+}
+
+interface ParsedReplicas {
+  all: boolean;
+  partitions: Set<number>;
+}
+
+/**
+ * Whether `partition` is throttled for `brokerId` by a `*.replication.throttled.replicas` value
+ * ("*", or "p:b" pairs, as Kafka's parseThrottledPartitions reads them). Parsed values are
+ * memoised, so a throttled topic costs a map lookup per partition.
+ */
+export class ThrottledReplicas {
+  private readonly memo = new Map<string, ParsedReplicas>();
+
+  constructor(private readonly brokerId: number) {}
+
+  isThrottled(value: string | undefined, partition: number): boolean {
+    if (value === undefined || value === '') return false;
+    let parsed = this.memo.get(value);
+    if (!parsed) {
+      parsed = parseThrottledReplicas(value, this.brokerId);
+      if (this.memo.size > 1000) this.memo.clear();
+      this.memo.set(value, parsed);
+    }
+    return parsed.all || parsed.partitions.has(partition);
+  }
+}
+
+function parseThrottledReplicas(value: string, brokerId: number): ParsedReplicas {
+  const out: ParsedReplicas = { all: false, partitions: new Set() };
+  for (const raw of value.split(',')) {
+    const entry = raw.trim();
+    if (entry === '*') out.all = true;
+    const m = /^(\d+):(\d+)$/.exec(entry);
+    if (m && Number(m[2]) === brokerId) out.partitions.add(Number(m[1]));
+  }
+  return out;
+}
+
+/** A broker's effective value of a dynamic broker config: its own, else the cluster default. */
+export function dynamicBrokerConfig(cache: Pick<MetadataCache, 'brokerConfigs'>, nodeId: number, name: string): string | undefined {
+  return cache.brokerConfigs.get(String(nodeId))?.[name] ?? cache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS)?.[name];
+}
+
+/** Both quotas of a broker, following the dynamic broker configs in the metadata cache. */
+export class ReplicationQuotas {
+  readonly leader: ReplicationQuota;
+  readonly follower: ReplicationQuota;
+  readonly throttled: ThrottledReplicas;
+
+  constructor(readonly nodeId: number, samples: number, windowMs: number, clock: Clock) {
+    this.leader = new ReplicationQuota(samples, windowMs, clock);
+    this.follower = new ReplicationQuota(samples, windowMs, clock);
+    this.throttled = new ThrottledReplicas(nodeId);
+  }
+
+  /** Reads the rates from the cache now and after every change (Kafka's BrokerConfigHandler). */
+  follow(cache: MetadataCache): void {
+    const update = () => {
+      this.leader.updateQuota(Number(dynamicBrokerConfig(cache, this.nodeId, LEADER_THROTTLED_RATE) ?? Infinity));
+      this.follower.updateQuota(Number(dynamicBrokerConfig(cache, this.nodeId, FOLLOWER_THROTTLED_RATE) ?? Infinity));
+    };
+    update();
+    cache.on('change', (c) => {
+      if (c.resynced || c.events.some((e) => e.kind === 'brokerConfig')) update();
+    });
+  }
+}
