@@ -29,6 +29,8 @@ import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSetting
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import { checkViewCreation, VIEW_SOURCE, viewsOf } from '../views/views.js';
+import { checkScheduleConfigs } from '../schedule/schedule-config.js';
+import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
@@ -115,6 +117,8 @@ export class Broker {
   private controllerChannel!: ControllerChannel;
   private controllerClients!: BrokerClientPool;
   stopping = false;
+  /** Schedulers of the schedule topics led here (src/schedule/). */
+  scheduler?: ScheduleManager;
   /** ACL decisions (authorizer.class.name); null: every request is allowed. Set by start(). */
   authorizer: StandardAuthorizer | null = null;
   /** Client quotas (AlterClientQuotas); set by start(). */
@@ -193,6 +197,9 @@ export class Broker {
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
+    // Schedule topics (src/schedule/): a scheduler per led partition of each.
+    broker.scheduler = new ScheduleManager(broker, fs);
+    broker.scheduler.start();
     // Coordinators follow the leadership of their internal partitions (onElection / onResignation).
     broker.replicaManager.on('leadershipChange', (p) => {
       if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
@@ -377,6 +384,8 @@ export class Broker {
     const configs = validateTopicConfigs(spec.configs);
     // Views (src/views/): the source must exist; the view takes its partition count.
     const numPartitions = checkViewCreation(configs, spec.numPartitions, this.metadata);
+    // Schedule topics (src/schedule/): the target must exist and be writable.
+    checkScheduleConfigs(name, configs, this.metadata);
     const isInternal = name === '__consumer_offsets' || name === '__transaction_state';
     const work = this.controllerChannel.route<TopicInfo>(
       `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
@@ -625,6 +634,7 @@ export class Broker {
       if (moved > 0) this.log.info(`controlled shutdown: ${moved} leadership(s) moved to other brokers`);
     }
     this.stopController.abort();
+    await this.scheduler?.stop();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();

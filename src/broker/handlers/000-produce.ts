@@ -34,6 +34,8 @@
  *   leader and its endpoint (KIP-951), so the client retries there at once.
  * - ACLs: WRITE on the transactional id (transactional batches), else TRANSACTIONAL_ID_AUTHORIZATION_FAILED
  *   for the whole request; WRITE on the topic, else TOPIC_AUTHORIZATION_FAILED for its partitions.
+ * - Schedule topics (src/schedule/): a record whose samsa-deliver-at header is not decimal epoch ms
+ *   fails the batch with INVALID_RECORD, its index in record_errors, nothing stored.
  * - Views (src/views/): read-only, INVALID_TOPIC_EXCEPTION with a message naming the source.
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
@@ -48,6 +50,7 @@ import { RecordValidationError } from '../../storage/log-validator.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 import { VIEW_SOURCE, viewProduceError } from '../../views/views.js';
+import { SCHEDULE_TARGET, checkDeliverAtHeaders } from '../../schedule/deliver-at.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -149,6 +152,11 @@ export const produceHandler = defineHandler({
         } catch (err) {
           if (!(err instanceof KafkaApiError)) throw err;
           return failed(p.index, err.errorCode, err instanceof CorruptBatch ? err.message : null);
+        }
+        // Schedule topics (src/schedule/): a malformed samsa-deliver-at refuses the whole batch.
+        if (info.configs[SCHEDULE_TARGET] !== undefined) {
+          const bad = checkDeliverAtHeaders(records);
+          if (bad) return { ...failed(p.index, ErrorCode.INVALID_RECORD, bad.message), recordErrors: [{ batchIndex: bad.batchIndex, batchIndexErrorMessage: bad.message }] };
         }
         // acks=all needs min.insync.replicas in the ISR before anything is appended (Kafka's appendRecordsToLeader).
         if (req.acks === -1 && partition.isr.length < partition.minInsyncReplicas) {

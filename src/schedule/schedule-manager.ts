@@ -1,0 +1,190 @@
+/**
+ * Runs a PartitionScheduler for every partition of every schedule topic
+ * (`samsa.schedule.target`) that this broker leads: on a cluster the scheduler follows the
+ * source partition's leadership (ReplicaManager `leadershipChange`, plus a periodic check that
+ * also notices new, deleted and re-configured schedule topics).
+ *
+ * The broker side of the scheduler's ports:
+ * - source: the partition log, read up to its last stable offset (aborted transactions skipped);
+ * - target: `appendAsLeader` on the target partition when this broker leads it (else the round
+ *   fails and the scheduler recovers later: see docs/gaps.md for targets led elsewhere);
+ * - checkpoint: `samsa-schedule.checkpoint` (JSON, written atomically) in the source partition's
+ *   directory; a new leader without it reconciles from the target logs.
+ *
+ * Each partition's loop runs one round at a time; a failed round (or recovery) is retried after
+ * a second, by recovering from the checkpoint (the crash path).
+ */
+import path from 'node:path';
+import type { Broker } from '../broker/broker.js';
+import type { Fs } from '../storage/fs.js';
+import type { Timer } from '../clock.js';
+import { PartitionScheduler, type CheckpointStore, type ScheduleCheckpoint, type ScheduleSource, type ScheduleTarget } from './partition-scheduler.js';
+import { SCHEDULE_DELAY_MS, SCHEDULE_TARGET, SCHEDULE_TICK_MS } from './deliver-at.js';
+
+export const CHECKPOINT_FILE = 'samsa-schedule.checkpoint';
+const RECONCILE_INTERVAL_MS = 1000;
+const RETRY_MS = 1000;
+
+function fileCheckpoints(fs: Fs, file: string): CheckpointStore {
+  return {
+    async load() {
+      if (!(await fs.exists(file))) return null;
+      const c = JSON.parse((await fs.readFile(file)).toString('utf8')) as ScheduleCheckpoint;
+      if (c.version !== 1) throw new Error(`${file}: unsupported checkpoint version ${String(c.version)}`);
+      return c;
+    },
+    async save(c) {
+      await fs.writeFileAtomic(file, Buffer.from(JSON.stringify(c)));
+    },
+  };
+}
+
+class Runner {
+  private stopped = false;
+  private timer: Timer | null = null;
+  private wake: (() => void) | null = null;
+  readonly done: Promise<void>;
+
+  constructor(readonly scheduler: PartitionScheduler, readonly signature: string, private readonly broker: Broker, private readonly tickMs: number) {
+    this.done = this.run();
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = this.broker.clock.setTimeout(resolve, ms);
+    });
+  }
+
+  private async run(): Promise<void> {
+    let recovered = false;
+    while (!this.stopped) {
+      try {
+        if (!recovered) {
+          await this.scheduler.recover();
+          recovered = true;
+        }
+        await this.scheduler.runOnce();
+        if (!this.scheduler.backlogged) await this.sleep(this.tickMs);
+      } catch (err) {
+        if (this.stopped) break;
+        this.broker.log.warn(`scheduler of ${this.scheduler.topic}-${this.scheduler.partition}: ${(err as Error).message}; recovering from its checkpoint in ${RETRY_MS} ms`);
+        recovered = false;
+        await this.sleep(RETRY_MS);
+      }
+    }
+    if (recovered) await this.scheduler.checkpoint().catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    this.wake?.();
+    await this.done;
+  }
+}
+
+export class ScheduleManager {
+  private readonly runners = new Map<string, Runner>();
+  private timer: Timer | null = null;
+  private stopped = false;
+  private reconciling: Promise<void> = Promise.resolve();
+
+  constructor(private readonly broker: Broker, private readonly fs: Fs) {}
+
+  start(): void {
+    this.broker.replicaManager.on('leadershipChange', () => this.reconcileSoon());
+    this.reconcileSoon();
+  }
+
+  /** The schedulers running here (the CLI and tests). */
+  get schedulers(): PartitionScheduler[] {
+    return [...this.runners.values()].map((r) => r.scheduler);
+  }
+
+  private reconcileSoon(): void {
+    if (this.stopped) return;
+    this.reconciling = this.reconciling.then(() => this.reconcile()).catch((err) => this.broker.log.warn(`schedule topics: ${(err as Error).message}`));
+    this.timer?.cancel();
+    this.timer = this.broker.clock.setTimeout(() => this.reconcileSoon(), RECONCILE_INTERVAL_MS);
+  }
+
+  private async reconcile(): Promise<void> {
+    if (this.stopped) return;
+    const broker = this.broker;
+    const wanted = new Map<string, { topic: string; partition: number; signature: string; delayMs: number; tickMs: number; target: string }>();
+    for (const info of broker.metadata.topics.values()) {
+      const target = info.configs[SCHEDULE_TARGET];
+      if (!target) continue;
+      const delayMs = Number(info.configs[SCHEDULE_DELAY_MS] ?? 0);
+      const tickMs = Number(info.configs[SCHEDULE_TICK_MS] ?? 100);
+      for (let p = 0; p < info.partitions; p++) {
+        const partition = broker.replicaManager.getPartition(info.name, p);
+        if (!partition?.isLeader) continue;
+        wanted.set(`${info.name}\u0000${p}`, { topic: info.name, partition: p, signature: `${info.topicId}/${target}/${delayMs}/${tickMs}/${partition.leaderEpoch}`, delayMs, tickMs, target });
+      }
+    }
+    for (const [key, r] of this.runners) {
+      const w = wanted.get(key);
+      if (!w || w.signature !== r.signature) {
+        this.runners.delete(key);
+        await r.stop();
+      }
+    }
+    for (const [key, w] of wanted) {
+      if (this.runners.has(key) || this.stopped) continue;
+      const log = broker.replicaManager.getPartition(w.topic, w.partition)?.log;
+      if (!log) continue;
+      const scheduler = new PartitionScheduler({
+        topic: w.topic, partition: w.partition, delayMs: w.delayMs, tickMs: w.tickMs, clock: broker.clock,
+        source: this.source(w.topic, w.partition), target: this.target(w.target),
+        checkpoints: fileCheckpoints(this.fs, path.join(log.dir, CHECKPOINT_FILE)),
+      });
+      this.runners.set(key, new Runner(scheduler, w.signature, broker, w.tickMs));
+    }
+  }
+
+  private source(topic: string, partition: number): ScheduleSource {
+    const broker = this.broker;
+    const log = () => {
+      const p = broker.replicaManager.getPartition(topic, partition);
+      if (!p?.isLeader) throw new Error(`no longer the leader of ${topic}-${partition}`);
+      return p.log;
+    };
+    return {
+      read: async (offset, maxBytes, maxOffset) => (await log().read(offset, maxBytes, { minOneMessage: true, maxOffset })).records,
+      abortedTransactions: (from, to) => log().collectAbortedTransactions(from, to),
+      endOffset: () => log().lastStableOffset,
+      logStartOffset: () => log().logStartOffset,
+      partitions: () => broker.metadata.get(topic)?.partitions ?? 0,
+    };
+  }
+
+  private target(name: string): ScheduleTarget {
+    const broker = this.broker;
+    const led = (p: number) => {
+      const part = broker.replicaManager.getPartition(name, p);
+      if (!part?.isLeader) throw new Error(`target partition ${name}-${p} is not led by this broker`);
+      return part;
+    };
+    return {
+      partitions: () => broker.metadata.get(name)?.partitions ?? 0,
+      append: async (p, batch) => { const part = led(p); await part.log.appendAsLeader(batch, part.leaderEpoch); },
+      logStartOffset: (p) => led(p).log.logStartOffset,
+      logEndOffset: (p) => led(p).log.logEndOffset,
+      read: async (p, offset, maxBytes) => {
+        const l = led(p).log;
+        return (await l.read(offset, maxBytes, { minOneMessage: true, maxOffset: l.logEndOffset })).records;
+      },
+      flush: async (p) => { const l = led(p).log; await l.flushUpTo(l.logEndOffset); },
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.timer?.cancel();
+    await this.reconciling;
+    await Promise.all([...this.runners.values()].map((r) => r.stop()));
+    this.runners.clear();
+  }
+}
