@@ -53,6 +53,7 @@ import { HttpListener, parseHttpListeners } from '../http/server.js';
 import { httpTlsOptions } from '../http/tls.js';
 import { HttpAuthenticator } from '../http/auth.js';
 import { codecFor } from '../protocol/generated/api-table.js';
+import { FOLLOWER_THROTTLED_REPLICAS, ReplicationQuotas } from '../replication/replication-quota.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -123,6 +124,8 @@ export class Broker {
   authorizer: StandardAuthorizer | null = null;
   /** Client quotas (AlterClientQuotas); set by start(). */
   quotas!: ClientQuotaManager;
+  /** Replication throttles (dynamic *.replication.throttled.rate); set by start(). */
+  replicationQuotas!: ReplicationQuotas;
   private server: SocketServer | null = null;
   /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
   readonly metrics: BrokerMetrics;
@@ -268,11 +271,17 @@ export class Broker {
       isActiveController: () => this.cluster.controller.isActive, logger: this.log,
     });
     const raw = this.rawConfig;
+    this.replicationQuotas = new ReplicationQuotas(this.nodeId, Number(raw['replication.quota.window.num']), Number(raw['replication.quota.window.size.seconds']) * 1000, this.clock);
+    this.replicationQuotas.follow(this.cache);
     const fetchers = new ReplicaFetcherManager(this.brokerClients, {
       nodeId: this.nodeId, brokerEpoch: () => this.cluster.lifecycle.brokerEpoch, clusterId: this.cluster.clusterId,
       maxWaitMs: Number(raw['replica.fetch.wait.max.ms']), minBytes: Number(raw['replica.fetch.min.bytes']),
       maxBytes: Number(raw['replica.fetch.response.max.bytes']), partitionMaxBytes: Number(raw['replica.fetch.max.bytes']),
       backoffMs: Number(raw['replica.fetch.backoff.ms']),
+      throttle: {
+        quota: this.replicationQuotas.follower,
+        isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.cache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
+      },
     }, this.log);
     const minIsrDefault = Number(raw['min.insync.replicas']);
     this.replicaManager = new ReplicaManager({
@@ -558,6 +567,20 @@ export class Broker {
     await this.cluster.store.alterTopicConfigs(name, configs, fence);
     const want = JSON.stringify(configs);
     await this.awaitMetadata((c) => { const t = c.topic(name); return !t || JSON.stringify(t.configs) === want; }, `configs of ${name} in the metadata cache`);
+  }
+
+  /** The dynamic broker configs of a broker id or '<default>' (AlterConfigs on BROKER resources). */
+  dynamicBrokerConfigs(key: string): Readonly<Record<string, string>> {
+    return this.cache.brokerConfigs.get(key) ?? {};
+  }
+
+  /** Replaces them in the metadata store (fenced like topic configs) and waits for this broker's cache. */
+  async setBrokerConfigs(key: string, configs: Record<string, string>): Promise<void> {
+    const controllerEpoch = this.cluster.controller.controllerEpoch;
+    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
+    await this.cluster.store.alterBrokerConfigs(key, configs, fence);
+    const want = JSON.stringify(configs);
+    await this.awaitMetadata((c) => JSON.stringify(c.brokerConfigs.get(key) ?? {}) === want, `broker configs ${key} in the metadata cache`);
   }
 
   /**

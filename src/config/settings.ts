@@ -492,6 +492,14 @@ export const BROKER_SETTINGS = {
     type: 'int', default: '1', min: 1,
     doc: 'Fetcher connections per source broker (Samsa runs one).',
   },
+  'replication.quota.window.num': {
+    type: 'int', default: '11', min: 1,
+    doc: 'Samples over which replication throttle rates (leader/follower.replication.throttled.rate) are measured.',
+  },
+  'replication.quota.window.size.seconds': {
+    type: 'int', default: '1', min: 1,
+    doc: 'Time span of each replication throttle sample.',
+  },
 
   // --- group coordinator ----------------------------------------------------------------------
   'offsets.topic.num.partitions': {

@@ -14,6 +14,11 @@
  * log there. Errors that mean "the leader has not caught up with the metadata" (NOT_LEADER,
  * UNKNOWN_LEADER_EPOCH, unknown topic) and connection failures back off replica.fetch.backoff.ms;
  * FENCED_LEADER_EPOCH waits for this broker's metadata to move on.
+ *
+ * Replication throttles (replication-quota.ts, Kafka's shouldFollowerThrottle): while this broker's
+ * follower quota is exceeded, partitions listed for it in follower.replication.throttled.replicas
+ * that are not caught up (lag > 0 at the last answer) are left out of the fetch; the bytes copied
+ * for throttled partitions are recorded. Without a follower rate the only cost is one check.
  */
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -22,6 +27,7 @@ import type { FetchResponse } from '../protocol/generated/messages/fetch-respons
 import { epochEndOffset } from '../broker/handlers/023-offset-for-leader-epoch.js';
 import { BrokerConnectionError, type BrokerClientPool } from './broker-client.js';
 import type { Partition } from './partition.js';
+import type { ReplicationQuota } from './replication-quota.js';
 
 const FETCH_VERSION = 15;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
@@ -40,6 +46,8 @@ export interface ReplicaFetcherConfig {
   maxBytes: number;
   partitionMaxBytes: number;
   backoffMs: number;
+  /** The follower replication throttle: the quota, and whether a partition is throttled here. */
+  throttle?: { quota: ReplicationQuota; isThrottled(topic: string, partition: number): boolean };
 }
 
 type Phase = 'truncating' | 'fetching';
@@ -50,6 +58,8 @@ interface FetchState {
   phase: Phase;
   /** Not fetched before this time (backoff after an error). */
   delayedUntil: number;
+  /** The leader's high watermark minus this log's end at the last answer; -1 before one (Kafka's fetcher lag). */
+  lag: number;
 }
 
 class ReplicaFetcher {
@@ -61,7 +71,7 @@ class ReplicaFetcher {
   constructor(readonly sourceId: number, private readonly clients: BrokerClientPool, private readonly config: ReplicaFetcherConfig, private readonly logger: Logger) {}
 
   add(partition: Partition, leaderEpoch: number): void {
-    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0 });
+    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0, lag: -1 });
     this.wake();
     this.ensureRunning();
   }
@@ -194,7 +204,20 @@ class ReplicaFetcher {
     return complete || target >= log.logEndOffset;
   }
 
-  private async fetch(states: FetchState[]): Promise<void> {
+  /** Leaves out throttled partitions that are behind while the follower quota is exceeded (none without a rate). */
+  private throttle(states: FetchState[]): FetchState[] {
+    const t = this.config.throttle;
+    if (!t || !t.quota.active || !t.quota.isQuotaExceeded()) return states;
+    return states.filter((s) => s.lag === 0 || !t.isThrottled(s.partition.topic, s.partition.partitionIndex));
+  }
+
+  private async fetch(all: FetchState[]): Promise<void> {
+    const states = this.throttle(all);
+    if (states.length === 0) {
+      // Everything is throttled: wait until the rate has fallen (Kafka backs off replica.fetch.backoff.ms).
+      await this.sleep(Math.max(10, Math.min(this.config.backoffMs, this.config.throttle?.quota.msUntilBelow() ?? 0)));
+      return;
+    }
     const byTopic = new Map<string, FetchState[]>();
     for (const s of states) {
       const l = byTopic.get(s.partition.topicId) ?? [];
@@ -250,7 +273,14 @@ class ReplicaFetcher {
         }
         const records = p.records;
         const bufs = records === null ? [] : Array.isArray(records) ? records : [records];
-        for (const b of bufs) if (b.length > 0 && this.current(s)) await log.appendAsFollower(b);
+        let bytes = 0;
+        for (const b of bufs) {
+          bytes += b.length;
+          if (b.length > 0 && this.current(s)) await log.appendAsFollower(b);
+        }
+        const t = this.config.throttle;
+        if (t && bytes > 0 && t.quota.active && t.isThrottled(s.partition.topic, s.partition.partitionIndex)) t.quota.record(bytes);
+        s.lag = Math.max(0, Number(p.highWatermark) - log.logEndOffset);
         // A follower's HW only grows (Kafka's maybeUpdateHighWatermark), capped at what it has.
         const hw = Math.min(Number(p.highWatermark), log.logEndOffset);
         if (this.current(s) && hw > log.highWatermark) log.updateHighWatermark(hw);
