@@ -55,6 +55,18 @@ test('uniform: partitions of a topic that disappeared or shrank are dropped', ()
   assert.equal(flat(r.get('m1')!), ['a-0', 'a-1', 'a-2']);
 });
 
+test('uniform, rack-aware: each member gets the partitions with a replica in its rack when balance allows', () => {
+  const s = spec({ ma: { topics: ['a'] }, mb: { topics: ['a'] } }, { a: 4 });
+  (s.members.get('ma') as { rackId: string | null }).rackId = 'rack-b';
+  (s.members.get('mb') as { rackId: string | null }).rackId = 'rack-a';
+  (s.topics.get('a') as { partitionRacks?: string[][] }).partitionRacks = [['rack-a'], ['rack-b'], ['rack-a'], ['rack-b']];
+  const r = new UniformAssignor().assign(s);
+  assert.equal(flat(r.get('ma')!), ['a-1', 'a-3']);
+  assert.equal(flat(r.get('mb')!), ['a-0', 'a-2']);
+  const blind = new UniformAssignor().assign(spec({ ma: { topics: ['a'] }, mb: { topics: ['a'] } }, { a: 4 }));
+  assert.not.equal(flat(blind.get('ma')!), ['a-1', 'a-3'], 'without racks the split differs (the test can fail)');
+});
+
 test('range: contiguous ranges per topic, the first members get the extra partitions', () => {
   const r = new RangeAssignor().assign(spec({ b: { topics: ['x', 'y'] }, a: { topics: ['x', 'y'] } }, { x: 5, y: 2 }));
   assert.equal(flat(r.get('a')!), ['x-0', 'x-1', 'x-2', 'y-0']);

@@ -298,6 +298,24 @@ test('assignment batching: within group.consumer.assignment.interval.ms of the l
   assert.equal([a.partitions().length, b.partitions().length], [3, 3]);
 });
 
+test('rack-aware: members that send a rack id get the partitions with a replica in their rack', async () => {
+  const h = await consumerHarness();
+  h.topics.setRacks(T, [['r1'], ['r2'], ['r1'], ['r2'], ['r1'], ['r2']]);
+  const join = (memberId: string, rackId: string) => h.hb({ memberId, memberEpoch: 0, rackId, rebalanceTimeoutMs: 1000, subscribedTopicNames: ['t'], topicPartitions: [] });
+  await join('x', 'r2');
+  await join('y', 'r1');
+  const a = new SimConsumer(h, 'x');
+  const b = new SimConsumer(h, 'y');
+  const epochs = new Map((await describe(h)).members.map((m) => [m.memberId, m.memberEpoch]));
+  a.epoch = epochs.get('x')!;
+  b.epoch = epochs.get('y')!;
+  a.owned = new Map([[T, new Set([0, 1, 2, 3, 4, 5])]]);
+  await converge([a, b]);
+  assert.equal(a.partitions(), [1, 3, 5]);
+  assert.equal(b.partitions(), [0, 2, 4]);
+  assert.equal((await describe(h)).members.map((m) => m.rackId).sort(), ['r1', 'r2']);
+});
+
 test('a topic growing partitions bumps the group epoch and assigns the new ones', async () => {
   const h = await consumerHarness();
   const cs = await groupOf(h, 2);

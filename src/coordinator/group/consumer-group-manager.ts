@@ -392,11 +392,16 @@ export class ConsumerGroupManager {
   }
 
   computeTarget(members: Map<string, ConsumerGroupMember>, metadata: Map<string, { topicId: string; partitions: number }>, current: Map<string, Assignment>): Map<string, Assignment> {
+    const racksKnown = [...members.values()].some((m) => m.rackId !== null);
     const spec: GroupSpec = {
       members: new Map([...members.values()].map((m) => [m.memberId, {
         rackId: m.rackId, subscribedTopicIds: this.subscribedIds(m, metadata), current: current.get(m.memberId) ?? new Map(),
       }])),
-      topics: new Map([...metadata].map(([name, t]) => [t.topicId, { name, partitions: t.partitions }])),
+      topics: new Map([...metadata].map(([name, t]) => [t.topicId, {
+        name, partitions: t.partitions,
+        // Rack-aware assignment only when members say where they are (and brokers have racks).
+        ...(racksKnown ? { partitionRacks: this.topics.partitionRacks?.(t.topicId) } : {}),
+      }])),
     };
     return this.preferredAssignor(members.values()).assign(spec);
   }

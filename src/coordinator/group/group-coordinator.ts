@@ -134,6 +134,13 @@ function brokerTopicView(broker: Broker): TopicView {
     byName: (name) => describe(broker.metadata.get(name)),
     byId: (id) => describe(broker.metadata.getById(id)),
     names: () => broker.metadata.topics.keys(),
+    partitionRacks: (topicId) => {
+      const racks: string[][] = [];
+      for (const p of broker.cache.partitionsOf(topicId)) {
+        racks[p.partition] = [...new Set(p.replicas.map((id) => broker.cache.brokers.get(id)?.rack).filter((r): r is string => typeof r === 'string'))].sort();
+      }
+      return racks;
+    },
   };
 }
 

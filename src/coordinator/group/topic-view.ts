@@ -14,10 +14,23 @@ export interface TopicView {
   byId(topicId: string): TopicDescription | undefined;
   /** Every topic name, internal topics included. */
   names(): Iterable<string>;
+  /** The racks of each partition's replicas (index = partition), when brokers have racks. */
+  partitionRacks?(topicId: string): string[][];
 }
 
 export class MemoryTopicView implements TopicView {
   private readonly topics = new Map<string, TopicDescription>();
+  private readonly racks = new Map<string, string[][]>();
+
+  /** Replica racks per partition of a topic (rack-aware assignment tests). */
+  setRacks(topicId: string, racks: string[][]): this {
+    this.racks.set(topicId, racks);
+    return this;
+  }
+
+  partitionRacks(topicId: string): string[][] {
+    return this.racks.get(topicId) ?? [];
+  }
 
   set(name: string, topicId: string, partitions: number): this {
     this.topics.set(name, { name, topicId, partitions });

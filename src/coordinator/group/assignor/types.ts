@@ -19,6 +19,8 @@ export interface AssignmentMemberSpec {
 export interface AssignmentTopic {
   name: string;
   partitions: number;
+  /** The racks of each partition's replicas (index = partition); absent: racks unknown. */
+  partitionRacks?: string[][];
 }
 
 export interface GroupSpec {

@@ -11,8 +11,14 @@
  * the ceiling); (3) hand each free partition to the least-loaded eligible member; (4) while some
  * member has two or more partitions more than an eligible other, move one across.
  *
- * Differences from Kafka's (documented in docs/gaps.md): no rack awareness, and the exact
- * partition-to-member choice among equally good candidates differs (both are deterministic).
+ * Rack awareness (members with a rack id, brokers with racks): among equally loaded candidates a
+ * partition goes to a member in a rack holding one of its replicas, and a partition moved for
+ * balance is one with a replica in the receiver's rack when there is one; balance and
+ * stickiness come first.
+ *
+ * Differences from Kafka's (documented in docs/gaps.md): Kafka's rack-aware builder may trade
+ * stickiness for rack locality where this one does not, and the exact partition-to-member choice
+ * among equally good candidates differs (both are deterministic).
  */
 import {
   type Assignment, type GroupSpec, type PartitionAssignor, addPartition, sortedMemberIds, sortedTopicIds,
@@ -20,18 +26,28 @@ import {
 
 interface Load {
   memberId: string;
+  rackId: string | null;
   count: number;
   assignment: Assignment;
   subscribed: ReadonlySet<string>;
 }
 
-function leastLoaded(loads: Load[], topicId: string): Load | undefined {
+/**
+ * The least-loaded member subscribed to the topic; among equally loaded ones, one in a rack that
+ * holds a replica of the partition (when racks are known), so that rack awareness never costs
+ * balance.
+ */
+function leastLoaded(loads: Load[], topicId: string, racks?: readonly string[]): Load | undefined {
   let best: Load | undefined;
   for (const l of loads) {
     if (!l.subscribed.has(topicId)) continue;
-    if (!best || l.count < best.count) best = l;
+    if (!best || l.count < best.count || (l.count === best.count && racks && !rackMatch(best, racks) && rackMatch(l, racks))) best = l;
   }
   return best;
+}
+
+function rackMatch(l: Load, racks: readonly string[] | undefined): boolean {
+  return l.rackId !== null && racks !== undefined && racks.includes(l.rackId);
 }
 
 export class UniformAssignor implements PartitionAssignor {
@@ -39,7 +55,7 @@ export class UniformAssignor implements PartitionAssignor {
 
   assign(spec: GroupSpec): Map<string, Assignment> {
     const ids = sortedMemberIds(spec);
-    const loads: Load[] = ids.map((memberId) => ({ memberId, count: 0, assignment: new Map(), subscribed: spec.members.get(memberId)!.subscribedTopicIds }));
+    const loads: Load[] = ids.map((memberId) => ({ memberId, rackId: spec.members.get(memberId)!.rackId, count: 0, assignment: new Map(), subscribed: spec.members.get(memberId)!.subscribedTopicIds }));
     const byId = new Map(loads.map((l) => [l.memberId, l]));
     const taken = new Set<string>();
     const key = (t: string, p: number) => `${t}:${p}`;
@@ -63,6 +79,8 @@ export class UniformAssignor implements PartitionAssignor {
           if (p < topic.partitions && !taken.has(key(topicId, p))) kept.push([topicId, p]);
         }
       }
+      // Trimmed to the quota, a member keeps the partitions with a replica in its rack first.
+      kept.sort((x, y) => Number(rackMatch(l, spec.topics.get(y[0])!.partitionRacks?.[y[1]])) - Number(rackMatch(l, spec.topics.get(x[0])!.partitionRacks?.[x[1]])));
       let quota = kept.length;
       if (homogeneous) {
         quota = Math.min(kept.length, floor);
@@ -83,7 +101,7 @@ export class UniformAssignor implements PartitionAssignor {
       const n = spec.topics.get(topicId)!.partitions;
       for (let p = 0; p < n; p++) {
         if (taken.has(key(topicId, p))) continue;
-        const l = leastLoaded(loads, topicId);
+        const l = leastLoaded(loads, topicId, spec.topics.get(topicId)!.partitionRacks?.[p]);
         if (!l) continue;
         addPartition(l.assignment, topicId, p);
         taken.add(key(topicId, p));
@@ -100,7 +118,10 @@ export class UniformAssignor implements PartitionAssignor {
           const to = leastLoaded(loads, topicId);
           if (!to || to.count + 2 > from.count) continue;
           const parts = from.assignment.get(topicId)!;
-          const p = Math.max(...parts);
+          // Move a partition with a replica in the receiver's rack when there is one.
+          const racks = spec.topics.get(topicId)!.partitionRacks;
+          const candidates = [...parts].sort((a, b) => b - a);
+          const p = candidates.find((q) => rackMatch(to, racks?.[q])) ?? candidates[0];
           parts.delete(p);
           if (parts.size === 0) from.assignment.delete(topicId);
           from.count--;
