@@ -24,6 +24,11 @@
  * - A follower's fetch (replica_id, ReplicaState from v15) reads up to the log end, reports the
  *   follower's log end offset to the partition (high watermark, ISR expansion) and gets the HW
  *   in the answer (Kafka's fetchMessages from a follower).
+ * - Replication throttles (src/replication/replication-quota.ts, Kafka's shouldLeaderThrottle): a
+ *   partition listed for this broker in leader.replication.throttled.replicas whose follower is
+ *   not in the ISR gets no records while this broker's leader.replication.throttled.rate is
+ *   exceeded; the bytes sent for throttled partitions are recorded. Without a leader rate this is
+ *   one boolean test per partition.
  * - Fetch sessions (KIP-227) are declined: every response has session_id 0, so clients send full
  *   fetches; an incremental fetch naming an unknown session gets FETCH_SESSION_ID_NOT_FOUND.
  * - Consumers read up to the high watermark (read_uncommitted) or the last stable offset
@@ -51,10 +56,13 @@ import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
 import { VIEW_SOURCE } from '../../views/views.js';
 import { viewRead, viewRecords, type ViewRead } from '../../views/view-fetch.js';
+import { LEADER_THROTTLED_REPLICAS } from '../../replication/replication-quota.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const READ_COMMITTED = 1;
 const NO_RECORDS = Buffer.alloc(0);
+/** A throttled partition's read: no records (Kafka answers it with an empty record set). */
+const THROTTLED_READ: Promise<{ records: Buffer[] }> = Promise.resolve({ records: [] });
 
 function errorPartition(partitionIndex: number, errorCode: number, abortedTransactions: [] | null = null): PartitionData {
   return {
@@ -86,7 +94,7 @@ function takeWholeBatches(buffers: Buffer[], limit: number, minOne: boolean): { 
 
 type Slot =
   | { kind: 'error'; data: PartitionData }
-  | { kind: 'read'; partition: number; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; read: Promise<{ records: Buffer[] } | { errorCode: number }> };
+  | { kind: 'read'; partition: number; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; throttled: boolean; read: Promise<{ records: Buffer[] } | { errorCode: number }> };
 
 /**
  * One pass over the requested partitions. The partitions' reads run concurrently (each is a file
@@ -94,7 +102,7 @@ type Slot =
  * batches: the first partition with data gets at least one batch (KIP-74), later ones only what
  * fits in max_bytes and partition_max_bytes.
  */
-async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: number): Promise<{ response: FetchResponse; bytes: number }> {
+async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: number): Promise<{ response: FetchResponse; bytes: number; throttledBytes: number }> {
   const broker = ctx.broker;
   const byId = ctx.apiVersion >= 13;
   // Follower fetches name their broker (replica_id before v15, ReplicaState from v15).
@@ -103,6 +111,9 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
   // KIP-903: the follower's broker epoch (v15+ ReplicaState; -1 before).
   const replicaEpoch = ctx.apiVersion >= 15 ? Number(req.replicaState?.replicaEpoch ?? -1n) : -1;
   const maxBytes = Math.max(0, Math.min(req.maxBytes, maxBytesCap));
+  // Leader-side replication throttle: only while a leader rate is set (checked lazily, once per pass).
+  const leaderQuota = follower && broker.replicationQuotas?.leader.active ? broker.replicationQuotas : null;
+  let leaderExceeded: boolean | null = null;
   // Reads of an earlier pass were discarded: their space is reused.
   ctx.readBuffers?.reset();
   const alloc = ctx.readBuffers ? (n: number) => ctx.readBuffers!.alloc(n) : undefined;
@@ -166,6 +177,13 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
         const stale = partition.updateFollowerFetchState(replicaId, fetchOffset, log.logEndOffset, broker.clock.now(), Number(p.logStartOffset), replicaEpoch);
         if (stale !== ErrorCode.NONE) return { kind: 'error', data: errorPartition(p.partition, stale) };
       }
+      let throttled = false;
+      if (leaderQuota !== null && leaderQuota.throttled.isThrottled(info.configs[LEADER_THROTTLED_REPLICAS], p.partition)) {
+        throttled = true;
+        if (!partition.isr.includes(replicaId) && (leaderExceeded ??= leaderQuota.leader.isQuotaExceeded())) {
+          return { kind: 'read', partition: p.partition, partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read: THROTTLED_READ };
+        }
+      }
       const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
       const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });
       const read = (view === null ? raw : raw.then((r) => viewRecords(r, view))).then(
@@ -175,12 +193,13 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
           return { errorCode: toErrorCode(err) };
         },
       );
-      return { kind: 'read', partition: p.partition, partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, read };
+      return { kind: 'read', partition: p.partition, partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read };
     });
     return { t, info, slots };
   });
 
   let total = 0;
+  let throttledBytes = 0;
   const responses: FetchResponse['responses'] = [];
   try {
     for (const { t, info, slots } of topics) {
@@ -198,6 +217,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
         const { log, lso, fetchOffset } = slot;
         const kept = takeWholeBatches(got.records, Math.max(0, Math.min(slot.partitionMaxBytes, maxBytes - total)), total === 0);
         total += kept.sizeBytes;
+        if (slot.throttled) throttledBytes += kept.sizeBytes;
         let abortedTransactions: PartitionData['abortedTransactions'] = null;
         if (req.isolationLevel === READ_COMMITTED) {
           abortedTransactions = [];
@@ -224,7 +244,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
     await Promise.all(topics.flatMap(({ slots }) => slots.map((s) => (s.kind === 'read' ? s.read : undefined))));
     throw err;
   }
-  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: hints?.list() ?? [] }, bytes: total };
+  return { response: { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: hints?.list() ?? [] }, bytes: total, throttledBytes };
 }
 
 
@@ -261,9 +281,13 @@ export const fetchHandler = defineHandler({
       // Note the append counts before reading so an append between the read and the wait is not missed.
       const follower = (ctx.apiVersion >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId) >= 0;
       const wake = broker.appendSignal(req, ctx.apiVersion >= 13, follower);
-      const { response, bytes } = await readOnce(ctx, req, cap);
+      const { response, bytes, throttledBytes } = await readOnce(ctx, req, cap);
       const remaining = deadline - broker.clock.now();
-      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) return withinQuota(ctx, follower, response, bytes);
+      if (bytes >= minBytes || remaining <= 0 || hasError(response) || req.topics.length === 0 || broker.stopping) {
+        // Kafka's quotas.leader.record(sizeOfThrottledPartitions) for the answer that goes out.
+        if (throttledBytes > 0) broker.replicationQuotas.leader.record(throttledBytes);
+        return withinQuota(ctx, follower, response, bytes);
+      }
       // After the client went away (or the broker began stopping) nobody waits for the answer.
       if ((await wake.wait(remaining, ctx.closed)) === 'closed') return response;
     }
