@@ -109,6 +109,36 @@ test('classic requests to a consumer group: JoinGroup asks for a member id (MEMB
   assert.is(await h.coord.heartbeat({ groupId: GROUP, memberId: 'a', groupInstanceId: null, generationId: 1 }), ErrorCode.UNKNOWN_MEMBER_ID);
 });
 
+test('OffsetDelete on a consumer group: GROUP_SUBSCRIBED_TO_TOPIC for subscribed topics, deleted otherwise; anything once Empty', async () => {
+  const h = await consumerHarness();
+  h.topics.set('other', 'AgICAgICAgICAgICAgICAg', 1);
+  const a = new SimConsumer(h, 'a');
+  await a.join();
+  await h.coord.commitOffsets(commit({ memberId: 'a', generationId: a.epoch, topics: [
+    { name: 't', partitions: [{ partitionIndex: 0, committedOffset: 1n, committedLeaderEpoch: -1, committedMetadata: '' }] },
+    { name: 'other', partitions: [{ partitionIndex: 0, committedOffset: 2n, committedLeaderEpoch: -1, committedMetadata: '' }] },
+  ] }), 9);
+  const r = await h.coord.deleteOffsets(GROUP, [{ name: 't', partitions: [{ partitionIndex: 0 }] }, { name: 'other', partitions: [{ partitionIndex: 0 }] }]);
+  assert.equal(r.topics.map((t) => [t.name, t.partitions[0].errorCode]), [['t', ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC], ['other', ErrorCode.NONE]]);
+  await a.leave();
+  const empty = await h.coord.deleteOffsets(GROUP, [{ name: 't', partitions: [{ partitionIndex: 0 }] }]);
+  assert.is(empty.topics[0].partitions[0].errorCode, ErrorCode.NONE);
+  assert.equal(await h.coord.fetchOffsets(GROUP, null), []);
+});
+
+test('an Empty consumer group\'s offsets expire offsets.retention after their commit, then the group is deleted', async () => {
+  const h = await consumerHarness({ sessionTimeoutMs: 10 * 24 * 3600_000 });
+  const a = new SimConsumer(h, 'a');
+  await a.join();
+  assert.is(await commitCode(h, { memberId: 'a', generationId: a.epoch }), ErrorCode.NONE);
+  await h.advance(8 * 24 * 3600_000);
+  assert.is((await h.coord.fetchOffsets(GROUP, [{ name: 't', partitionIndexes: [0] }]))[0].partitions[0].committedOffset, 7n, 'kept past retention while a member subscribes to the topic');
+  await a.leave();
+  await h.advance(600_000);
+  assert.is((await h.coord.fetchOffsets(GROUP, [{ name: 't', partitionIndexes: [0] }]))[0].partitions[0].committedOffset, -1n);
+  assert.is((await h.coord.consumerGroupDescribe(GROUP, null)).errorCode, ErrorCode.GROUP_ID_NOT_FOUND, 'the Empty group without offsets is deleted');
+});
+
 test('every consumer-group record survives Kafka\'s key/value format', () => {
   const tps = [{ topicId: 'AQEBAQEBAQEBAQEBAQEBAQ', partitions: [0, 3] }];
   const records: ConsumerGroupRecord[] = [

@@ -9,8 +9,11 @@
  *   inherited from a broker setting set in the static config STATIC_BROKER_CONFIG (4), the rest
  *   DEFAULT_CONFIG (5); read_only false.
  * - BROKER (4): name = this node's id gives every broker setting (STATIC_BROKER_CONFIG when set,
- *   else DEFAULT_CONFIG; all read-only, Samsa has no dynamic broker configs; passwords sensitive
- *   with a null value). Name "" gives the cluster-wide dynamic defaults: none, so no entries. A
+ *   else DEFAULT_CONFIG; read-only; passwords sensitive with a null value), plus the dynamic
+ *   broker configs (the replication throttle rates) that are set for this broker
+ *   (DYNAMIC_BROKER_CONFIG) or as the cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG), read_only
+ *   false, synonyms broker value then default, as Kafka 4.4 lists them (only where set). Name ""
+ *   gives the cluster-wide dynamic defaults that are set. A
  *   name that is not an integer: INVALID_REQUEST "Broker id must be an integer, but it is: X";
  *   another id: INVALID_REQUEST "Unexpected broker id, expected N or empty string, but received X".
  * - Other resource types (BROKER_LOGGER, CLIENT_METRICS, GROUP, unknown): INVALID_REQUEST
@@ -34,6 +37,32 @@ import type { Broker } from '../broker.js';
 import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
 import { ResourceType, apiErrorMessage, parseJavaInt, resourceTypeName } from '../topic-configs.js';
 import { topicNameProblem } from '../metadata.js';
+import { ConfigSource, ConfigType, type ConfigSynonym } from '../../config.js';
+import { DEFAULT_BROKER_CONFIGS } from '../../cluster/metadata-store.js';
+import { DYNAMIC_BROKER_CONFIG_NAMES } from '../../replication/replication-quota.js';
+
+const DYNAMIC_DOCS: Record<string, string> = {
+  'leader.replication.throttled.rate': 'A long representing the upper bound (bytes/sec) on replication traffic for leaders enumerated in the property leader.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+  'follower.replication.throttled.rate': 'A long representing the upper bound (bytes/sec) on replication traffic for followers enumerated in the property follower.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+};
+
+/** The dynamic broker configs in effect for a broker (perBroker) or set as the cluster default. */
+function dynamicBrokerEntries(broker: Broker, perBroker: boolean): ConfigEntry[] {
+  const own = perBroker ? broker.dynamicBrokerConfigs(String(broker.nodeId)) : {};
+  const defaults = broker.dynamicBrokerConfigs(DEFAULT_BROKER_CONFIGS);
+  const out: ConfigEntry[] = [];
+  for (const name of DYNAMIC_BROKER_CONFIG_NAMES) {
+    const synonyms: ConfigSynonym[] = [];
+    if (own[name] !== undefined) synonyms.push({ name, value: own[name], source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    if (defaults[name] !== undefined) synonyms.push({ name, value: defaults[name], source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
+    if (synonyms.length === 0) continue;
+    out.push({
+      name, value: synonyms[0].value, readOnly: false, isDefault: false, configSource: synonyms[0].source, isSensitive: false,
+      synonyms, configType: ConfigType.LONG, documentation: DYNAMIC_DOCS[name] ?? null,
+    });
+  }
+  return out;
+}
 
 /** Kafka's Errors.message() for the codes this handler can answer with a thrown error. */
 const DEFAULT_MESSAGES: Record<number, string> = {
@@ -51,13 +80,16 @@ function configsOf(broker: Broker, resource: DescribeConfigsResource): ConfigEnt
       return resolveTopicConfig(broker.rawConfig, info.configs).entries;
     }
     case ResourceType.BROKER: {
-      if (resource.resourceName === '') return [];
+      if (resource.resourceName === '') return dynamicBrokerEntries(broker, false);
       const id = parseJavaInt(resource.resourceName);
       if (id === null) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${resource.resourceName}`);
       if (id !== broker.nodeId) {
         throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`);
       }
-      return describeBrokerConfig(broker.rawConfig);
+      const dynamic = dynamicBrokerEntries(broker, true);
+      const all = describeBrokerConfig(broker.rawConfig);
+      if (dynamic.length === 0) return all;
+      return [...all.filter((e) => !DYNAMIC_BROKER_CONFIG_NAMES.includes(e.name)), ...dynamic].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }
     default:
       throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${resourceTypeName(resource.resourceType)}`);
