@@ -24,6 +24,7 @@ const HELP = `usage: samsa <command> [options]
   consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group
   groups list|describe GROUP                         consumer groups, committed offsets and lag
   log-dirs --log-dir DIR [--topic NAME]              per partition: size, cleaner dirty ratio, last cleaning (local read)
+  schedule list TOPIC                                pending records of a schedule topic by due minute
   cluster start [--brokers N]                        etcd and N brokers on loopback (development)
 
 Client commands connect to --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP);
@@ -87,6 +88,9 @@ switch (sub) {
   }
   case 'groups':
     void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
+    break;
+  case 'schedule':
+    void client(async () => (await import('./schedule.js')).scheduleCommand(rest, io));
     break;
   case 'log-dirs':
     void client(async () => (await import('./log-dirs.js')).logDirsCommand(rest, io));
