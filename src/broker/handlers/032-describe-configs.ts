@@ -42,8 +42,8 @@ import { DEFAULT_BROKER_CONFIGS } from '../../cluster/metadata-store.js';
 import { DYNAMIC_BROKER_CONFIG_NAMES } from '../../replication/replication-quota.js';
 
 const DYNAMIC_DOCS: Record<string, string> = {
-  'leader.replication.throttled.rate': 'A long representing the upper bound (bytes/sec) on replication traffic for leaders enumerated in the property leader.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
-  'follower.replication.throttled.rate': 'A long representing the upper bound (bytes/sec) on replication traffic for followers enumerated in the property follower.replication.throttled.replicas (for each topic). This property can be only set dynamically. It is suggested that the limit be kept above 1MB/s for accurate behaviour.',
+  'leader.replication.throttled.rate': 'Bytes per second this broker sends, as leader, to lagging followers of the replicas listed in leader.replication.throttled.replicas. Dynamic only.',
+  'follower.replication.throttled.rate': 'Bytes per second this broker copies, as follower, for the replicas listed in follower.replication.throttled.replicas. Dynamic only.',
 };
 
 /** The dynamic broker configs in effect for a broker (perBroker) or set as the cluster default. */
