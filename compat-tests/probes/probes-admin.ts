@@ -229,6 +229,72 @@ function configProbes(): Probe[] {
     iac('v1-duplicate', 1, 'same resource twice (C9)', 'pcfg-iac-d', [res('pcfg-iac-d', [{ name: 'retention.ms', configOperation: 0, value: '5' }]), res('pcfg-iac-d', [{ name: 'retention.ms', configOperation: 0, value: '6' }])]),
     iac('v1-broker', 1, 'broker resource: SET a static config', 'pcfg-iac-b', [res('1', [{ name: 'num.partitions', configOperation: 0, value: '3' }], BROKER)]),
     iac('v1-null-set-value', 1, 'SET with a null value', 'pcfg-iac-n', [res('pcfg-iac-n', [{ name: 'retention.ms', configOperation: 0, value: null }])]),
+    ...throttleProbes(),
+  ];
+}
+
+/**
+ * Dynamic broker configs: the replication throttle rates (KIP-73) on broker 1 and on the
+ * cluster default "", described after each change (sources, synonyms), then removed again.
+ */
+function throttleProbes(): Probe[] {
+  const RATES = ['leader.replication.throttled.rate', 'follower.replication.throttled.rate'];
+  const describeBrokers = async (ctx: ProbeCtx) => {
+    const r = await ctx.call(32, 4, {
+      resources: [{ resourceType: BROKER, resourceName: '1', configurationKeys: RATES }, { resourceType: BROKER, resourceName: '', configurationKeys: RATES }],
+      includeSynonyms: true, includeDocumentation: false,
+    });
+    return (r.results as any[]).map((x) => ({ name: x.resourceName, configs: (x.configs as any[]).map((c) => ({ name: c.name, value: c.value, source: c.configSource, readOnly: c.readOnly, synonyms: c.synonyms })).sort((a, b) => (a.name < b.name ? -1 : 1)) }));
+  };
+  /** Kafka applies a broker config through its metadata log: wait (up to 3 s) for the described state to change. */
+  const after = (key: string) => async (ctx: ProbeCtx, outcome: Outcome) => {
+    const before = JSON.stringify(ctx.state['throttle-state'] ?? null);
+    const body = outcome.kind === 'answered' ? (outcome.body as { responses?: { errorCode: number }[] }) : undefined;
+    const applied = (body?.responses ?? []).some((x) => x.errorCode === 0);
+    let now = await describeBrokers(ctx);
+    for (const deadline = Date.now() + 3000; applied && JSON.stringify(now) === before && Date.now() < deadline;) {
+      await new Promise((r) => setTimeout(r, 100));
+      now = await describeBrokers(ctx);
+    }
+    // A request changing two resources may show one change before the other: look once more.
+    if (applied) {
+      await new Promise((r) => setTimeout(r, 500));
+      now = await describeBrokers(ctx);
+    }
+    ctx.state['throttle-state'] = now;
+    ctx.state[key] = now;
+  };
+  const setup = async (ctx: ProbeCtx) => {
+    ctx.state['throttle-state'] ??= await describeBrokers(ctx);
+  };
+  const withState = (key: string) => (j: Json, ctx: ProbeCtx): Json => ({ ...(j as object), describedAfter: (ctx.state[key] ?? null) as Json }) as Json;
+  const iacB = (id: string, about: string, resources: Record<string, unknown>[], validateOnly = false): Probe =>
+    probe('incremental-alter-configs', 44, id, 1, about, { resources, validateOnly }, { setup, after: after(`t:${id}`), normalise: withState(`t:${id}`) });
+  const acB = (id: string, about: string, resources: Record<string, unknown>[]): Probe =>
+    probe('alter-configs', 33, id, 2, about, { resources, validateOnly: false }, { setup, after: after(`t:a${id}`), normalise: withState(`t:a${id}`) });
+  const b = (name: string, configs: Record<string, unknown>[]) => ({ resourceType: BROKER, resourceName: name, configs });
+  const set = (name: string, value: string | null) => ({ name, configOperation: 0, value });
+  const del = (name: string) => ({ name, configOperation: 1, value: null });
+  return [
+    iacB('v1-throttle-rate-broker', 'SET leader.replication.throttled.rate on broker 1 (DYNAMIC_BROKER_CONFIG)', [b('1', [set(RATES[0], '1048576')])]),
+    iacB('v1-throttle-rate-default', 'SET follower.replication.throttled.rate on "" (DYNAMIC_DEFAULT_BROKER_CONFIG)', [b('', [set(RATES[1], '2097152')])]),
+    iacB('v1-throttle-rate-both-levels', 'the same key on broker 1 and on "": the broker value wins, the default is a synonym', [b('1', [set(RATES[1], '3145728')]), b('', [set(RATES[0], '4194304')])]),
+    iacB('v1-throttle-rate-validate-only', 'validate_only on a throttle rate: nothing changes', [b('1', [set(RATES[0], '5')])], true),
+    iacB('v1-throttle-rate-bad-value', 'a throttle rate that is not a number', [b('1', [set(RATES[0], 'fast')])]),
+    iacB('v1-throttle-rate-negative', 'a negative throttle rate', [b('1', [set(RATES[0], '-1')])]),
+    iacB('v1-throttle-rate-append', 'APPEND to a throttle rate (not a list)', [b('1', [{ name: RATES[0], configOperation: 2, value: '5' }])]),
+    iacB('v1-throttle-rate-mixed', 'a throttle rate and a static config in one resource', [b('1', [set(RATES[0], '1000'), set('num.partitions', '3')])]),
+    probe('describe-configs', 32, 'v4-broker-all-with-throttles', 4, 'every broker config while throttle rates are set (only the rate entries compared)', {
+      resources: [{ resourceType: BROKER, resourceName: '1', configurationKeys: null }], includeSynonyms: true, includeDocumentation: false,
+    }, { normalise: (j) => {
+      for (const r of (j as any).results ?? []) r.configs = (r.configs as any[]).filter((c) => RATES.includes(c.name));
+      return sortDescribed(j);
+    } }),
+    probe('describe-configs', 32, 'v4-broker-default-with-throttles', 4, 'the "" broker resource while a default throttle rate is set', {
+      resources: [{ resourceType: BROKER, resourceName: '', configurationKeys: RATES }], includeSynonyms: true, includeDocumentation: false,
+    }, { normalise: sortDescribed }),
+    acB('v2-throttle-rate-legacy', 'legacy AlterConfigs on broker 1: the listed configs replace the broker\'s dynamic set', [b('1', [{ name: RATES[0], value: '6291456' }])]),
+    iacB('v1-throttle-rate-delete', 'DELETE both rates on broker 1 and on ""', [b('1', [del(RATES[0]), del(RATES[1])]), b('', [del(RATES[0]), del(RATES[1])])]),
   ];
 }
 
