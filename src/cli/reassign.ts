@@ -3,6 +3,13 @@
  * metadata (cluster/reassignment-plan.ts), run through AlterPartitionReassignments, followed to
  * the end with a progress bar (bytes the new replicas hold against their leaders' sizes, from
  * DescribeLogDirs on each broker, and an ETA from the copy rate so far).
+ *
+ * With --throttle B, as kafka-reassign-partitions --throttle does: before the move every broker
+ * of the old and new replica sets gets leader/follower.replication.throttled.rate = B (dynamic
+ * broker configs, IncrementalAlterConfigs sent to that broker), and each moving topic
+ * leader.replication.throttled.replicas (partition:broker for the current replicas) and
+ * follower.replication.throttled.replicas (the replicas being added); all removed once the
+ * move ends (or the command gives up).
  */
 import { bool, flag, intFlag, parseArgs, UsageError } from './args.js';
 import { KafkaClient, KafkaError } from './client.js';
@@ -23,7 +30,34 @@ keeps its in-sync copies until the new replica has caught up (AlterPartitionReas
   --command-config FILE    client security settings (Kafka's properties)
   --dry-run                print the plan only
   --timeout-ms N           give up waiting after N ms (default 0: wait until done)
+  --throttle BYTES_PER_S   bound the copy traffic per broker while moving (removed at the end)
 `;
+
+const LEADER_RATE = 'leader.replication.throttled.rate';
+const FOLLOWER_RATE = 'follower.replication.throttled.rate';
+const LEADER_REPLICAS = 'leader.replication.throttled.replicas';
+const FOLLOWER_REPLICAS = 'follower.replication.throttled.replicas';
+const TOPIC = 2;
+const BROKER = 4;
+const SET = 0;
+const DELETE = 1;
+
+/** Kafka's throttled-replica lists for a plan: leaders = current replicas, followers = the added ones. */
+export function throttledReplicas(moves: readonly PlannedMove[]): Map<string, { leader: string; follower: string }> {
+  const out = new Map<string, { leader: string[]; follower: string[] }>();
+  for (const m of moves) {
+    let t = out.get(m.topic);
+    if (!t) out.set(m.topic, (t = { leader: [], follower: [] }));
+    for (const b of m.from) t.leader.push(`${m.partition}:${b}`);
+    for (const b of m.to) if (!m.from.includes(b)) t.follower.push(`${m.partition}:${b}`);
+  }
+  return new Map([...out].map(([topic, t]) => [topic, { leader: t.leader.join(','), follower: t.follower.join(',') }]));
+}
+
+async function alterConfigs(c: KafkaClient, resources: { resourceType: number; resourceName: string; configs: { name: string; configOperation: number; value: string | null }[] }[]): Promise<void> {
+  const res = await c.request(44, { resources, validateOnly: false });
+  for (const r of res.responses) if (r.errorCode !== ErrorCode.NONE) throw new KafkaError(r.errorCode, `${r.resourceName}: ${r.errorMessage ?? ''}`);
+}
 
 type Security = ReturnType<typeof clientSecurityFromFile> | undefined;
 
@@ -61,7 +95,7 @@ async function sizesOn(c: KafkaClient, parts: { topic: string; partition: number
 
 export async function reassignCommand(kind: 'add-broker' | 'decommission', argv: string[], io: Io, signal?: AbortSignal): Promise<number> {
   const p = parseArgs(argv, {
-    bootstrap: { value: true, alias: 'b' }, 'command-config': { value: true }, 'dry-run': {}, 'timeout-ms': { value: true }, help: { alias: 'h' },
+    bootstrap: { value: true, alias: 'b' }, 'command-config': { value: true }, 'dry-run': {}, 'timeout-ms': { value: true }, throttle: { value: true }, help: { alias: 'h' },
   });
   if (p.flags.has('help')) {
     io.out(REASSIGN_HELP);
@@ -73,8 +107,11 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
   const commandConfig = flag(p, 'command-config');
   const security: Security = commandConfig ? clientSecurityFromFile(commandConfig) : undefined;
   const timeoutMs = intFlag(p, 'timeout-ms', 0)!;
+  const throttle = intFlag(p, 'throttle', -1)!;
+  if (p.flags.has('throttle') && !(throttle > 0)) throw new UsageError('--throttle needs a rate in bytes per second (> 0)');
   const c = await KafkaClient.connect({ bootstrap, ...(security ? { security } : {}) });
   const perBroker = new Map<number, KafkaClient>();
+  let throttled: { brokers: number[]; topics: string[]; clientOf: (n: number) => Promise<KafkaClient>; c: KafkaClient } | null = null;
   try {
     const md = await metadata(c);
     const brokers = md.brokers.map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
@@ -98,6 +135,24 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
 
     const byTopic = new Map<string, PlannedMove[]>();
     for (const m of moves) byTopic.set(m.topic, [...(byTopic.get(m.topic) ?? []), m]);
+    const endpoint = new Map(md.brokers.map((b) => [b.nodeId, `${b.host}:${b.port}`]));
+    const clientOf = async (node: number) => {
+      let cl = perBroker.get(node);
+      if (!cl) perBroker.set(node, (cl = await KafkaClient.connect({ bootstrap: endpoint.get(node)!, ...(security ? { security } : {}) })));
+      return cl;
+    };
+    if (throttle > 0) {
+      throttled = { brokers: [...new Set(moves.flatMap((m) => [...m.from, ...m.to]))].sort((a, b) => a - b), topics: [...byTopic.keys()], clientOf, c };
+      const lists = throttledReplicas(moves);
+      await alterConfigs(c, [...lists].map(([topic, l]) => ({
+        resourceType: TOPIC, resourceName: topic,
+        configs: [{ name: LEADER_REPLICAS, configOperation: SET, value: l.leader }, { name: FOLLOWER_REPLICAS, configOperation: SET, value: l.follower }],
+      })));
+      for (const b of throttled.brokers) {
+        await alterConfigs(await clientOf(b), [{ resourceType: BROKER, resourceName: String(b), configs: [LEADER_RATE, FOLLOWER_RATE].map((name) => ({ name, configOperation: SET, value: String(throttle) })) }]);
+      }
+      io.out(`throttle: ${throttle} B/s on brokers ${throttled.brokers.join(',')} (removed when the move ends)\n`);
+    }
     const res = await c.request(45, {
       timeoutMs: 60_000,
       topics: [...byTopic].map(([name, ms]) => ({ name, partitions: ms.map((m) => ({ partitionIndex: m.partition, replicas: m.to })) })),
@@ -108,12 +163,6 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
     if (refused.length === moves.length) return 1;
 
     const started = Date.now();
-    const endpoint = new Map(md.brokers.map((b) => [b.nodeId, `${b.host}:${b.port}`]));
-    const clientOf = async (node: number) => {
-      let cl = perBroker.get(node);
-      if (!cl) perBroker.set(node, (cl = await KafkaClient.connect({ bootstrap: endpoint.get(node)!, ...(security ? { security } : {}) })));
-      return cl;
-    };
     let firstCopied: { at: number; bytes: number } | null = null;
     for (;;) {
       const listed = await c.request(46, { timeoutMs: 30_000, topics: [...byTopic].map(([name, ms]) => ({ name, partitionIndexes: ms.map((m) => m.partition) })) });
@@ -157,7 +206,23 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
     io.out(`done: ${moves.length - refused.length} partition(s) moved in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     return refused.length > 0 ? 1 : 0;
   } finally {
+    if (throttled) await clearThrottles(throttled, io);
     for (const cl of perBroker.values()) cl.close();
     c.close();
+  }
+}
+
+/** Removes what --throttle set (Kafka's clearAllThrottles after --verify). */
+async function clearThrottles(t: { brokers: number[]; topics: string[]; clientOf: (n: number) => Promise<KafkaClient>; c: KafkaClient }, io: Io): Promise<void> {
+  try {
+    await alterConfigs(t.c, t.topics.map((topic) => ({
+      resourceType: TOPIC, resourceName: topic, configs: [LEADER_REPLICAS, FOLLOWER_REPLICAS].map((name) => ({ name, configOperation: DELETE, value: null })),
+    })));
+    for (const b of t.brokers) {
+      await alterConfigs(await t.clientOf(b), [{ resourceType: BROKER, resourceName: String(b), configs: [LEADER_RATE, FOLLOWER_RATE].map((name) => ({ name, configOperation: DELETE, value: null })) }]);
+    }
+    io.out(`throttle removed from brokers ${t.brokers.join(',')} and topics ${t.topics.join(',')}\n`);
+  } catch (e) {
+    io.err(`samsa: removing the throttle failed (${(e as Error).message}); remove ${LEADER_RATE}/${FOLLOWER_RATE} and the topics' *.replication.throttled.replicas by hand\n`);
   }
 }
