@@ -83,7 +83,7 @@ export interface PartitionSchedulerOptions {
   wheelCapacity?: number;
   /** Offsets per cold-summary chunk (default 4096). */
   chunkSize?: number;
-  /** Records delivered per round at most (default 5000). */
+  /** Records delivered per round at most (default 1000: a round's CPU time stays short). */
   maxPerRound?: number;
   /** Least time between checkpoints (default 200 ms). */
   checkpointIntervalMs?: number;
@@ -314,7 +314,7 @@ export class PartitionScheduler {
     if (this.scanOffset >= end) return;
     this.scanOffset = Math.max(this.scanOffset, this.o.source.logStartOffset());
     // Past-due records wait as offsets: the scan pauses while many are waiting (bounded memory).
-    const limit = 4 * (this.o.maxPerRound ?? 5000);
+    const limit = 4 * (this.o.maxPerRound ?? 1000);
     const reached = await this.forEachRecord(this.scanOffset, end, (_r, offset, due) => this.admit(offset, due), () => this.immediateOffsets.length >= limit);
     if (reached > this.scanOffset) {
       this.scanOffset = reached;
@@ -398,7 +398,7 @@ export class PartitionScheduler {
     const dues = this.immediateDues;
     this.immediateOffsets = [];
     this.immediateDues = [];
-    const max = this.o.maxPerRound ?? 5000;
+    const max = this.o.maxPerRound ?? 1000;
     this.wheel.advance(Math.min(now, this.horizonEnd), (due, offset) => { offsets.push(offset); dues.push(due); }, Math.max(1, max - offsets.length));
     this.lastRoundFull = offsets.length >= max;
     if (offsets.length > 0) {

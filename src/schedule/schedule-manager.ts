@@ -65,7 +65,9 @@ class Runner {
           recovered = true;
         }
         await this.scheduler.runOnce();
+        // A backlog runs round after round, but lets the event loop serve requests in between.
         if (!this.scheduler.backlogged) await this.sleep(this.tickMs);
+        else await new Promise((resolve) => setImmediate(resolve));
       } catch (err) {
         if (this.stopped) break;
         this.broker.log.warn(`scheduler of ${this.scheduler.topic}-${this.scheduler.partition}: ${(err as Error).message}; recovering from its checkpoint in ${RETRY_MS} ms`);

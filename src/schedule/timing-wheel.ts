@@ -24,6 +24,8 @@ export class TimingWheel {
   readonly tickMs: number;
   /** The next tick to fire: every tick before it has fired. */
   private currentTick: number;
+  /** Whether the upper levels were already cascaded into the current tick. */
+  private cascaded = false;
   private readonly heads = new Int32Array(LEVELS * WHEEL_SIZE).fill(NIL);
   /** Entries whose tick had already fired when added: fired by the next advance. */
   private lateHead = NIL;
@@ -134,19 +136,18 @@ export class TimingWheel {
   /**
    * Fires every tick that has ended by `nowMs`, calling `fire(dueMs, offset)` for each entry
    * (entries of one tick in no particular order; the caller sorts what it delivers). At most
-   * `maxEntries` entries fire per call (a whole tick at a time, so a tick is never split);
-   * returns how many fired. An empty wheel jumps to the current tick at once.
+   * `maxEntries` entries fire per call; a tick left part-fired stays the current one, so
+   * `firedBeforeMs` never passes an entry that has not fired. Returns how many fired. An empty
+   * wheel jumps to the current tick at once.
    */
   advance(nowMs: number, fire: (dueMs: number, offset: number) => void, maxEntries = Infinity): number {
     let fired = 0;
-    let e = this.lateHead;
-    this.lateHead = NIL;
-    while (e !== NIL) {
-      const nx = this.next[e];
+    while (this.lateHead !== NIL && fired < maxEntries) {
+      const e = this.lateHead;
+      this.lateHead = this.next[e];
       fire(this.dueMs[e], this.offset[e]);
       this.release(e);
       fired++;
-      e = nx;
     }
     const endTick = Math.floor(nowMs / this.tickMs);
     while (this.currentTick < endTick && fired < maxEntries) {
@@ -154,21 +155,26 @@ export class TimingWheel {
         this.currentTick = endTick;
         break;
       }
-      // Cascade the upper levels whose slot boundary this tick crosses, top first.
-      for (let level = LEVELS - 1; level >= 1; level--) {
-        if (this.currentTick % WHEEL_SIZE ** level === 0) this.cascade(level);
+      // Cascade the upper levels whose slot boundary this tick crosses, top first (once per tick:
+      // a tick left part-fired is resumed without cascading again).
+      if (!this.cascaded) {
+        for (let level = LEVELS - 1; level >= 1; level--) {
+          if (this.currentTick % WHEEL_SIZE ** level === 0) this.cascade(level);
+        }
+        this.cascaded = true;
       }
       const slot = this.currentTick & (WHEEL_SIZE - 1);
-      e = this.heads[slot];
-      this.heads[slot] = NIL;
-      while (e !== NIL) {
-        const nx = this.next[e];
+      while (this.heads[slot] !== NIL && fired < maxEntries) {
+        const e = this.heads[slot];
+        this.heads[slot] = this.next[e];
         fire(this.dueMs[e], this.offset[e]);
         this.release(e);
         fired++;
-        e = nx;
       }
+      // A tick with entries left stays current (firedBeforeMs does not pass it) until they have fired.
+      if (this.heads[slot] !== NIL) break;
       this.currentTick++;
+      this.cascaded = false;
     }
     return fired;
   }

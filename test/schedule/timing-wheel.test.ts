@@ -51,7 +51,9 @@ test('capacity, maxEntries per advance (whole ticks) and eviction of the latest 
   assert.equal(evicted.sort(), [5, 6]);
   assert.is(w.size, 4);
   const fired: number[] = [];
-  assert.is(w.advance(100, (_d, o) => fired.push(o), 1), 2, 'the tick holding two entries fires whole');
+  assert.is(w.advance(100, (_d, o) => fired.push(o), 1), 1, 'at most maxEntries');
+  assert.is(w.firedBeforeMs, 5, 'a part-fired tick stays current');
+  assert.is(w.advance(100, (_d, o) => fired.push(o), 1), 1);
   assert.equal(fired.sort(), [1, 2]);
   assert.is(w.firedBeforeMs, 6);
   w.advance(100, (_d, o) => fired.push(o));
