@@ -374,6 +374,43 @@ async function mixedGroup(bs: string, label: string): Promise<void> {
   await admin.disconnect();
 }
 
+/**
+ * Two librdkafka classic members with cooperative-sticky, then a consumer-protocol member joins:
+ * the group is upgraded and the classic members give up only the partitions the new member
+ * takes (cooperative revocation through JoinGroup/SyncGroup inside the consumer group).
+ */
+async function mixedCooperative(bs: string, label: string): Promise<void> {
+  const o = await py(bs, `${PY_HEAD}
+create('cp-c-coop', 6)
+classic = {'group.protocol': 'classic', 'partition.assignment.strategy': 'cooperative-sticky', 'heartbeat.interval.ms': 500, 'session.timeout.ms': 10000}
+ks = [Member('k%d' % i, 'cp-c-coop-group', ['cp-c-coop'], **classic) for i in range(2)]
+poll_until(ks, lambda: settled(ks, 6) and all(len(m.assigned) == 3 for m in ks), 60, 'two classic members')
+produce('cp-c-coop', 6, 20)
+poll_until(ks, lambda: sum(len(m.values) for m in ks) >= 120, 60, 'read 120')
+for m in ks:
+    m.revoked = []
+before = [m.parts() for m in ks]
+t0 = time.time()
+n = Member('n', 'cp-c-coop-group', ['cp-c-coop'])
+ms = ks + [n]
+poll_until(ms, lambda: len(n.assigned) >= 2 and settled(ms, 6), 60, 'consumer-protocol member')
+out(before=before, after=[m.parts() for m in ms], revoked=[[p for (_, p) in m.revoked] for m in ks], values=len(set(v for m in ks for v in m.values)), seconds=round(time.time() - t0, 2))
+for m in ms:
+    m.c.close()
+`, 'mixed cooperative');
+  assert.is(o.values, 120, 'the classic members read everything once');
+  const after: number[][] = o.after;
+  assert.equal(after.flat().sort(), [0, 1, 2, 3, 4, 5]);
+  assert.is(after[2].length, 2, 'the consumer-protocol member has its share');
+  for (let i = 0; i < 2; i++) {
+    for (const p of o.revoked[i]) assert.ok(after[2].includes(p), `k${i} gave up ${p}, which the new member did not take`);
+    for (const p of after[i]) assert.ok(o.before[i].includes(p), `k${i} gained no partition`);
+  }
+  assert.is(o.revoked.flat().length, 2, 'only the two partitions that moved were revoked');
+  console.log(`consumer-protocol (mixed cooperative, ${label}): the consumer-protocol member had its partitions after ${o.seconds} s`);
+}
+
 export const mixedScenarios: Scenario[] = [
   { name: 'a classic kafkajs group joined by a consumer-protocol member keeps consuming (nothing lost, committed work not repeated) and is classic again when it leaves', run: mixedGroup },
+  { name: 'cooperative-sticky classic members give up only what a joining consumer-protocol member takes', run: mixedCooperative },
 ];
