@@ -24,8 +24,8 @@ export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate';
 export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate';
 export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas';
 export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.replicas';
-/** The dynamic broker configs Samsa accepts (AlterConfigs / IncrementalAlterConfigs on BROKER). */
-export const DYNAMIC_BROKER_CONFIG_NAMES: readonly string[] = [LEADER_THROTTLED_RATE, FOLLOWER_THROTTLED_RATE];
+/** The dynamic broker configs Samsa accepts (AlterConfigs / IncrementalAlterConfigs on BROKER), sorted by name. */
+export const DYNAMIC_BROKER_CONFIG_NAMES: readonly string[] = [FOLLOWER_THROTTLED_RATE, LEADER_THROTTLED_RATE];
 /** Kafka's DefaultReplicationThrottledRate (Long.MAX_VALUE): unthrottled. */
 export const UNTHROTTLED_TEXT = '9223372036854775807';
 
