@@ -658,7 +658,7 @@ export const TOPIC_CONFIGS = {
   },
   'follower.replication.throttled.replicas': {
     type: 'list', default: '', check: checkThrottledReplicas, synonyms: [],
-    doc: 'Replicas throttled on the follower side ("*" or partition:broker pairs). Samsa has no replication quotas; stored only.',
+    doc: 'Replicas throttled on the follower side ("*" or partition:broker pairs): a broker copies those listed with its id at most follower.replication.throttled.rate (a dynamic broker config) while they lag.',
   },
   'index.interval.bytes': {
     type: 'int', default: '4096', min: 0, synonyms: ['log.index.interval.bytes'],
@@ -666,7 +666,7 @@ export const TOPIC_CONFIGS = {
   },
   'leader.replication.throttled.replicas': {
     type: 'list', default: '', check: checkThrottledReplicas, synonyms: [],
-    doc: 'Replicas throttled on the leader side ("*" or partition:broker pairs). Samsa has no replication quotas; stored only.',
+    doc: 'Replicas throttled on the leader side ("*" or partition:broker pairs): a leader listed with its id sends lagging followers at most leader.replication.throttled.rate (a dynamic broker config).',
   },
   'local.retention.bytes': {
     type: 'long', default: '-2', min: -2, synonyms: ['log.local.retention.bytes'],

@@ -12,9 +12,11 @@
  * - TOPIC: "" → INVALID_REQUEST "Default topic resources are not allowed."; illegal name →
  *   INVALID_TOPIC_EXCEPTION; unknown config name / bad value → INVALID_CONFIG (checked before
  *   existence, so it wins over UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.").
- * - BROKER: Samsa has no dynamic broker configs. An empty entry list (nothing to override) is NONE;
- *   any entry is INVALID_REQUEST "Cannot update these configs dynamically: [...]", Kafka's
- *   answer for broker configs that cannot change at runtime. A non-empty name must be this node's
+ * - BROKER (a node id, or "" for the cluster default): the entries replace that resource's dynamic
+ *   broker configs, which are the replication throttle rates (leader/follower.replication.
+ *   throttled.rate, a long >= 0); an empty list removes them. Any other key is INVALID_REQUEST
+ *   "Cannot update these configs dynamically: [...]", Kafka's answer for broker configs that
+ *   cannot change at runtime. A non-empty name must be this node's
  *   id ("Node id must be an integer, but it is: X" / "Unexpected broker id, expected N, but
  *   received X").
  * - Other types: INVALID_REQUEST ("Unknown resource type N", or "Resource type X is not supported

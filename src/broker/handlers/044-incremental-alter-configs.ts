@@ -14,9 +14,10 @@
  *   the comma-separated values not yet present, SUBTRACT removes them. The resulting override set
  *   is validated (INVALID_CONFIG) before the topic's existence is checked (UNKNOWN_TOPIC_OR_PARTITION
  *   "The topic 'T' does not exist."). DELETE of a key that has no override is a no-op.
- * - BROKER: Samsa has no dynamic broker configs: DELETE-only requests are NONE (nothing to
- *   remove); SET / APPEND / SUBTRACT are INVALID_REQUEST "Cannot update these configs dynamically:
- *   [...]". A non-empty name must be this node's id.
+ * - BROKER (a node id, or "" for the cluster default): SET / DELETE of the dynamic broker configs,
+ *   the replication throttle rates (topic-configs.ts alterBrokerConfigs); APPEND / SUBTRACT on them
+ *   INVALID_CONFIG "Unknown config name: K"; setting any other key INVALID_REQUEST "Cannot update
+ *   these configs dynamically: [...]", deleting one a no-op. A non-empty name must be this node's id.
  * - BROKER_LOGGER / CLIENT_METRICS / GROUP: INVALID_REQUEST "Resource type X is not supported by
  *   this broker" (Kafka serves them: log4j levels, KIP-714 and KIP-848 group configs). Unknown
  *   types: INVALID_REQUEST "Unknown resource type N".
