@@ -139,6 +139,31 @@ test('a classic member\'s own session timeout removes it; LeaveGroup removes it 
   assert.equal(c.partitions(), [0, 1, 2, 3, 4, 5]);
 });
 
+test('a classic member asked to rejoin that does not, or that joins and does not sync, is removed after its rebalance timeout', async () => {
+  const h = await consumerHarness();
+  const c = new SimConsumer(h, 'kip848');
+  await c.join();
+  const k = new ClassicConsumer(h);
+  assert.is(await k.join(), ErrorCode.NONE);
+  const late = new SimConsumer(h, 'late');
+  await late.join();
+  await c.beat();
+  assert.is(await h.coord.heartbeat({ groupId: GROUP, memberId: k.memberId, groupInstanceId: null, generationId: k.generation }), ErrorCode.REBALANCE_IN_PROGRESS);
+  await h.advance(5000);
+  await c.beat();
+  await late.beat();
+  assert.is(await h.coord.heartbeat({ groupId: GROUP, memberId: k.memberId, groupInstanceId: null, generationId: k.generation }), ErrorCode.REBALANCE_IN_PROGRESS, 'asking again does not restart the join timeout');
+  await h.advance(5001);
+  assert.equal((await h.coord.consumerGroupDescribe(GROUP, null)).members.map((m) => m.memberId).sort(), ['kip848', 'late'], 'removed 10 s (its rebalance timeout) after the first ask');
+  let r = await h.coord.joinGroup(jc, joinReq(''));
+  r = await h.coord.joinGroup(jc, joinReq(r.memberId));
+  assert.is(r.errorCode, ErrorCode.NONE);
+  await c.beat();
+  await late.beat();
+  await h.advance(10_001);
+  assert.not.ok((await h.coord.consumerGroupDescribe(GROUP, null)).members.some((m) => m.memberId === r.memberId), 'joined without syncing: removed');
+});
+
 test('after a restart, classic members of a consumer group keep their generation and session timeout', async () => {
   const h = await consumerHarness();
   const k = await stableClassicGroup(h);

@@ -19,7 +19,8 @@
  *   remain (policy downgrade or bidirectional), the group becomes a classic group again (its
  *   consumer-group records tombstoned, a GroupMetadata record with the remaining members and
  *   their current assignments) and rebalances: every member rejoins the classic way.
- * - Not implemented: join and sync timeouts of classic members (the session timeout applies).
+ * - Join and sync timeouts: a classic member asked to rejoin must do so within its rebalance
+ *   timeout, and sync within it after joining, or it is removed.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { JoinGroupRequest } from '../../protocol/generated/messages/join-group-request.js';
@@ -235,6 +236,8 @@ export class ClassicMembersOfConsumerGroups {
       response: () => {
         this.manager.armSession(groupId, reconciled.memberId, req.sessionTimeoutMs);
         if (replaced) this.manager.cancelTimers(groupId, replaced.memberId);
+        this.manager.cancelClassicTimeout('join', groupId, reconciled.memberId);
+        this.manager.armClassicTimeout('sync', groupId, reconciled.memberId, req.rebalanceTimeoutMs);
         return resolved<JoinGroupResponse>({
           throttleTimeMs: 0, errorCode: ErrorCode.NONE, generationId: reconciled.memberEpoch, protocolType: CONSUMER_PROTOCOL_TYPE,
           protocolName: req.protocols[0].name, leader: '', skipAssignment: false, memberId: reconciled.memberId, members: [],
@@ -262,6 +265,7 @@ export class ClassicMembersOfConsumerGroups {
       return answer(resolved(errorSyncResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL)));
     }
     this.manager.armSession(group.groupId, m.memberId, m.classic!.sessionTimeoutMs);
+    this.manager.cancelClassicTimeout('sync', group.groupId, m.memberId);
     return answer(resolved<SyncGroupResponse>({
       throttleTimeMs: 0, errorCode: ErrorCode.NONE, protocolType: CONSUMER_PROTOCOL_TYPE, protocolName, assignment: encodeAssignment(this.named(m.assigned)),
     }));
@@ -278,6 +282,7 @@ export class ClassicMembersOfConsumerGroups {
     const rejoin = m.memberEpoch < group.assignmentEpoch
       || m.state === MemberState.UNREVOKED_PARTITIONS
       || (m.state === MemberState.UNRELEASED_PARTITIONS && !this.waitingOnUnreleased(group, m));
+    if (rejoin) this.manager.armClassicTimeout('join', group.groupId, m.memberId, m.rebalanceTimeoutMs, true);
     return answer(rejoin ? ErrorCode.REBALANCE_IN_PROGRESS : ErrorCode.NONE);
   }
 

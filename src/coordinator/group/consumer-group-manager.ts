@@ -474,8 +474,7 @@ export class ConsumerGroupManager {
     const member = group?.members.get(memberId);
     if (!group || !member || !stillDue(member)) return { records: [], response: () => undefined };
     this.ctx.log.info(`consumer group ${groupId}: member ${memberId} fenced (${why})`);
-    this.ctx.cancel(sessionKey(groupId, memberId));
-    this.ctx.cancel(revocationKey(groupId, memberId));
+    this.cancelTimers(groupId, memberId);
     const { records, after } = this.removeMember(group, memberId);
     return { records, response: after };
   }
@@ -513,6 +512,23 @@ export class ConsumerGroupManager {
   cancelTimers(groupId: string, memberId: string): void {
     this.ctx.cancel(sessionKey(groupId, memberId));
     this.ctx.cancel(revocationKey(groupId, memberId));
+    this.cancelClassicTimeout('join', groupId, memberId);
+    this.cancelClassicTimeout('sync', groupId, memberId);
+  }
+
+  /**
+   * A classic member of a consumer group must rejoin within its rebalance timeout once asked to
+   * (join), and sync within it after joining (sync), or it is removed (Kafka's consumer-group
+   * join and sync timeouts).
+   */
+  armClassicTimeout(kind: 'join' | 'sync', groupId: string, memberId: string, delayMs: number, onlyIfAbsent = false): void {
+    const key = `cg-${kind}-${groupId}-${memberId}`;
+    if (onlyIfAbsent && this.ctx.isScheduled(key)) return;
+    this.ctx.schedule(key, Math.max(0, delayMs), () => this.fenceByTimer(groupId, memberId, `${kind} timeout`, () => true));
+  }
+
+  cancelClassicTimeout(kind: 'join' | 'sync', groupId: string, memberId: string): void {
+    this.ctx.cancel(`cg-${kind}-${groupId}-${memberId}`);
   }
 
   get maxSize(): number {
