@@ -220,6 +220,8 @@ export class ConsumerGroupManager {
     if (req.instanceId !== null) updated.instanceId = req.instanceId;
     updated.clientId = hc.clientId;
     updated.clientHost = hc.clientHost;
+    // A classic member heartbeating with the consumer protocol now speaks it.
+    updated.classic = null;
     const owned = req.topicPartitions === null ? null : fromTopicPartitions(req.topicPartitions);
     const { reconciled, assignmentChanged } = this.applyMember(group, member, updated, replaced, isNew, owned, records);
 
@@ -262,7 +264,8 @@ export class ConsumerGroupManager {
       || updated.serverAssignor !== member.serverAssignor
       || !sameList(updated.subscribedTopicNames, member.subscribedTopicNames);
     const metadataChanged = subscriptionChanged || replaced !== null || updated.rackId !== member.rackId || updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs
-      || updated.clientId !== member.clientId || updated.clientHost !== member.clientHost;
+      || updated.clientId !== member.clientId || updated.clientHost !== member.clientHost
+      || updated.classic !== member.classic;
 
     if (replaced) records.push(...this.memberTombstones(group.groupId, replaced.memberId));
     if (metadataChanged) records.push(this.memberRecord(group.groupId, updated));
