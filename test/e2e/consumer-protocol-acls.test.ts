@@ -61,7 +61,7 @@ test('ConsumerGroupHeartbeat: GROUP_AUTHORIZATION_FAILED without READ on the gro
   assert.is(secret.errorMessage, 'Not authorized to access topics: [Topic authorization failed.]');
   const ok = await alice.send(68, 1, join('cpa-alice-1', 'm1', ['cpa-open']));
   assert.is(ok.errorCode, ErrorCode.NONE);
-  assert.is(ok.assignment.topicPartitions[0].partitions.length, 2);
+  assert.is(ok.assignment!.topicPartitions[0].partitions.length, 2);
 });
 
 test('ConsumerGroupDescribe: a group whose assignment names an undescribable topic answers TOPIC_AUTHORIZATION_FAILED to that principal', async () => {
