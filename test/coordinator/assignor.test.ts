@@ -73,6 +73,18 @@ test('range: contiguous ranges per topic, the first members get the extra partit
   assert.equal(flat(r.get('b')!), ['x-3', 'x-4', 'y-1']);
 });
 
+test('range, rack-aware: each member first takes the partitions with a replica in its rack, up to its share', () => {
+  const s = spec({ a: { topics: ['x'] }, b: { topics: ['x'] } }, { x: 5 });
+  (s.members.get('a') as { rackId: string | null }).rackId = 'r2';
+  (s.members.get('b') as { rackId: string | null }).rackId = 'r1';
+  (s.topics.get('x') as { partitionRacks?: string[][] }).partitionRacks = [['r1'], ['r2'], ['r1'], ['r2'], ['r1']];
+  const r = new RangeAssignor().assign(s);
+  assert.equal(flat(r.get('a')!), ['x-1', 'x-3', 'x-4'], 'a (share 3) takes its two rack-local ones, then what is left');
+  assert.equal(flat(r.get('b')!), ['x-0', 'x-2'], 'b (share 2) takes two of its three rack-local ones');
+  const blind = new RangeAssignor().assign(spec({ a: { topics: ['x'] }, b: { topics: ['x'] } }, { x: 5 }));
+  assert.equal(flat(blind.get('a')!), ['x-0', 'x-1', 'x-2'], 'without racks: plain ranges');
+});
+
 test('assignorsFrom accepts short and class names, refuses unknown ones', () => {
   assert.equal(assignorsFrom(['org.apache.kafka.coordinator.group.assignor.UniformAssignor', ' range']).map((a) => a.name), ['uniform', 'range']);
   assert.throws(() => assignorsFrom(['sticky']), /unknown assignor sticky/);
