@@ -326,6 +326,22 @@ test('a topic growing partitions bumps the group epoch and assigns the new ones'
   assert.equal(cs.map((c) => c.partitions().length), [4, 4]);
 });
 
+test('a subscribed topic deleted: the group epoch moves and its partitions leave every assignment', async () => {
+  const h = await consumerHarness();
+  h.topics.set('u', 'AgICAgICAgICAgICAgICAg', 2);
+  const cs = [new SimConsumer(h, 'a', { topics: ['t', 'u'] }), new SimConsumer(h, 'b', { topics: ['t', 'u'] })];
+  for (const c of cs) await c.join();
+  await converge(cs);
+  assert.is(cs.flatMap((c) => c.partitions('AgICAgICAgICAgICAgICAg')).length, 2);
+  const epoch = (await describe(h)).groupEpoch;
+  h.topics.delete('u');
+  await converge(cs);
+  assert.ok((await describe(h)).groupEpoch > epoch);
+  assert.equal(cs.map((c) => c.partitions('AgICAgICAgICAgICAgICAg')), [[], []]);
+  assert.equal(cs.map((c) => c.partitions().length), [3, 3]);
+  assert.is((await describe(h)).groupState, 'Stable');
+});
+
 test('after a restart the group is what its records say; members keep their epochs and partitions', async () => {
   const h = await consumerHarness();
   const cs = await groupOf(h, 3);
