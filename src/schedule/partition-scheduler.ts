@@ -34,7 +34,8 @@ import { RECORD_BATCH_OVERHEAD, batchSize, baseOffset, isControl, isTransactiona
 import { murmur2 } from '../cli/commands.js';
 import type { Clock } from '../clock.js';
 import { TimingWheel } from './timing-wheel.js';
-import { SCHEDULED_FROM_HEADER, dueTimeOf } from './deliver-at.js';
+import { SCHEDULED_FROM_HEADER } from './deliver-at.js';
+import { forEachDue, pickRecords } from './record-pick.js';
 
 export interface ScheduleSource {
   /** Whole batches from the one holding `offset`, none starting at or after `maxOffset`. */
@@ -83,7 +84,7 @@ export interface PartitionSchedulerOptions {
   wheelCapacity?: number;
   /** Offsets per cold-summary chunk (default 4096). */
   chunkSize?: number;
-  /** Records delivered per round at most (default 1000: a round's CPU time stays short). */
+  /** Records delivered per round at most (default 20000; a round reads the source in 1 MiB steps, yielding between them). */
   maxPerRound?: number;
   /** Least time between checkpoints (default 200 ms). */
   checkpointIntervalMs?: number;
@@ -277,7 +278,7 @@ export class PartitionScheduler {
    * Calls visit(record, offset, due) for every data record in [from, to) not in an aborted
    * transaction; returns the offset after the last batch read.
    */
-  private async forEachRecord(from: number, to: number, visit: (r: DecodedRecord, offset: number, due: number) => void, stop?: () => boolean): Promise<number> {
+  private async forEachRecord(from: number, to: number, visit: (offset: number, due: number) => void, stop?: () => boolean): Promise<number> {
     let offset = from;
     while (offset < to && !stop?.()) {
       const bufs = await this.o.source.read(offset, READ_BYTES, to);
@@ -295,11 +296,9 @@ export class PartitionScheduler {
             const pid = producerId(buf, pos);
             if (aborted.some((a) => a.producerId === pid && a.firstOffset <= base && base <= a.lastOffset)) continue;
           }
-          for (const r of decodeRecordBatch(buf, pos).records) {
-            const o = Number(r.offset);
-            if (o < offset || o >= to) continue;
-            visit(r, o, dueTimeOf(r.headers, Number(r.timestamp), this.o.delayMs));
-          }
+          forEachDue(buf, pos, this.o.delayMs, (o, due) => {
+            if (o >= offset && o < to) visit(o, due);
+          });
         }
       }
       if (next <= offset) break;
@@ -314,8 +313,8 @@ export class PartitionScheduler {
     if (this.scanOffset >= end) return;
     this.scanOffset = Math.max(this.scanOffset, this.o.source.logStartOffset());
     // Past-due records wait as offsets: the scan pauses while many are waiting (bounded memory).
-    const limit = 4 * (this.o.maxPerRound ?? 1000);
-    const reached = await this.forEachRecord(this.scanOffset, end, (_r, offset, due) => this.admit(offset, due), () => this.immediateOffsets.length >= limit);
+    const limit = 4 * (this.o.maxPerRound ?? 20_000);
+    const reached = await this.forEachRecord(this.scanOffset, end, (offset, due) => this.admit(offset, due), () => this.immediateOffsets.length >= limit);
     if (reached > this.scanOffset) {
       this.scanOffset = reached;
       this.dirty = true;
@@ -357,7 +356,7 @@ export class PartitionScheduler {
       let count = 0;
       let min = Infinity;
       let max = -Infinity;
-      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (_r, offset, due) => {
+      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due) => {
         if (due < lo || (offset < this.recoveredScan && due < this.recoveredDone)) return;
         if (due < newEnd && this.wheel.add(due, offset)) return;
         if (due < newEnd) failedMin = Math.min(failedMin, due);
@@ -383,7 +382,7 @@ export class PartitionScheduler {
   private async forEachCold(lo: number, hi: number, visit: (offset: number, due: number) => void): Promise<void> {
     for (const [k, c] of this.chunks) {
       if (c.coldCount === 0 || c.coldMin >= hi) continue;
-      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (_r, offset, due) => {
+      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due) => {
         if (due >= lo && due < hi && !(offset < this.recoveredScan && due < this.recoveredDone)) visit(offset, due);
       });
     }
@@ -398,7 +397,7 @@ export class PartitionScheduler {
     const dues = this.immediateDues;
     this.immediateOffsets = [];
     this.immediateDues = [];
-    const max = this.o.maxPerRound ?? 1000;
+    const max = this.o.maxPerRound ?? 20_000;
     this.wheel.advance(Math.min(now, this.horizonEnd), (due, offset) => { offsets.push(offset); dues.push(due); }, Math.max(1, max - offsets.length));
     this.lastRoundFull = offsets.length >= max;
     if (offsets.length > 0) {
@@ -433,11 +432,16 @@ export class PartitionScheduler {
     for (let i = 0; i < sorted.length;) {
       let j = i + 1;
       while (j < sorted.length && sorted[j] - sorted[j - 1] <= 1000) j++;
-      let w = i;
-      await this.forEachRecord(sorted[i], sorted[j - 1] + 1, (r, offset) => {
-        while (w < j && sorted[w] < offset) w++;
-        if (w < j && sorted[w] === offset) found.set(offset, r);
-      });
+      let offset = sorted[i];
+      const end = sorted[j - 1] + 1;
+      while (offset < end) {
+        const bufs = await this.o.source.read(offset, READ_BYTES, end);
+        if (bufs.length === 0) break;
+        let next = offset;
+        for (const buf of bufs) next = Math.max(next, pickRecords(buf, sorted, i, j, found));
+        if (next <= offset) break;
+        offset = next;
+      }
       i = j;
     }
     const order = offsets.map((_, i) => i).sort((a, b) => dues[a] - dues[b] || offsets[a] - offsets[b]);
@@ -451,6 +455,8 @@ export class PartitionScheduler {
       if (this.o.onDelivered) for (const d of g.dues) this.o.onDelivered(d, at);
       this.delivered += g.records.length;
       byPartition.set(p, { records: [], dues: [], bytes: 0 });
+      // A local append can complete without a real I/O wait: let requests in between batches.
+      await new Promise((resolve) => setImmediate(resolve));
     };
     for (const i of order) {
       const offset = offsets[i];

@@ -18,7 +18,7 @@ const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 let b: RunningBroker;
 let kafka: InstanceType<typeof Kafka>;
-let t0 = 0;
+
 const received = new Map<string, { at: number; partition: number; key: string | null; timestamp: number; headers: Record<string, string> }>();
 const duplicates: string[] = [];
 let consumer: ReturnType<InstanceType<typeof Kafka>['consumer']>;
@@ -58,7 +58,7 @@ test.before(async () => {
       received.set(v, { at: Date.now(), partition, key: message.key?.toString() ?? null, timestamp: Number(message.timestamp), headers });
     },
   });
-  t0 = Date.now();
+
 });
 
 test.after(async () => {
