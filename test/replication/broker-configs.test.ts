@@ -26,7 +26,7 @@ test('the local store keeps broker configs, tells watchers and persists them', a
   try {
     const store = new LocalMetadataStore(dir);
     const seen: MetadataEvent[] = [];
-    await store.watch(1, (evs) => seen.push(...evs), () => {});
+    await store.watch(1, (evs) => seen.push(...evs));
     await store.alterBrokerConfigs('2', { [LR]: '1000' });
     await store.alterBrokerConfigs('<default>', { [FR]: '2000' });
     await store.alterBrokerConfigs('3', {}); // nothing there, nothing to remove
