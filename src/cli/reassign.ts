@@ -142,7 +142,9 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
       return cl;
     };
     if (throttle > 0) {
-      throttled = { brokers: [...new Set(moves.flatMap((m) => [...m.from, ...m.to]))].sort((a, b) => a - b), topics: [...byTopic.keys()], clientOf, c };
+      // Live brokers only: a decommissioned broker may already be gone.
+      const brokers = [...new Set(moves.flatMap((m) => [...m.from, ...m.to]))].filter((b) => endpoint.has(b)).sort((a, b) => a - b);
+      throttled = { brokers, topics: [...byTopic.keys()], clientOf, c };
       const lists = throttledReplicas(moves);
       await alterConfigs(c, [...lists].map(([topic, l]) => ({
         resourceType: TOPIC, resourceName: topic,
