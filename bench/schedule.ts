@@ -7,7 +7,9 @@
  * window. The target uses LogAppendTime, so each delivered batch carries the broker's append
  * time: lateness = append time − samsa-deliver-at. Prints figures only.
  *
- *   npx tsx --expose-gc bench/schedule.ts [records=1000000] [window seconds=10]
+ *   npx tsx --expose-gc bench/schedule.ts [records=1000000] [window seconds=10] [order=random|offset]
+ *   (random: due order unrelated to offsets, the worst case; offset: due times rise with the
+ *   offsets, as with a constant delay)
  *   (or: node --expose-gc --import tsx bench/schedule.ts)
  */
 import { startBroker } from '../src/testing/start-broker.js';
@@ -15,6 +17,7 @@ import { buildRecordBatch, decodeRecordBatches, type RecordInput } from '../src/
 
 const N = Number(process.argv[2] ?? 1_000_000);
 const WINDOW_S = Number(process.argv[3] ?? 10);
+const ORDER = process.argv[4] === 'offset' ? 'offset' : 'random';
 const PARTITIONS = 2;
 const PER_BATCH = 1000;
 
@@ -43,13 +46,14 @@ async function main(): Promise<void> {
         const records: RecordInput[] = [];
         for (let j = i; j < Math.min(N, i + PARTITIONS * PER_BATCH); j += PARTITIONS) {
           // A permutation of the indices, so offsets and due times are unrelated.
-          const at = windowStart + Math.floor((((j * 2654435761) % N) / N) * WINDOW_S * 1000);
+          const rank = ORDER === 'offset' ? j : (j * 2654435761) % N;
+          const at = windowStart + Math.floor((rank / N) * WINDOW_S * 1000);
           records.push({ key: Buffer.from(`k${j}`), value, headers: [{ key: 'samsa-deliver-at', value: Buffer.from(String(at)) }] });
         }
         await part.log.appendAsLeader(buildRecordBatch({ records }), part.leaderEpoch);
       }
     }
-    console.log(`${N} records written to ${PARTITIONS} partitions in ${((performance.now() - t0) / 1000).toFixed(1)} s; due over ${WINDOW_S} s from ${((windowStart - Date.now()) / 1000).toFixed(1)} s from now`);
+    console.log(`${N} records written to ${PARTITIONS} partitions in ${((performance.now() - t0) / 1000).toFixed(1)} s; due (${ORDER} order) over ${WINDOW_S} s from ${((windowStart - Date.now()) / 1000).toFixed(1)} s from now`);
     const schedulers = () => b.broker.scheduler!.schedulers;
     while (schedulers().length < PARTITIONS || schedulers().some((s) => s.scanned < N / PARTITIONS - 1)) await sleep(100);
     await sleep(200);

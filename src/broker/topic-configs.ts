@@ -15,7 +15,7 @@ import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
 import { topicNameProblem } from './metadata.js';
 import { checkViewAlter } from '../views/views.js';
-import { checkScheduleConfigs } from '../schedule/schedule-config.js';
+import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
 import { DYNAMIC_BROKER_CONFIG_NAMES } from '../replication/replication-quota.js';
 
@@ -262,6 +262,7 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
       if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
       // A view's source is fixed at creation (src/views/views.ts).
       checkViewAlter(info.configs, valid);
+      checkScheduleAlter(info.configs, valid);
       checkScheduleConfigs(name, valid, broker.metadata);
       if (!opts.validateOnly) await broker.setTopicConfigs(name, valid);
       return;

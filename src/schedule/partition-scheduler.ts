@@ -64,6 +64,8 @@ export interface ScheduleCheckpoint {
   doneBeforeMs: number;
   firstPendingOffset: number;
   targetOffsets: number[];
+  /** The delay in force (a changed samsa.schedule.delay.ms applies to the records not yet delivered). */
+  delayMs?: number;
 }
 
 export interface CheckpointStore {
@@ -118,6 +120,8 @@ export class PartitionScheduler {
   private coldTotal = 0;
   private recoveredScan = 0;
   private recoveredDone = -Infinity;
+  /** samsa.schedule.delay.ms when the checkpoint was written (it decides what was delivered). */
+  private recoveredDelayMs = 0;
   /** Source offsets already in the target after the checkpoint (set D). */
   private alreadyDelivered = new Set<number>();
   private dEndOffset = 0;
@@ -171,6 +175,7 @@ export class PartitionScheduler {
     this.touched.clear();
     this.recoveredScan = ck ? ck.scanOffset : 0;
     this.recoveredDone = ck ? ck.doneBeforeMs : -Infinity;
+    this.recoveredDelayMs = ck?.delayMs ?? this.o.delayMs;
     this.horizonEnd = this.wheelLimit();
     this.scanOffset = Math.max(this.o.source.logStartOffset(), ck ? Math.min(ck.firstPendingOffset, ck.scanOffset) : 0);
     this.alreadyDelivered = await this.reconcile(ck?.targetOffsets ?? null);
@@ -234,8 +239,8 @@ export class PartitionScheduler {
   }
 
   /** Sorts one read record into immediate / wheel / cold. */
-  private admit(offset: number, due: number): void {
-    if (offset < this.recoveredScan && due < this.recoveredDone) return; // delivered before the checkpoint
+  private admit(offset: number, due: number, delivered: boolean): void {
+    if (delivered) return;
     this.chunkOf(offset).pending++;
     if (due < this.wheel.firedBeforeMs) {
       this.immediateOffsets.push(offset);
@@ -278,7 +283,7 @@ export class PartitionScheduler {
    * Calls visit(record, offset, due) for every data record in [from, to) not in an aborted
    * transaction; returns the offset after the last batch read.
    */
-  private async forEachRecord(from: number, to: number, visit: (offset: number, due: number) => void, stop?: () => boolean): Promise<number> {
+  private async forEachRecord(from: number, to: number, visit: (offset: number, due: number, delivered: boolean) => void, stop?: () => boolean): Promise<number> {
     let offset = from;
     while (offset < to && !stop?.()) {
       const bufs = await this.o.source.read(offset, READ_BYTES, to);
@@ -296,8 +301,11 @@ export class PartitionScheduler {
             const pid = producerId(buf, pos);
             if (aborted.some((a) => a.producerId === pid && a.firstOffset <= base && base <= a.lastOffset)) continue;
           }
-          forEachDue(buf, pos, this.o.delayMs, (o, due) => {
-            if (o >= offset && o < to) visit(o, due);
+          forEachDue(buf, pos, (o, at, ts) => {
+            if (o < offset || o >= to) return;
+            // Delivered before the checkpoint: below its scan offset and due (by the delay then in force) before its boundary.
+            const delivered = o < this.recoveredScan && (at >= 0 ? at : ts + this.recoveredDelayMs) < this.recoveredDone;
+            visit(o, at >= 0 ? at : ts + this.o.delayMs, delivered);
           });
         }
       }
@@ -314,7 +322,7 @@ export class PartitionScheduler {
     this.scanOffset = Math.max(this.scanOffset, this.o.source.logStartOffset());
     // Past-due records wait as offsets: the scan pauses while many are waiting (bounded memory).
     const limit = 4 * (this.o.maxPerRound ?? 20_000);
-    const reached = await this.forEachRecord(this.scanOffset, end, (offset, due) => this.admit(offset, due), () => this.immediateOffsets.length >= limit);
+    const reached = await this.forEachRecord(this.scanOffset, end, (offset, due, delivered) => this.admit(offset, due, delivered), () => this.immediateOffsets.length >= limit);
     if (reached > this.scanOffset) {
       this.scanOffset = reached;
       this.dirty = true;
@@ -356,8 +364,8 @@ export class PartitionScheduler {
       let count = 0;
       let min = Infinity;
       let max = -Infinity;
-      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due) => {
-        if (due < lo || (offset < this.recoveredScan && due < this.recoveredDone)) return;
+      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due, delivered) => {
+        if (due < lo || delivered) return;
         if (due < newEnd && this.wheel.add(due, offset)) return;
         if (due < newEnd) failedMin = Math.min(failedMin, due);
         {
@@ -382,8 +390,8 @@ export class PartitionScheduler {
   private async forEachCold(lo: number, hi: number, visit: (offset: number, due: number) => void): Promise<void> {
     for (const [k, c] of this.chunks) {
       if (c.coldCount === 0 || c.coldMin >= hi) continue;
-      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due) => {
-        if (due >= lo && due < hi && !(offset < this.recoveredScan && due < this.recoveredDone)) visit(offset, due);
+      await this.forEachRecord(k * this.chunkSize, Math.min((k + 1) * this.chunkSize, this.scanOffset), (offset, due, delivered) => {
+        if (due >= lo && due < hi && !delivered) visit(offset, due);
       });
     }
   }
@@ -492,7 +500,7 @@ export class PartitionScheduler {
     const n = this.o.target.partitions();
     const targetOffsets: number[] = [];
     for (let p = 0; p < n; p++) targetOffsets.push(this.o.target.logEndOffset(p));
-    await this.o.checkpoints.save({ version: 1, scanOffset: this.scanOffset, doneBeforeMs: this.wheel.firedBeforeMs, firstPendingOffset: first, targetOffsets });
+    await this.o.checkpoints.save({ version: 1, scanOffset: this.scanOffset, doneBeforeMs: this.wheel.firedBeforeMs, firstPendingOffset: first, targetOffsets, delayMs: this.o.delayMs });
     this.lastCheckpointMs = this.o.clock.now();
     this.dirty = false;
   }

@@ -99,11 +99,12 @@ function decimalAt(section: Buffer, start: number, len: number): number {
 }
 
 /**
- * Calls visit(offset, due) for every record of the (data) batch at buf[pos]: due is the last
- * samsa-deliver-at header if valid, else timestamp + delayMs (deliver-at.ts dueTimeOf), read by
- * position without creating record objects.
+ * Calls visit(offset, deliverAt, timestamp) for every record of the (data) batch at buf[pos]:
+ * deliverAt is the last samsa-deliver-at header if valid, else -1 (the due time is then the
+ * timestamp plus the topic's delay: deliver-at.ts dueTimeOf); read by position without creating
+ * record objects.
  */
-export function forEachDue(buf: Buffer, pos: number, delayMs: number, visit: (offset: number, due: number) => void): void {
+export function forEachDue(buf: Buffer, pos: number, visit: (offset: number, deliverAt: number, timestamp: number) => void): void {
   const base = baseOffset(buf, pos);
   const count = recordsCount(buf, pos);
   const section = recordsSection(buf, pos);
@@ -128,6 +129,6 @@ export function forEachDue(buf: Buffer, pos: number, delayMs: number, visit: (of
       if (klen === DELIVER_AT.length && section.compare(DELIVER_AT, 0, klen, kstart, kstart + klen) === 0) at = decimalAt(section, vstart, hvlen);
     }
     const ts = logAppend ? maxTs : baseTs + scan.timestampDelta[i];
-    visit(base + scan.offsetDelta[i], at >= 0 ? at : ts + delayMs);
+    visit(base + scan.offsetDelta[i], at >= 0 ? at : -1, ts);
   }
 }

@@ -27,3 +27,14 @@ export function checkScheduleConfigs(name: string, configs: Record<string, strin
   if (t.isInternal) throw invalid('the target cannot be an internal topic');
   if (t.configs['samsa.view.source'] !== undefined) throw invalid(`'${target}' is a view, which is read-only`);
 }
+
+/**
+ * AlterConfigs: the target and the delay are fixed at creation. The scheduler's checkpoint
+ * decides which records were delivered from their due times, and its recovery looks for past
+ * deliveries in the target: changing either under it could deliver a record twice.
+ */
+export function checkScheduleAlter(current: Record<string, string>, next: Record<string, string>): void {
+  for (const k of [SCHEDULE_TARGET, SCHEDULE_DELAY_MS]) {
+    if ((current[k] ?? '') !== (next[k] ?? '')) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `${k} is set at creation only and cannot be changed`);
+  }
+}
