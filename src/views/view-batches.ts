@@ -13,7 +13,9 @@
  *
  * Only this path decodes records; the plain fetch path never comes here.
  */
-import { RECORD_BATCH_OVERHEAD, batchSize, isControl, recordsCount } from '../protocol/records/record-batch.js';
+import { createRequire } from 'node:module';
+import { BATCH_LENGTH_OFFSET, LOG_OVERHEAD, RECORD_BATCH_OVERHEAD, batchSize, compressionType, isControl, recordsCount, writeCrc } from '../protocol/records/record-batch.js';
+import { isXerialSnappy } from '../protocol/records/compression.js';
 import { RecordScan, recordsSection, rewriteBatch } from '../storage/cleaner-batch.js';
 import type { HeaderFilter } from './filter.js';
 
@@ -46,6 +48,25 @@ function headersPosition(section: Buffer, keyStart: number, keyLength: number): 
 }
 
 const scan = new RecordScan();
+const require = createRequire(import.meta.url);
+const SNAPPY = 2;
+
+/**
+ * A rebuilt batch keeps its source's snappy framing. The cleaner's writer compresses snappy in
+ * the Java client's xerial framing; a batch that arrived as a bare snappy block (librdkafka,
+ * @platformatic/kafka) goes out bare again, since some clients (@platformatic/kafka) read only that.
+ */
+function keepSnappyFraming(original: Buffer, pos: number, rebuilt: Buffer): Buffer {
+  if (compressionType(original, pos) !== SNAPPY || recordsCount(rebuilt, 0) === 0) return rebuilt;
+  if (isXerialSnappy(original.subarray(pos + RECORD_BATCH_OVERHEAD, pos + batchSize(original, pos)))) return rebuilt;
+  const raw = (require('snappy') as { compressSync(b: Buffer): Buffer }).compressSync(recordsSection(rebuilt, 0));
+  const out = Buffer.allocUnsafe(RECORD_BATCH_OVERHEAD + raw.length);
+  rebuilt.copy(out, 0, 0, RECORD_BATCH_OVERHEAD);
+  raw.copy(out, RECORD_BATCH_OVERHEAD);
+  out.writeInt32BE(out.length - LOG_OVERHEAD, BATCH_LENGTH_OFFSET);
+  writeCrc(out, 0);
+  return out;
+}
 
 /**
  * Applies `filter` to every batch of `buffers` (each a concatenation of whole batches, as
@@ -78,7 +99,7 @@ export function filterBatches(buffers: Buffer[], filter: HeaderFilter | null, st
         continue;
       }
       if (pos > runStart) out.push(buf.subarray(runStart, pos));
-      out.push(rewriteBatch(buf, pos, section, scan.keptCount === 0 ? null : scan, -1));
+      out.push(keepSnappyFraming(buf, pos, rewriteBatch(buf, pos, section, scan.keptCount === 0 ? null : scan, -1)));
       if (stats) {
         if (scan.keptCount === 0) stats.batchesEmptied++;
         else stats.batchesRebuilt++;

@@ -1,14 +1,15 @@
 /**
  * Views (samsa.view.source / samsa.view.filter) read by real clients: kafkajs (group, commits,
- * long poll), kcat and confluent-kafka (librdkafka). Source
+ * long poll), kcat, confluent-kafka (librdkafka), kafka-python and @platformatic/kafka. Source
  * batches are written with every codec, so kept, rebuilt and emptied batches all reach the clients.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { b64, produceConfluent, produceKafkajs, producePlatformatic, readConfluent, readKcat, type OutRec } from './_clients.js';
+import { b64, produceConfluent, produceKafkajs, producePlatformatic, readConfluent, readKafkaPython, readKcat, type OutRec } from './_clients.js';
 import { compress, decompress } from '../../src/protocol/records/compression.js';
+import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
 
 const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = kafkajs;
 
@@ -165,6 +166,41 @@ test('confluent-kafka (librdkafka) reads the view', async () => {
   const got = res.records.map((r) => ({ partition: r.partition, offset: r.offset, value: Buffer.from(r.value!, 'base64').toString() }));
   got.sort((x, y) => x.partition - y.partition || x.offset - y.offset);
   assert.equal(got, expected);
+});
+
+test('@platformatic/kafka (consumer stream) and kafka-python read a view of gzip, snappy and lz4 batches', async () => {
+  const admin = kafka.admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'events', numPartitions: 1 }], waitForLeaders: true });
+  await admin.createTopics({ topics: [{ topic: 'events-paid', configEntries: [{ name: 'samsa.view.source', value: 'events' }, { name: 'samsa.view.filter', value: "tag = 'paid'" }] }] });
+  await admin.disconnect();
+  const want: { offset: number; value: string }[] = [];
+  let next = 0;
+  for (const compression of ['gzip', 'snappy', 'lz4', 'none'] as const) {
+    const tags = ['paid', 'new', 'paid', 'x'];
+    await producePlatformatic(b.bootstrap, 'events', tags.map((t, i) => ({ ...rec(0, next + i, t), value: Buffer.from(`e${next + i}`) })), { compression });
+    tags.forEach((t, i) => { if (t === 'paid') want.push({ offset: next + i, value: `e${next + i}` }); });
+    next += tags.length;
+  }
+  await producePlatformatic(b.bootstrap, 'events', [{ ...rec(0, next, 'nope'), value: Buffer.from('last') }]);
+  // The platformatic consumer (a group member) moves past each batch by its last offset delta.
+  const pc = new PlatformaticConsumer({ clientId: 'views-platformatic', groupId: 'views-platformatic', bootstrapBrokers: [b.bootstrap], retries: 2, timeout: 10_000 });
+  const plat: { offset: number; value: string }[] = [];
+  try {
+    const stream = await pc.consume({ topics: ['events-paid'], mode: 'earliest', autocommit: false, maxWaitTime: 100 });
+    stream.on('data', (m: any) => { plat.push({ offset: Number(m.offset), value: m.value.toString() }); });
+    stream.on('error', () => {});
+    const deadline = Date.now() + 15_000;
+    while (plat.length < want.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    await stream.close();
+  } finally {
+    await pc.close(true);
+  }
+  assert.equal(plat, want, 'platformatic');
+  const kp = await readKafkaPython(b.bootstrap, 'events-paid', [0], want.length, 20);
+  assert.equal(kp.errors, []);
+  assert.equal(kp.records.map((r) => ({ offset: r.offset, value: Buffer.from(r.value!, 'base64').toString() })), want, 'kafka-python');
 });
 
 test('a long poll on the view answers the matching record appended while it waits', async () => {

@@ -3,7 +3,8 @@ import * as assert from 'uvu/assert';
 import { parseFilter } from '../../src/views/filter.js';
 import { filterBatches, type ViewFilterStats } from '../../src/views/view-batches.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
-import { verifyCrc, iterateBatches, baseOffset, lastOffsetDelta, recordsCount, compressionType } from '../../src/protocol/records/record-batch.js';
+import { verifyCrc, iterateBatches, baseOffset, lastOffsetDelta, recordsCount, compressionType, writeCrc } from '../../src/protocol/records/record-batch.js';
+import { isXerialSnappy } from '../../src/protocol/records/compression.js';
 import type { CompressionName } from '../../src/protocol/records/record-batch.js';
 
 function batch(base: number, tags: (string | null)[], compression: CompressionName = 'none', extra: Partial<Parameters<typeof buildRecordBatch>[0]> = {}): Buffer {
@@ -42,6 +43,24 @@ for (const codec of ['none', 'gzip', 'snappy', 'lz4', 'zstd'] as CompressionName
     assert.is(d.baseSequence, 3);
   });
 }
+
+test('a rebuilt snappy batch keeps the bare snappy block of a librdkafka-style source (not the xerial framing)', async () => {
+  const { createRequire } = await import('node:module');
+  const snappy = createRequire(import.meta.url)('snappy') as { compressSync(b: Buffer): Buffer };
+  const plain = batch(0, ['paid', 'no', 'paid']);
+  const raw = snappy.compressSync(plain.subarray(61));
+  const src = Buffer.concat([plain.subarray(0, 61), raw]);
+  src.writeInt32BE(src.length - 12, 8);
+  src.writeInt16BE(2, 21);
+  writeCrc(src, 0);
+  const out = Buffer.concat(filterBatches([src], paid));
+  assert.ok(verifyCrc(out, 0));
+  assert.is(compressionType(out, 0), 2);
+  assert.not.ok(isXerialSnappy(out.subarray(61)), 'bare snappy, as the source');
+  assert.equal(decodeRecordBatches(out)[0].records.map((r) => Number(r.offset)), [0, 2]);
+  const xerial = batch(0, ['paid', 'no'], 'snappy');
+  assert.ok(isXerialSnappy(Buffer.concat(filterBatches([xerial], paid)).subarray(61)), 'xerial stays xerial');
+});
 
 test('a batch with no match becomes an empty uncompressed batch keeping base offset and last offset delta', () => {
   const out = filterBatches([batch(5, ['new', null, 'x'], 'gzip')], paid);
