@@ -38,9 +38,10 @@ export class MemLog {
 }
 
 export class MemSource implements ScheduleSource {
+  aborted: { producerId: number; firstOffset: number; lastOffset: number }[] = [];
   constructor(readonly log: MemLog, readonly count = 1) {}
   async read(offset: number, maxBytes: number, maxOffset: number) { return this.log.read(offset, maxBytes, maxOffset); }
-  async abortedTransactions() { return []; }
+  async abortedTransactions() { return this.aborted; }
   endOffset() { return this.log.next; }
   logStartOffset() { return 0; }
   partitions() { return this.count; }

@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/clock.js';
 import { PartitionScheduler, type PartitionSchedulerOptions } from '../../src/schedule/partition-scheduler.js';
 import { murmur2 } from '../../src/cli/commands.js';
+import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { MemCheckpoints, MemLog, MemSource, MemTarget, hdr } from './_mem.js';
 
 const T0 = 1_700_000_000_000;
@@ -145,6 +146,22 @@ test('with more pending records than the wheel holds, memory stays bounded and a
   assert.is(got.length, n);
   for (let i = 1; i < got.length; i++) assert.ok(got[i] >= got[i - 1] || got[i - 1] - got[i] < 100, `order at ${i}: ${got[i - 1]} then ${got[i]}`);
   assert.is(s.pending, 0);
+});
+
+test('records of aborted transactions and control batches are not delivered', async () => {
+  const { clock, log, source, target, make } = setup({ delayMs: 0 });
+  const txn = (pid: bigint, v: string) => log.append(buildRecordBatch({ transactional: true, producerId: pid, producerEpoch: 0, baseSequence: 0, records: [{ key: null, value: Buffer.from(v), timestamp: BigInt(T0) }] }));
+  const marker = (pid: bigint, commit: boolean) => log.append(buildRecordBatch({ control: true, transactional: true, producerId: pid, producerEpoch: 0, records: [{ key: Buffer.from([0, 0, 0, commit ? 1 : 0]), value: Buffer.from([0, 0, 0, 0, 0, 0]), timestamp: BigInt(T0) }] }));
+  txn(1n, 'committed');
+  const abortedAt = txn(2n, 'aborted');
+  marker(1n, true);
+  marker(2n, false);
+  log.appendRecords([{ key: null, value: Buffer.from('plain'), timestamp: BigInt(T0) }]);
+  source.aborted = [{ producerId: 2, firstOffset: abortedAt, lastOffset: abortedAt + 2 }];
+  const s = make();
+  await s.recover();
+  await runFor(s, clock, 300);
+  assert.equal(target.all().map(({ r }) => r.value!.toString()), ['committed', 'plain']);
 });
 
 test('pending counts by due minute', async () => {
