@@ -131,6 +131,7 @@ export class PartitionScheduler {
   private dirty = false;
   private touched = new Set<number>();
   private lastRoundFull = false;
+  private roundSize = 0;
   delivered = 0;
   duplicatesSkipped = 0;
 
@@ -405,7 +406,11 @@ export class PartitionScheduler {
     const dues = this.immediateDues;
     this.immediateOffsets = [];
     this.immediateDues = [];
-    const max = this.o.maxPerRound ?? 20_000;
+    // A backlog doubles the round (up to 2×): reading due records back costs a pass over the
+    // source batches that hold them, shared by every record of the round.
+    const base = this.o.maxPerRound ?? 20_000;
+    const max = this.lastRoundFull ? Math.min(this.roundSize * 2, base * 2) : base;
+    this.roundSize = max;
     this.wheel.advance(Math.min(now, this.horizonEnd), (due, offset) => { offsets.push(offset); dues.push(due); }, Math.max(1, max - offsets.length));
     this.lastRoundFull = offsets.length >= max;
     if (offsets.length > 0) {
