@@ -28,7 +28,7 @@ import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
-import { checkViewCreation, VIEW_SOURCE, viewsOf } from '../views/views.js';
+import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
@@ -391,8 +391,12 @@ export class Broker {
       if (spec.numPartitions === 0 || spec.numPartitions < -1) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
     }
     const configs = validateTopicConfigs(spec.configs);
-    // Views (src/views/): the source must exist; the view takes its partition count.
-    const numPartitions = checkViewCreation(configs, spec.numPartitions, this.metadata);
+    // Views (src/views/): the source must exist; the view takes its partition count and, unless
+    // assigned by hand, its source's replicas (so the same broker usually leads both).
+    const viewPartitions = checkViewCreation(configs, manual ? -1 : spec.numPartitions, this.metadata);
+    const placement = manual ?? viewPlacement(configs, this.metadata, (id, p) => this.partitionState(id, p));
+    const numPartitions = placement ? -1 : viewPartitions;
+    const replicationFactor = placement ? -1 : spec.replicationFactor;
     // Schedule topics (src/schedule/): the target must exist and be writable.
     checkScheduleConfigs(name, configs, this.metadata);
     const isInternal = name === '__consumer_offsets' || name === '__transaction_state';
@@ -400,7 +404,7 @@ export class Broker {
       `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
       async () => {
         const created = await this.cluster.controller.createTopic({
-          name, numPartitions, replicationFactor: spec.replicationFactor, assignments: manual,
+          name, numPartitions, replicationFactor, assignments: placement,
           configs, isInternal, validateOnly: spec.validateOnly,
         });
         if (spec.validateOnly) return created.topic;
@@ -410,8 +414,8 @@ export class Broker {
       async (client) => {
         const res = await client.send(19, CREATE_TOPICS_VERSION, {
           topics: [{
-            name, numPartitions, replicationFactor: spec.replicationFactor,
-            assignments: (manual ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
+            name, numPartitions, replicationFactor,
+            assignments: (placement ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
             configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })),
           }],
           timeoutMs: CONTROLLER_WAIT_MS, validateOnly: spec.validateOnly ?? false,

@@ -78,6 +78,27 @@ export function checkViewCreation(configs: Record<string, string>, numPartitions
   return src.partitions;
 }
 
+/**
+ * Where a view's partitions go: on the replicas of its source's partition of the same index (the
+ * preferred leader is then the same broker, which serves both), or undefined for a topic that
+ * is not a view or when the source's placement is not known here.
+ */
+export function viewPlacement(
+  configs: Record<string, string>,
+  topics: { get(name: string): { topicId: string; partitions: number } | undefined },
+  partitionState: (topicId: string, partition: number) => { replicas: number[] } | undefined,
+): number[][] | undefined {
+  const source = configs[VIEW_SOURCE] === undefined ? undefined : topics.get(configs[VIEW_SOURCE]);
+  if (!source) return undefined;
+  const lists: number[][] = [];
+  for (let p = 0; p < source.partitions; p++) {
+    const replicas = partitionState(source.topicId, p)?.replicas;
+    if (!replicas || replicas.length === 0) return undefined;
+    lists.push([...replicas]);
+  }
+  return lists;
+}
+
 /** AlterConfigs checks: a topic cannot become a view, stop being one or change its source; the filter may change. */
 export function checkViewAlter(current: Record<string, string>, next: Record<string, string>): void {
   if (current[VIEW_SOURCE] !== next[VIEW_SOURCE]) {
