@@ -19,6 +19,8 @@ export interface EpochEntry {
 export class LeaderEpochCache {
   private entries: EpochEntry[] = [];
   private dirty = false;
+  /** What the checkpoint file holds (as last read or written): an unchanged cache is not rewritten. */
+  private persisted = '';
 
   private constructor(
     private readonly fs: Fs,
@@ -35,7 +37,12 @@ export class LeaderEpochCache {
       cache.entries = [];
     }
     cache.dirty = false;
+    cache.persisted = cache.serialized();
     return cache;
+  }
+
+  private serialized(): string {
+    return this.entries.map((e) => `${e.epoch} ${e.startOffset}`).join('\n');
   }
 
   get all(): readonly EpochEntry[] {
@@ -107,8 +114,13 @@ export class LeaderEpochCache {
     const run = this.writing.then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
+      // A truncation at load followed by the same assignment (an empty log: its epoch starts at
+      // the log end) leaves the entries as the file has them: no write, no fsyncs at start-up.
+      const now = this.serialized();
+      if (now === this.persisted) return;
       try {
         await writeCheckpoint(this.fs, this.file, this.entries.map((e) => [e.epoch, e.startOffset]));
+        this.persisted = now;
       } catch (err) {
         this.dirty = true;
         throw err;

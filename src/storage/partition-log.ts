@@ -275,12 +275,19 @@ export class PartitionLog {
     this.topicId = topicId;
   }
 
-  private readOffsetCheckpoint(file: string): Promise<number | null> {
-    return readPartitionCheckpoint(this.fs, path.join(this.dir, file), this.topic, this.partition);
+  /** Offset checkpoints as last written (or read at open): an unchanged one is not rewritten. */
+  private readonly checkpointed = new Map<string, number>();
+
+  private async readOffsetCheckpoint(file: string): Promise<number | null> {
+    const offset = await readPartitionCheckpoint(this.fs, path.join(this.dir, file), this.topic, this.partition);
+    if (offset !== null) this.checkpointed.set(file, offset);
+    return offset;
   }
 
-  private writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
-    return writeCheckpoint(this.fs, path.join(this.dir, file), [[this.topic, this.partition, offset]]);
+  private async writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
+    if (this.checkpointed.get(file) === offset) return;
+    await writeCheckpoint(this.fs, path.join(this.dir, file), [[this.topic, this.partition, offset]]);
+    this.checkpointed.set(file, offset);
   }
 
   // -------------------------------------------------------------------------------------------

@@ -1,0 +1,161 @@
+/**
+ * Scale: many partitions and many idle connections, Samsa and (with --kafka) Apache Kafka.
+ *
+ *   npm run build && npx tsx bench/scale.ts [--partitions 10000] [--topics 100] [--connections 1000] [--kafka]
+ *
+ * - partitions: PARTITIONS spread over TOPICS topics created in one CreateTopics request (time to
+ *   the answer, then until Metadata shows every partition with a leader); Metadata for all topics
+ *   (median of 20 requests, client-side time); a restart on the same data until a produce to the
+ *   last partition is accepted (Samsa: SIGTERM, the stop timed apart; Kafka: SIGKILL); RSS loaded.
+ * - connections: CONNECTIONS sockets that each complete ApiVersions and then stay idle; RSS
+ *   before and after, per connection.
+ * Figures only (no assertion), never part of `npm test`.
+ */
+import { buildRecordBatch } from '../src/protocol/records/record.js';
+import { KafkaConn, apiVersions } from './lib/kafka-conn.js';
+import { median, procRssMiB, sleep, startSamsa } from './lib/proc.js';
+import { javaMissing, startKafka } from '../tools/kafka/kafka.js';
+
+const args = process.argv.slice(2);
+const opt = (name: string, def: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : def);
+const PARTITIONS = opt('partitions', 10_000);
+const TOPICS = opt('topics', 100);
+const CONNECTIONS = opt('connections', 1000);
+const withKafka = args.includes('--kafka');
+
+interface Target {
+  name: string;
+  port(): number;
+  pid(): number;
+  /** Stops (Samsa: SIGTERM, graceful; Kafka: SIGKILL) and starts again on the same data; resolves with the stop's duration. */
+  restart(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const metadataAll = (c: KafkaConn) => c.request(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+
+async function produceTo(port: number, topic: string, partition: number, deadlineMs: number): Promise<void> {
+  const deadline = performance.now() + deadlineMs;
+  for (;;) {
+    try {
+      const c = await KafkaConn.connect('127.0.0.1', port, 1000);
+      try {
+        const r = await c.request(0, 9, {
+          transactionalId: null, acks: 1, timeoutMs: 5000,
+          topicData: [{ name: topic, partitionData: [{ index: partition, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+        });
+        if (r.responses[0]?.partitionResponses[0]?.errorCode === 0) return;
+      } finally {
+        c.close();
+      }
+    } catch {
+      // not serving yet
+    }
+    if (performance.now() > deadline) throw new Error(`no produce accepted to ${topic}-${partition} within ${deadlineMs} ms`);
+    await sleep(20);
+  }
+}
+
+async function partitions(t: Target): Promise<Record<string, number>> {
+  const per = Math.ceil(PARTITIONS / TOPICS);
+  const c = await KafkaConn.connect('127.0.0.1', t.port(), 5000);
+  const out: Record<string, number> = {};
+  try {
+    const t0 = performance.now();
+    const res = await c.request(19, 7, {
+      topics: Array.from({ length: TOPICS }, (_, i) => ({ name: `scale-${i}`, numPartitions: per, replicationFactor: 1, assignments: [], configs: [] })),
+      timeoutMs: 600_000, validateOnly: false,
+    });
+    out.createMs = performance.now() - t0;
+    const bad = res.topics.filter((x) => x.errorCode !== 0);
+    if (bad.length) throw new Error(`CreateTopics: ${bad.length} failed (${bad[0].errorCode} ${bad[0].errorMessage})`);
+    for (;;) {
+      const md = await metadataAll(c);
+      const led = md.topics.filter((x) => x.name?.startsWith('scale-')).reduce((n, x) => n + x.partitions.filter((p) => p.leaderId >= 0).length, 0);
+      if (led >= per * TOPICS) break;
+      await sleep(100);
+    }
+    out.createToLeadersMs = performance.now() - t0;
+    await produceTo(t.port(), `scale-${TOPICS - 1}`, per - 1, 120_000);
+    const times: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const s = performance.now();
+      await metadataAll(c);
+      times.push(performance.now() - s);
+    }
+    out.metadataAllMs = median(times);
+  } finally {
+    c.close();
+  }
+  out.rssLoadedMiB = procRssMiB(t.pid());
+  const r0 = performance.now();
+  out.stopMs = await t.restart();
+  await produceTo(t.port(), `scale-${TOPICS - 1}`, per - 1, 300_000);
+  out.restartToProduceMs = performance.now() - r0;
+  out.startToProduceMs = out.restartToProduceMs - out.stopMs;
+  return out;
+}
+
+async function connections(t: Target): Promise<Record<string, number>> {
+  await sleep(1000);
+  const before = procRssMiB(t.pid());
+  const conns: KafkaConn[] = [];
+  for (let i = 0; i < CONNECTIONS; i++) {
+    const c = await KafkaConn.connect('127.0.0.1', t.port(), 5000);
+    await apiVersions(c);
+    conns.push(c);
+  }
+  await sleep(2000);
+  const after = procRssMiB(t.pid());
+  for (const c of conns) c.close();
+  return { rssBeforeMiB: before, rssAfterMiB: after, kibPerConnection: ((after - before) * 1024) / CONNECTIONS };
+}
+
+async function samsaTarget(): Promise<Target> {
+  let s = await startSamsa({});
+  const dataDir = s.dataDir;
+  return {
+    name: 'samsa',
+    port: () => s.port,
+    pid: () => s.pid,
+    async restart() {
+      const t0 = performance.now();
+      await s.stop({ keepData: true });
+      const stopMs = performance.now() - t0;
+      s = await startSamsa({ dataDir, readyTimeoutMs: 300_000 });
+      return stopMs;
+    },
+    stop: () => s.stop(),
+  };
+}
+
+async function kafkaTarget(): Promise<Target> {
+  const k = await startKafka({ startTimeoutMs: 300_000, overrides: { 'auto.create.topics.enable': 'false' } });
+  return {
+    name: 'kafka',
+    port: () => k.port,
+    pid: () => k.pid()!,
+    async restart() {
+      // Kafka's restart() is SIGKILL and start on the same data; it resolves once every partition serves.
+      await k.restart();
+      return 0;
+    },
+    stop: () => k.stop(15_000),
+  };
+}
+
+const rows: [string, Record<string, number>][] = [];
+for (const make of [samsaTarget, ...(withKafka && !javaMissing() ? [kafkaTarget] : [])]) {
+  const t = await make();
+  try {
+    console.error(`${t.name}: ${PARTITIONS} partitions over ${TOPICS} topics, ${CONNECTIONS} idle connections`);
+    const p = await partitions(t);
+    const c = await connections(t);
+    rows.push([t.name, { ...p, ...c }]);
+  } finally {
+    await t.stop();
+  }
+}
+const keys = [...new Set(rows.flatMap(([, r]) => Object.keys(r)))];
+console.log(['figure', ...rows.map(([n]) => n)].join('\t'));
+for (const k of keys) console.log([k, ...rows.map(([, r]) => (r[k] ?? NaN).toFixed(k.endsWith('Ms') ? 0 : 1))].join('\t'));
