@@ -61,6 +61,9 @@ interface Entry {
   adv: AdvertisedApi;
 }
 
+/** An encoded response; `sendStats` (with /metrics on) receives its socket send time (ResponseSendTimeMs). */
+export type ResponseChunks = Buffer[] & { sendStats?: RequestStats };
+
 export class Dispatcher {
   private readonly entries = new Map<number, Entry>();
   interceptor: DispatchInterceptor | null = null;
@@ -225,7 +228,9 @@ export class Dispatcher {
     }
     if (response === undefined) return null;
     this.interceptor?.after?.(ctx, decoded, response);
-    return this.encode(entry.codec, decoded.correlationId, decoded.apiVersion, response);
+    const out: ResponseChunks = this.encode(entry.codec, decoded.correlationId, decoded.apiVersion, response);
+    if (stats !== null) out.sendStats = stats;
+    return out;
   }
 
   private measureDone(stats: RequestStats, ctx: RequestContext, decoded: DecodedRequest, response: unknown, localDoneAt: number, received: number): void {

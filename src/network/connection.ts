@@ -13,7 +13,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import type { FramePool, FrameReader } from './frame-reader.js';
 import { SlabLease, type SlabPool } from './read-slabs.js';
-import type { Dispatcher } from '../broker/dispatch.js';
+import type { Dispatcher, ResponseChunks } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
 import type { SaslSession } from '../security/sasl/authenticator.js';
@@ -236,8 +236,17 @@ export class Connection {
   }
 
   /** Writes one response; `lease`'s buffers are given back once the socket is done with them. */
-  private write(chunks: Buffer[], lease?: SlabLease): void {
-    const done = lease ? () => lease.release() : undefined;
+  private write(chunks: ResponseChunks, lease?: SlabLease): void {
+    const stats = chunks.sendStats;
+    let done: (() => void) | undefined = lease ? () => lease.release() : undefined;
+    if (stats !== undefined) {
+      // ResponseSendTimeMs: until the socket handed the whole response to the kernel.
+      const startedAt = performance.now();
+      done = () => {
+        stats.responseSendTime.observe(performance.now() - startedAt);
+        lease?.release();
+      };
+    }
     if (chunks.length === 1) {
       this.socket.write(chunks[0], done);
       return;

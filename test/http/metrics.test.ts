@@ -98,6 +98,8 @@ test('counters rise by exactly what kafkajs produced and consumed; lag is HW min
   const leo = value(afterProduce, 'kafka_log_log_logendoffset', { topic: TOPIC, partition: '0' }) + value(afterProduce, 'kafka_log_log_logendoffset', { topic: TOPIC, partition: '1' });
   assert.is(leo, produced);
   assert.ok(value(afterProduce, 'kafka_network_requestmetrics_totaltimems', { request: 'Produce' }, 'kafka_network_requestmetrics_totaltimems_count') >= sends);
+  // ResponseSendTimeMs: every Produce answer was handed to the kernel (counted in its write callback).
+  assert.ok(value(afterProduce, 'kafka_network_requestmetrics_responsesendtimems', { request: 'Produce' }, 'kafka_network_requestmetrics_responsesendtimems_count') >= sends);
 
   const consumer = kafka.consumer({ groupId: GROUP, sessionTimeout: 10_000, heartbeatInterval: 500 });
   await consumer.connect();

@@ -54,6 +54,8 @@ export class RequestStats {
   readonly localTime = new Histogram();
   /** A deferred reply's wait (replication, fsync): Kafka's RemoteTimeMs (time in purgatory). */
   readonly remoteTime = new Histogram();
+  /** Response written → handed to the kernel (socket write callback): Kafka's ResponseSendTimeMs. */
+  readonly responseSendTime = new Histogram();
   constructor(readonly apiKey: number, readonly name: string) {}
 
   countError(code: number, n = 1): void {

@@ -71,11 +71,12 @@ function topicMetrics(w: ExpositionWriter, broker: Broker): void {
   }
 }
 
-const TIMES: readonly ['totalTime' | 'requestQueueTime' | 'localTime' | 'remoteTime', string, string][] = [
+const TIMES: readonly ['totalTime' | 'requestQueueTime' | 'localTime' | 'remoteTime' | 'responseSendTime', string, string][] = [
   ['totalTime', 'totaltimems', 'Time from receiving a request to its response being ready, ms (Kafka TotalTimeMs without the socket send).'],
   ['requestQueueTime', 'requestqueuetimems', 'Time a request waited behind earlier requests of its connection, ms (Kafka RequestQueueTimeMs).'],
   ['localTime', 'localtimems', 'Time the handler worked on a request, ms (Kafka LocalTimeMs).'],
   ['remoteTime', 'remotetimems', 'Time a deferred reply waited for replication or fsync, ms (Kafka RemoteTimeMs).'],
+  ['responseSendTime', 'responsesendtimems', 'Time from writing a response to the socket until the kernel took it all, ms (Kafka ResponseSendTimeMs).'],
 ];
 
 function requestMetrics(w: ExpositionWriter, broker: Broker): void {
