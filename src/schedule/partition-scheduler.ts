@@ -52,8 +52,9 @@ export interface ScheduleTarget {
   /** The target's partition count; 0 when it does not exist. */
   partitions(): number;
   append(partition: number, batch: Buffer): Promise<void>;
-  logStartOffset(partition: number): number;
-  logEndOffset(partition: number): number;
+  logStartOffset(partition: number): number | Promise<number>;
+  /** The end of what is readable (a remote leader's high watermark). */
+  logEndOffset(partition: number): number | Promise<number>;
   read(partition: number, offset: number, maxBytes: number): Promise<Buffer[]>;
   flush(partition: number): Promise<void>;
 }
@@ -191,8 +192,8 @@ export class PartitionScheduler {
     const t = this.o.target;
     const prefix = this.fromPrefix;
     for (let p = 0; p < t.partitions(); p++) {
-      let offset = Math.max(t.logStartOffset(p), from?.[p] ?? 0);
-      const end = t.logEndOffset(p);
+      let offset = Math.max(await t.logStartOffset(p), from?.[p] ?? 0);
+      const end = await t.logEndOffset(p);
       while (offset < end) {
         const bufs = await t.read(p, offset, READ_BYTES);
         if (bufs.length === 0) break;
@@ -504,7 +505,7 @@ export class PartitionScheduler {
     for (const [k, c] of this.chunks) if (c.pending > 0) first = Math.min(first, k * this.chunkSize);
     const n = this.o.target.partitions();
     const targetOffsets: number[] = [];
-    for (let p = 0; p < n; p++) targetOffsets.push(this.o.target.logEndOffset(p));
+    for (let p = 0; p < n; p++) targetOffsets.push(await this.o.target.logEndOffset(p));
     await this.o.checkpoints.save({ version: 1, scanOffset: this.scanOffset, doneBeforeMs: this.wheel.firedBeforeMs, firstPendingOffset: first, targetOffsets, delayMs: this.o.delayMs });
     this.lastCheckpointMs = this.o.clock.now();
     this.dirty = false;

@@ -6,8 +6,8 @@
  *
  * The broker side of the scheduler's ports:
  * - source: the partition log, read up to its last stable offset (aborted transactions skipped);
- * - target: `appendAsLeader` on the target partition when this broker leads it (else the round
- *   fails and the scheduler recovers later: see docs/gaps.md for targets led elsewhere);
+ * - target: `appendAsLeader` on the target partition when this broker leads it, else Produce
+ *   (acks=-1) to its leader, and ListOffsets / Fetch there for the recovery's reconciliation;
  * - checkpoint: `samsa-schedule.checkpoint` (JSON, written atomically) in the source partition's
  *   directory; a new leader without it reconciles from the target logs.
  *
@@ -162,23 +162,60 @@ export class ScheduleManager {
     };
   }
 
+  /**
+   * The target's partitions: appended to directly where this broker leads them, else sent to the
+   * leader (Produce acks=-1, ListOffsets and Fetch through the inter-broker client pool).
+   */
   private target(name: string): ScheduleTarget {
     const broker = this.broker;
-    const led = (p: number) => {
+    const local = (p: number) => {
       const part = broker.replicaManager.getPartition(name, p);
-      if (!part?.isLeader) throw new Error(`target partition ${name}-${p} is not led by this broker`);
-      return part;
+      return part?.isLeader ? part : null;
+    };
+    const remote = (p: number) => {
+      const info = broker.metadata.get(name);
+      const leader = info ? broker.partitionState(info.topicId, p)?.leader ?? -1 : -1;
+      const client = leader >= 0 && leader !== broker.nodeId ? broker.brokerClients.get(leader, 'scheduler') : null;
+      if (!info || !client) throw new Error(`target partition ${name}-${p} has no reachable leader`);
+      return { client, topicId: info.topicId };
+    };
+    const listOffset = async (p: number, timestamp: bigint): Promise<number> => {
+      const { client } = remote(p);
+      const res = await client.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30_000, topics: [{ name, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+      const r = res.topics[0]?.partitions[0];
+      if (!r || r.errorCode !== 0) throw new Error(`ListOffsets of ${name}-${p} at its leader: error ${r?.errorCode}`);
+      return Number(r.offset);
     };
     return {
       partitions: () => broker.metadata.get(name)?.partitions ?? 0,
-      append: async (p, batch) => { const part = led(p); await part.log.appendAsLeader(batch, part.leaderEpoch); },
-      logStartOffset: (p) => led(p).log.logStartOffset,
-      logEndOffset: (p) => led(p).log.logEndOffset,
-      read: async (p, offset, maxBytes) => {
-        const l = led(p).log;
-        return (await l.read(offset, maxBytes, { minOneMessage: true, maxOffset: l.logEndOffset })).records;
+      append: async (p, batch) => {
+        const part = local(p);
+        if (part) {
+          await part.log.appendAsLeader(batch, part.leaderEpoch);
+          return;
+        }
+        const { client } = remote(p);
+        const res = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name, partitionData: [{ index: p, records: batch }] }] });
+        const r = res.responses[0]?.partitionResponses[0];
+        if (!r || r.errorCode !== 0) throw new Error(`Produce to ${name}-${p} at its leader: error ${r?.errorCode} ${r?.errorMessage ?? ''}`);
       },
-      flush: async (p) => { const l = led(p).log; await l.flushUpTo(l.logEndOffset); },
+      logStartOffset: (p) => local(p)?.log.logStartOffset ?? listOffset(p, -2n),
+      logEndOffset: (p) => local(p)?.log.logEndOffset ?? listOffset(p, -1n),
+      read: async (p, offset, maxBytes) => {
+        const part = local(p);
+        if (part) return (await part.log.read(offset, maxBytes, { minOneMessage: true, maxOffset: part.log.logEndOffset })).records;
+        const { client, topicId } = remote(p);
+        const res = await client.send(1, 12, {
+          clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
+          topics: [{ topic: name, topicId, partitions: [{ partition: p, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: maxBytes, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }],
+          forgottenTopicsData: [], rackId: '',
+        });
+        const r = res.responses[0]?.partitions[0];
+        if (!r || r.errorCode !== 0) throw new Error(`Fetch of ${name}-${p} at its leader: error ${r?.errorCode}`);
+        return r.records === null ? [] : Array.isArray(r.records) ? (r.records as Buffer[]) : [r.records as Buffer];
+      },
+      // A remote append was acknowledged by the ISR (acks=-1): nothing to flush here.
+      flush: async (p) => { const part = local(p); if (part) await part.log.flushUpTo(part.log.logEndOffset); },
     };
   }
 
