@@ -57,7 +57,7 @@ test('AlterConfigs: the source is fixed, the filter may change (and is validated
   assert.is(b.broker.metadata.get('view')!.configs['samsa.view.filter'], "t = 'y'");
 });
 
-test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch and ListOffsets read the source', async () => {
+test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch, ListOffsets and OffsetForLeaderEpoch read the source', async () => {
   const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from('a'), headers: [{ key: 't', value: Buffer.from('y') }] }, { key: null, value: Buffer.from('b') }] });
   const produce = (name: string) => c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, partitionData: [{ index: 1, records }] }] });
   const refused = (await produce('view')).responses[0].partitionResponses[0];
@@ -74,6 +74,8 @@ test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch and Li
   const p = f.responses[0].partitions[0];
   assert.is(p.errorCode, ErrorCode.NONE);
   assert.is(p.highWatermark, 2n);
+  const epochs = await c.send(23, 4, { replicaId: -1, topics: [{ topic: 'view', partitions: [{ partition: 1, currentLeaderEpoch: -1, leaderEpoch: 0 }] }] });
+  assert.is(epochs.topics[0].partitions[0].endOffset, 2n, "a consumer's position check on a view answers from the source's epochs");
   const recs = decodeRecordBatches((Array.isArray(p.records) ? Buffer.concat(p.records as Buffer[]) : p.records as Buffer)).flatMap((x) => x.records);
   assert.equal(recs.map((r) => [Number(r.offset), r.value!.toString()]), [[0, 'a']]);
 });

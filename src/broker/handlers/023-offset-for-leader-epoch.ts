@@ -11,6 +11,7 @@
  * - an older epoch: that epoch (the largest one <= requested) and the start offset of the next
  *   epoch; below the earliest epoch: that epoch and the start of the earliest (Kafka's answer,
  *   which lets a follower still on it catch up); newer than the latest: -1, -1.
+ * - Views (src/views/): a consumer's question is answered from the source partition's epochs.
  * Version notes: v2 current_leader_epoch and throttle time; v3 replica_id; v4 flexible.
  */
 import { defineHandler } from '../handler.js';
@@ -18,6 +19,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { EpochEndOffset } from '../../protocol/generated/messages/offset-for-leader-epoch-response.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { leaderPartition } from '../leader-hints.js';
+import { VIEW_SOURCE } from '../../views/views.js';
+import { viewRead } from '../../views/view-fetch.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
 
 function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffset = -1n): EpochEndOffset {
@@ -65,6 +68,13 @@ export const offsetForLeaderEpochHandler = defineHandler({
             if (!allowed) return answer(p.partition, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
             const partition = leaderPartition(broker, info, p.partition, p.currentLeaderEpoch);
             if (typeof partition === 'number') return answer(p.partition, partition);
+            // A consumer validating its position on a view (src/views/) asks about the source's
+            // epochs: the view's batches are the source's. Followers keep the view's own log.
+            if (info!.configs[VIEW_SOURCE] !== undefined && (ctx.apiVersion < 3 || req.replicaId < 0)) {
+              const view = viewRead(broker, info!, p.partition);
+              if (typeof view === 'number') return answer(p.partition, view);
+              return endOffsetFor(view.log, p.leaderEpoch, p.partition);
+            }
             return endOffsetFor(partition.log, p.leaderEpoch, p.partition);
           }),
         };
