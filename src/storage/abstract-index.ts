@@ -54,7 +54,8 @@ export abstract class AbstractIndex {
 
   /** Opens (or creates) an index file and reads what it holds, for a subclass's `open`. */
   protected static async openFile(fs: Fs, filePath: string): Promise<{ file: FileHandle; initial: Buffer }> {
-    const file = await fs.open(filePath);
+    // The entries live in memory; the file is only written back: no descriptor held meanwhile.
+    const file = await (fs.openDetached ? fs.openDetached(filePath) : fs.open(filePath));
     return { file, initial: await file.read(0, file.size()) };
   }
 

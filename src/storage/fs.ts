@@ -52,6 +52,12 @@ export interface FileHandle {
 export interface Fs {
   /** Opens for reading and writing, creating an empty file if missing. */
   open(filePath: string): Promise<FileHandle>;
+  /**
+   * Like `open`, for files kept in memory and only written back now and then (the indexes): the
+   * handle holds no file descriptor between calls, so thousands of partitions do not hold three
+   * descriptors each (Kafka's indexes let go of theirs once memory-mapped). Where absent, `open`.
+   */
+  openDetached?(filePath: string): Promise<FileHandle>;
   readFile(filePath: string): Promise<Buffer>;
   /** Write to `<path>.tmp`, fsync, rename over `path`, fsync the directory (Kafka's checkpoint recipe). */
   writeFileAtomic(filePath: string, data: Uint8Array): Promise<void>;
@@ -133,11 +139,77 @@ class NodeFileHandle implements FileHandle {
   }
 }
 
+/**
+ * A handle that opens its file for each write, truncate or sync and closes it again (fdatasync on
+ * a fresh descriptor flushes the file's data all the same: it is per file, not per descriptor).
+ */
+class DetachedFileHandle implements FileHandle {
+  constructor(readonly path: string, private bytes: number) {}
+
+  private withFd<T>(fn: (fd: number) => T): T {
+    const fd = nodefs.openSync(this.path, RW_CREATE, 0o644);
+    try {
+      return fn(fd);
+    } finally {
+      nodefs.closeSync(fd);
+    }
+  }
+
+  size(): number {
+    return this.bytes;
+  }
+
+  append(data: Uint8Array): void {
+    this.writeAt(data, this.bytes);
+  }
+
+  writeAt(data: Uint8Array, position: number): void {
+    this.withFd((fd) => {
+      let done = 0;
+      while (done < data.length) done += nodefs.writeSync(fd, data, done, data.length - done, position + done);
+    });
+    if (position + data.length > this.bytes) this.bytes = position + data.length;
+  }
+
+  async read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer> {
+    const fd = await openAsync(this.path, RW_CREATE, 0o644);
+    try {
+      return await new NodeFileHandle(this.path, fd, this.bytes).read(position, length, alloc);
+    } finally {
+      await closeAsync(fd);
+    }
+  }
+
+  async sync(): Promise<void> {
+    const fd = await openAsync(this.path, RW_CREATE, 0o644);
+    try {
+      await fdatasyncAsync(fd);
+    } finally {
+      await closeAsync(fd);
+    }
+  }
+
+  truncate(size: number): void {
+    this.withFd((fd) => nodefs.ftruncateSync(fd, size));
+    this.bytes = size;
+  }
+
+  async close(): Promise<void> {}
+}
+
 export const nodeFs: Fs = {
   async open(filePath) {
     const fd = await openAsync(filePath, RW_CREATE, 0o644);
     const st = nodefs.fstatSync(fd);
     return new NodeFileHandle(filePath, fd, st.size);
+  },
+  async openDetached(filePath) {
+    const fd = await openAsync(filePath, RW_CREATE, 0o644);
+    try {
+      return new DetachedFileHandle(filePath, nodefs.fstatSync(fd).size);
+    } finally {
+      await closeAsync(fd);
+    }
   },
   readFile: (p) => nodefs.promises.readFile(p),
   async writeFileAtomic(filePath, data) {
