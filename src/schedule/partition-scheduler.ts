@@ -55,6 +55,12 @@ export interface ScheduleTarget {
   logStartOffset(partition: number): number | Promise<number>;
   /** The end of what is readable (a remote leader's high watermark). */
   logEndOffset(partition: number): number | Promise<number>;
+  /**
+   * For the recovery's read: the end of the partition once everything its leader holds is
+   * readable (a new leader's high watermark can trail its log end for a while; a delivery hidden
+   * there would be sent again). Defaults to logEndOffset.
+   */
+  settledEndOffset?(partition: number): Promise<number>;
   read(partition: number, offset: number, maxBytes: number): Promise<Buffer[]>;
   flush(partition: number): Promise<void>;
 }
@@ -193,7 +199,7 @@ export class PartitionScheduler {
     const prefix = this.fromPrefix;
     for (let p = 0; p < t.partitions(); p++) {
       let offset = Math.max(await t.logStartOffset(p), from?.[p] ?? 0);
-      const end = await t.logEndOffset(p);
+      const end = t.settledEndOffset ? await t.settledEndOffset(p) : await t.logEndOffset(p);
       while (offset < end) {
         const bufs = await t.read(p, offset, READ_BYTES);
         if (bufs.length === 0) break;

@@ -24,6 +24,7 @@ import { SCHEDULE_DELAY_MS, SCHEDULE_TARGET, SCHEDULE_TICK_MS } from './deliver-
 export const CHECKPOINT_FILE = 'samsa-schedule.checkpoint';
 const RECONCILE_INTERVAL_MS = 1000;
 const RETRY_MS = 1000;
+const SETTLE_MS = 30_000;
 
 function fileCheckpoints(fs: Fs, file: string): CheckpointStore {
   return {
@@ -201,6 +202,25 @@ export class ScheduleManager {
       },
       logStartOffset: (p) => local(p)?.log.logStartOffset ?? listOffset(p, -2n),
       logEndOffset: (p) => local(p)?.log.logEndOffset ?? listOffset(p, -1n),
+      // A remote leader's log end (OffsetForLeaderEpoch of its current epoch), waited for until its
+      // high watermark covers it (at most SETTLE_MS): a delivery the old scheduler appended there
+      // but not yet committed must be seen by the recovery, or it would be sent twice.
+      settledEndOffset: async (p) => {
+        const part = local(p);
+        if (part) return part.log.logEndOffset;
+        const { client } = remote(p);
+        const info = broker.metadata.get(name)!;
+        const epoch = broker.partitionState(info.topicId, p)?.leaderEpoch ?? -1;
+        const res = await client.send(23, 4, { replicaId: -1, topics: [{ topic: name, partitions: [{ partition: p, currentLeaderEpoch: -1, leaderEpoch: epoch }] }] });
+        const r = res.topics[0]?.partitions[0];
+        const end = r && r.errorCode === 0 ? Number(r.endOffset) : -1;
+        const until = broker.clock.now() + SETTLE_MS;
+        for (;;) {
+          const hw = await listOffset(p, -1n);
+          if (hw >= end || broker.clock.now() >= until) return hw;
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+      },
       read: async (p, offset, maxBytes) => {
         const part = local(p);
         if (part) return (await part.log.read(offset, maxBytes, { minOneMessage: true, maxOffset: part.log.logEndOffset })).records;
