@@ -171,8 +171,22 @@ export class Partition {
     this.fenced = false;
   }
 
+  /**
+   * While an ISR change is in flight, the high watermark counts the current ISR and the proposed
+   * one together (Kafka's maximal ISR, KIP-497): a follower being added holds the HW back from the
+   * moment the leader asks for it, so nothing is acknowledged that the new member lacks. Without
+   * it, a record acknowledged by the old ISR in the window before the change committed could be
+   * missing on the new member, and lost if that member then led (a reassignment's new replica).
+   */
+  private maximalIsr: readonly number[] | null = null;
+
+  private get hwIsr(): readonly number[] {
+    return this.maximalIsr ?? this.isr;
+  }
+
   private get aloneInIsr(): boolean {
-    return this.isr.length === 1 && this.isr[0] === this.localNodeId;
+    const isr = this.hwIsr;
+    return isr.length === 1 && isr[0] === this.localNodeId;
   }
 
   /** The ISR (or this leader's view of it) changed: who moves the HW, and maybe it moves now. */
@@ -217,7 +231,7 @@ export class Partition {
     if (!this.isLeader) return;
     const log = this.log;
     let hw = log.logEndOffset;
-    for (const id of this.isr) {
+    for (const id of this.hwIsr) {
       if (id === this.localNodeId) continue;
       const f = this.followers.get(id);
       const leo = f && f.logEndOffset >= 0 ? f.logEndOffset : log.highWatermark;
@@ -352,6 +366,8 @@ export class Partition {
   private async changeIsr(newIsr: number[], why: string): Promise<void> {
     this.isrChangeInFlight = true;
     const known = this.state;
+    this.maximalIsr = [...new Set([...this.isr, ...newIsr])];
+    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
     try {
       const out = await this.env.alterIsr(known, newIsr);
       if (out.ok) {
@@ -369,6 +385,8 @@ export class Partition {
       this.env.logger.warn(`${this.topic}-${this.partitionIndex}: ISR change failed (${(err as Error).message})`);
     } finally {
       this.isrChangeInFlight = false;
+      this.maximalIsr = null;
+      if (this.isLeader) this.onIsrChanged();
     }
   }
 

@@ -22,6 +22,9 @@ export class Acks {
   readonly acked = new Map<number, number[]>();
   readonly times: { partition: number; at: number }[] = [];
   failures = 0;
+  /** The first and the latest failure of a send, for the message of a failed wait. */
+  firstError: string | null = null;
+  lastError: string | null = null;
 
   constructor(readonly partitions: number) {
     for (let p = 0; p < partitions; p++) this.acked.set(p, []);
@@ -61,7 +64,7 @@ export class Acks {
       const counts = this.countSince(since, want);
       if ([...counts.values()].every((c) => c >= n)) return;
       if (Date.now() > deadline) {
-        throw new Error(`timed out after ${timeoutMs} ms waiting for ${n} acknowledgements per partition ${what}: ${JSON.stringify([...counts])} (${this.failures} sends failed)`);
+        throw new Error(`timed out after ${timeoutMs} ms waiting for ${n} acknowledgements per partition ${what}: ${JSON.stringify([...counts])} (${this.failures} sends failed${this.firstError ? `; first: ${this.firstError}; last: ${this.lastError}` : ''})`);
       }
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -90,10 +93,13 @@ export async function kafkajsLoad(c: TestCluster, topic: string, partitions: num
         try {
           await producer.send({ topic, acks: -1, timeout: 10_000, messages: [{ partition, value: `${partition}:${seq}` }] });
           acks.ack(partition, seq);
-        } catch {
+        } catch (e) {
           // A send that failed after its retries may still have been written: the checker allows
           // it to appear (unacknowledged), not to be duplicated.
           acks.failures++;
+          const why = `partition ${partition}: ${(e as Error).name}: ${(e as Error).message}`;
+          acks.firstError ??= why;
+          acks.lastError = why;
         }
       }
     })();

@@ -67,16 +67,19 @@ test('add-broker under acks=all load: broker 4 takes its share, never fewer than
   assert.is(res.topics[0].errorCode, 0, res.topics[0].errorMessage ?? '');
   await c.waitForMetadata(1, (m) => topicOf(m, 'grow')?.partitions.every((p) => p.isrNodes.length === 2) === true, 'grow in sync');
   const load = await kafkajsLoad(c, 'grow', 6);
-  await load.acks.waitFor(20, 0, 'before the move');
-  const run = samsa(['cluster', 'add-broker', '4', '--bootstrap', c.bootstrap]);
-  const min = await minIsrDuring(1, 'grow', run);
-  const r = await run;
-  assert.is(r.code, 0, r.out + r.err);
-  assert.match(r.out, /done: \d+ partition\(s\) moved/);
-  assert.ok(min >= 2, `a partition had ${min} in-sync replica(s) during the move`);
-  const since = Date.now();
-  await load.acks.waitFor(20, since, 'after the move');
-  await load.stop();
+  try {
+    await load.acks.waitFor(20, 0, 'before the move');
+    const run = samsa(['cluster', 'add-broker', '4', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
+    const min = await minIsrDuring(1, 'grow', run);
+    const r = await run;
+    assert.is(r.code, 0, r.out + r.err);
+    assert.match(r.out, /done: \d+ partition\(s\) moved/);
+    assert.ok(min >= 2, `a partition had ${min} in-sync replica(s) during the move`);
+    const since = Date.now();
+    await load.acks.waitFor(20, since, `after the move (${r.out.trim().split('\n').join('; ')})`);
+  } finally {
+    await load.stop();
+  }
   const m = await c.waitForMetadata(1, (x) => replicasOn(x, 'grow', 4) === 3, 'broker 4 holds 3 of the 12 replicas');
   for (const id of [1, 2, 3]) assert.is(replicasOn(m, 'grow', id), 3, `broker ${id} holds 3`);
   await assertNothingLost(c.bootstrap, 'grow', load.acks);
@@ -90,18 +93,21 @@ test('decommission under load, then stop the broker: no failed send, nothing los
   assert.is(res.topics[0].errorCode, 0, res.topics[0].errorMessage ?? '');
   await c.waitForMetadata(1, (m) => topicOf(m, 'shrink')?.partitions.every((p) => p.isrNodes.length === 2) === true, 'shrink in sync');
   const load = await kafkajsLoad(c, 'shrink', 6);
-  await load.acks.waitFor(10, 0, 'before the decommission');
-  const plan = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--dry-run']);
-  assert.is(plan.code, 0, plan.out + plan.err);
-  assert.match(plan.out, /shrink-\d+: \[/);
-  const run = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap]);
-  assert.is(run.code, 0, run.out + run.err);
-  const m = await c.waitForMetadata(1, (x) => replicasOn(x, 'grow', 2) === 0 && replicasOn(x, 'shrink', 2) === 0, 'broker 2 holds nothing');
-  assert.ok(topicOf(m, 'shrink')!.partitions.every((p) => p.isrNodes.length === 2));
-  await c.stop(2);
-  const since = Date.now();
-  await load.acks.waitFor(10, since, 'after broker 2 stopped');
-  await load.stop();
+  try {
+    await load.acks.waitFor(10, 0, 'before the decommission');
+    const plan = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--dry-run']);
+    assert.is(plan.code, 0, plan.out + plan.err);
+    assert.match(plan.out, /shrink-\d+: \[/);
+    const run = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
+    assert.is(run.code, 0, run.out + run.err);
+    const m = await c.waitForMetadata(1, (x) => replicasOn(x, 'grow', 2) === 0 && replicasOn(x, 'shrink', 2) === 0, 'broker 2 holds nothing');
+    assert.ok(topicOf(m, 'shrink')!.partitions.every((p) => p.isrNodes.length === 2));
+    await c.stop(2);
+    const since = Date.now();
+    await load.acks.waitFor(10, since, 'after broker 2 stopped');
+  } finally {
+    await load.stop();
+  }
   assert.is(load.acks.failures, 0, 'no send failed');
   await assertNothingLost(c.bootstrap, 'shrink', load.acks);
 });

@@ -19,7 +19,7 @@ import { batch, config } from '../storage/helpers.js';
 
 const LAG_MS = 10_000;
 
-async function setup(isr = [1, 2, 3], brokerEpochs: Record<number, number> = {}) {
+async function setup(isr = [1, 2, 3], brokerEpochs: Record<number, number> = {}, gate: Promise<void> | null = null) {
   const clock = new ManualClock();
   const fs = new MemFs({ now: () => clock.now() });
   const log = await PartitionLog.open({ fs, dir: '/d/t-0', topic: 't', partition: 0, config: config(), clock });
@@ -31,6 +31,7 @@ async function setup(isr = [1, 2, 3], brokerEpochs: Record<number, number> = {})
     brokerEpochOf: (id) => brokerEpochs[id],
     alterIsr: async (known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome> => {
       alters.push(newIsr);
+      if (gate) await gate;
       if (refuse) return { ok: false, error: ErrorCode.INVALID_UPDATE_VERSION, current: known };
       return { ok: true, state: { ...known, isr: known.replicas.filter((id) => newIsr.includes(id)), partitionEpoch: known.partitionEpoch + 1 } };
     },
@@ -113,6 +114,34 @@ test('KIP-903: a fetch carrying an older broker epoch is refused; only the regis
   p.updateFollowerFetchState(3, 2, log.logEndOffset, clock.now(), 0, 20);
   await settle();
   assert.equal(alters, [[1, 2, 3]]);
+});
+
+test('while a follower is being added to the ISR, the high watermark waits for it too (maximal ISR, KIP-497)', async () => {
+  let open!: () => void;
+  const gate = new Promise<void>((r) => { open = r; });
+  const { clock, log, p, alters } = await setup([1, 2], {}, gate);
+  await log.appendAsLeader(batch(2), p.leaderEpoch);
+  p.updateFollowerFetchState(2, 2, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 2);
+  // Follower 3 reaches the HW: the leader asks to add it (the change is in flight, held by the gate).
+  p.updateFollowerFetchState(3, 2, log.logEndOffset, clock.now());
+  await settle();
+  assert.equal(alters, [[1, 2, 3]]);
+  // A record the old ISR [1, 2] has: not acknowledged while 3 lacks it.
+  await log.appendAsLeader(batch(1), p.leaderEpoch);
+  const ack = p.waitForReplication(3, 30_000);
+  let code: number | null = null;
+  void ack.then((c) => { code = c; });
+  p.updateFollowerFetchState(2, 3, log.logEndOffset, clock.now());
+  await settle();
+  assert.is(log.highWatermark, 2, 'follower 3 (being added) holds the HW');
+  assert.is(code, null);
+  open();
+  await settle();
+  assert.equal(p.isr, [1, 2, 3]);
+  p.updateFollowerFetchState(3, 3, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 3);
+  assert.is(await ack, ErrorCode.NONE);
 });
 
 test('DeleteRecords waits for the low watermark: every live follower\'s log start; a dead one does not hold it; timeout and leadership loss', async () => {
