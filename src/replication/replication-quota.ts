@@ -19,6 +19,7 @@
 import type { Clock } from '../clock.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
+import { SampledRate } from '../sampled-rate.js';
 
 export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate';
 export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate';
@@ -28,50 +29,6 @@ export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.repli
 export const DYNAMIC_BROKER_CONFIG_NAMES: readonly string[] = [FOLLOWER_THROTTLED_RATE, LEADER_THROTTLED_RATE];
 /** Kafka's DefaultReplicationThrottledRate (Long.MAX_VALUE): unthrottled. */
 export const UNTHROTTLED_TEXT = '9223372036854775807';
-
-/** A byte rate over a ring of samples (Kafka's Rate / SampledStat); no allocation per record. */
-export class SampledRate {
-  private readonly starts: Float64Array;
-  private readonly values: Float64Array;
-  private current = 0;
-
-  constructor(private readonly samples: number, private readonly windowMs: number, now: number) {
-    this.starts = new Float64Array(samples).fill(now);
-    this.values = new Float64Array(samples);
-  }
-
-  private advance(now: number): void {
-    if (now < this.starts[this.current] + this.windowMs) return;
-    this.current = (this.current + 1) % this.samples;
-    this.starts[this.current] = now;
-    this.values[this.current] = 0;
-  }
-
-  record(value: number, now: number): void {
-    this.advance(now);
-    this.values[this.current] += value;
-  }
-
-  /** Bytes per second now. Samples older than samples × window are dropped (Kafka's purgeObsoleteSamples). */
-  measure(now: number): number {
-    const span = this.samples * this.windowMs;
-    let total = 0;
-    let oldest = now;
-    for (let i = 0; i < this.samples; i++) {
-      if (now - this.starts[i] >= span) {
-        this.starts[i] = now;
-        this.values[i] = 0;
-        continue;
-      }
-      total += this.values[i];
-      if (this.starts[i] < oldest) oldest = this.starts[i];
-    }
-    let elapsed = now - oldest;
-    const full = Math.floor(elapsed / this.windowMs);
-    if (full < this.samples - 1) elapsed += (this.samples - 1 - full) * this.windowMs;
-    return (total * 1000) / Math.max(elapsed, 1);
-  }
-}
 
 /** One direction's quota (leader or follower) of one broker. */
 export class ReplicationQuota {
@@ -102,20 +59,20 @@ export class ReplicationQuota {
   }
 
   isQuotaExceeded(): boolean {
-    return this.bound !== Infinity && this.rate.measure(this.clock.now()) > this.bound;
+    return this.bound !== Infinity && this.rate.rate(this.clock.now()) > this.bound;
   }
 
   /** How long until the rate falls to the bound if nothing more is recorded (0 when below it). */
   msUntilBelow(): number {
     if (this.bound === Infinity) return 0;
-    const r = this.rate.measure(this.clock.now());
+    const r = this.rate.rate(this.clock.now());
     if (r <= this.bound) return 0;
     return Math.min(this.windowMs, Math.ceil(((r - this.bound) / this.bound) * this.windowMs));
   }
 
   /** The measured rate (bytes/s; tests, metrics). */
   measure(): number {
-    return this.rate.measure(this.clock.now());
+    return this.rate.rate(this.clock.now());
   }
 }
 

@@ -33,6 +33,7 @@
 import type { MetadataCache, MetadataChange } from '../cluster/metadata-cache.js';
 import { quotaEntityKey, type ClientQuotaRecord } from '../cluster/metadata-store.js';
 import type { Clock } from '../clock.js';
+import { SampledRate } from '../sampled-rate.js';
 
 export const USER = 'user';
 export const CLIENT_ID = 'client-id';
@@ -95,49 +96,6 @@ export function validateQuotaValue(keys: Record<string, 'long' | 'double'>, key:
   return null;
 }
 
-/** A rate over a ring of samples (Kafka's SampledStat / Rate). */
-class RateSensor {
-  private readonly starts: Float64Array;
-  private readonly values: Float64Array;
-  private current = 0;
-
-  constructor(private readonly samples: number, private readonly windowMs: number, now: number) {
-    this.starts = new Float64Array(samples).fill(now);
-    this.values = new Float64Array(samples);
-  }
-
-  private advance(now: number): void {
-    if (now < this.starts[this.current] + this.windowMs) return;
-    this.current = (this.current + 1) % this.samples;
-    this.starts[this.current] = now;
-    this.values[this.current] = 0;
-  }
-
-  record(value: number, now: number): void {
-    this.advance(now);
-    this.values[this.current] += value;
-  }
-
-  /** Bytes per second, and the span it was measured over (ms). */
-  measure(now: number): { rate: number; windowMs: number } {
-    const span = this.samples * this.windowMs;
-    let total = 0;
-    let oldest = now;
-    for (let i = 0; i < this.samples; i++) {
-      if (now - this.starts[i] >= span) {
-        this.values[i] = 0; // obsolete sample
-        continue;
-      }
-      total += this.values[i];
-      if (this.starts[i] < oldest) oldest = this.starts[i];
-    }
-    let elapsed = now - oldest;
-    const fullWindows = Math.floor(elapsed / this.windowMs);
-    if (fullWindows < this.samples - 1) elapsed += (this.samples - 1 - fullWindows) * this.windowMs;
-    return { rate: (total * 1000) / Math.max(elapsed, 1), windowMs: elapsed };
-  }
-}
-
 /** The quota entities to try for (user, client id), most specific first (Kafka's precedence). */
 function candidates(user: string, clientId: string): string[] {
   const e = (u: string | null | undefined, c: string | null | undefined): string => {
@@ -165,7 +123,7 @@ export class ClientQuotaManager {
   private readonly buckets = new Map<string, TokenBucket>();
   /** controller.quota.window.num x controller.quota.window.size.seconds, in seconds. */
   mutationBurstSeconds = 11;
-  private readonly sensors = new Map<string, RateSensor>();
+  private readonly sensors = new Map<string, SampledRate>();
   private readonly resolved = new Map<string, { key: string; quota: number } | null>();
   private readonly throttles = new Map<number, number>();
   private readonly onChange = (c: MetadataChange) => {
@@ -229,7 +187,7 @@ export class ClientQuotaManager {
     if (q === null) return 0;
     const now = this.clock.now();
     let sensor = this.sensors.get(q.key);
-    if (!sensor) this.sensors.set(q.key, (sensor = new RateSensor(this.samples, this.windowMs, now)));
+    if (!sensor) this.sensors.set(q.key, (sensor = new SampledRate(this.samples, this.windowMs, now)));
     sensor.record(bytes, now);
     const { rate, windowMs } = sensor.measure(now);
     if (rate <= q.quota) return 0;

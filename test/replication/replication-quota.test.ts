@@ -9,8 +9,9 @@ import * as assert from 'uvu/assert';
 import { EventEmitter } from 'node:events';
 import { ManualClock } from '../../src/clock.js';
 import {
-  ReplicationQuota, ReplicationQuotas, SampledRate, ThrottledReplicas, dynamicBrokerConfig, UNTHROTTLED_TEXT,
+  ReplicationQuota, ReplicationQuotas, ThrottledReplicas, dynamicBrokerConfig, UNTHROTTLED_TEXT,
 } from '../../src/replication/replication-quota.js';
+import { SampledRate } from '../../src/sampled-rate.js';
 import type { MetadataCache } from '../../src/cluster/metadata-cache.js';
 
 test('the rate is bytes over the elapsed time, padded to samples - 1 windows', () => {
@@ -18,13 +19,13 @@ test('the rate is bytes over the elapsed time, padded to samples - 1 windows', (
   const r = new SampledRate(11, 1000, clock.now());
   r.record(10_000, clock.now());
   // Padded: 10 000 bytes over 10 s, not over 0 ms.
-  assert.is(r.measure(clock.now()), 1000);
+  assert.is(r.rate(clock.now()), 1000);
   clock.advance(5000);
-  assert.is(r.measure(clock.now()), 1000);
+  assert.is(r.rate(clock.now()), 1000);
   clock.advance(7000); // 12 s: past 10 windows, the real elapsed time counts
   r.record(2000, clock.now());
   // The first sample (at 0) is older than 11 windows now and is dropped.
-  assert.ok(r.measure(clock.now()) < 1000);
+  assert.ok(r.rate(clock.now()) < 1000);
 });
 
 test('samples older than the whole window are forgotten', () => {
@@ -32,7 +33,7 @@ test('samples older than the whole window are forgotten', () => {
   const r = new SampledRate(11, 1000, 0);
   r.record(50_000, 0);
   clock.advance(11_000);
-  assert.is(r.measure(clock.now()), 0);
+  assert.is(r.rate(clock.now()), 0);
 });
 
 test('the quota is exceeded while the rate is above the bound, and falls back under it', () => {
