@@ -1,6 +1,7 @@
 /**
  * Views (samsa.view.source / samsa.view.filter) read by real clients: kafkajs (group, commits,
- * long poll), kcat, confluent-kafka (librdkafka), kafka-python and @platformatic/kafka. Source
+ * long poll), kcat, confluent-kafka (librdkafka), the Java client, kafka-python and
+ * @platformatic/kafka. Source
  * batches are written with every codec, so kept, rebuilt and emptied batches all reach the clients.
  */
 import { test } from 'uvu';
@@ -10,6 +11,10 @@ import { startBroker, type RunningBroker } from '../../src/testing/start-broker.
 import { b64, produceConfluent, produceKafkajs, producePlatformatic, readConfluent, readKafkaPython, readKcat, type OutRec } from './_clients.js';
 import { compress, decompress } from '../../src/protocol/records/compression.js';
 import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
+import { javaDriver } from '../../compat-tests/clients/java.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
 const { Kafka, logLevel, CompressionTypes, CompressionCodecs } = kafkajs;
 
@@ -166,6 +171,24 @@ test('confluent-kafka (librdkafka) reads the view', async () => {
   const got = res.records.map((r) => ({ partition: r.partition, offset: r.offset, value: Buffer.from(r.value!, 'base64').toString() }));
   got.sort((x, y) => x.partition - y.partition || x.offset - y.offset);
   assert.equal(got, expected);
+});
+
+test('the Java client (kafka-clients, KafkaConsumer with assign and seek) reads the view', async () => {
+  const missingJava = javaMissing();
+  if (missingJava) {
+    if (IN_CI) throw new Error(`views: java is required under CI: ${missingJava}`);
+    return void console.log(`skipped: ${missingJava}`);
+  }
+  const java = await javaDriver(b.bootstrap);
+  try {
+    const res = await java.read!(VIEW, { partitions: [0, 1], from: 'earliest', count: expected.length, timeoutMs: 30_000 });
+    assert.equal(res.errors, []);
+    const got = res.records.map((r) => ({ partition: r.partition, offset: r.offset, value: Buffer.from(r.value!, 'base64').toString() }));
+    got.sort((x, y) => x.partition - y.partition || x.offset - y.offset);
+    assert.equal(got, expected);
+  } finally {
+    await java.close?.();
+  }
 });
 
 test('@platformatic/kafka (consumer stream) and kafka-python read a view of gzip, snappy and lz4 batches', async () => {
