@@ -21,11 +21,8 @@
  *
  * Files in the partition directory (Kafka names, see file-names.ts):
  *   <base>.log/.index/.timeindex, partition.metadata ("version: 0\ntopic_id: <id>"),
- *   leader-epoch-checkpoint, and, Samsa's per-partition variants of Kafka's per-log-dir files:
- *   log-start-offset-checkpoint, recovery-point-offset-checkpoint (Kafka's checkpoint format with
- *   one "<topic> <partition> <offset>" entry) and the clean-shutdown marker .kafka_cleanshutdown.
- *   Keeping them per partition makes a partition directory self-contained and costs one small
- *   atomic file write per DeleteRecords / segment roll / close.
+ *   leader-epoch-checkpoint, and per-partition variants of Kafka's per-log-dir files (log start,
+ *   recovery point: partition-files.ts; .kafka_cleanshutdown): the directory is self-contained.
  *
  * Replication: `appendAsFollower` keeps the leader's offsets and epochs; `truncateTo` /
  * `truncateFullyAndStartAt` cut a follower back to where it agrees with the leader.
@@ -50,17 +47,17 @@ import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
-import { floorSegmentIndex, loadSegments, readPartitionCheckpoint, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
+import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogWatchers } from './log-watchers.js';
 import { hasCleanupPolicy, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
-import { writeCheckpoint } from './checkpoint-file.js';
+import { OffsetCheckpoints, ProducerSnapshots } from './partition-files.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { LogFlusher } from './log-flusher.js';
 import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE,
-  RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName, producerSnapshotFileName } from './file-names.js';
+  RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName } from './file-names.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
   partitionLeaderEpoch as batchPartitionLeaderEpoch,
   setLogAppendTime, setPartitionLeaderEpoch,
@@ -95,11 +92,14 @@ export class PartitionLog {
   private readonly deleter: SegmentDeleter;
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
-  private snapshotOffsets: number[] = [];
+  private readonly snapshots: ProducerSnapshots;
+  private readonly checkpoints: OffsetCheckpoints;
 
   private constructor(opts: PartitionLogOptions) {
     this.fs = opts.fs;
     this.dir = opts.dir;
+    this.snapshots = new ProducerSnapshots(opts.fs, opts.dir);
+    this.checkpoints = new OffsetCheckpoints(opts.fs, opts.dir, opts.topic, opts.partition);
     this.topic = opts.topic;
     this.partition = opts.partition;
     this.config = opts.config;
@@ -231,12 +231,12 @@ export class PartitionLog {
     const now = this.clock.now();
     const loaded = await loadSegments({
       fs, dir, nowMs: now, segmentConfig: this.segmentConfig, rollJitter: () => this.rollJitter(),
-      readOffsetCheckpoint: (file) => this.readOffsetCheckpoint(file),
+      readOffsetCheckpoint: (file) => this.checkpoints.read(file),
     });
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
       createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }),
-      writeRecoveryPoint: (offset) => this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, offset),
+      writeRecoveryPoint: (offset) => this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, offset),
     });
     this.segments = settled.segments;
     this.startOffset = settled.startOffset;
@@ -249,7 +249,7 @@ export class PartitionLog {
       indexAborted: (t) => this.indexAbortedTxn(t),
     });
     this.producers = state.producers;
-    this.snapshotOffsets = state.snapshotOffsets;
+    this.snapshots.offsets = state.snapshotOffsets;
   }
 
   /** Adds an aborted transaction to the .txnindex of the segment holding its marker. */
@@ -273,21 +273,6 @@ export class PartitionLog {
   async persistTopicId(topicId: string): Promise<void> {
     await this.fs.writeFileAtomic(path.join(this.dir, PARTITION_METADATA_FILE), Buffer.from(`version: 0\ntopic_id: ${topicId}\n`, 'utf8'));
     this.topicId = topicId;
-  }
-
-  /** Offset checkpoints as last written (or read at open): an unchanged one is not rewritten. */
-  private readonly checkpointed = new Map<string, number>();
-
-  private async readOffsetCheckpoint(file: string): Promise<number | null> {
-    const offset = await readPartitionCheckpoint(this.fs, path.join(this.dir, file), this.topic, this.partition);
-    if (offset !== null) this.checkpointed.set(file, offset);
-    return offset;
-  }
-
-  private async writeOffsetCheckpoint(file: string, offset: number): Promise<void> {
-    if (this.checkpointed.get(file) === offset) return;
-    await writeCheckpoint(this.fs, path.join(this.dir, file), [[this.topic, this.partition, offset]]);
-    this.checkpointed.set(file, offset);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -510,14 +495,14 @@ export class PartitionLog {
       this.endOffset = offset;
       this.hw = offset;
       this.flusher.resetTo(offset);
-      await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
-      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, offset);
+      await this.checkpoints.write(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
+      await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, offset);
     } catch (err) {
       throw this.markOffline(err, `truncation to a new log at ${offset}`);
     }
     this.epochs.clear();
     // Producer state of the old log means nothing for the new one.
-    await this.deleteSnapshotsBelow(Number.MAX_SAFE_INTEGER);
+    await this.snapshots.deleteBelow(Number.MAX_SAFE_INTEGER);
     await this.afterTruncation();
   }
 
@@ -526,7 +511,7 @@ export class PartitionLog {
     const end = this.endOffset;
     this.hw = Math.min(this.hw, end);
     if (this.flusher.truncateTo(end)) {
-      await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, end).catch(() => undefined);
+      await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, end).catch(() => undefined);
     }
     this.epochs.truncateFromEnd(end);
     await this.epochs.flushIfDirty().catch(() => undefined);
@@ -538,7 +523,7 @@ export class PartitionLog {
       indexAborted: async () => undefined,
     });
     this.producers = state.producers;
-    this.snapshotOffsets = state.snapshotOffsets;
+    this.snapshots.offsets = state.snapshotOffsets;
   }
 
   /** Starts a new active segment at `newBaseOffset`; the old one is flushed in the background. */
@@ -547,7 +532,7 @@ export class PartitionLog {
     if (old.sizeBytes === 0) return old;
     old.onBecomeInactive();
     // Kafka takes a producer snapshot at every roll, so loading never replays more than a segment.
-    await this.takeProducerSnapshot(newBaseOffset);
+    await this.snapshots.take(newBaseOffset, () => this.producers.serialize());
     const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() });
     this.segments = [...this.segments, seg];
     // Like Kafka's roll: flush the finished segment asynchronously, then move the recovery point.
@@ -557,26 +542,13 @@ export class PartitionLog {
         await old.flush();
         await this.epochs.flushIfDirty();
         if (this.allSyncedBelow(newBaseOffset) && this.flusher.advanceRecoveryPoint(newBaseOffset)) {
-          await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
+          await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
         }
       })
       .catch((err) => {
         this.markOffline(err, `flush of rolled segment ${old.baseOffset}`);
       });
     return seg;
-  }
-
-  /** Writes `<offset>.snapshot` (state after every batch below `offset`); keeps the newest few. */
-  private async takeProducerSnapshot(offset: number): Promise<void> {
-    if (this.snapshotOffsets[this.snapshotOffsets.length - 1] === offset) return;
-    await this.fs.writeFileAtomic(producerSnapshotFileName(this.dir, offset), this.producers.serialize());
-    this.snapshotOffsets = [...this.snapshotOffsets.filter((o) => o < offset), offset];
-    await this.deleteSnapshotsBelow(this.snapshotOffsets.length > 3 ? this.snapshotOffsets[this.snapshotOffsets.length - 3] : 0);
-  }
-
-  private async deleteSnapshotsBelow(offset: number): Promise<void> {
-    for (const o of this.snapshotOffsets.filter((x) => x < offset)) await this.fs.unlink(producerSnapshotFileName(this.dir, o)).catch(() => undefined);
-    this.snapshotOffsets = this.snapshotOffsets.filter((x) => x >= offset);
   }
 
   /** producer.id.expiration.ms: forgets producers idle that long without an open transaction. */
@@ -660,7 +632,7 @@ export class PartitionLog {
   private async advanceLogStart(target: number): Promise<number> {
     if (target <= this.startOffset) return this.startOffset;
     try {
-      await this.writeOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE, target);
+      await this.checkpoints.write(LOG_START_OFFSET_CHECKPOINT_FILE, target);
     } catch (err) {
       throw this.markOffline(err, 'log-start-offset-checkpoint');
     }
@@ -733,7 +705,7 @@ export class PartitionLog {
   /** Writes recovery-point-offset-checkpoint with the current recovery point (LogManager calls this periodically). */
   async checkpointRecoveryPoint(): Promise<void> {
     if (this.offlineError || this.closed) return;
-    await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.flusher.recoveryPoint);
+    await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, this.flusher.recoveryPoint);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -777,8 +749,8 @@ export class PartitionLog {
       if (healthy) {
         try {
           await this.flush();
-          await this.writeOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
-          await this.takeProducerSnapshot(this.endOffset);
+          await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
+          await this.snapshots.take(this.endOffset, () => this.producers.serialize());
         } catch {
           // Stays offline; no marker is written below.
         }

@@ -1,0 +1,48 @@
+/**
+ * Replication settings (Kafka's ReplicationConfigs: follower fetches, the ISR, replication
+ * quotas), merged into BROKER_SETTINGS; broker.ts and replication/ read them.
+ */
+import type { SettingSpec } from './settings.js';
+
+export const REPLICATION_SETTINGS = {
+  'replica.lag.time.max.ms': {
+    type: 'long', default: '30000', min: 1,
+    doc: 'A follower that has not caught up to the leader\'s log end for this long leaves the ISR (the leader shrinks it with a compare-and-set on the partition epoch).',
+  },
+  'replica.fetch.max.bytes': {
+    type: 'int', default: '1048576', min: 0,
+    doc: 'Bytes a follower asks for per partition in one fetch (at least one batch is returned).',
+  },
+  'replica.fetch.response.max.bytes': {
+    type: 'int', default: '10485760', min: 0,
+    doc: 'Bytes a follower asks for in one whole fetch response.',
+  },
+  'replica.fetch.min.bytes': {
+    type: 'int', default: '1',
+    doc: 'Bytes the leader waits for before answering a follower\'s fetch (up to replica.fetch.wait.max.ms).',
+  },
+  'replica.fetch.wait.max.ms': {
+    type: 'int', default: '500',
+    doc: 'How long the leader holds a follower\'s fetch that found too little data.',
+  },
+  'replica.fetch.backoff.ms': {
+    type: 'int', default: '1000', min: 0,
+    doc: 'Pause of a replica fetcher after a failed fetch.',
+  },
+  'replica.socket.timeout.ms': {
+    type: 'int', default: '30000',
+    doc: 'How long an inter-broker request (replica fetch, forwarded controller request) waits for its answer.',
+  },
+  'num.replica.fetchers': {
+    type: 'int', default: '1', min: 1,
+    doc: 'Fetcher connections per source broker (Samsa runs one).',
+  },
+  'replication.quota.window.num': {
+    type: 'int', default: '11', min: 1,
+    doc: 'Samples over which replication throttle rates (leader/follower.replication.throttled.rate) are measured.',
+  },
+  'replication.quota.window.size.seconds': {
+    type: 'int', default: '1', min: 1,
+    doc: 'Time span of each replication throttle sample.',
+  },
+} as const satisfies Record<string, SettingSpec>;
