@@ -7,7 +7,7 @@ export const SPEC_DIR = join(ROOT, 'protocol-specs');
 export const GENERATED_DIR = join(ROOT, 'src', 'protocol', 'generated');
 export const UPSTREAM_DIR = resolve(ROOT, '..', 'shared', 'kafka-protocol');
 
-const UPSTREAM_SUBDIRS = ['message', 'internal/group-coordinator', 'internal/transaction-coordinator'];
+const UPSTREAM_SUBDIRS = ['message', 'internal/group-coordinator', 'internal/transaction-coordinator', 'internal/share-coordinator'];
 
 /** Where the upstream schema of a message lives, or undefined. */
 export function upstreamPathFor(name: string): string | undefined {

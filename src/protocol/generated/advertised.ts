@@ -60,4 +60,11 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 68, name: 'ConsumerGroupHeartbeat', min: 0, max: 1, refuse: null },
   { apiKey: 69, name: 'ConsumerGroupDescribe', min: 0, max: 1, refuse: null },
   { apiKey: 75, name: 'DescribeTopicPartitions', min: 0, max: 0, refuse: null },
+  { apiKey: 76, name: 'ShareGroupHeartbeat', min: 1, max: 1, refuse: null },
+  { apiKey: 77, name: 'ShareGroupDescribe', min: 1, max: 1, refuse: null },
+  { apiKey: 78, name: 'ShareFetch', min: 1, max: 2, refuse: null },
+  { apiKey: 79, name: 'ShareAcknowledge', min: 1, max: 2, refuse: null },
+  { apiKey: 90, name: 'DescribeShareGroupOffsets', min: 0, max: 1, refuse: null },
+  { apiKey: 91, name: 'AlterShareGroupOffsets', min: 0, max: 0, refuse: null },
+  { apiKey: 92, name: 'DeleteShareGroupOffsets', min: 0, max: 0, refuse: null },
 ];

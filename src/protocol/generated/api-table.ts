@@ -100,6 +100,20 @@ import { readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest, ty
 import { readConsumerGroupDescribeResponse, writeConsumerGroupDescribeResponse, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe-response.js';
 import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './messages/describe-topic-partitions-request.js';
 import { readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions-response.js';
+import { readShareGroupHeartbeatRequest, writeShareGroupHeartbeatRequest, type ShareGroupHeartbeatRequest } from './messages/share-group-heartbeat-request.js';
+import { readShareGroupHeartbeatResponse, writeShareGroupHeartbeatResponse, type ShareGroupHeartbeatResponse } from './messages/share-group-heartbeat-response.js';
+import { readShareGroupDescribeRequest, writeShareGroupDescribeRequest, type ShareGroupDescribeRequest } from './messages/share-group-describe-request.js';
+import { readShareGroupDescribeResponse, writeShareGroupDescribeResponse, type ShareGroupDescribeResponse } from './messages/share-group-describe-response.js';
+import { readShareFetchRequest, writeShareFetchRequest, type ShareFetchRequest } from './messages/share-fetch-request.js';
+import { readShareFetchResponse, writeShareFetchResponse, type ShareFetchResponse } from './messages/share-fetch-response.js';
+import { readShareAcknowledgeRequest, writeShareAcknowledgeRequest, type ShareAcknowledgeRequest } from './messages/share-acknowledge-request.js';
+import { readShareAcknowledgeResponse, writeShareAcknowledgeResponse, type ShareAcknowledgeResponse } from './messages/share-acknowledge-response.js';
+import { readDescribeShareGroupOffsetsRequest, writeDescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsRequest } from './messages/describe-share-group-offsets-request.js';
+import { readDescribeShareGroupOffsetsResponse, writeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsResponse } from './messages/describe-share-group-offsets-response.js';
+import { readAlterShareGroupOffsetsRequest, writeAlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsRequest } from './messages/alter-share-group-offsets-request.js';
+import { readAlterShareGroupOffsetsResponse, writeAlterShareGroupOffsetsResponse, type AlterShareGroupOffsetsResponse } from './messages/alter-share-group-offsets-response.js';
+import { readDeleteShareGroupOffsetsRequest, writeDeleteShareGroupOffsetsRequest, type DeleteShareGroupOffsetsRequest } from './messages/delete-share-group-offsets-request.js';
+import { readDeleteShareGroupOffsetsResponse, writeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsResponse } from './messages/delete-share-group-offsets-response.js';
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
@@ -167,6 +181,13 @@ export const ApiKey = {
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
   DescribeTopicPartitions: 75,
+  ShareGroupHeartbeat: 76,
+  ShareGroupDescribe: 77,
+  ShareFetch: 78,
+  ShareAcknowledge: 79,
+  DescribeShareGroupOffsets: 90,
+  AlterShareGroupOffsets: 91,
+  DeleteShareGroupOffsets: 92,
 } as const;
 
 export interface ApiTypes {
@@ -220,6 +241,13 @@ export interface ApiTypes {
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse };
   69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse };
   75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse };
+  76: { request: ShareGroupHeartbeatRequest; response: ShareGroupHeartbeatResponse };
+  77: { request: ShareGroupDescribeRequest; response: ShareGroupDescribeResponse };
+  78: { request: ShareFetchRequest; response: ShareFetchResponse };
+  79: { request: ShareAcknowledgeRequest; response: ShareAcknowledgeResponse };
+  90: { request: DescribeShareGroupOffsetsRequest; response: DescribeShareGroupOffsetsResponse };
+  91: { request: AlterShareGroupOffsetsRequest; response: AlterShareGroupOffsetsResponse };
+  92: { request: DeleteShareGroupOffsetsRequest; response: DeleteShareGroupOffsetsResponse };
 }
 
 export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request'], ApiTypes[K]['response']> } = {
@@ -472,6 +500,41 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 75, name: 'DescribeTopicPartitions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
     readRequest: readDescribeTopicPartitionsRequest, writeRequest: writeDescribeTopicPartitionsRequest,
     readResponse: readDescribeTopicPartitionsResponse, writeResponse: writeDescribeTopicPartitionsResponse,
+  },
+  76: {
+    apiKey: 76, name: 'ShareGroupHeartbeat', minVersion: 1, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readShareGroupHeartbeatRequest, writeRequest: writeShareGroupHeartbeatRequest,
+    readResponse: readShareGroupHeartbeatResponse, writeResponse: writeShareGroupHeartbeatResponse,
+  },
+  77: {
+    apiKey: 77, name: 'ShareGroupDescribe', minVersion: 1, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readShareGroupDescribeRequest, writeRequest: writeShareGroupDescribeRequest,
+    readResponse: readShareGroupDescribeResponse, writeResponse: writeShareGroupDescribeResponse,
+  },
+  78: {
+    apiKey: 78, name: 'ShareFetch', minVersion: 1, maxVersion: 2, flexibleFrom: 0,
+    readRequest: readShareFetchRequest, writeRequest: writeShareFetchRequest,
+    readResponse: readShareFetchResponse, writeResponse: writeShareFetchResponse,
+  },
+  79: {
+    apiKey: 79, name: 'ShareAcknowledge', minVersion: 1, maxVersion: 2, flexibleFrom: 0,
+    readRequest: readShareAcknowledgeRequest, writeRequest: writeShareAcknowledgeRequest,
+    readResponse: readShareAcknowledgeResponse, writeResponse: writeShareAcknowledgeResponse,
+  },
+  90: {
+    apiKey: 90, name: 'DescribeShareGroupOffsets', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readDescribeShareGroupOffsetsRequest, writeRequest: writeDescribeShareGroupOffsetsRequest,
+    readResponse: readDescribeShareGroupOffsetsResponse, writeResponse: writeDescribeShareGroupOffsetsResponse,
+  },
+  91: {
+    apiKey: 91, name: 'AlterShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readAlterShareGroupOffsetsRequest, writeRequest: writeAlterShareGroupOffsetsRequest,
+    readResponse: readAlterShareGroupOffsetsResponse, writeResponse: writeAlterShareGroupOffsetsResponse,
+  },
+  92: {
+    apiKey: 92, name: 'DeleteShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readDeleteShareGroupOffsetsRequest, writeRequest: writeDeleteShareGroupOffsetsRequest,
+    readResponse: readDeleteShareGroupOffsetsResponse, writeResponse: writeDeleteShareGroupOffsetsResponse,
   },
 };
 
