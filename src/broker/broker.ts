@@ -31,6 +31,7 @@ import { validateTopicConfigs } from './topic-configs.js';
 import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
+import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
@@ -126,6 +127,8 @@ export class Broker {
   quotas!: ClientQuotaManager;
   /** Replication throttles (dynamic *.replication.throttled.rate); set by start(). */
   replicationQuotas!: ReplicationQuotas;
+  /** Group configs on GROUP resources (consumer.*, share.*, streams.*), from the metadata; set by start(). */
+  groupConfigs!: GroupConfigManager;
   private server: SocketServer | null = null;
   /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
   readonly metrics: BrokerMetrics;
@@ -195,6 +198,7 @@ export class Broker {
     broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.cache);
     broker.quotas = new ClientQuotaManager(broker.cache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
     broker.quotas.mutationBurstSeconds = Number(opts.config['controller.quota.window.num']) * Number(opts.config['controller.quota.window.size.seconds']);
+    broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.cache);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = GroupCoordinator.forBroker(broker);
     await broker.groupCoordinator.startup();
@@ -585,6 +589,18 @@ export class Broker {
     await this.cluster.store.alterBrokerConfigs(key, configs, fence);
     const want = JSON.stringify(configs);
     await this.awaitMetadata((c) => JSON.stringify(c.brokerConfigs.get(key) ?? {}) === want, `broker configs ${key} in the metadata cache`);
+  }
+
+  /**
+   * Replaces a group's config overrides in the metadata store (fenced like topic configs; the
+   * group need not exist) and waits for this broker's cache.
+   */
+  async setGroupConfigs(groupId: string, configs: Record<string, string>): Promise<void> {
+    const controllerEpoch = this.cluster.controller.controllerEpoch;
+    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
+    await this.cluster.store.alterGroupConfigs(groupId, configs, fence);
+    const want = JSON.stringify(configs);
+    await this.awaitMetadata((c) => JSON.stringify(c.groupConfigs.get(groupId) ?? {}) === want, `group configs of ${groupId} in the metadata cache`);
   }
 
   /**

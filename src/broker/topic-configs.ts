@@ -18,6 +18,7 @@ import { checkViewAlter } from '../views/views.js';
 import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
 import { DYNAMIC_BROKER_CONFIG_NAMES } from '../replication/replication-quota.js';
+import { validateGroupConfigs, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 
 /**
  * Validates topic config overrides; returns the same map without nulls (there are none when it
@@ -154,6 +155,10 @@ export interface ConfigAlterTarget {
   dynamicBrokerConfigs?(key: string): Readonly<Record<string, string>>;
   /** Replaces them (written to the metadata store, awaited until this broker's cache shows them). */
   setBrokerConfigs?(key: string, configs: Record<string, string>): Promise<void>;
+  /** A group's config overrides and the broker settings bounding them (absent: GROUP resources unsupported). */
+  readonly groupConfigs?: { overrides(groupId: string): Readonly<Record<string, string>>; readonly broker: GroupConfigBroker };
+  /** Replaces a group's overrides (written to the metadata store, awaited until this broker's cache shows them). */
+  setGroupConfigs?(groupId: string, configs: Record<string, string>): Promise<void>;
 }
 
 /**
@@ -174,7 +179,12 @@ export interface ConfigAlterTarget {
  *   default. The dynamic broker configs are the replication throttle rates (brokerConfigAlter):
  *   setting any other key is INVALID_REQUEST "Cannot update these configs dynamically: [a, b]",
  *   Kafka's answer for a broker config that is not dynamically updatable; deleting one is a no-op;
- * - BROKER_LOGGER (incremental), CLIENT_METRICS, GROUP: INVALID_REQUEST "Resource type X is not
+ * - GROUP: "" → INVALID_REQUEST "Default group resources are not allowed."; the new override set
+ *   (legacy: exactly the listed configs; incremental: SET / DELETE applied to the current ones,
+ *   DELETE of a name not set a no-op; APPEND / SUBTRACT INVALID_CONFIG "Can't APPEND to key K
+ *   because its type is not LIST." for every group config, as Kafka 4.4 answers) is validated
+ *   (group-configs.ts validateGroupConfigs: INVALID_CONFIG); the group need not exist;
+ * - BROKER_LOGGER (incremental), CLIENT_METRICS: INVALID_REQUEST "Resource type X is not
  *   supported by this broker" (Kafka serves them; Samsa has none); any other type (and
  *   BROKER_LOGGER in legacy AlterConfigs, as in Kafka): INVALID_REQUEST "Unknown resource type N".
  */
@@ -236,6 +246,29 @@ async function alterBrokerConfigs(broker: ConfigAlterTarget, r: AlterResourceReq
   await broker.setBrokerConfigs(key, next);
 }
 
+/** One GROUP resource (Kafka's ConfigurationControlManager with GroupConfig.validate). */
+async function alterGroupConfigs(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
+  const groups = broker.groupConfigs!;
+  if (r.resourceName === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Default group resources are not allowed.');
+  const current = groups.overrides(r.resourceName);
+  const next: Record<string, string> = opts.incremental ? { ...current } : {};
+  for (const c of r.configs) {
+    const op = opts.incremental ? c.configOperation : OpType.SET;
+    if (op === OpType.SET) next[c.name] = c.value as string;
+    else if (op === OpType.DELETE) delete next[c.name];
+    else if (op === OpType.APPEND || op === OpType.SUBTRACT) {
+      // Kafka 4.4 finds no list type among group configs here (its broker-side type lookup).
+      throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Can't ${OP_NAMES[op]} to key ${c.name} because its type is not LIST.`);
+    } else {
+      throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
+    }
+  }
+  validateGroupConfigs(next, groups.broker);
+  if (opts.validateOnly || !broker.setGroupConfigs) return;
+  if (JSON.stringify(next) === JSON.stringify(current)) return;
+  await broker.setGroupConfigs(r.resourceName, next);
+}
+
 async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
   const names = new Set<string>();
   for (const c of r.configs) {
@@ -280,9 +313,14 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
       await alterBrokerConfigs(broker, r, opts);
       return;
     }
+    case ResourceType.GROUP:
+      if (broker.groupConfigs) {
+        await alterGroupConfigs(broker, r, opts);
+        return;
+      }
+      throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Resource type ${resourceTypeName(r.resourceType)} is not supported by this broker`);
     case ResourceType.BROKER_LOGGER:
     case ResourceType.CLIENT_METRICS:
-    case ResourceType.GROUP:
       if (r.resourceType !== ResourceType.BROKER_LOGGER || opts.incremental) {
         throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Resource type ${resourceTypeName(r.resourceType)} is not supported by this broker`);
       }

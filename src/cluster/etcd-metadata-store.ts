@@ -11,6 +11,7 @@
  *   acls/<id>                     one ACL (AclBinding JSON; Kafka's AccessControlEntryRecord)
  *   quotas/<entity key>           one client-quota entity's quotas (URI-encoded quotaEntityKey)
  *   brokerConfigs/<id|<default>>  one broker's (or the cluster default's) dynamic configs (name → value JSON)
+ *   groupConfigs/<group id>       one group's config overrides (URI-encoded group id; name → value JSON)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -56,6 +57,7 @@ const K = {
   acl: (id: string) => `acls/${id}`,
   quota: (key: string) => `quotas/${encodeURIComponent(key)}`,
   brokerConfigs: (key: string) => `brokerConfigs/${key}`,
+  groupConfigs: (groupId: string) => `groupConfigs/${encodeURIComponent(groupId)}`,
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -93,6 +95,8 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   if (m) return { kind: 'quota', revision, key: decodeURIComponent(m[1]), value: deleted ? null : json() };
   m = /^brokerConfigs\/(.+)$/.exec(key);
   if (m) return { kind: 'brokerConfig', revision, key: m[1], value: deleted ? null : json() };
+  m = /^groupConfigs\/(.+)$/.exec(key);
+  if (m) return { kind: 'groupConfig', revision, groupId: decodeURIComponent(m[1]), value: deleted ? null : json() };
   return null;
 }
 
@@ -164,6 +168,7 @@ export class EtcdMetadataStore implements MetadataStore {
       acls: new Map(),
       quotas: new Map(),
       brokerConfigs: new Map(),
+      groupConfigs: new Map(),
     };
     for (const kv of res.kvs) {
       const relative = { ...kv, key: this.unprefix(kv.key) };
@@ -441,6 +446,16 @@ export class EtcdMetadataStore implements MetadataStore {
     if (!res.succeeded) {
       await this.throwIfFenced(fence);
       throw new Error('broker config change was not applied');
+    }
+  }
+
+  async alterGroupConfigs(groupId: string, configs: Record<string, string> | null, fence?: Fence): Promise<void> {
+    const empty = !configs || Object.keys(configs).length === 0;
+    const op = empty ? this.ns.delete().key(K.groupConfigs(groupId)) : this.ns.put(K.groupConfigs(groupId)).value(JSON.stringify(configs));
+    const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(op).commit();
+    if (!res.succeeded) {
+      await this.throwIfFenced(fence);
+      throw new Error('group config change was not applied');
     }
   }
 

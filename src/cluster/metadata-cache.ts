@@ -145,6 +145,11 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
     return this.image.brokerConfigs;
   }
 
+  /** Group config overrides by group id (groups need not exist). */
+  get groupConfigs(): ReadonlyMap<string, Readonly<Record<string, string>>> {
+    return this.image.groupConfigs;
+  }
+
   partition(topicId: string, index: number): PartitionState | undefined {
     return this.topicById(topicId) ? this.image.partitions.get(topicId)?.get(index) : undefined;
   }

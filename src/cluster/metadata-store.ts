@@ -128,6 +128,12 @@ export interface MetadataImage {
    * DEFAULT_BROKER_CONFIGS for the cluster-wide default (Kafka's `<default>`); name → value.
    */
   brokerConfigs: Map<string, Record<string, string>>;
+  /**
+   * Group configs [ConfigRecord, resource type GROUP] by group id: the overrides set with
+   * IncrementalAlterConfigs / AlterConfigs on GROUP resources (group-configs.ts), name → value.
+   * A group need not exist to have them.
+   */
+  groupConfigs: Map<string, Record<string, string>>;
 }
 
 /** The key of the cluster-wide dynamic broker config defaults (resource name "" on the wire). */
@@ -148,7 +154,8 @@ export type MetadataEvent =
   | { kind: 'partition'; revision: number; topicId: string; partition: number; value: PartitionState | null }
   | { kind: 'acl'; revision: number; id: string; value: AclBinding | null }
   | { kind: 'quota'; revision: number; key: string; value: ClientQuotaRecord | null }
-  | { kind: 'brokerConfig'; revision: number; key: string; value: Record<string, string> | null };
+  | { kind: 'brokerConfig'; revision: number; key: string; value: Record<string, string> | null }
+  | { kind: 'groupConfig'; revision: number; groupId: string; value: Record<string, string> | null };
 
 export interface MetadataWatch {
   cancel(): Promise<void>;
@@ -211,6 +218,8 @@ export interface MetadataStore {
    * DEFAULT_BROKER_CONFIGS.
    */
   alterBrokerConfigs(key: string, configs: Record<string, string> | null, fence?: Fence): Promise<void>;
+  /** Replaces (or, with null or an empty record, removes) the config overrides of one group id. */
+  alterGroupConfigs(groupId: string, configs: Record<string, string> | null, fence?: Fence): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -308,6 +317,10 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
       if (ev.value) image.brokerConfigs.set(ev.key, ev.value);
       else image.brokerConfigs.delete(ev.key);
       break;
+    case 'groupConfig':
+      if (ev.value) image.groupConfigs.set(ev.groupId, ev.value);
+      else image.groupConfigs.delete(ev.groupId);
+      break;
   }
 }
 
@@ -325,6 +338,7 @@ interface LocalFileV2 {
   acls?: { id: string; acl: AclBinding }[];
   quotas?: ClientQuotaRecord[];
   brokerConfigs?: { key: string; configs: Record<string, string> }[];
+  groupConfigs?: { groupId: string; configs: Record<string, string> }[];
 }
 
 /**
@@ -350,6 +364,7 @@ export class LocalMetadataStore implements MetadataStore {
   private readonly acls = new Map<string, AclBinding>();
   private readonly quotas = new Map<string, ClientQuotaRecord>();
   private readonly brokerConfigs = new Map<string, Record<string, string>>();
+  private readonly groupConfigs = new Map<string, Record<string, string>>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
   private readonly history: MetadataEvent[][] = [];
   private readonly watchers = new Set<(events: MetadataEvent[]) => void>();
@@ -369,6 +384,7 @@ export class LocalMetadataStore implements MetadataStore {
     for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
     for (const q of data.quotas ?? []) this.quotas.set(quotaEntityKey(q.entity), cloneQuota(q));
     for (const b of data.brokerConfigs ?? []) this.brokerConfigs.set(b.key, { ...b.configs });
+    for (const g of data.groupConfigs ?? []) this.groupConfigs.set(g.groupId, { ...g.configs });
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
       for (const p of data.partitions ?? []) this.partitionMap(p.topicId).set(p.partition, clonePartitionState(p));
@@ -398,6 +414,7 @@ export class LocalMetadataStore implements MetadataStore {
       acls: [...this.acls].map(([id, acl]) => ({ id, acl })),
       quotas: [...this.quotas.values()],
       brokerConfigs: [...this.brokerConfigs].map(([key, configs]) => ({ key, configs })),
+      groupConfigs: [...this.groupConfigs].map(([groupId, configs]) => ({ groupId, configs })),
     };
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 1));
@@ -457,6 +474,7 @@ export class LocalMetadataStore implements MetadataStore {
       acls: new Map([...this.acls].map(([id, a]) => [id, { ...a }])),
       quotas: new Map([...this.quotas].map(([k, q]) => [k, cloneQuota(q)])),
       brokerConfigs: new Map([...this.brokerConfigs].map(([k, c]) => [k, { ...c }])),
+      groupConfigs: new Map([...this.groupConfigs].map(([g, c]) => [g, { ...c }])),
     };
   }
 
@@ -680,6 +698,17 @@ export class LocalMetadataStore implements MetadataStore {
       if (next) this.brokerConfigs.set(key, next);
       else this.brokerConfigs.delete(key);
       return [{ kind: 'brokerConfig', revision, key, value: next ? { ...next } : null }];
+    }, true);
+  }
+
+  async alterGroupConfigs(groupId: string, configs: Record<string, string> | null, fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    const next = configs && Object.keys(configs).length > 0 ? { ...configs } : null;
+    if (!next && !this.groupConfigs.has(groupId)) return;
+    this.commit((revision) => {
+      if (next) this.groupConfigs.set(groupId, next);
+      else this.groupConfigs.delete(groupId);
+      return [{ kind: 'groupConfig', revision, groupId, value: next ? { ...next } : null }];
     }, true);
   }
 

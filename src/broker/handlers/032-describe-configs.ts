@@ -16,8 +16,12 @@
  *   gives the cluster-wide dynamic defaults that are set. A
  *   name that is not an integer: INVALID_REQUEST "Broker id must be an integer, but it is: X";
  *   another id: INVALID_REQUEST "Unexpected broker id, expected N or empty string, but received X".
- * - Other resource types (BROKER_LOGGER, CLIENT_METRICS, GROUP, unknown): INVALID_REQUEST
- *   "Unsupported resource type: NAME" (Kafka serves the first three; Samsa has none of them).
+ * - GROUP (32): every group config of Kafka 4.4 (coordinator/group/group-configs.ts
+ *   describeGroupConfigs) whether the group exists or not: overrides DYNAMIC_GROUP_CONFIG (8), the
+ *   rest the broker setting they default to (its source) or their own default (DEFAULT_CONFIG);
+ *   internal ones only where set. Name "": INVALID_REQUEST "Group name must not be empty".
+ * - Other resource types (BROKER_LOGGER, CLIENT_METRICS, unknown): INVALID_REQUEST
+ *   "Unsupported resource type: NAME" (Kafka serves the first two; Samsa has neither).
  * - configuration_keys: null or empty = all; unknown names are silently left out.
  * - Synonyms only with include_synonyms (v1+), highest priority first; documentation only with
  *   include_documentation (v3+), else null. Entries are sorted by name.
@@ -91,6 +95,9 @@ function configsOf(broker: Broker, resource: DescribeConfigsResource): ConfigEnt
       if (dynamic.length === 0) return all;
       return [...all.filter((e) => !DYNAMIC_BROKER_CONFIG_NAMES.includes(e.name)), ...dynamic].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }
+    case ResourceType.GROUP:
+      if (resource.resourceName === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Group name must not be empty');
+      return broker.groupConfigs.describe(resource.resourceName);
     default:
       throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unsupported resource type: ${resourceTypeName(resource.resourceType)}`);
   }

@@ -19,8 +19,10 @@
  *   cannot change at runtime. A non-empty name must be this node's
  *   id ("Node id must be an integer, but it is: X" / "Unexpected broker id, expected N, but
  *   received X").
+ * - GROUP: the listed configs replace the group's whole override set, validated as in
+ *   IncrementalAlterConfigs (Kafka 4.4 accepts legacy AlterConfigs on groups too).
  * - Other types: INVALID_REQUEST ("Unknown resource type N", or "Resource type X is not supported
- *   by this broker" for CLIENT_METRICS / GROUP).
+ *   by this broker" for CLIENT_METRICS).
  * - validate_only: every check, nothing applied. Results in request order.
  * Version notes: v1 same as v0; v2 flexible.
  */

@@ -18,9 +18,16 @@
  *   the replication throttle rates (topic-configs.ts alterBrokerConfigs); APPEND / SUBTRACT on them
  *   INVALID_CONFIG "Unknown config name: K"; setting any other key INVALID_REQUEST "Cannot update
  *   these configs dynamically: [...]", deleting one a no-op. A non-empty name must be this node's id.
- * - BROKER_LOGGER / CLIENT_METRICS / GROUP: INVALID_REQUEST "Resource type X is not supported by
- *   this broker" (Kafka serves them: log4j levels, KIP-714 and KIP-848 group configs). Unknown
- *   types: INVALID_REQUEST "Unknown resource type N".
+ * - GROUP (KIP-848 group configs; the group need not exist): SET / DELETE of group configs, the
+ *   whole resulting set validated as Kafka 4.4's GroupConfig.validate does (INVALID_CONFIG "Unknown
+ *   group config name: K", "Invalid value V for configuration K: ...", "K must be in the range MIN
+ *   to MAX inclusive." against the broker's group.consumer.* / group.share.* / group.streams.*
+ *   bounds); APPEND / SUBTRACT INVALID_CONFIG "Can't APPEND to key K because its type is not
+ *   LIST."; "" INVALID_REQUEST "Default group resources are not allowed.". Stored in the cluster
+ *   metadata (every broker sees them; they survive restarts).
+ * - BROKER_LOGGER / CLIENT_METRICS: INVALID_REQUEST "Resource type X is not supported by this
+ *   broker" (Kafka serves them: log4j levels, KIP-714). Unknown types: INVALID_REQUEST "Unknown
+ *   resource type N".
  * - validate_only: every check, nothing applied. Results in request order.
  * Version notes: v1 flexible.
  */

@@ -39,6 +39,7 @@ import type { GroupCoordinatorRecord } from './records.js';
 import { compileTopicRegex } from './topic-regex.js';
 import { ClassicMembersOfConsumerGroups } from './consumer-group-classic.js';
 import type { TopicView } from './topic-view.js';
+import type { GroupConfigLookup } from './group-configs.js';
 import { randomBytes } from 'node:crypto';
 
 type Rec = GroupCoordinatorRecord;
@@ -82,6 +83,7 @@ export class ConsumerGroupManager {
     private readonly config: GroupConfig,
     private readonly classic: GroupMetadataManager,
     private readonly topics: TopicView,
+    private readonly groupConfigs?: GroupConfigLookup,
   ) {
     this.assignors = assignorsFrom(config.consumer.assignors);
     this.mixed = new ClassicMembersOfConsumerGroups(this, topics);
@@ -163,7 +165,6 @@ export class ConsumerGroupManager {
   private regularHeartbeat(hc: HeartbeatContext, req: ConsumerGroupHeartbeatRequest): CoordinatorResult<Response, Rec> {
     const records: Rec[] = [];
     const group = this.groupFor(req.groupId, req.memberEpoch === 0, records);
-    const cg = this.config.consumer;
     const memberId = req.memberId !== '' ? req.memberId : newMemberId();
 
     // The member, and the records replacing a static member's previous incarnation.
@@ -245,7 +246,7 @@ export class ConsumerGroupManager {
         return {
           throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null,
           memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
-          heartbeatIntervalMs: cg.heartbeatIntervalMs,
+          heartbeatIntervalMs: this.heartbeatIntervalMs(groupId),
           assignment: sendAssignment ? { topicPartitions: toTopicPartitions(reconciled.assigned) } : null,
         };
       },
@@ -300,7 +301,7 @@ export class ConsumerGroupManager {
     // Assignment batching (Kafka 4.4, group.consumer.assignment.interval.ms): within the interval
     // after the last target, the members reconcile towards the current one; the next heartbeat
     // after the interval computes the new one (the group shows Assigning meanwhile).
-    const due = this.ctx.now() - group.lastAssignmentMs >= this.config.consumer.assignmentIntervalMs;
+    const due = this.ctx.now() - group.lastAssignmentMs >= this.assignmentIntervalMs(group.groupId);
     if (groupEpoch > assignmentEpoch && due) {
       const next = this.computeTarget(members, metadata, target);
       for (const [id, a] of next) {
@@ -508,8 +509,26 @@ export class ConsumerGroupManager {
   /** A classic member's session timeout is its own (JoinGroup), a consumer-protocol member's the group's. */
   armSession(groupId: string, memberId: string, classicSessionTimeoutMs?: number): void {
     const classic = classicSessionTimeoutMs ?? this.groups.get(groupId)?.members.get(memberId)?.classic?.sessionTimeoutMs;
-    this.ctx.schedule(sessionKey(groupId, memberId), classic ?? this.config.consumer.sessionTimeoutMs,
+    this.ctx.schedule(sessionKey(groupId, memberId), classic ?? this.sessionTimeoutMs(groupId),
       () => this.fenceByTimer(groupId, memberId, 'session timeout', () => true));
+  }
+
+  /**
+   * The group's consumer.session.timeout.ms / consumer.heartbeat.interval.ms /
+   * consumer.assignment.interval.ms (GROUP resource configs), else the broker's group.consumer.*
+   * settings; read at every heartbeat, so a change applies from a member's next heartbeat (Kafka's
+   * consumerGroupSessionTimeoutMs(groupId) and friends).
+   */
+  sessionTimeoutMs(groupId: string): number {
+    return this.groupConfigs ? this.groupConfigs.resolve(groupId)['consumer.session.timeout.ms'] : this.config.consumer.sessionTimeoutMs;
+  }
+
+  heartbeatIntervalMs(groupId: string): number {
+    return this.groupConfigs ? this.groupConfigs.resolve(groupId)['consumer.heartbeat.interval.ms'] : this.config.consumer.heartbeatIntervalMs;
+  }
+
+  assignmentIntervalMs(groupId: string): number {
+    return this.groupConfigs ? this.groupConfigs.resolve(groupId)['consumer.assignment.interval.ms'] : this.config.consumer.assignmentIntervalMs;
   }
 
   cancelTimers(groupId: string, memberId: string): void {

@@ -25,6 +25,7 @@ import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog, typ
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
 import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
 import { groupConfigFrom, type GroupConfig } from './group-config.js';
+import type { GroupConfigLookup } from './group-configs.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from './group-metadata-manager.js';
@@ -125,6 +126,8 @@ export interface GroupCoordinatorOptions {
   topic: OffsetsTopic;
   /** Topic ids, names and partition counts (consumer groups); absent: no topics. */
   topics?: TopicView;
+  /** Per-group configs (GROUP resources); absent: the broker's group.consumer.* settings for every group. */
+  groupConfigs?: GroupConfigLookup;
 }
 
 /** The consumer groups' view of the broker's topics (internal ones included, regexes skip them). */
@@ -159,7 +162,7 @@ export class GroupCoordinator {
       clock: opts.clock,
       logger: opts.logger,
       serde: groupRecordSerde,
-      newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config, opts.topics),
+      newShard: (ctx) => new GroupCoordinatorShard(ctx, opts.config, opts.topics, opts.groupConfigs),
     });
     const topic = opts.topic;
     this.leadership = new CoordinatorLeadership(this.runtime, {
@@ -170,7 +173,9 @@ export class GroupCoordinator {
 
   static forBroker(broker: Broker): GroupCoordinator {
     const config = groupConfigFrom(broker.rawConfig);
-    return new GroupCoordinator({ clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker) });
+    return new GroupCoordinator({
+      clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker), groupConfigs: broker.groupConfigs,
+    });
   }
 
   get config(): GroupConfig {

@@ -15,6 +15,7 @@ import { ConsumerGroupManager } from './consumer-group-manager.js';
 import { ConsumerGroupQueries } from './consumer-group-queries.js';
 import { isConsumerGroupRecord } from './consumer-group-records.js';
 import { NO_TOPICS, type TopicView } from './topic-view.js';
+import type { GroupConfigLookup } from './group-configs.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -26,10 +27,10 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   readonly consumer: ConsumerGroupManager;
   readonly consumerQueries: ConsumerGroupQueries;
 
-  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, topics: TopicView = NO_TOPICS) {
+  constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, topics: TopicView = NO_TOPICS, groupConfigs?: GroupConfigLookup) {
     this.groups = new GroupMetadataManager(ctx, config);
     this.offsets = new OffsetMetadataManager(ctx, config, this.groups);
-    this.consumer = new ConsumerGroupManager(ctx, config, this.groups, topics);
+    this.consumer = new ConsumerGroupManager(ctx, config, this.groups, topics, groupConfigs);
     this.consumerQueries = new ConsumerGroupQueries(this.consumer, topics, (id) => this.groups.groups.has(id));
     this.offsets.consumerGroups = this.consumerQueries;
   }
