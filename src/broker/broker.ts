@@ -31,6 +31,7 @@ import { validateTopicConfigs } from './topic-configs.js';
 import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
+import { PartitionRetirementTask } from './partition-retirement-task.js';
 import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
@@ -129,6 +130,8 @@ export class Broker {
   replicationQuotas!: ReplicationQuotas;
   /** Group configs on GROUP resources (consumer.*, share.*, streams.*), from the metadata; set by start(). */
   groupConfigs!: GroupConfigManager;
+  /** Deletes drained retired partitions while this broker is the controller; set by start(). */
+  retirement: PartitionRetirementTask | null = null;
   private server: SocketServer | null = null;
   /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
   readonly metrics: BrokerMetrics;
@@ -207,6 +210,9 @@ export class Broker {
     // Schedule topics (src/schedule/): a scheduler per led partition of each.
     broker.scheduler = new ScheduleManager(broker, fs);
     broker.scheduler.start();
+    // Partition retirement (cluster/partition-retirement.ts): the controller deletes drained retired partitions.
+    broker.retirement = new PartitionRetirementTask(broker, settings.retentionCheckIntervalMs);
+    broker.retirement.start();
     // Coordinators follow the leadership of their internal partitions (onElection / onResignation).
     broker.replicaManager.on('leadershipChange', (p) => {
       if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
@@ -677,6 +683,7 @@ export class Broker {
       if (moved > 0) this.log.info(`controlled shutdown: ${moved} leadership(s) moved to other brokers`);
     }
     this.stopController.abort();
+    this.retirement?.stop();
     await this.scheduler?.stop();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();

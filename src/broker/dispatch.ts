@@ -19,6 +19,7 @@ import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
+import { noteClientRole } from '../cluster/partition-retirement.js';
 import type { Logger } from '../logger.js';
 import { countResponseErrors, type BrokerMetrics, type RequestStats } from '../http/metrics/broker-metrics.js';
 import type { ProduceRequest } from '../protocol/generated/messages/produce-request.js';
@@ -141,6 +142,7 @@ export class Dispatcher {
       this.log.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
     }
     const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
+    if (ctx.clientRole) noteClientRole(ctx.clientRole, h.apiKey);
     const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
 
     let response: unknown;

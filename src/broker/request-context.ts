@@ -1,6 +1,7 @@
 import type { Broker } from './broker.js';
 import type { ReadBuffers } from '../network/read-slabs.js';
 import type { SaslSession } from '../security/sasl/authenticator.js';
+import type { ClientRole } from '../cluster/partition-retirement.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
@@ -31,4 +32,10 @@ export interface RequestContext {
    * written; see network/read-slabs.ts). Absent: plain allocations.
    */
   readBuffers?: ReadBuffers;
+  /**
+   * What this connection has asked for so far (producer or consumer requests), kept per
+   * connection: Metadata hides retired partitions' leaders from producers only
+   * (cluster/partition-retirement.ts). Absent outside connections (in-process calls).
+   */
+  clientRole?: ClientRole;
 }

@@ -13,6 +13,7 @@ import { readConsumerProtocolAssignment } from '../protocol/generated/messages/c
 import { buildRecordBatch, decodeRecordBatch, type RecordHeader, type RecordInput } from '../protocol/records/record.js';
 import type { CompressionName } from '../protocol/records/record-batch.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
+import { PARTITIONS_KEEP, retirementProblem } from '../cluster/partition-retirement.js';
 
 export interface Io {
   out: (s: string) => void;
@@ -78,11 +79,14 @@ export const TOPICS_HELP = `usage: samsa topics <list|create|describe|delete> [o
   samsa topics create NAME [--partitions N] [--replication-factor N] [--config key=value ...] [--if-not-exists]
   samsa topics describe [NAME ...]                   partitions, leaders, offsets and config overrides
   samsa topics delete NAME ...
+  samsa topics retire-partitions NAME --keep N       partitions N.. become read-only; each is deleted once
+                                                     retention emptied it and every group committed past it
+                                                     (--keep equal to the partition count cancels what is left)
 options: --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP)
 `;
 
 export async function topicsCommand(argv: string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { ...COMMON, partitions: { value: true, alias: 'p' }, 'replication-factor': { value: true, alias: 'r' }, config: { value: true, repeat: true, alias: 'c' }, 'if-not-exists': {}, 'if-exists': {} });
+  const p = parseArgs(argv, { ...COMMON, keep: { value: true }, partitions: { value: true, alias: 'p' }, 'replication-factor': { value: true, alias: 'r' }, config: { value: true, repeat: true, alias: 'c' }, 'if-not-exists': {}, 'if-exists': {} });
   const [sub, ...names] = p.positionals;
   if (bool(p, 'help') || !sub) { io.out(TOPICS_HELP); return sub || bool(p, 'help') ? 0 : 2; }
   switch (sub) {
@@ -142,9 +146,38 @@ export async function topicsCommand(argv: string[], io: Io): Promise<number> {
         }
         return failed ? 1 : 0;
       });
+    case 'retire-partitions': {
+      if (names.length !== 1) throw new UsageError('topics retire-partitions needs exactly one topic name');
+      const keep = intFlag(p, 'keep');
+      if (keep === undefined) throw new UsageError('topics retire-partitions needs --keep N');
+      return withClient(p, (c) => retirePartitions(c, names[0]!, keep, io));
+    }
     default:
-      throw new UsageError(`unknown topics command '${sub}' (list, create, describe, delete)`);
+      throw new UsageError(`unknown topics command '${sub}' (list, create, describe, delete, retire-partitions)`);
   }
+}
+
+/**
+ * Partition retirement (cluster/partition-retirement.ts): sets samsa.partitions.keep with
+ * IncrementalAlterConfigs; --keep at the partition count removes it (nothing retired any more).
+ */
+async function retirePartitions(c: KafkaClient, topic: string, keep: number, io: Io): Promise<number> {
+  const md = await metadata(c, [topic]);
+  const t = md.topics[0];
+  if (!t || t.errorCode !== ErrorCode.NONE) throw new KafkaError(t?.errorCode ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `topic ${topic}`);
+  const count = t.partitions.length;
+  const cancel = keep === count;
+  const problem = cancel ? null : retirementProblem({ name: topic, partitions: count, isInternal: t.isInternal }, keep);
+  if (problem) throw new UsageError(problem);
+  const res = await c.request(44, {
+    resources: [{ resourceType: 2, resourceName: topic, configs: [{ name: PARTITIONS_KEEP, configOperation: cancel ? 1 : 0, value: cancel ? null : String(keep) }] }],
+    validateOnly: false,
+  });
+  for (const r of res.responses) check(r.errorCode, r.errorMessage);
+  io.err(cancel
+    ? `${topic}: no partition is retired any more\n`
+    : `${topic}: partitions ${keep}-${count - 1} retired: read-only, deleted once retention has emptied them and every group has committed past their end\n`);
+  return 0;
 }
 
 // ---------------------------------------------------------------------------------------------

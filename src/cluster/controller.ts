@@ -29,6 +29,7 @@ import { brokerLossChange, initialPartitionState } from './partition-state.js';
 import { imbalanced, preferredElection, uncleanElection } from './leader-election.js';
 import { checkManualAssignment, checkReplicaList, checkReplicationFactor, placeReplicas } from './replica-placement.js';
 import { cancelReassignment, completedReassignment, isReassigning, startReassignment } from './reassignment.js';
+import { PARTITIONS_KEEP, retiredFrom } from './partition-retirement.js';
 
 export interface ControllerConfig {
   /** default.replication.factor (CreateTopics with replication_factor -1, auto-created topics). */
@@ -456,6 +457,9 @@ export class Controller extends EventEmitter<ControllerEvents> {
     if (totalCount <= topic.partitions) {
       throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${topic.partitions} partitions, which is higher than the requested ${totalCount}.`);
     }
+    if (retiredFrom(topic) < topic.partitions) {
+      throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic '${name}' has retired partitions ${retiredFrom(topic)}-${topic.partitions - 1} (${PARTITIONS_KEEP}) that are not deleted yet; add partitions once they are gone, or remove ${PARTITIONS_KEEP} to keep them.`);
+    }
     const count = totalCount - topic.partitions;
     if (assignments && assignments.length > 0 && assignments.length !== count) {
       throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${count} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
@@ -465,6 +469,20 @@ export class Controller extends EventEmitter<ControllerEvents> {
     const added = replicaLists.map((r, i) => initialPartitionState(topic.topicId, topic.partitions + i, r, isAlive));
     if (!validateOnly) await this.opts.store.createPartitions(name, topic.partitions, added, fence);
     return added;
+  }
+
+  /**
+   * Partition retirement (partition-retirement.ts): deletes the drained partitions `remaining..`
+   * of a topic that had `expectedCount`; `samsa.partitions.keep` goes with the last of them.
+   */
+  async removeRetiredPartitions(name: string, expectedCount: number, remaining: number): Promise<void> {
+    const fence = this.fence;
+    const topic = this.opts.cache.topic(name);
+    if (!topic) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    if (remaining < retiredFrom(topic)) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Partitions below ${retiredFrom(topic)} of '${name}' are not retired.`);
+    const configs = { ...topic.configs };
+    if (remaining <= retiredFrom(topic)) delete configs[PARTITIONS_KEEP];
+    await this.opts.store.removePartitions(name, expectedCount, remaining, configs, fence);
   }
 
   async deleteTopic(name: string): Promise<TopicRecord> {

@@ -364,6 +364,23 @@ export class EtcdMetadataStore implements MetadataStore {
     return this.deleteTopic(name, fence); // the topic changed in between: look again
   }
 
+  async removePartitions(name: string, expectedCount: number, remaining: number, configs: Record<string, string>, fence?: Fence): Promise<void> {
+    const read = await this.readTopic(name);
+    if (!read) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    if (read.topic.partitions !== expectedCount || remaining < 1 || remaining >= expectedCount) {
+      throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic '${name}' has ${read.topic.partitions} partitions, not ${expectedCount}, or ${remaining} is not fewer.`);
+    }
+    const next: TopicRecord = { ...read.topic, partitions: remaining, configs: { ...configs } };
+    const deletes = [];
+    for (let i = remaining; i < expectedCount; i++) deletes.push(this.ns.delete().key(K.partition(read.topic.topicId, i)));
+    const res = await this.withFence(this.txn(K.topic(name), 'Mod', '==', read.modRevision), fence)
+      .then(this.ns.put(K.topic(name)).value(JSON.stringify(next)), ...deletes)
+      .commit();
+    if (res.succeeded) return;
+    await this.throwIfFenced(fence);
+    throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic '${name}' changed while its partitions were being removed; retry.`);
+  }
+
   async alterTopicConfigs(name: string, configs: Record<string, string>, fence?: Fence): Promise<void> {
     for (;;) {
       const read = await this.readTopic(name);

@@ -204,6 +204,11 @@ export interface MetadataStore {
   /** Adds partitions `expectedCount..`; INVALID_PARTITIONS if the count moved meanwhile. */
   createPartitions(name: string, expectedCount: number, added: PartitionState[], fence?: Fence): Promise<void>;
   deleteTopic(name: string, fence?: Fence): Promise<TopicRecord | null>;
+  /**
+   * Partition retirement (partition-retirement.ts): deletes partitions `remaining..expectedCount-1`
+   * and sets the topic's count and configs, in one change; INVALID_PARTITIONS if the count moved.
+   */
+  removePartitions(name: string, expectedCount: number, remaining: number, configs: Record<string, string>, fence?: Fence): Promise<void>;
   /** Replaces the topic's config overrides. */
   alterTopicConfigs(name: string, configs: Record<string, string>, fence?: Fence): Promise<void>;
   /** Compare-and-set on `expectedPartitionEpoch`; `next.partitionEpoch` must be expected + 1. */
@@ -622,6 +627,26 @@ export class LocalMetadataStore implements MetadataStore {
       ];
     }, true);
     return cloneTopic(t);
+  }
+
+  async removePartitions(name: string, expectedCount: number, remaining: number, configs: Record<string, string>, fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    const t = this.topics.get(name);
+    if (!t) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
+    if (t.partitions !== expectedCount || remaining < 1 || remaining >= expectedCount) {
+      throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic '${name}' has ${t.partitions} partitions, not ${expectedCount}, or ${remaining} is not fewer.`);
+    }
+    const next = { ...cloneTopic(t), partitions: remaining, configs: { ...configs } };
+    this.commit((revision) => {
+      this.topics.set(name, next);
+      const m = this.partitionMap(t.topicId);
+      const gone: number[] = [];
+      for (let i = remaining; i < expectedCount; i++) if (m.delete(i)) gone.push(i);
+      return [
+        { kind: 'topic', revision, name, value: cloneTopic(next) },
+        ...gone.map((partition): MetadataEvent => ({ kind: 'partition', revision, topicId: t.topicId, partition, value: null })),
+      ];
+    }, true);
   }
 
   async alterTopicConfigs(name: string, configs: Record<string, string>, fence?: Fence): Promise<void> {

@@ -744,6 +744,11 @@ export const TOPIC_CONFIGS = {
     type: 'long', default: '0', min: 0, synonyms: [], describedWhenSet: true,
     doc: 'Samsa only: delay after the record timestamp at which a record without a samsa-deliver-at header is due.',
   },
+  // Samsa only (issue 18): partition retirement (src/cluster/partition-retirement.ts).
+  'samsa.partitions.keep': {
+    type: 'int', default: '0', min: 0, synonyms: [], describedWhenSet: true,
+    doc: 'Samsa only: partitions from this number on are retired (read-only, deleted once drained); set by samsa topics retire-partitions.',
+  },
   'samsa.schedule.tick.ms': {
     type: 'int', default: '100', min: 1, synonyms: [], describedWhenSet: true,
     doc: "Samsa only: the scheduler's timing-wheel tick.",

@@ -17,6 +17,7 @@ import type { Dispatcher, ResponseChunks } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
 import type { Logger } from '../logger.js';
 import type { SaslSession } from '../security/sasl/authenticator.js';
+import { newClientRole } from '../cluster/partition-retirement.js';
 
 const MAX_QUEUED_FRAMES = 64;
 /**
@@ -70,6 +71,8 @@ export class Connection {
   readonly closed: Promise<void>;
   /** Aborted on close; handed to requests as RequestContext.closed. */
   private readonly closeController = new AbortController();
+  /** Producer or consumer requests seen on this connection (cluster/partition-retirement.ts). */
+  private readonly clientRole = newClientRole();
   private readonly remoteAddress: string;
   /** The connection's identity (RequestContext.principal); set by authentication. */
   principal = 'User:ANONYMOUS';
@@ -171,6 +174,7 @@ export class Connection {
           closed: this.closeController.signal,
           readBuffers: lease,
           sasl: sasl ?? undefined,
+          clientRole: this.clientRole,
         }, at);
         // The request's batches are in the segment and nothing refers to the frame any more.
         if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);

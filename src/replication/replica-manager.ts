@@ -10,7 +10,8 @@
  *   role follows the published leader and leader epoch.
  * - A topic that is gone (deleted, or re-created under a new id) loses its partitions and logs,
  *   and `onTopicDeleted` runs (the group coordinator drops the topic's committed offsets).
- * - A partition this broker is no longer a replica of is dropped, its log deleted.
+ * - A partition this broker is no longer a replica of is dropped, its log deleted; so is one the
+ *   topic no longer has (a retired partition, cluster/partition-retirement.ts).
  * - Topic config changes reach the logs.
  * Logs on disk of topics the metadata does not know are left alone (and logged at start-up).
  *
@@ -109,6 +110,14 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     const names = new Set(this.opts.cache.topics.keys());
     const stray = new Set(this.opts.logs.allLogs().filter((l) => !names.has(l.topic)).map((l) => l.topic));
     for (const t of stray) this.opts.logger.warn(`log dir holds partitions of topic ${t}, which the cluster metadata does not know; left alone`);
+    // Partitions retired and deleted while this broker was away (cluster/partition-retirement.ts).
+    for (const l of this.opts.logs.allLogs()) {
+      const t = this.opts.cache.topic(l.topic);
+      if (t && l.partition >= t.partitions && l.topicId === t.topicId) {
+        this.opts.logger.info(`${l.topic}-${l.partition}: deleting the log of a partition the topic no longer has (retired)`);
+        await this.opts.logs.deleteLog(l.topic, l.partition);
+      }
+    }
     this.opts.cache.on('change', this.onChange);
     this.requestPass();
     await this.settled();
@@ -204,6 +213,11 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
         // Capped at the replica count, so a topic with fewer replicas than the setting can be written.
         partition.minInsyncReplicas = Math.min(this.opts.minInsyncReplicas(topic), state.replicas.length);
         await this.applyState(partition, state);
+      }
+      // Partitions the topic no longer has (retired, then deleted: cluster/partition-retirement.ts).
+      if (hosted && hosted.partitions.length > topic.partitions) {
+        for (let i = topic.partitions; i < hosted.partitions.length; i++) if (hosted.partitions[i]) await this.removePartition(topic.name, hosted, i);
+        hosted.partitions.length = topic.partitions;
       }
       if (hosted && hosted.configs !== topic.configs) {
         hosted.configs = topic.configs;

@@ -37,6 +37,10 @@
  * - Schedule topics (src/schedule/): a record whose samsa-deliver-at header is not decimal epoch ms
  *   fails the batch with INVALID_RECORD, its index in record_errors, nothing stored.
  * - Views (src/views/): read-only, INVALID_TOPIC_EXCEPTION with a message naming the source.
+ * - Retired partitions (cluster/partition-retirement.ts, samsa.partitions.keep): keyless batches
+ *   NOT_LEADER_OR_FOLLOWER (retriable, no leader hint: the client refreshes metadata and picks
+ *   another partition), batches with a keyed record INVALID_RECORD with a message naming the
+ *   retirement.
  * Version notes: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors and
  * error_message; v9 flexible; v10 current_leader/node_endpoints tagged fields (KIP-951).
  */
@@ -51,6 +55,7 @@ import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 import { VIEW_SOURCE, viewProduceError } from '../../views/views.js';
 import { SCHEDULE_TARGET, checkDeliverAtHeaders } from '../../schedule/deliver-at.js';
+import { PARTITIONS_KEEP, isRetired, keyedRecords, retiredFrom, retiredMessage } from '../../cluster/partition-retirement.js';
 
 const BATCH_HEADER_BYTES = 61;
 const MAGIC_OFFSET = 16;
@@ -65,6 +70,19 @@ function isTransactionalBatch(records: Buffer | null | unknown): boolean {
 
 function failed(index: number, errorCode: number, errorMessage: string | null = null): PartitionProduceResponse {
   return { index, errorCode, baseOffset: -1n, logAppendTimeMs: -1n, logStartOffset: -1n, recordErrors: [], errorMessage, currentLeader: null };
+}
+
+/**
+ * A retired partition (cluster/partition-retirement.ts): keyless batches NOT_LEADER_OR_FOLLOWER
+ * without a leader hint (the client refreshes metadata, which then hides the partition from it),
+ * keyed ones INVALID_RECORD naming the retirement, each keyed record in record_errors.
+ */
+function retiredAnswer(topic: string, index: number, info: { partitions: number; configs: Record<string, string> }, records: unknown): PartitionProduceResponse {
+  const keep = retiredFrom(info);
+  const keyed = Buffer.isBuffer(records) && records.length >= BATCH_HEADER_BYTES ? keyedRecords(records) : [];
+  if (keyed.length === 0) return failed(index, ErrorCode.NOT_LEADER_OR_FOLLOWER, retiredMessage(topic, index, keep, false));
+  const message = retiredMessage(topic, index, keep, true);
+  return { ...failed(index, ErrorCode.INVALID_RECORD, message), recordErrors: keyed.map((batchIndex) => ({ batchIndex, batchIndexErrorMessage: message })) };
 }
 
 /** Errors of Kafka's batch iterator, whose message Kafka puts in the partition's error_message. */
@@ -126,6 +144,7 @@ export const produceHandler = defineHandler({
           return failed(p.index, e.errorCode, e.message);
         }
         const partition = broker.replicaManager.getPartition(topic.name, p.index);
+        if (leads(partition) && info.configs[PARTITIONS_KEEP] !== undefined && isRetired(info, p.index)) return retiredAnswer(topic.name, p.index, info, p.records);
         if (!leads(partition)) {
           // KIP-951: name the current leader so the client retries there without a Metadata call.
           const res = failed(p.index, ErrorCode.NOT_LEADER_OR_FOLLOWER);

@@ -19,6 +19,9 @@
  * - brokers, leaders, leader epochs, replicas, ISR and offline replicas come from the metadata
  *   cache (every live broker; a partition whose leader is not alive: LEADER_NOT_AVAILABLE, leader
  *   -1); controller_id is the active controller (a broker in Samsa), -1 while there is none.
+ * - Retired partitions (cluster/partition-retirement.ts): listed to everyone; on a connection that
+ *   has produced and never consumed, with leader -1 and no error, so producers' partitioners
+ *   leave them while consumers still find the leader and drain them.
  * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
  *   (topic 3576, cluster 8096); -2147483648 when not asked for.
  * - ACLs: DESCRIBE on a topic, else it is left out of "all topics" and answered
@@ -38,6 +41,7 @@ import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.j
 import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
 import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { PARTITIONS_KEEP, retiredFrom, steersAwayFromRetired } from '../../cluster/partition-retirement.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_OPERATIONS = -2147483648;
@@ -69,7 +73,8 @@ export function aliveBrokers(broker: Broker, listenerName: string): { nodeId: nu
  * A leader that is not alive gives LEADER_NOT_AVAILABLE and leader -1; one alive without an
  * endpoint on this listener, LISTENER_NOT_FOUND.
  */
-export function describePartitions(broker: Broker, topicId: string, listenerName: string): MetadataResponsePartition[] {
+export function describePartitions(broker: Broker, topicId: string, listenerName: string, hideRetiredOf?: TopicInfo): MetadataResponsePartition[] {
+  const retiredAt = hideRetiredOf && hideRetiredOf.configs[PARTITIONS_KEEP] !== undefined ? retiredFrom(hideRetiredOf) : Infinity;
   return broker.cache.partitionsOf(topicId).map((p) => {
     const offline = p.replicas.filter((id) => !broker.isRegisteredBroker(id));
     let errorCode: number = ErrorCode.NONE;
@@ -79,6 +84,9 @@ export function describePartitions(broker: Broker, topicId: string, listenerName
       leaderId = -1;
     } else if (!broker.brokerEndpoint(leaderId, listenerName)) {
       errorCode = ErrorCode.LISTENER_NOT_FOUND;
+      leaderId = -1;
+    } else if (p.partition >= retiredAt) {
+      // A retired partition, to a producer: no leader, so its partitioner picks another one.
       leaderId = -1;
     }
     return {
@@ -93,11 +101,12 @@ export const metadataHandler = defineHandler({
   async handle(ctx, req) {
     const broker = ctx.broker;
     const v = ctx.apiVersion;
+    const steer = steersAwayFromRetired(ctx.clientRole);
     const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
     const opsOf = (name: string) => (topicOps === NO_OPERATIONS ? topicOps : authorizedOperations(ctx, ResourceType.TOPIC, name, topicOps));
     const describe = (t: TopicInfo): MetadataResponseTopic => ({
       errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
-      partitions: describePartitions(broker, t.topicId, ctx.listenerName),
+      partitions: describePartitions(broker, t.topicId, ctx.listenerName, steer ? t : undefined),
       topicAuthorizedOperations: opsOf(t.name),
     });
     const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
