@@ -6,11 +6,12 @@ import { coreProbes } from './probes-core.js';
 import { dataProbes } from './probes-fetch.js';
 import { groupProbes } from './probes-groups.js';
 import { consumerGroupProbes } from './probes-consumer-groups.js';
+import { groupConfigProbes } from './probes-group-configs.js';
 import { produceProbes } from './probes-produce.js';
 import { txnProbes } from './probes-txn.js';
 import { scramProbes } from './probes-scram.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
 }

@@ -263,10 +263,11 @@ async function alterGroupConfigs(broker: ConfigAlterTarget, r: AlterResourceRequ
       throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
     }
   }
-  validateGroupConfigs(next, groups.broker);
+  // Stored as Kafka stores them: each value in its parsed form ("TRUE" → "true").
+  const valid = validateGroupConfigs(next, groups.broker);
   if (opts.validateOnly || !broker.setGroupConfigs) return;
-  if (JSON.stringify(next) === JSON.stringify(current)) return;
-  await broker.setGroupConfigs(r.resourceName, next);
+  if (JSON.stringify(valid) === JSON.stringify(current)) return;
+  await broker.setGroupConfigs(r.resourceName, valid);
 }
 
 async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {

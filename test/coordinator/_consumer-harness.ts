@@ -9,6 +9,7 @@ import { createLogger } from '../../src/logger.js';
 import { GroupCoordinator, MemoryOffsetsTopic } from '../../src/coordinator/group/group-coordinator.js';
 import { defaultConsumerGroupConfig, defaultGroupConfig, type ConsumerGroupConfig } from '../../src/coordinator/group/group-config.js';
 import { MemoryTopicView } from '../../src/coordinator/group/topic-view.js';
+import type { GroupConfigLookup } from '../../src/coordinator/group/group-configs.js';
 import type { ConsumerGroupHeartbeatRequest } from '../../src/protocol/generated/messages/consumer-group-heartbeat-request.js';
 import type { ConsumerGroupHeartbeatResponse } from '../../src/protocol/generated/messages/consumer-group-heartbeat-response.js';
 
@@ -24,10 +25,13 @@ export interface ConsumerHarness {
   restart(): Promise<ConsumerHarness>;
 }
 
-export async function consumerHarness(over: Partial<ConsumerGroupConfig> = {}, topics = new MemoryTopicView().set('t', 'AQEBAQEBAQEBAQEBAQEBAQ', 6), offsets = new MemoryOffsetsTopic(), clock = new ManualClock()): Promise<ConsumerHarness> {
+export async function consumerHarness(
+  over: Partial<ConsumerGroupConfig> = {}, topics = new MemoryTopicView().set('t', 'AQEBAQEBAQEBAQEBAQEBAQ', 6), offsets = new MemoryOffsetsTopic(), clock = new ManualClock(),
+  groupConfigs?: GroupConfigLookup,
+): Promise<ConsumerHarness> {
   // Assignment batching off unless a test sets it (as Kafka's own tests run most scenarios).
   const config = defaultGroupConfig({ numPartitions: 3, consumer: defaultConsumerGroupConfig({ assignmentIntervalMs: 0, ...over }) });
-  const coord = new GroupCoordinator({ clock, logger: createLogger('silent'), config, topic: offsets, topics });
+  const coord = new GroupCoordinator({ clock, logger: createLogger('silent'), config, topic: offsets, topics, groupConfigs });
   await coord.ensureActive();
   const settle = async () => {
     for (let i = 0; i < 5; i++) {
@@ -45,7 +49,7 @@ export async function consumerHarness(over: Partial<ConsumerGroupConfig> = {}, t
     },
     async restart() {
       await coord.shutdown();
-      return consumerHarness(over, topics, offsets, clock);
+      return consumerHarness(over, topics, offsets, clock, groupConfigs);
     },
   };
 }

@@ -272,11 +272,8 @@ function parseValue(name: GroupConfigName, raw: string): number | boolean | stri
       if (v.toLowerCase() === 'true') return true;
       if (v.toLowerCase() === 'false') return false;
       throw bad('Expected value to be either true or false');
-    case 'list': {
-      const items = v === '' ? [] : v.split(',').map((s) => s.trim());
-      if (new Set(items).size !== items.length) throw bad(`Configuration '${name}' values must not be duplicated.`);
-      return items;
-    }
+    case 'list':
+      return v === '' ? [] : v.split(',').map((s) => s.trim());
     case 'string':
       if (def.oneOf && !def.oneOf.includes(v)) throw bad(`String must be one of: ${def.oneOf.join(', ')}`);
       if (name === 'share.auto.offset.reset' && !validAutoOffsetReset(v)) {
@@ -302,12 +299,17 @@ const BOUND_ORDER: GroupConfigName[] = [
   'streams.task.offset.interval.ms', 'streams.num.warmup.replicas',
 ];
 
+/** A parsed value as Kafka stores it (ConfigDef.convertToString): "TRUE" → "true", " 5 " → "5", "a, b" → "a,b". */
+function valueText(v: number | boolean | string | string[]): string {
+  return Array.isArray(v) ? v.join(',') : String(v);
+}
+
 /**
- * Validates a group's whole new override set (Kafka's GroupConfig.validate): throws
- * KafkaApiError(INVALID_CONFIG) with Kafka 4.4's message for the first problem. Null values are
- * the caller's to refuse (INVALID_REQUEST).
+ * Validates a group's whole new override set (Kafka's GroupConfig.validate) and returns it as
+ * Kafka stores it (each value in its parsed form); throws KafkaApiError(INVALID_CONFIG) with Kafka
+ * 4.4's message for the first problem. Null values are the caller's to refuse (INVALID_REQUEST).
  */
-export function validateGroupConfigs(overrides: Readonly<Record<string, string>>, broker: GroupConfigBroker): void {
+export function validateGroupConfigs(overrides: Readonly<Record<string, string>>, broker: GroupConfigBroker): Record<string, string> {
   for (const name of Object.keys(overrides)) if (!isGroupConfigName(name)) throw invalid(`Unknown group config name: ${name}`);
   const parsed = new Map<GroupConfigName, number | boolean | string | string[]>();
   for (const name of NAMES) if (Object.prototype.hasOwnProperty.call(overrides, name)) parsed.set(name, parseValue(name, overrides[name]));
@@ -325,6 +327,8 @@ export function validateGroupConfigs(overrides: Readonly<Record<string, string>>
       throw invalid(`${name} must be greater than or equal to ${min}`);
     }
   }
+  const tags = parsed.get('streams.rack.aware.assignment.tags') as string[] | undefined;
+  if (tags && new Set(tags).size !== tags.length) throw invalid('streams.rack.aware.assignment.tags must not contain duplicate tag keys.');
   for (const [session, heartbeat] of SESSION_PAIRS) {
     if (!parsed.has(session) && !parsed.has(heartbeat)) continue;
     const s = (parsed.get(session) as number | undefined) ?? Number(inheritedValue(broker, session));
@@ -333,6 +337,9 @@ export function validateGroupConfigs(overrides: Readonly<Record<string, string>>
   }
   const dlq = parsed.get('errors.deadletterqueue.topic.name') as string | undefined;
   if (dlq && dlq.startsWith('__')) throw invalid("errors.deadletterqueue.topic.name: DLQ topic name must not start with '__'");
+  const out: Record<string, string> = {};
+  for (const name of Object.keys(overrides)) out[name] = valueText(parsed.get(name as GroupConfigName)!);
+  return out;
 }
 
 /**
