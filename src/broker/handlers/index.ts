@@ -15,6 +15,7 @@ import { quotaHandlers } from './quotas.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
+import { shareHandlers } from './share.js';
 
 export const allHandlers: Handler<any>[] = [
   produceHandler,
@@ -30,6 +31,7 @@ export const allHandlers: Handler<any>[] = [
   alterUserScramCredentialsHandler,
   ...adminHandlers,
   ...groupHandlers,
+  ...shareHandlers,
   ...txnHandlers,
   ...aclHandlers,
   ...quotaHandlers,

@@ -1,5 +1,6 @@
 /** The group coordinator's settings, from the broker's Kafka-named configuration. */
 import type { BrokerConfig } from '../../config.js';
+import { shareGroupConfigFrom, type ShareGroupConfig } from '../share/share-config.js';
 
 export interface GroupConfig {
   /** offsets.topic.num.partitions: shards, when the topic does not exist yet. */
@@ -25,6 +26,8 @@ export interface GroupConfig {
   commitTimeoutMs: number;
   /** group.consumer.*: KIP-848 consumer groups. */
   consumer: ConsumerGroupConfig;
+  /** group.share.*: KIP-932 share groups (absent: Kafka's defaults). */
+  share?: ShareGroupConfig;
 }
 
 export interface ConsumerGroupConfig {
@@ -81,6 +84,7 @@ export function groupConfigFrom(c: BrokerConfig): GroupConfig {
       assignors: raw['group.consumer.assignors'] as string[],
       migrationPolicy: String(raw['group.consumer.migration.policy']).toLowerCase() as ConsumerGroupConfig['migrationPolicy'],
     },
+    share: shareGroupConfigFrom(raw),
   };
 }
 

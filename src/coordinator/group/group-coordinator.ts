@@ -37,6 +37,10 @@ import type { DescribedGroup as ConsumerDescribedGroup } from '../../protocol/ge
 import type { HeartbeatContext } from './consumer-group-manager.js';
 import { AUTHORIZED_OPERATIONS_OMITTED } from './consumer-group-queries.js';
 import type { TopicView } from './topic-view.js';
+import type { ShareHeartbeatContext } from './share-group-manager.js';
+import type { ShareGroupHeartbeatRequest } from '../../protocol/generated/messages/share-group-heartbeat-request.js';
+import type { ShareGroupHeartbeatResponse } from '../../protocol/generated/messages/share-group-heartbeat-response.js';
+import type { DescribedGroup as ShareDescribedGroup } from '../../protocol/generated/messages/share-group-describe-response.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -312,6 +316,40 @@ export class GroupCoordinator {
     return this.run(groupId, (s) => answer(s.consumerQueries.describe(groupId, ops)));
   }
 
+  /** ShareGroupHeartbeat (KIP-932): join, heartbeat or leave a share group. */
+  shareGroupHeartbeat(hc: ShareHeartbeatContext, req: ShareGroupHeartbeatRequest): Promise<ShareGroupHeartbeatResponse> {
+    return this.run(req.groupId, (s) => s.share.heartbeat(hc, req));
+  }
+
+  /** ShareGroupDescribe of one group. */
+  async shareGroupDescribe(groupId: string, authorizedOperations: number | null): Promise<ShareDescribedGroup> {
+    const ops = authorizedOperations ?? AUTHORIZED_OPERATIONS_OMITTED;
+    if (!this.active && this.opts.topic.partitions() === null) {
+      return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
+    }
+    return this.run(groupId, (s) => answer(s.share.describe(groupId, ops)));
+  }
+
+  /** The member epoch of a share group member, or null (ShareFetch / ShareAcknowledge check it). */
+  async shareMemberEpoch(groupId: string, memberId: string): Promise<number | null> {
+    if (!this.active && this.opts.topic.partitions() === null) return null;
+    return this.run(groupId, (s) => answer(s.share.memberEpochOf(groupId, memberId)));
+  }
+
+  /** The share-partitions a share group was assigned (null: not a share group). */
+  async sharePartitionsOf(groupId: string): Promise<{ topicId: string; topicName: string; partitions: number[] }[] | null> {
+    if (!this.active && this.opts.topic.partitions() === null) return null;
+    return this.run(groupId, (s) => answer(s.share.has(groupId)
+      ? [...s.share.sharePartitions(groupId)].map(([topicId, v]) => ({ topicId, topicName: v.topicName, partitions: [...v.partitions].sort((a, b) => a - b) }))
+      : null));
+  }
+
+  /** Whether a share group has members (AlterShareGroupOffsets needs an empty one); null: not a share group. */
+  async shareGroupEmpty(groupId: string): Promise<boolean | null> {
+    if (!this.active && this.opts.topic.partitions() === null) return null;
+    return this.run(groupId, (s) => answer(s.share.has(groupId) ? s.share.groups.get(groupId)!.members.size === 0 : null));
+  }
+
   deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): Promise<{ errorCode: number; topics: TopicCodes[] }> {
     return this.run(groupId, (s) => s.offsets.deleteOffsets(groupId, topics));
   }
@@ -334,7 +372,7 @@ export class GroupCoordinator {
   async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {
     if (!this.active && this.opts.topic.partitions() === null) return [];
     await this.ensureActive();
-    const perShard = await this.runtime.scheduleAll((s) => answer([...s.groups.list(statesFilter, typesFilter), ...s.consumerQueries.list(statesFilter, typesFilter)]));
+    const perShard = await this.runtime.scheduleAll((s) => answer([...s.groups.list(statesFilter, typesFilter), ...s.consumerQueries.list(statesFilter, typesFilter), ...s.share.list(statesFilter, typesFilter)]));
     return perShard.flat();
   }
 

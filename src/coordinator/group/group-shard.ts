@@ -1,6 +1,6 @@
 /**
  * One `__consumer_offsets` partition's group coordinator state (Kafka's GroupCoordinatorShard):
- * the classic groups, the KIP-848 consumer groups and the committed offsets of every group that
+ * the classic groups, the KIP-848 consumer groups, the KIP-932 share groups and the committed offsets of every group that
  * hashes to this partition. Replay dispatches records to the managers; DeleteGroups and offset
  * retention need them all.
  */
@@ -16,6 +16,9 @@ import { ConsumerGroupQueries } from './consumer-group-queries.js';
 import { isConsumerGroupRecord } from './consumer-group-records.js';
 import { NO_TOPICS, type TopicView } from './topic-view.js';
 import type { GroupConfigLookup } from './group-configs.js';
+import { ShareGroupManager } from './share-group-manager.js';
+import { isShareGroupRecord } from './share-group-records.js';
+import { defaultShareGroupConfig, shareConfigOfGroup } from '../share/share-config.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -26,6 +29,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   readonly offsets: OffsetMetadataManager;
   readonly consumer: ConsumerGroupManager;
   readonly consumerQueries: ConsumerGroupQueries;
+  readonly share: ShareGroupManager;
 
   constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig, topics: TopicView = NO_TOPICS, groupConfigs?: GroupConfigLookup) {
     this.groups = new GroupMetadataManager(ctx, config);
@@ -33,10 +37,13 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     this.consumer = new ConsumerGroupManager(ctx, config, this.groups, topics, groupConfigs);
     this.consumerQueries = new ConsumerGroupQueries(this.consumer, topics, (id) => this.groups.groups.has(id));
     this.offsets.consumerGroups = this.consumerQueries;
+    const shareBase = config.share ?? defaultShareGroupConfig();
+    this.share = new ShareGroupManager(ctx, (groupId) => shareConfigOfGroup(shareBase, groupConfigs, groupId), topics, (id) => this.groups.groups.has(id) || this.consumer.groups.has(id));
   }
 
   replay(record: Rec, txn?: TxnProducer): void {
-    if (isConsumerGroupRecord(record)) this.consumer.replay(record);
+    if (isShareGroupRecord(record)) this.share.replay(record);
+    else if (isConsumerGroupRecord(record)) this.consumer.replay(record);
     else if (record.type === 'group') this.groups.replay(record);
     else if (txn) this.offsets.replayTransactional(txn.producerId, record);
     else this.offsets.replay(record);
@@ -49,6 +56,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   onLoaded(): void {
     this.groups.onLoaded();
     this.consumer.onLoaded();
+    this.share.onLoaded();
     this.scheduleExpiration();
   }
 
@@ -60,6 +68,11 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
   deleteGroups(groupIds: string[]): CoordinatorResult<{ groupId: string; errorCode: number }[], Rec> {
     const records: Rec[] = [];
     const results = groupIds.map((groupId) => {
+      const share = this.share.deletable(groupId);
+      if (share !== undefined) {
+        if (share === ErrorCode.NONE) records.push(...this.share.groupTombstones(groupId));
+        return { groupId, errorCode: share };
+      }
       const consumer = this.consumerQueries.deletable(groupId);
       if (consumer !== undefined) {
         if (consumer === ErrorCode.NONE) records.push(...this.offsets.tombstonesFor(groupId), ...this.consumerQueries.groupTombstones(groupId));

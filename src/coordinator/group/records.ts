@@ -5,7 +5,8 @@
  * - key version 0/1: OffsetCommitKey (group, topic, partition) → OffsetCommitValue
  * - key version 2: GroupMetadataKey (group) → GroupMetadataValue
  * - key versions 3-8: KIP-848 consumer groups (consumer-group-records.ts)
- * - key versions 9+ (share groups, regular expressions, streams groups): not ours, skipped on load.
+ * - record types 10-15: share groups (share-group-records.ts)
+ * - other types (regular expressions, streams groups): not ours, skipped on load.
  *
  * Versions written are the ones Kafka 3.x writes: OffsetCommitKey v1, OffsetCommitValue v3 (v1
  * when an explicit expire timestamp is set, the only version that carries it), GroupMetadataKey
@@ -20,6 +21,7 @@ import { readOffsetCommitValue, writeOffsetCommitValue, type OffsetCommitValue }
 import type { LogRecord, } from '../runtime/coordinator-log.js';
 import type { RecordSerde } from '../runtime/runtime.js';
 import { deserializeConsumerGroupRecord, serializeConsumerGroupRecord, type ConsumerGroupRecord } from './consumer-group-records.js';
+import { deserializeShareGroupRecord, isShareGroupRecord, serializeShareGroupRecord, type ShareGroupRecord } from './share-group-records.js';
 
 export type { GroupMetadataValue, OffsetCommitValue };
 
@@ -37,7 +39,7 @@ export interface OffsetCommitRecord {
   value: OffsetCommitValue | null;
 }
 
-export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord | ConsumerGroupRecord;
+export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord | ConsumerGroupRecord | ShareGroupRecord;
 
 const OFFSET_COMMIT_KEY_VERSION = 1;
 const GROUP_METADATA_KEY_VERSION = 2;
@@ -54,6 +56,7 @@ function versioned(version: number, write: (w: Writer) => void): Buffer {
 
 export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
   serialize(r: GroupCoordinatorRecord): LogRecord {
+    if (isShareGroupRecord(r)) return serializeShareGroupRecord(r);
     if (r.type !== 'group' && r.type !== 'offset') return serializeConsumerGroupRecord(r);
     if (r.type === 'group') {
       const v = r.value;
@@ -93,6 +96,7 @@ export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
       }
       return { type: 'group', groupId: key.group, value };
     }
+    if (keyVersion >= 10 && keyVersion <= 15) return deserializeShareGroupRecord(keyVersion, kr, lr);
     return deserializeConsumerGroupRecord(keyVersion, kr, lr);
   },
 };

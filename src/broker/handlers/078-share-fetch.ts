@@ -1,0 +1,125 @@
+/**
+ * ShareFetch (key 78), versions 1-2: records for a share group member (KIP-932), with the
+ * acknowledgements of what it read before piggybacked.
+ *
+ * Behavior (Kafka's KafkaApis.handleShareFetchRequest / SharePartitionManager):
+ * - The share session (coordinator/share/share-partition-manager.ts): epoch 0 opens one with the
+ *   named partitions, epoch n+1 adds the named partitions and drops ForgottenTopicsData, -1
+ *   applies the acknowledgements and closes it (releasing what the member still holds, no fetch).
+ *   SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, INVALID_REQUEST (acknowledgements on
+ *   an opening request, no group or member id) at the top level.
+ * - Acknowledgements first (AcknowledgeErrorCode per partition: INVALID_RECORD_STATE for records
+ *   the member does not hold), then acquisition over every partition of the session: each record
+ *   handed out is locked to the member for share.record.lock.duration.ms (the answer's
+ *   acquisition_lock_timeout_ms) and listed in AcquiredRecords with its delivery count; batches go
+ *   out whole, as stored, and the client keeps only the acquired offsets.
+ * - max_records bounds the records acquired (whole batches may exceed it, as in Kafka), max_bytes
+ *   the bytes; when nothing can be acquired the answer waits up to max_wait_ms for appends.
+ * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER with current_leader and the
+ *   leader's endpoint; unknown topic id: UNKNOWN_TOPIC_ID; READ on the group and on each topic.
+ * Version notes: v1 stable (max_records, batch_size); v2 share_acquire_mode and is_renew_ack
+ * (KIP-1206, KIP-1222: accepted; acquisition is batch-optimized in both modes).
+ */
+import { defineHandler } from '../handler.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { PartitionData, ShareFetchResponse } from '../../protocol/generated/messages/share-fetch-response.js';
+import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
+import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
+
+const DEFAULT_MAX_RECORDS = 500;
+const NO_RECORDS = Buffer.alloc(0);
+
+function failed(errorCode: number, errorMessage: string | null = null): ShareFetchResponse {
+  return { throttleTimeMs: 0, errorCode, errorMessage, acquisitionLockTimeoutMs: 0, responses: [], nodeEndpoints: [] };
+}
+
+function partitionData(partitionIndex: number): PartitionData {
+  return {
+    partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null, acknowledgeErrorCode: ErrorCode.NONE, acknowledgeErrorMessage: null,
+    // An empty record set, not null: librdkafka rejects a null (-1) size as a parse failure.
+    currentLeader: { leaderId: -1, leaderEpoch: -1 }, records: NO_RECORDS, acquiredRecords: [],
+  };
+}
+
+export const shareFetchHandler = defineHandler({
+  apiKey: 78,
+  async handle(ctx, req) {
+    const broker = ctx.broker;
+    const groupId = req.groupId;
+    const memberId = req.memberId;
+    if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST, 'Group id and member id are required.');
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
+    if (req.shareSessionEpoch === 0 && hasAcks) return failed(ErrorCode.INVALID_REQUEST, 'Acknowledge data present on initial fetch.');
+    const mgr = sharePartitionManager(broker);
+    const session = mgr.session(groupId, memberId, req.shareSessionEpoch, req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => p.partitionIndex) })), req.forgottenTopicsData);
+    if (typeof session === 'number') return failed(session);
+    const cfg = mgr.configOf(groupId);
+    const out = new Map<string, Map<number, PartitionData>>();
+    const slot = (topicId: string, partition: number) => {
+      const t = out.get(topicId) ?? out.set(topicId, new Map()).get(topicId)!;
+      return t.get(partition) ?? t.set(partition, partitionData(partition)).get(partition)!;
+    };
+    const readable = (topicId: string) => {
+      const info = broker.metadata.getById(topicId);
+      return !info || authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info.name);
+    };
+    let hints: LeaderEndpoints | null = null;
+    const leaderHint = (d: PartitionData, topicId: string, partition: number) => {
+      if (d.errorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER && d.acknowledgeErrorCode !== ErrorCode.NOT_LEADER_OR_FOLLOWER) return;
+      d.currentLeader = currentLeaderOf(broker, topicId, partition);
+      (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).add(d.currentLeader.leaderId);
+    };
+    // Acknowledgements of what was read before.
+    for (const t of req.topics) {
+      for (const p of t.partitions) {
+        if (p.acknowledgementBatches.length === 0) continue;
+        const d = slot(t.topicId, p.partitionIndex);
+        d.acknowledgeErrorCode = readable(t.topicId)
+          ? await mgr.acknowledge(groupId, memberId, t.topicId, p.partitionIndex, p.acknowledgementBatches)
+          : ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+        leaderHint(d, t.topicId, p.partitionIndex);
+      }
+    }
+    if (req.shareSessionEpoch === -1) {
+      await mgr.closeSession(session);
+    } else {
+      // Acquisition over the whole session, waiting for appends while nothing can be had.
+      const deadline = broker.clock.now() + Math.max(0, req.maxWaitMs);
+      const maxBytes = Math.max(1, Math.min(req.maxBytes, broker.config.fetchMaxBytes));
+      const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS;
+      const partitions = [...session.partitions].flatMap(([topicId, ps]) => [...ps].map((partition) => ({ topicId, partition })));
+      for (;;) {
+        const watched = partitions.map(({ topicId, partition }) => ({ topic: '', topicId, partitions: [{ partition }] }));
+        const wake = broker.appendSignal({ topics: watched }, true);
+        let records = 0;
+        let bytes = 0;
+        for (const { topicId, partition } of partitions) {
+          const d = slot(topicId, partition);
+          if (!readable(topicId)) { d.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED; continue; }
+          if (records >= maxRecords || bytes >= maxBytes) continue;
+          const r = await mgr.acquire(groupId, memberId, topicId, partition, maxRecords - records, maxBytes - bytes);
+          d.errorCode = r.errorCode;
+          leaderHint(d, topicId, partition);
+          if (r.acquired.length > 0) {
+            d.records = r.records;
+            d.acquiredRecords = r.acquired;
+            for (const a of r.acquired) records += Number(a.lastOffset - a.firstOffset) + 1;
+            bytes += r.bytes;
+          }
+        }
+        const remaining = deadline - broker.clock.now();
+        const anyError = [...out.values()].some((m) => [...m.values()].some((d) => d.errorCode !== ErrorCode.NONE));
+        if (records > 0 || remaining <= 0 || anyError || partitions.length === 0 || broker.stopping) break;
+        // Released records and expired locks do not signal: look again at least every 250 ms.
+        if ((await wake.wait(Math.min(remaining, 250), ctx.closed)) === 'closed') break;
+      }
+    }
+    const responses: ShareFetchResponse['responses'] = [...out].map(([topicId, ps]) => ({ topicId, partitions: [...ps.values()] }));
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null, acquisitionLockTimeoutMs: cfg.recordLockDurationMs, responses, nodeEndpoints: (hints as LeaderEndpoints | null)?.list() ?? [] };
+  },
+  errorResponse(_req, errorCode) {
+    return failed(errorCode);
+  },
+});

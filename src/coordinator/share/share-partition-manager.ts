@@ -1,0 +1,341 @@
+/**
+ * The broker's share-partitions and share sessions (Kafka's SharePartitionManager): ShareFetch and
+ * ShareAcknowledge land here on the leader of each topic-partition.
+ *
+ * - A share-partition (group, topic id, partition) is loaded from the persister on first use; a
+ *   new one starts at share.auto.offset.reset (latest: the high watermark; earliest: the log
+ *   start) and is written at once.
+ * - Every operation on a share-partition runs through its own queue (reads, state changes and the
+ *   persister write of one fetch never interleave with another's); a change is written to the
+ *   persister before the answer goes out, so an acknowledged record stays acknowledged.
+ * - Share sessions (KIP-932): epoch 0 opens (the request names the partitions), each next request
+ *   carries epoch + 1 and names only what changes (new partitions, ForgottenTopicsData), -1 closes
+ *   and releases what the member holds. SHARE_SESSION_NOT_FOUND / INVALID_SHARE_SESSION_EPOCH
+ *   otherwise, SHARE_SESSION_LIMIT_REACHED above group.share.max.share.sessions.
+ * - Acquisition locks expire on a timer per share-partition (the earliest lock of its window).
+ */
+import type { Broker } from '../../broker/broker.js';
+import type { Timer } from '../../clock.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { AcquiredRecords, PartitionData } from '../../protocol/generated/messages/share-fetch-response.js';
+import type { PartitionLog } from '../../storage/partition-log.js';
+import { SerialQueue } from '../runtime/serial-queue.js';
+import { MemoryPersister, type SharePersister, type ShareStateKey } from './persister.js';
+import { type AcquiredRange, type ShareLimits, SharePartition } from './share-partition.js';
+import { defaultShareGroupConfig, shareConfigOfGroup, type ShareGroupConfig } from './share-config.js';
+
+const ATTR_CONTROL = 0x20;
+const ATTR_TRANSACTIONAL = 0x10;
+/** Kafka 4.1's SHARE_SESSION_LIMIT_REACHED (not in the pre-4.0 error table). */
+const SHARE_SESSION_LIMIT_REACHED = 133;
+
+interface Entry {
+  key: ShareStateKey;
+  queue: SerialQueue;
+  sp: SharePartition | null;
+  timer: Timer | null;
+  timerAt: number;
+  stateEpoch: number;
+}
+
+export interface ShareSession {
+  groupId: string;
+  memberId: string;
+  epoch: number;
+  /** topic id → partitions */
+  partitions: Map<string, Set<number>>;
+}
+
+export interface PartitionResult {
+  errorCode: number;
+  records: Buffer[];
+  acquired: AcquiredRecords[];
+  bytes: number;
+}
+
+const sessionId = (g: string, m: string) => `${g}\u0000${m}`;
+const entryId = (k: ShareStateKey) => `${k.groupId}\u0000${k.topicId}\u0000${k.partition}`;
+
+export class SharePartitionManager {
+  private readonly entries = new Map<string, Entry>();
+  readonly sessions = new Map<string, ShareSession>();
+  private readonly fallback = new MemoryPersister();
+
+  constructor(private readonly broker: Broker) {}
+
+  private get persister(): SharePersister {
+    return (this.broker as unknown as { sharePersister?: SharePersister }).sharePersister ?? this.fallback;
+  }
+
+  configOf(groupId: string): ShareGroupConfig {
+    const base = this.broker.groupCoordinator.config.share ?? defaultShareGroupConfig();
+    return shareConfigOfGroup(base, this.broker.groupConfigs as never, groupId);
+  }
+
+  private limits(c: ShareGroupConfig): ShareLimits {
+    return c;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Sessions
+
+  /** Applies a request's session epoch; the session, or the error code. */
+  session(groupId: string, memberId: string, epoch: number, added: { topicId: string; partitions: number[] }[], forgotten: { topicId: string; partitions: number[] }[]): ShareSession | number {
+    const id = sessionId(groupId, memberId);
+    let s = this.sessions.get(id);
+    if (epoch === 0) {
+      if (!s && this.sessions.size >= this.configOf(groupId).maxShareSessions) return SHARE_SESSION_LIMIT_REACHED;
+      s = { groupId, memberId, epoch: 0, partitions: new Map() };
+      this.sessions.set(id, s);
+    } else {
+      if (!s) return ErrorCode.SHARE_SESSION_NOT_FOUND;
+      if (epoch !== -1) {
+        if (epoch !== s.epoch + 1) return ErrorCode.INVALID_SHARE_SESSION_EPOCH;
+        s.epoch = epoch;
+      }
+    }
+    for (const t of added) {
+      const set = s.partitions.get(t.topicId) ?? s.partitions.set(t.topicId, new Set()).get(t.topicId)!;
+      for (const p of t.partitions) set.add(p);
+    }
+    for (const t of forgotten) {
+      const set = s.partitions.get(t.topicId);
+      for (const p of t.partitions) set?.delete(p);
+      if (set?.size === 0) s.partitions.delete(t.topicId);
+    }
+    return s;
+  }
+
+  /** Closes a session (epoch -1): what the member holds is released. */
+  async closeSession(s: ShareSession): Promise<void> {
+    this.sessions.delete(sessionId(s.groupId, s.memberId));
+    const now = this.broker.clock.now();
+    await Promise.all([...s.partitions].flatMap(([topicId, parts]) => [...parts].map((partition) => {
+      const e = this.entries.get(entryId({ groupId: s.groupId, topicId, partition }));
+      if (!e) return undefined;
+      return e.queue.run(async () => {
+        if (!e.sp) return;
+        if (e.sp.releaseMember(s.memberId, this.limits(this.configOf(s.groupId)), now) > 0) await this.persist(e);
+      });
+    })));
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Share-partitions
+
+  private entry(key: ShareStateKey): Entry {
+    const id = entryId(key);
+    let e = this.entries.get(id);
+    if (!e) {
+      e = { key, queue: new SerialQueue(), sp: null, timer: null, timerAt: Infinity, stateEpoch: 0 };
+      this.entries.set(id, e);
+    }
+    return e;
+  }
+
+  private async load(e: Entry, log: PartitionLog, cfg: ShareGroupConfig): Promise<SharePartition> {
+    if (e.sp) return e.sp;
+    const persisted = await this.persister.read(e.key);
+    if (persisted && persisted.startOffset >= 0) {
+      e.stateEpoch = persisted.stateEpoch;
+      e.sp = SharePartition.fromPersisted(persisted, log.logStartOffset);
+    } else {
+      const start = cfg.autoOffsetReset === 'earliest' ? log.logStartOffset : log.highWatermark;
+      e.sp = new SharePartition(start);
+      e.sp.dirty = true;
+    }
+    return e.sp;
+  }
+
+  private async persist(e: Entry): Promise<void> {
+    const sp = e.sp!;
+    if (!sp.dirty) return;
+    sp.dirty = false;
+    const leaderEpoch = this.broker.replicaManager.leaderEpochOf(this.broker.metadata.getById(e.key.topicId)?.name ?? '', e.key.partition);
+    await this.persister.write(e.key, { stateEpoch: e.stateEpoch, leaderEpoch: Math.max(0, leaderEpoch), startOffset: sp.startOffset, stateBatches: sp.persistedBatches() });
+  }
+
+  /** Arms the share-partition's lock timer at its earliest lock. */
+  private armTimer(e: Entry): void {
+    const at = e.sp?.nextDeadline() ?? Infinity;
+    if (at === e.timerAt) return;
+    e.timer?.cancel();
+    e.timer = null;
+    e.timerAt = at;
+    if (at === Infinity) return;
+    const delay = Math.max(0, at - this.broker.clock.now());
+    e.timer = this.broker.clock.setTimeout(() => {
+      e.timer = null;
+      e.timerAt = Infinity;
+      void e.queue.run(async () => {
+        if (!e.sp) return;
+        if (e.sp.expireLocks(this.limits(this.configOf(e.key.groupId)), this.broker.clock.now()) > 0) await this.persist(e);
+        this.armTimer(e);
+      }).catch((err) => this.broker.log.error(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: lock expiry failed`, err));
+    }, delay);
+  }
+
+  /** The partition's log if this broker leads it, else the error code. */
+  private leaderLog(topicId: string, partition: number): { name: string; log: PartitionLog } | number {
+    const info = this.broker.metadata.getById(topicId);
+    if (!info) return ErrorCode.UNKNOWN_TOPIC_ID;
+    if (partition < 0 || partition >= info.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+    const p = this.broker.replicaManager.getPartition(info.name, partition);
+    if (!p?.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    return { name: info.name, log: p.log };
+  }
+
+  /** Applies a member's acknowledgements to one share-partition: NONE or the error code. */
+  acknowledge(groupId: string, memberId: string, topicId: string, partition: number, batches: { firstOffset: bigint; lastOffset: bigint; acknowledgeTypes: number[] }[]): Promise<number> {
+    const l = this.leaderLog(topicId, partition);
+    if (typeof l === 'number') return Promise.resolve(l);
+    const e = this.entry({ groupId, topicId, partition });
+    return e.queue.run(async () => {
+      const cfg = this.configOf(groupId);
+      const sp = await this.load(e, l.log, cfg);
+      sp.lockMs = cfg.recordLockDurationMs;
+      if (!sp.acknowledge(memberId, batches, this.limits(cfg), this.broker.clock.now())) return ErrorCode.INVALID_RECORD_STATE;
+      await this.persist(e);
+      this.armTimer(e);
+      return ErrorCode.NONE;
+    });
+  }
+
+  /**
+   * Acquires records of one share-partition for a member: redeliveries first, then new records
+   * from the log up to the high watermark (the last stable offset for read_committed groups).
+   */
+  acquire(groupId: string, memberId: string, topicId: string, partition: number, maxRecords: number, maxBytes: number): Promise<PartitionResult> {
+    const l = this.leaderLog(topicId, partition);
+    if (typeof l === 'number') return Promise.resolve({ errorCode: l, records: [], acquired: [], bytes: 0 });
+    const e = this.entry({ groupId, topicId, partition });
+    return e.queue.run(async () => {
+      const cfg = this.configOf(groupId);
+      const log = l.log;
+      const sp = await this.load(e, log, cfg);
+      sp.lockMs = cfg.recordLockDurationMs;
+      sp.skipTo(log.logStartOffset);
+      const now = this.broker.clock.now();
+      const readCommitted = cfg.isolationLevel === 'read_committed';
+      const maxOffset = readCommitted ? log.lastStableOffset : log.highWatermark;
+      const result: PartitionResult = { errorCode: ErrorCode.NONE, records: [], acquired: [], bytes: 0 };
+      const again = sp.acquireAvailable(memberId, maxRecords, now);
+      if (again.length > 0) {
+        await this.readAcquired(log, again, maxOffset, maxBytes, result);
+      } else if (sp.room(cfg) > 0 && sp.endOffset < maxOffset) {
+        await this.acquireNew(sp, log, memberId, maxRecords, maxBytes, maxOffset, readCommitted, cfg, result, now);
+      }
+      await this.persist(e);
+      this.armTimer(e);
+      return result;
+    });
+  }
+
+  /** The batches holding re-acquired offsets. */
+  private async readAcquired(log: PartitionLog, ranges: AcquiredRange[], maxOffset: number, maxBytes: number, out: PartitionResult): Promise<void> {
+    const first = ranges[0].firstOffset;
+    const last = ranges[ranges.length - 1].lastOffset;
+    const read = await log.read(first, Math.max(maxBytes, 1), { minOneMessage: true, maxOffset });
+    for (const buf of read.records) {
+      let pos = 0;
+      while (pos + 61 <= buf.length) {
+        const size = 12 + buf.readInt32BE(pos + 8);
+        const base = Number(buf.readBigInt64BE(pos));
+        if (base > last) break;
+        out.records.push(buf.subarray(pos, pos + size));
+        out.bytes += size;
+        pos += size;
+      }
+    }
+    for (const r of ranges) out.acquired.push({ firstOffset: BigInt(r.firstOffset), lastOffset: BigInt(r.lastOffset), deliveryCount: r.deliveryCount });
+  }
+
+  private async acquireNew(sp: SharePartition, log: PartitionLog, memberId: string, maxRecords: number, maxBytes: number, maxOffset: number, readCommitted: boolean, cfg: ShareGroupConfig, out: PartitionResult, now: number): Promise<void> {
+    const from = sp.endOffset;
+    const read = await log.read(from, Math.max(maxBytes, 1), { minOneMessage: true, maxOffset });
+    let aborted: { producerId: number; firstOffset: number; lastOffset: number }[] = [];
+    if (readCommitted && read.records.length > 0) aborted = await log.collectAbortedTransactions(from, maxOffset);
+    let taken = 0;
+    for (const buf of read.records) {
+      let pos = 0;
+      while (pos + 61 <= buf.length && taken < maxRecords && sp.room(cfg) > 0) {
+        const size = 12 + buf.readInt32BE(pos + 8);
+        const base = Number(buf.readBigInt64BE(pos));
+        const attributes = buf.readInt16BE(pos + 21);
+        const last = base + buf.readInt32BE(pos + 23);
+        if (last >= maxOffset) return;
+        const producerId = Number(buf.readBigInt64BE(pos + 43));
+        const abortedTxn = (attributes & ATTR_TRANSACTIONAL) !== 0 && aborted.some((a) => a.producerId === producerId && a.firstOffset <= base && base <= a.lastOffset);
+        if ((attributes & ATTR_CONTROL) !== 0 || abortedTxn) {
+          sp.archiveNew(base, last);
+        } else {
+          const r = sp.acquireNew(memberId, base, last, now);
+          if (r) {
+            out.records.push(buf.subarray(pos, pos + size));
+            out.bytes += size;
+            out.acquired.push({ firstOffset: BigInt(r.firstOffset), lastOffset: BigInt(r.lastOffset), deliveryCount: r.deliveryCount });
+            taken += r.lastOffset - r.firstOffset + 1;
+          }
+        }
+        pos += size;
+      }
+    }
+  }
+
+  /** The share-partition of a group here, if loaded (describe, CLI, tests). */
+  sharePartition(groupId: string, topicId: string, partition: number): SharePartition | null {
+    return this.entries.get(entryId({ groupId, topicId, partition }))?.sp ?? null;
+  }
+
+  /** Resets a share-partition's start offset (AlterShareGroupOffsets on an empty group). */
+  reset(key: ShareStateKey, startOffset: number): Promise<void> {
+    const e = this.entry(key);
+    return e.queue.run(async () => {
+      e.stateEpoch++;
+      e.sp ??= new SharePartition(startOffset);
+      e.sp.resetTo(startOffset);
+      await this.persist(e);
+      this.armTimer(e);
+    });
+  }
+
+  /** Forgets share-partitions (DeleteShareGroupOffsets, DeleteGroups). */
+  async forget(keys: ShareStateKey[]): Promise<void> {
+    for (const k of keys) {
+      const e = this.entries.get(entryId(k));
+      if (e) {
+        await e.queue.run(() => {
+          e.timer?.cancel();
+          this.entries.delete(entryId(k));
+        });
+      }
+    }
+    await this.persister.delete(keys);
+  }
+
+  /** The persisted start offset of a share-partition (DescribeShareGroupOffsets), -1 when none. */
+  async startOffsetOf(key: ShareStateKey): Promise<{ startOffset: number; leaderEpoch: number }> {
+    const e = this.entries.get(entryId(key));
+    if (e?.sp) return { startOffset: e.sp.startOffset, leaderEpoch: 0 };
+    const s = await this.persister.read(key);
+    return s ? { startOffset: s.startOffset, leaderEpoch: s.leaderEpoch } : { startOffset: -1, leaderEpoch: -1 };
+  }
+
+  shutdown(): void {
+    for (const e of this.entries.values()) e.timer?.cancel();
+  }
+}
+
+export type { PartitionData };
+
+const managers = new WeakMap<object, SharePartitionManager>();
+
+/** The broker's share-partition manager (made on first use). */
+export function sharePartitionManager(broker: Broker): SharePartitionManager {
+  let m = managers.get(broker);
+  if (!m) {
+    m = new SharePartitionManager(broker);
+    managers.set(broker, m);
+  }
+  return m;
+}
