@@ -64,6 +64,7 @@ class Member:
         self.assigned = set()
         self.revoked = []
         self.values = []
+        self.errors = []
         self.c.subscribe(topics, on_assign=self.on_assign, on_revoke=self.on_revoke)
     def on_assign(self, c, parts):
         self.assigned |= {(p.topic, p.partition) for p in parts}
@@ -75,6 +76,8 @@ class Member:
         m = self.c.poll(t)
         if m is not None and m.error() is None:
             self.values.append(m.value().decode())
+        elif m is not None:
+            self.errors.append(str(m.error()))
     def parts(self):
         return sorted(p for (_, p) in self.assigned)
 def poll_until(members, cond, timeout, what):
@@ -387,18 +390,49 @@ ks = [Member('k%d' % i, 'cp-c-coop-group', ['cp-c-coop'], **classic) for i in ra
 poll_until(ks, lambda: settled(ks, 6) and all(len(m.assigned) == 3 for m in ks), 60, 'two classic members')
 produce('cp-c-coop', 6, 20)
 poll_until(ks, lambda: sum(len(m.values) for m in ks) >= 120, 60, 'read 120')
-for m in ks:
-    m.revoked = []
-before = [m.parts() for m in ks]
-t0 = time.time()
-n = Member('n', 'cp-c-coop-group', ['cp-c-coop'])
-ms = ks + [n]
-poll_until(ms, lambda: len(n.assigned) >= 2 and settled(ms, 6), 60, 'consumer-protocol member')
-out(before=before, after=[m.parts() for m in ms], revoked=[[p for (_, p) in m.revoked] for m in ks], values=len(set(v for m in ks for v in m.values)), seconds=round(time.time() - t0, 2))
+from confluent_kafka import ConsumerGroupState
+admin = AdminClient({'bootstrap.servers': bs})
+def classic_stable():
+    g = admin.describe_consumer_groups(['cp-c-coop-group'])['cp-c-coop-group'].result(10)
+    return g.state == ConsumerGroupState.STABLE and len(g.members) == 2
+def wait_classic_stable():
+    end = time.time() + 30
+    while time.time() < end:
+        for m in ks:
+            m.poll()
+        if classic_stable():
+            return
+    raise SystemExit('the classic group never became Stable')
+refused = []
+# GROUP_ID_NOT_FOUND is what Kafka 4.4 answers a heartbeat of a member whose group is no longer a
+# consumer group: under load the new member can miss its 6 s session and be fenced, and the group
+# is downgraded to classic (bidirectional migration); Samsa also refuses to upgrade a classic group
+# that is not Stable. librdkafka makes it a fatal error of that consumer: once the classic group is
+# Stable again, start a new one, at most three times.
+def refused_join(n):
+    return any('group id does not exist' in e for e in n.errors)
+attempts = 0
+while True:
+    attempts += 1
+    wait_classic_stable()
+    for m in ks:
+        m.revoked = []
+    before = [m.parts() for m in ks]
+    t0 = time.time()
+    n = Member('n', 'cp-c-coop-group', ['cp-c-coop'])
+    ms = ks + [n]
+    poll_until(ms, lambda: refused_join(n) or (len(n.assigned) >= 2 and settled(ms, 6)), 60, 'consumer-protocol member')
+    if refused_join(n):
+        refused.append([e for e in n.errors if 'group id does not exist' in e][0])
+    if not refused_join(n) or attempts == 3:
+        break
+    n.c.close()
+out(before=before, after=[m.parts() for m in ms], revoked=[[p for (_, p) in m.revoked] for m in ks], values=len(set(v for m in ks for v in m.values)), seconds=round(time.time() - t0, 2), attempts=attempts, refused=refused)
 for m in ms:
     m.c.close()
 `, 'mixed cooperative');
   assert.is(o.values, 120, 'the classic members read everything once');
+  assert.is(o.refused.length, o.attempts - 1, `joined at attempt ${o.attempts} (refused: ${o.refused.join('; ')})`);
   const after: number[][] = o.after;
   assert.equal(after.flat().sort(), [0, 1, 2, 3, 4, 5]);
   assert.is(after[2].length, 2, 'the consumer-protocol member has its share');
@@ -407,7 +441,7 @@ for m in ms:
     for (const p of after[i]) assert.ok(o.before[i].includes(p), `k${i} gained no partition`);
   }
   assert.is(o.revoked.flat().length, 2, 'only the two partitions that moved were revoked');
-  console.log(`consumer-protocol (mixed cooperative, ${label}): the consumer-protocol member had its partitions after ${o.seconds} s`);
+  console.log(`consumer-protocol (mixed cooperative, ${label}): the consumer-protocol member had its partitions after ${o.seconds} s (attempts: ${o.attempts})`);
 }
 
 export const mixedScenarios: Scenario[] = [
