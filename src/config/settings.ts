@@ -8,6 +8,7 @@ import { AUTHORIZER_SETTINGS } from './authorizer-settings.js';
 import { REPLICATION_SETTINGS } from './replication-settings.js';
 import { CONSUMER_GROUP_SETTINGS } from './consumer-group-settings.js';
 import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
+import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
 import { checkViewFilter } from '../views/filter.js';
@@ -281,6 +282,7 @@ export const BROKER_SETTINGS = {
   ...AUTHORIZER_SETTINGS,
   ...CONSUMER_GROUP_SETTINGS,
   ...SHARE_GROUP_SETTINGS,
+  ...SHARE_COORDINATOR_SETTINGS,
   'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',

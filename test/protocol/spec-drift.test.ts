@@ -30,6 +30,16 @@ const AHEAD_OF_SNAPSHOT: Record<string, { reason: string; codecMax?: number; sta
   ConsumerGroupDescribeResponse: { reason: 'v1 adds Members[].MemberType int8, default -1 (KIP-1099)' },
   DescribeGroupsRequest: { reason: 'Kafka 4.0 added v6 (KIP-1043)', codecMax: 6, stable: 6 },
   DescribeGroupsResponse: { reason: 'v6 adds Groups[].ErrorMessage, nullable, after ErrorCode (KIP-1043)' },
+  InitializeShareGroupStateRequest: { reason: 'KIP-932 inter-broker API, stable since Kafka 4.1', stable: 0 },
+  InitializeShareGroupStateResponse: { reason: 'KIP-932, as Kafka 4.4' },
+  ReadShareGroupStateRequest: { reason: 'KIP-932 inter-broker API, stable since Kafka 4.1', stable: 0 },
+  ReadShareGroupStateResponse: { reason: 'KIP-932, as Kafka 4.4' },
+  WriteShareGroupStateRequest: { reason: 'Kafka 4.4 has v0-1: v1 adds DeliveryCompleteCount int32, default -1 (KIP-1226)', codecMax: 1, stable: 1 },
+  WriteShareGroupStateResponse: { reason: 'v1 as v0 (KIP-1226)' },
+  DeleteShareGroupStateRequest: { reason: 'KIP-932 inter-broker API, stable since Kafka 4.1', stable: 0 },
+  DeleteShareGroupStateResponse: { reason: 'KIP-932, as Kafka 4.4' },
+  ReadShareGroupStateSummaryRequest: { reason: 'Kafka 4.4 has v0-1 (KIP-1226)', codecMax: 1, stable: 1 },
+  ReadShareGroupStateSummaryResponse: { reason: 'v1 adds DeliveryCompleteCount int32, default -1 (KIP-1226)' },
 };
 
 function range(s: string): [number, number] {

@@ -7,10 +7,13 @@
  *   request came in on; COORDINATOR_NOT_AVAILABLE while that partition has no live leader. Before
  *   the topic exists this broker answers (its coordinator creates the topic on first use). A
  *   single node therefore always names itself.
- * - key_type 0 (group) and 1 (transaction) are served. Key type 2 (share group) answers
- *   INVALID_REQUEST with an empty message, per key (Kafka: v < 6 cannot ask for it, and Samsa has
- *   no share groups); any other type INVALID_REQUEST with the error's default text (v0-3
- *   top-level, v4+ per key). An empty key is not rejected (as in Kafka).
+ * - key_type 0 (group) and 1 (transaction) are served, and from v6 key type 2 (share): the key
+ *   "groupId:topicId:partition" names a share-partition whose share coordinator leads its
+ *   __share_group_state partition (Kafka 4.4: CLUSTER_ACTION required, a whole-request
+ *   CLUSTER_AUTHORIZATION_FAILED otherwise; a key SharePartitionKey cannot parse answers
+ *   INVALID_REQUEST). Below v6 key type 2 answers INVALID_REQUEST with an empty message; any other
+ *   type INVALID_REQUEST with the error's default text (v0-3 top-level, v4+ per key). An empty
+ *   group or transactional key is not rejected (as in Kafka).
  * - Messages as Kafka 4.4 sends them: a v1-3 success carries "NONE" (Errors.NONE.message()), a
  *   v4+ key "" (the field's default).
  * Version notes: v1 adds key_type and throttle time; v3 flexible; v4+ (KIP-699) batches keys in
@@ -21,7 +24,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../broker.js';
 import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, requireCluster, ResourceType } from '../../security/authz.js';
+import { partitionForShareKey, SHARE_GROUP_STATE_TOPIC } from '../../coordinator/share-state/share-coordinator.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -36,12 +40,31 @@ const INVALID_REQUEST_MESSAGE = 'This most likely occurs because of a request be
  * broker answers (its coordinator creates the topic on first use, then the leader takes over).
  */
 function coordinatorNode(broker: Broker, keyType: number, key: string, listenerName: string): { nodeId: number; host: string; port: number } | null {
-  const topic = broker.metadata.get(keyType === GROUP ? OFFSETS_TOPIC : TRANSACTION_STATE_TOPIC);
+  const topic = broker.metadata.get(keyType === GROUP ? OFFSETS_TOPIC : keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : SHARE_GROUP_STATE_TOPIC);
   if (!topic) return { nodeId: broker.nodeId, ...broker.endpointFor(listenerName) };
-  const p = keyType === GROUP ? partitionForGroup(key, topic.partitions) : partitionForTxnId(key, topic.partitions);
+  const p = keyType === GROUP ? partitionForGroup(key, topic.partitions) : keyType === TRANSACTION ? partitionForTxnId(key, topic.partitions) : partitionForShareKey(key, topic.partitions);
   const leader = broker.partitionState(topic.topicId, p)?.leader ?? -1;
   const e = leader >= 0 && broker.isRegisteredBroker(leader) ? broker.brokerEndpoint(leader, listenerName) : null;
   return e ? { nodeId: leader, host: e.host, port: e.port } : null;
+}
+
+/**
+ * Kafka's SharePartitionKey.getInstance(String) + asCoordinatorKey: "group:topicId:partition"
+ * (the group may contain ':'), re-formatted; null when it does not parse.
+ */
+export function canonicalShareKey(key: string): string | null {
+  const parts = key.split(':');
+  // Java's split drops trailing empty strings.
+  while (parts.length > 0 && parts[parts.length - 1] === '') parts.pop();
+  if (parts.length < 3) return null;
+  const groupId = parts.slice(0, -2).join(':');
+  if (groupId.trim() === '') return null;
+  const id = parts[parts.length - 2];
+  const bytes = id.length <= 24 && /^[A-Za-z0-9_-]*={0,2}$/.test(id) ? Buffer.from(id, 'base64url') : Buffer.alloc(0);
+  if (bytes.length !== 16) return null;
+  const p = parts[parts.length - 1];
+  if (!/^[+-]?\d+$/.test(p) || Number(p) > 2147483647 || Number(p) < -2147483648) return null;
+  return `${groupId}:${bytes.toString('base64url')}:${Number(p)}`;
 }
 
 export const findCoordinatorHandler = defineHandler({
@@ -49,6 +72,14 @@ export const findCoordinatorHandler = defineHandler({
   handle(ctx, req) {
     const batched = ctx.apiVersion >= 4;
     const answer = (key: string) => {
+      if (req.keyType === SHARE && ctx.apiVersion >= 6) {
+        requireCluster(ctx, AclOperation.CLUSTER_ACTION);
+        const shareKey = canonicalShareKey(key);
+        if (shareKey === null) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: '' };
+        const node = coordinatorNode(ctx.broker, SHARE, shareKey, ctx.listenerName);
+        if (!node) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: '' };
+        return { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: '' };
+      }
       if (req.keyType !== GROUP && req.keyType !== TRANSACTION) {
         return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.INVALID_REQUEST, errorMessage: req.keyType === SHARE ? '' : INVALID_REQUEST_MESSAGE };
       }

@@ -15,6 +15,7 @@ import { quotaHandlers } from './quotas.js';
 import { adminHandlers } from './admin.js';
 import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
+import { shareStateHandlers } from './share-state.js';
 import { shareHandlers } from './share.js';
 
 export const allHandlers: Handler<any>[] = [
@@ -33,6 +34,7 @@ export const allHandlers: Handler<any>[] = [
   ...groupHandlers,
   ...shareHandlers,
   ...txnHandlers,
+  ...shareStateHandlers,
   ...aclHandlers,
   ...quotaHandlers,
 ];

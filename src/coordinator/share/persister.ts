@@ -35,8 +35,12 @@ export interface ShareStateKey {
 }
 
 export interface SharePersister {
-  /** The partition's state, or null when none was ever written. */
-  read(key: ShareStateKey): Promise<PersistedShareState | null>;
+  /**
+   * The partition's state, or null when none was ever written. `leaderEpoch`: the share-partition
+   * leader's epoch (the data partition's leader epoch), recorded by the share coordinator so that
+   * writes of older leaders are fenced (FENCED_LEADER_EPOCH), as Kafka's ReadShareGroupState does.
+   */
+  read(key: ShareStateKey, leaderEpoch?: number): Promise<PersistedShareState | null>;
   /**
    * Applies a change: the new start offset and the batches whose state changed (they replace what
    * was known for their offsets; batches below startOffset are dropped). `stateEpoch` null keeps it.

@@ -108,6 +108,16 @@ import { readShareFetchRequest, writeShareFetchRequest, type ShareFetchRequest }
 import { readShareFetchResponse, writeShareFetchResponse, type ShareFetchResponse } from './messages/share-fetch-response.js';
 import { readShareAcknowledgeRequest, writeShareAcknowledgeRequest, type ShareAcknowledgeRequest } from './messages/share-acknowledge-request.js';
 import { readShareAcknowledgeResponse, writeShareAcknowledgeResponse, type ShareAcknowledgeResponse } from './messages/share-acknowledge-response.js';
+import { readInitializeShareGroupStateRequest, writeInitializeShareGroupStateRequest, type InitializeShareGroupStateRequest } from './messages/initialize-share-group-state-request.js';
+import { readInitializeShareGroupStateResponse, writeInitializeShareGroupStateResponse, type InitializeShareGroupStateResponse } from './messages/initialize-share-group-state-response.js';
+import { readReadShareGroupStateRequest, writeReadShareGroupStateRequest, type ReadShareGroupStateRequest } from './messages/read-share-group-state-request.js';
+import { readReadShareGroupStateResponse, writeReadShareGroupStateResponse, type ReadShareGroupStateResponse } from './messages/read-share-group-state-response.js';
+import { readWriteShareGroupStateRequest, writeWriteShareGroupStateRequest, type WriteShareGroupStateRequest } from './messages/write-share-group-state-request.js';
+import { readWriteShareGroupStateResponse, writeWriteShareGroupStateResponse, type WriteShareGroupStateResponse } from './messages/write-share-group-state-response.js';
+import { readDeleteShareGroupStateRequest, writeDeleteShareGroupStateRequest, type DeleteShareGroupStateRequest } from './messages/delete-share-group-state-request.js';
+import { readDeleteShareGroupStateResponse, writeDeleteShareGroupStateResponse, type DeleteShareGroupStateResponse } from './messages/delete-share-group-state-response.js';
+import { readReadShareGroupStateSummaryRequest, writeReadShareGroupStateSummaryRequest, type ReadShareGroupStateSummaryRequest } from './messages/read-share-group-state-summary-request.js';
+import { readReadShareGroupStateSummaryResponse, writeReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryResponse } from './messages/read-share-group-state-summary-response.js';
 import { readDescribeShareGroupOffsetsRequest, writeDescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsRequest } from './messages/describe-share-group-offsets-request.js';
 import { readDescribeShareGroupOffsetsResponse, writeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsResponse } from './messages/describe-share-group-offsets-response.js';
 import { readAlterShareGroupOffsetsRequest, writeAlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsRequest } from './messages/alter-share-group-offsets-request.js';
@@ -185,6 +195,11 @@ export const ApiKey = {
   ShareGroupDescribe: 77,
   ShareFetch: 78,
   ShareAcknowledge: 79,
+  InitializeShareGroupState: 83,
+  ReadShareGroupState: 84,
+  WriteShareGroupState: 85,
+  DeleteShareGroupState: 86,
+  ReadShareGroupStateSummary: 87,
   DescribeShareGroupOffsets: 90,
   AlterShareGroupOffsets: 91,
   DeleteShareGroupOffsets: 92,
@@ -245,6 +260,11 @@ export interface ApiTypes {
   77: { request: ShareGroupDescribeRequest; response: ShareGroupDescribeResponse };
   78: { request: ShareFetchRequest; response: ShareFetchResponse };
   79: { request: ShareAcknowledgeRequest; response: ShareAcknowledgeResponse };
+  83: { request: InitializeShareGroupStateRequest; response: InitializeShareGroupStateResponse };
+  84: { request: ReadShareGroupStateRequest; response: ReadShareGroupStateResponse };
+  85: { request: WriteShareGroupStateRequest; response: WriteShareGroupStateResponse };
+  86: { request: DeleteShareGroupStateRequest; response: DeleteShareGroupStateResponse };
+  87: { request: ReadShareGroupStateSummaryRequest; response: ReadShareGroupStateSummaryResponse };
   90: { request: DescribeShareGroupOffsetsRequest; response: DescribeShareGroupOffsetsResponse };
   91: { request: AlterShareGroupOffsetsRequest; response: AlterShareGroupOffsetsResponse };
   92: { request: DeleteShareGroupOffsetsRequest; response: DeleteShareGroupOffsetsResponse };
@@ -520,6 +540,31 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 79, name: 'ShareAcknowledge', minVersion: 1, maxVersion: 2, flexibleFrom: 0,
     readRequest: readShareAcknowledgeRequest, writeRequest: writeShareAcknowledgeRequest,
     readResponse: readShareAcknowledgeResponse, writeResponse: writeShareAcknowledgeResponse,
+  },
+  83: {
+    apiKey: 83, name: 'InitializeShareGroupState', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readInitializeShareGroupStateRequest, writeRequest: writeInitializeShareGroupStateRequest,
+    readResponse: readInitializeShareGroupStateResponse, writeResponse: writeInitializeShareGroupStateResponse,
+  },
+  84: {
+    apiKey: 84, name: 'ReadShareGroupState', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readReadShareGroupStateRequest, writeRequest: writeReadShareGroupStateRequest,
+    readResponse: readReadShareGroupStateResponse, writeResponse: writeReadShareGroupStateResponse,
+  },
+  85: {
+    apiKey: 85, name: 'WriteShareGroupState', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readWriteShareGroupStateRequest, writeRequest: writeWriteShareGroupStateRequest,
+    readResponse: readWriteShareGroupStateResponse, writeResponse: writeWriteShareGroupStateResponse,
+  },
+  86: {
+    apiKey: 86, name: 'DeleteShareGroupState', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readDeleteShareGroupStateRequest, writeRequest: writeDeleteShareGroupStateRequest,
+    readResponse: readDeleteShareGroupStateResponse, writeResponse: writeDeleteShareGroupStateResponse,
+  },
+  87: {
+    apiKey: 87, name: 'ReadShareGroupStateSummary', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readReadShareGroupStateSummaryRequest, writeRequest: writeReadShareGroupStateSummaryRequest,
+    readResponse: readReadShareGroupStateSummaryResponse, writeResponse: writeReadShareGroupStateSummaryResponse,
   },
   90: {
     apiKey: 90, name: 'DescribeShareGroupOffsets', minVersion: 0, maxVersion: 1, flexibleFrom: 0,

@@ -1,0 +1,25 @@
+/**
+ * InitializeShareGroupState (key 83), version 0: the group coordinator asks the share coordinator
+ * to start share-partitions afresh at a state epoch and start offset (a ShareSnapshot each).
+ *
+ * Behavior (Kafka 4.4's KafkaApis and ShareCoordinatorService): CLUSTER_ACTION on the cluster is
+ * required (CLUSTER_AUTHORIZATION_FAILED for every partition otherwise); each share-partition is
+ * answered by the share coordinator shard of its `__share_group_state` partition, NOT_COORDINATOR
+ * when another broker leads that partition (coordinator/share-state/share-coordinator.ts).
+ */
+import { defineHandler } from '../handler.js';
+import { AclOperation } from '../../security/acl.js';
+import { requireCluster } from '../../security/authz.js';
+import { errorMessageOf } from '../../coordinator/share-state/share-coordinator.js';
+
+export const initializeShareGroupStateHandler = defineHandler({
+  apiKey: 83,
+  handle(ctx, req) {
+    requireCluster(ctx, AclOperation.CLUSTER_ACTION);
+    return ctx.broker.shareCoordinator.initializeState(req);
+  },
+  errorResponse(req, errorCode) {
+    const errorMessage = errorMessageOf(errorCode);
+    return { results: req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode, errorMessage })) })) };
+  },
+});

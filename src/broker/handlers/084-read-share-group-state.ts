@@ -1,0 +1,26 @@
+/**
+ * ReadShareGroupState (key 84), version 0: a share-partition leader reads the persisted state of
+ * its share-partitions (start offset, state epoch, state batches) at its leader epoch, which the
+ * coordinator records to fence older leaders.
+ *
+ * Behavior (Kafka 4.4's KafkaApis and ShareCoordinatorService): CLUSTER_ACTION on the cluster is
+ * required (CLUSTER_AUTHORIZATION_FAILED for every partition otherwise); each share-partition is
+ * answered by the share coordinator shard of its `__share_group_state` partition, NOT_COORDINATOR
+ * when another broker leads that partition (coordinator/share-state/share-coordinator.ts).
+ */
+import { defineHandler } from '../handler.js';
+import { AclOperation } from '../../security/acl.js';
+import { requireCluster } from '../../security/authz.js';
+import { errorMessageOf } from '../../coordinator/share-state/share-coordinator.js';
+
+export const readShareGroupStateHandler = defineHandler({
+  apiKey: 84,
+  handle(ctx, req) {
+    requireCluster(ctx, AclOperation.CLUSTER_ACTION);
+    return ctx.broker.shareCoordinator.readState(req);
+  },
+  errorResponse(req, errorCode) {
+    const errorMessage = errorMessageOf(errorCode);
+    return { results: req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode, errorMessage, stateEpoch: 0, startOffset: 0n, stateBatches: [] })) })) };
+  },
+});

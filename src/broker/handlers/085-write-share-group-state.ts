@@ -1,0 +1,27 @@
+/**
+ * WriteShareGroupState (key 85), versions 0-1: a share-partition leader persists a change of its
+ * share-partitions (a ShareUpdate, or a ShareSnapshot every
+ * share.coordinator.snapshot.update.records.per.snapshot updates).
+ * Version notes: v1 adds delivery_complete_count (KIP-1226).
+ *
+ * Behavior (Kafka 4.4's KafkaApis and ShareCoordinatorService): CLUSTER_ACTION on the cluster is
+ * required (CLUSTER_AUTHORIZATION_FAILED for every partition otherwise); each share-partition is
+ * answered by the share coordinator shard of its `__share_group_state` partition, NOT_COORDINATOR
+ * when another broker leads that partition (coordinator/share-state/share-coordinator.ts).
+ */
+import { defineHandler } from '../handler.js';
+import { AclOperation } from '../../security/acl.js';
+import { requireCluster } from '../../security/authz.js';
+import { errorMessageOf } from '../../coordinator/share-state/share-coordinator.js';
+
+export const writeShareGroupStateHandler = defineHandler({
+  apiKey: 85,
+  handle(ctx, req) {
+    requireCluster(ctx, AclOperation.CLUSTER_ACTION);
+    return ctx.broker.shareCoordinator.writeState(req);
+  },
+  errorResponse(req, errorCode) {
+    const errorMessage = errorMessageOf(errorCode);
+    return { results: req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => ({ partition: p.partition, errorCode, errorMessage })) })) };
+  },
+});

@@ -1,0 +1,72 @@
+/**
+ * Wires the share coordinator to a Broker: `__share_group_state` through the broker's topic
+ * creation and logs (Kafka's configs: cleanup.policy=delete, retention.ms=-1, compression.type
+ * producer, segment.bytes and min.insync.replicas from share.coordinator.state.topic.*, the
+ * replication factor capped at the live brokers), data-topic partition counts from the metadata
+ * cache, and the persister share-partition leaders use (`broker.sharePersister`).
+ */
+import { KafkaApiError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import type { Broker } from '../../broker/broker.js';
+import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
+import { ledEpochOf, type OffsetsTopic } from '../group/group-coordinator.js';
+import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator } from './share-coordinator.js';
+import { CoordinatorPersister } from './coordinator-persister.js';
+import { BrokerStateChannel } from './state-channel.js';
+
+export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
+  const c = broker.rawConfig as Record<string, unknown>;
+  const num = (k: string, d: number): number => {
+    const v = Number(c[k]);
+    return Number.isFinite(v) ? v : d;
+  };
+  const writeTimeoutMs = num('share.coordinator.write.timeout.ms', 5000);
+  const topic: OffsetsTopic = {
+    partitions: () => broker.metadata.get(SHARE_GROUP_STATE_TOPIC)?.partitions ?? null,
+    create: async (numPartitions) => {
+      if (broker.metadata.get(SHARE_GROUP_STATE_TOPIC)) return;
+      const replicationFactor = Math.max(1, Math.min(num('share.coordinator.state.topic.replication.factor', 3), broker.cache.brokers.size));
+      await broker.createTopic({
+        name: SHARE_GROUP_STATE_TOPIC,
+        numPartitions,
+        replicationFactor,
+        // ShareCoordinatorService.shareGroupStateTopicConfigs (Kafka 4.4).
+        configs: {
+          'cleanup.policy': 'delete',
+          'retention.ms': '-1',
+          'compression.type': 'producer',
+          'segment.bytes': String(num('share.coordinator.state.topic.segment.bytes', 104857600)),
+          'min.insync.replicas': String(Math.min(num('share.coordinator.state.topic.min.isr', 2), replicationFactor)),
+        },
+      });
+    },
+    log: (partition) => {
+      const log = broker.getLog(SHARE_GROUP_STATE_TOPIC, partition);
+      if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${SHARE_GROUP_STATE_TOPIC}-${partition} has no log`);
+      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(SHARE_GROUP_STATE_TOPIC, partition), {
+        flush: broker.flushOnAcksAll,
+        leader: () => broker.replicaManager.getPartition(SHARE_GROUP_STATE_TOPIC, partition),
+        replicationTimeoutMs: writeTimeoutMs,
+      });
+    },
+    ledEpoch: (partition) => ledEpochOf(broker, SHARE_GROUP_STATE_TOPIC, partition),
+  };
+  return new ShareCoordinator({
+    clock: broker.clock,
+    logger: broker.log,
+    topic,
+    numPartitions: num('share.coordinator.state.topic.num.partitions', 50),
+    snapshotUpdateRecordsPerSnapshot: num('share.coordinator.snapshot.update.records.per.snapshot', 500),
+    topics: (topicId) => broker.metadata.getById(topicId)?.partitions ?? null,
+  });
+}
+
+/** The persister of `broker`: its own coordinator, or the leader of the key's state partition. */
+export function sharePersisterForBroker(broker: Broker): CoordinatorPersister {
+  return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker));
+}
+
+function requestTimeoutMs(broker: Broker): number {
+  const v = Number((broker.rawConfig as Record<string, unknown>)['request.timeout.ms']);
+  return Number.isFinite(v) ? v : 30_000;
+}
