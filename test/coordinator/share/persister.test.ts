@@ -1,5 +1,5 @@
-import { test } from 'node:test';
-import assert from 'node:assert/strict';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
 import { mergeStateBatches, type PersistedStateBatch } from '../../../src/coordinator/share/persister.js';
 
 /** The same merge, one offset at a time. */
@@ -41,11 +41,13 @@ test('mergeStateBatches: the change wins offset by offset, offsets below the sta
     const change = randomBatches(rand, Math.floor(rand() * 5));
     const start = Math.floor(rand() * 10);
     const got = mergeStateBatches(base, change, start);
-    assert.deepEqual(expand(got), naive(base, change, start), JSON.stringify({ base, change, start }));
+    assert.equal(expand(got), naive(base, change, start), JSON.stringify({ base, change, start }));
   }
 });
 
 test('mergeStateBatches: adjacent batches of one state and count are joined', () => {
   const got = mergeStateBatches([{ firstOffset: 0, lastOffset: 4, deliveryState: 2, deliveryCount: 1 }], [{ firstOffset: 5, lastOffset: 9, deliveryState: 2, deliveryCount: 1 }], 0);
-  assert.deepEqual(got, [{ firstOffset: 0, lastOffset: 9, deliveryState: 2, deliveryCount: 1 }]);
+  assert.equal(got, [{ firstOffset: 0, lastOffset: 9, deliveryState: 2, deliveryCount: 1 }]);
 });
+
+test.run();
