@@ -16,12 +16,16 @@
  * them: a partition-level error code makes kafkajs's Metadata parse throw for the whole answer,
  * makes Java refresh metadata again and again (an InvalidMetadataException) while still using the
  * leader, and librdkafka ignores it. Consumers need that same leader to fetch and to resolve
- * offsets. So one answer cannot steer producers and let consumers drain. Samsa answers by
- * connection: a connection that has sent Produce or InitProducerId and none of the consumer
- * requests (Fetch, ListOffsets, OffsetFetch, JoinGroup, ConsumerGroupHeartbeat) gets the retired
- * partitions with leader -1 and no error (replicas and ISR listed); every other connection sees
- * the leader. A producer's first Metadata comes before its first Produce, so it may still send
- * to a retired partition once; that Produce is answered so that it learns:
+ * offsets. So one answer cannot steer producers and let consumers drain. Samsa answers by who
+ * asks (`steersAwayFromRetired`): a connection that has made a consumer request (Fetch,
+ * ListOffsets, group requests), or whose client (same address and client id) has on another
+ * connection, sees the leader; every other one gets the retired partitions with leader -1 and no
+ * error (replicas and ISR listed). Unknown connections are treated as producers because a
+ * producer's first Metadata comes before its first Produce, and Java and librdkafka bind records
+ * to a partition when they are sent (they never move a refused batch): a producer told about the
+ * leader even once would lose the records it put there. A consumer recovers from a partition
+ * without a leader by asking again. A producer that still sends to a retired partition (its
+ * metadata is older than the retirement) is answered so that it learns:
  * - a batch whose records have no key: NOT_LEADER_OR_FOLLOWER (retriable, with no current-leader
  *   hint), so the client refreshes metadata on a connection that has now produced and, where the
  *   client re-partitions on retry (kafkajs), the records go to another partition;
@@ -63,7 +67,7 @@ export function retirementProblem(topic: Pick<TopicRecord, 'name' | 'partitions'
   return null;
 }
 
-/** What a connection has asked for so far: decides how Metadata shows retired partitions. */
+/** What a connection, or a client (address and client id), has asked for so far. */
 export interface ClientRole {
   produces: boolean;
   consumes: boolean;
@@ -73,26 +77,75 @@ export function newClientRole(): ClientRole {
   return { produces: false, consumes: false };
 }
 
-/** Notes the role a request implies (called for every request; a switch on the key). */
-export function noteClientRole(role: ClientRole, apiKey: number): void {
+const MAX_CLIENTS = 10_000;
+
+/**
+ * Roles by client (remote address and client id) on this broker. A connection alone is not
+ * enough: librdkafka keeps its bootstrap connection and sends Metadata on it although it produces
+ * on another one. Bounded: forgotten clients count as unknown again.
+ */
+export class ClientRoles {
+  private readonly byClient = new Map<string, ClientRole>();
+
+  /** `remoteAddress` is host:port (the port is left out: every connection of a client has its own). */
+  of(remoteAddress: string, clientId: string | null): ClientRole {
+    const key = clientKey(remoteAddress, clientId);
+    let role = this.byClient.get(key);
+    if (!role) {
+      if (this.byClient.size >= MAX_CLIENTS) this.byClient.clear();
+      this.byClient.set(key, (role = newClientRole()));
+    }
+    return role;
+  }
+
+  peek(remoteAddress: string, clientId: string | null): ClientRole | undefined {
+    return this.byClient.get(clientKey(remoteAddress, clientId));
+  }
+}
+
+function clientKey(remoteAddress: string, clientId: string | null): string {
+  const colon = remoteAddress.lastIndexOf(':');
+  return `${colon > 0 ? remoteAddress.slice(0, colon) : remoteAddress}|${clientId ?? ''}`;
+}
+
+/**
+ * Notes the role a request implies on its connection and, the first time the connection takes
+ * that role, on its client (called for every request: a switch on the key). `groupLookup`:
+ * a FindCoordinator for a group (a transactional producer looks up its transaction coordinator).
+ */
+export function noteClientRole(role: ClientRole, apiKey: number, groupLookup: boolean, client: () => ClientRole): void {
   switch (apiKey) {
     case 0: // Produce
     case 22: // InitProducerId
-      role.produces = true;
+      if (!role.produces) client().produces = role.produces = true;
+      break;
+    case 10: // FindCoordinator
+      if (groupLookup && !role.consumes) client().consumes = role.consumes = true;
       break;
     case 1: // Fetch
     case 2: // ListOffsets
+    case 8: // OffsetCommit
     case 9: // OffsetFetch
     case 11: // JoinGroup
+    case 15: // DescribeGroups (admin tools watching a group drain)
+    case 16: // ListGroups
     case 68: // ConsumerGroupHeartbeat
-      role.consumes = true;
+      if (!role.consumes) client().consumes = role.consumes = true;
       break;
   }
 }
 
-/** Whether Metadata on this connection hides the leader of retired partitions. */
-export function steersAwayFromRetired(role: ClientRole | undefined): boolean {
-  return role !== undefined && role.produces && !role.consumes;
+/**
+ * Whether Metadata hides the leader of retired partitions. Never on a connection that has made a
+ * consumer request; else on one that has produced, and on any other unless its client (address
+ * and client id) has made a consumer request elsewhere. So a new producer is steered from its
+ * first Metadata, before it has produced anything; a new consumer may see a retired partition
+ * without a leader until its first group request, and clients ask again for partitions without
+ * a leader (kafkajs when it resolves offsets or rejoins, Java and librdkafka at once).
+ */
+export function steersAwayFromRetired(connection: ClientRole | undefined, client: ClientRole | undefined): boolean {
+  if (!connection || connection.consumes) return false;
+  return connection.produces || client === undefined || !client.consumes;
 }
 
 /** The indexes (in the batch) of records that carry a key; [] for a batch that cannot be decoded. */

@@ -48,6 +48,11 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
       }
     };
     await send(60);
+    // A keyed producer whose metadata predates the retirement.
+    const staleKeyed = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 0 } });
+    await staleKeyed.connect();
+    await staleKeyed.send({ topic: 'r', acks: -1, messages: [{ key: 'k0', value: 'kv-k0' }] });
+    sent.push('kv-k0');
     const before = endOffsets(b, 'r', 6);
     assert.ok(before[4] > 0 && before[5] > 0, `keyless records went to every partition first: ${before}`);
 
@@ -68,23 +73,33 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
     assert.equal(after.slice(4), before.slice(4), `nothing more was appended to the retired partitions: ${before} → ${after}`);
     assert.is(after.reduce((a, x) => a + x, 0), sent.length, 'every acknowledged record is in the log once');
 
-    // A keyed record hashed to a retired partition: kafkajs (fresh metadata, a leader) sends it and gets INVALID_RECORD.
-    const keyedProducer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 0 } });
+    // Keyed records hashed to a retired partition: refused, never moved to another partition.
+    const keyedFailure = async (producer: typeof staleKeyed) => {
+      for (let i = 1; i < 200; i++) {
+        const key = `k${i}`;
+        const out = await producer.send({ topic: 'r', acks: -1, messages: [{ key, value: `kv-${key}` }] }).then(
+          (meta) => ({ partition: meta[0].partition, err: null }),
+          (err: Error & { type?: string }) => ({ partition: -1, err }),
+        );
+        if (out.err) return { key, err: out.err };
+        sent.push(`kv-${key}`);
+        assert.ok(out.partition < 4, `a keyed record landed on partition ${out.partition}`);
+      }
+      throw new Error('no key maps to a retired partition');
+    };
+    // With metadata from before the retirement the record reaches the broker: INVALID_RECORD.
+    const stale = await keyedFailure(staleKeyed);
+    assert.is(stale.err.type, 'INVALID_RECORD', `${stale.err.name}: ${stale.err.message}`);
+    // A new producer sees no leader there; kafkajs fails the record without sending it.
+    const keyedProducer = kafka.producer({ createPartitioner: Partitioners.DefaultPartitioner, retry: { retries: 1, initialRetryTime: 20 } });
     await keyedProducer.connect();
-    let keyedErr: (Error & { type?: string }) | null = null;
-    let key = '';
-    for (let i = 0; i < 200 && !keyedErr; i++) {
-      key = `k${i}`;
-      const [meta] = await keyedProducer.send({ topic: 'r', acks: -1, messages: [{ key, value: 'x' }] }).catch((e: Error & { type?: string }) => {
-        keyedErr = e;
-        return [null];
-      });
-      if (meta) assert.ok(meta.partition < 4, `a keyed record landed on partition ${meta.partition}`);
-    }
-    assert.ok(keyedErr, 'some key maps to a retired partition');
-    assert.match(String((keyedErr as unknown as { type?: string }).type ?? keyedErr), /INVALID_RECORD/);
+    const fresh2 = await keyedFailure(keyedProducer);
+    assert.match(fresh2.err.message, /retries|not found/i);
+    const key = stale.key;
     await keyedProducer.disconnect();
+    await staleKeyed.disconnect();
     await fresh.disconnect();
+    assert.equal(endOffsets(b, 'r', 6).slice(4), before.slice(4), 'no keyed record was appended to a retired partition');
 
     // The same refusal on the wire carries the reason (Produce v8+ error_message, record_errors).
     const raw = await KafkaClient.connect({ bootstrap: b.bootstrap });
@@ -98,11 +113,19 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
       const keyless = buildRecordBatch({ baseOffset: 0n, records: [{ key: null, value: Buffer.from('x'), headers: [] }] });
       const res2 = await raw.request(0, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'r', partitionData: [{ index: 4, records: keyless }] }] });
       assert.is(res2.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-      // This connection has produced: Metadata shows the retired partitions without a leader.
+      // A producer's connection: Metadata shows the retired partitions without a leader.
       const md = await raw.request(3, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'r' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
       assert.equal(md.topics[0].partitions.map((p) => [p.partitionIndex, p.leaderId, p.errorCode]), [[0, b.broker.nodeId, 0], [1, b.broker.nodeId, 0], [2, b.broker.nodeId, 0], [3, b.broker.nodeId, 0], [4, -1, 0], [5, -1, 0]]);
     } finally {
       raw.close();
+    }
+    const reader = await KafkaClient.connect({ bootstrap: b.bootstrap });
+    try {
+      await reader.request(9, { groupId: 'drain', topics: null, groups: [], requireStable: false });
+      const md = await reader.request(3, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'r' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
+      assert.equal(md.topics[0].partitions.map((p) => p.leaderId), Array(6).fill(b.broker.nodeId), 'a consumer (OffsetFetch) sees every leader');
+    } finally {
+      reader.close();
     }
 
     // Consumers still see the leader of the retired partitions and read them to the end.

@@ -19,9 +19,10 @@
  * - brokers, leaders, leader epochs, replicas, ISR and offline replicas come from the metadata
  *   cache (every live broker; a partition whose leader is not alive: LEADER_NOT_AVAILABLE, leader
  *   -1); controller_id is the active controller (a broker in Samsa), -1 while there is none.
- * - Retired partitions (cluster/partition-retirement.ts): listed to everyone; on a connection that
- *   has produced and never consumed, with leader -1 and no error, so producers' partitioners
- *   leave them while consumers still find the leader and drain them.
+ * - Retired partitions (cluster/partition-retirement.ts): listed to everyone; to producers (a
+ *   connection, or a client by address and client id, that has produced and never consumed) with
+ *   leader -1 and no error, so their partitioners leave them while consumers still find the leader
+ *   and drain them.
  * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
  *   (topic 3576, cluster 8096); -2147483648 when not asked for.
  * - ACLs: DESCRIBE on a topic, else it is left out of "all topics" and answered
@@ -101,7 +102,7 @@ export const metadataHandler = defineHandler({
   async handle(ctx, req) {
     const broker = ctx.broker;
     const v = ctx.apiVersion;
-    const steer = steersAwayFromRetired(ctx.clientRole);
+    const steer = steersAwayFromRetired(ctx.clientRole, ctx.clientRole && broker.clientRoles.peek(ctx.remoteAddress, ctx.clientId));
     const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
     const opsOf = (name: string) => (topicOps === NO_OPERATIONS ? topicOps : authorizedOperations(ctx, ResourceType.TOPIC, name, topicOps));
     const describe = (t: TopicInfo): MetadataResponseTopic => ({
