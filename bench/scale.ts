@@ -2,15 +2,23 @@
  * Scale: many partitions and many idle connections, Samsa and (with --kafka) Apache Kafka.
  *
  *   npm run build && npx tsx bench/scale.ts [--partitions 10000] [--topics 100] [--connections 1000] [--kafka]
+ *     [--restarts 1] [--cpu-prof DIR] [--keep-data DIR]
  *
  * - partitions: PARTITIONS spread over TOPICS topics created in one CreateTopics request (time to
  *   the answer, then until Metadata shows every partition with a leader); Metadata for all topics
  *   (median of 20 requests, client-side time); a restart on the same data until a produce to the
  *   last partition is accepted (Samsa: SIGTERM, the stop timed apart; Kafka: SIGKILL); RSS loaded.
- * - connections: CONNECTIONS sockets that each complete ApiVersions and then stay idle; RSS
+ *   `--restarts N` repeats the restart N times and reports medians (stop, start to produce) and
+ *   the single figures; `--cpu-prof DIR` runs the restarted Samsa processes under
+ *   `node --cpu-prof` (profiles in DIR, for bench/cpuprofile-summary.ts); `--keep-data DIR`
+ *   creates the partitions once in DIR and keeps it, and a later run with the same DIR skips the
+ *   create and goes straight to the restarts (the data dir of an older build is the migration test).
+ * - connections: CONNECTIONS sockets (0 skips this part) that each complete ApiVersions and then stay idle; RSS
  *   before and after, per connection.
  * Figures only (no assertion), never part of `npm test`.
  */
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KafkaConn, apiVersions } from './lib/kafka-conn.js';
 import { median, procRssMiB, sleep, startSamsa } from './lib/proc.js';
@@ -22,6 +30,10 @@ const PARTITIONS = opt('partitions', 10_000);
 const TOPICS = opt('topics', 100);
 const CONNECTIONS = opt('connections', 1000);
 const withKafka = args.includes('--kafka');
+const RESTARTS = opt('restarts', 1);
+const strOpt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
+const CPU_PROF = strOpt('cpu-prof');
+const KEEP_DATA = strOpt('keep-data');
 
 interface Target {
   name: string;
@@ -30,6 +42,8 @@ interface Target {
   /** Stops (Samsa: SIGTERM, graceful; Kafka: SIGKILL) and starts again on the same data; resolves with the stop's duration. */
   restart(): Promise<number>;
   stop(): Promise<void>;
+  /** The partitions exist already (--keep-data with a directory from an earlier run). */
+  reused?: boolean;
 }
 
 const metadataAll = (c: KafkaConn) => c.request(3, 12, { topics: null, allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });
@@ -61,6 +75,10 @@ async function partitions(t: Target): Promise<Record<string, number>> {
   const c = await KafkaConn.connect('127.0.0.1', t.port(), 5000);
   const out: Record<string, number> = {};
   try {
+    if (t.reused) {
+      c.close();
+      return restarts(t, per, out);
+    }
     const t0 = performance.now();
     const res = await c.request(19, 7, {
       topics: Array.from({ length: TOPICS }, (_, i) => ({ name: `scale-${i}`, numPartitions: per, replicationFactor: 1, assignments: [], configs: [] })),
@@ -87,16 +105,31 @@ async function partitions(t: Target): Promise<Record<string, number>> {
   } finally {
     c.close();
   }
+  return restarts(t, per, out);
+}
+
+async function restarts(t: Target, per: number, out: Record<string, number>): Promise<Record<string, number>> {
   out.rssLoadedMiB = procRssMiB(t.pid());
-  const r0 = performance.now();
-  out.stopMs = await t.restart();
-  await produceTo(t.port(), `scale-${TOPICS - 1}`, per - 1, 300_000);
-  out.restartToProduceMs = performance.now() - r0;
-  out.startToProduceMs = out.restartToProduceMs - out.stopMs;
+  const stops: number[] = [];
+  const starts: number[] = [];
+  for (let i = 0; i < RESTARTS; i++) {
+    const r0 = performance.now();
+    const stopMs = await t.restart();
+    await produceTo(t.port(), `scale-${TOPICS - 1}`, per - 1, 300_000);
+    const startMs = performance.now() - r0 - stopMs;
+    stops.push(stopMs);
+    starts.push(startMs);
+    console.error(`${t.name}: restart ${i + 1}/${RESTARTS}: stop ${stopMs.toFixed(0)} ms, start to first produce ${startMs.toFixed(0)} ms`);
+  }
+  out.stopMs = median(stops);
+  out.startToProduceMs = median(starts);
+  out.restartToProduceMs = out.stopMs + out.startToProduceMs;
+  out.rssRestartedMiB = procRssMiB(t.pid());
   return out;
 }
 
 async function connections(t: Target): Promise<Record<string, number>> {
+  if (CONNECTIONS === 0) return {};
   await sleep(1000);
   const before = procRssMiB(t.pid());
   const conns: KafkaConn[] = [];
@@ -112,20 +145,25 @@ async function connections(t: Target): Promise<Record<string, number>> {
 }
 
 async function samsaTarget(): Promise<Target> {
-  let s = await startSamsa({});
+  const reused = KEEP_DATA !== undefined && existsSync(join(KEEP_DATA, 'meta.properties'));
+  if (KEEP_DATA) mkdirSync(KEEP_DATA, { recursive: true });
+  let s = await startSamsa({ dataDir: KEEP_DATA, readyTimeoutMs: 300_000 });
   const dataDir = s.dataDir;
+  let profiles = 0;
   return {
     name: 'samsa',
     port: () => s.port,
     pid: () => s.pid,
+    reused,
     async restart() {
       const t0 = performance.now();
       await s.stop({ keepData: true });
       const stopMs = performance.now() - t0;
-      s = await startSamsa({ dataDir, readyTimeoutMs: 300_000 });
+      const nodeArgs = CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `restart-${++profiles}.cpuprofile`] : [];
+      s = await startSamsa({ dataDir, readyTimeoutMs: 300_000, nodeArgs });
       return stopMs;
     },
-    stop: () => s.stop(),
+    stop: () => s.stop({ keepData: KEEP_DATA !== undefined }),
   };
 }
 

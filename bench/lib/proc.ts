@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { KafkaConn, apiVersions } from './kafka-conn.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const BROKER_MAIN = join(REPO_ROOT, 'dist', 'samsa.js');
+/** The broker bundle the benchmarks run; SAMSA_BENCH_MAIN names another one (e.g. a build of an older commit). */
+export const BROKER_MAIN = process.env.SAMSA_BENCH_MAIN ?? join(REPO_ROOT, 'dist', 'samsa.js');
 
 let clkTck = 0;
 function ticksPerSecond(): number {

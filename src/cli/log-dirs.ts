@@ -4,10 +4,13 @@
  *
  * Why a local read and not a request: Kafka has no protocol field for either figure
  * (DescribeLogDirs carries sizes only; Kafka shows them as JMX metrics), and everything needed is
- * in the partition directory in Kafka's formats: the segment files (`<base>.log`, whose names are
- * their base offsets), `cleaner-offset-checkpoint` (the first dirty offset, rewritten at the end
- * of every pass, so its mtime is the last cleaning time), `log-start-offset-checkpoint`, and the
- * topic's cleanup.policy in `samsa-metadata.json` when the broker keeps its metadata there.
+ * in Kafka's formats: the segment files (`<base>.log`, whose names are their base offsets), the
+ * log dir's `cleaner-offset-checkpoint` (first dirty offsets) and `log-start-offset-checkpoint`,
+ * and the topic's cleanup.policy in `samsa-metadata.json` when the broker keeps its metadata
+ * there. The last cleaning time is the mtime of the partition's first segment (a pass rewrites
+ * every segment from the log start on). A log dir of the layout before issue 19 (and a log opened
+ * on its own) has these checkpoints in each partition directory, where the cleaner offset file's
+ * own mtime is the last cleaning time.
  *
  * The dirty ratio is the cleaner's (log-cleaner.ts `cleanable`): bytes of the segments below the
  * active one at or past the first dirty offset, over the bytes below the active one. Unlike the
@@ -17,6 +20,8 @@
 import * as path from 'node:path';
 import { nodeFs, type Fs } from '../storage/fs.js';
 import { readCheckpoint } from '../storage/checkpoint-file.js';
+import { readOffsetCheckpointFile } from '../storage/log-dir-checkpoints.js';
+import { CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../storage/file-names.js';
 import { UsageError, bool, flag, flags, parseArgs } from './args.js';
 import type { Io } from './commands.js';
 
@@ -62,6 +67,13 @@ async function policies(fs: Fs, logDir: string): Promise<Map<string, string | nu
 /** The cleaning figures of every partition directory in `logDir` (optionally only `topics`). */
 export async function describeLogDir(fs: Fs, logDir: string, topics: readonly string[] = []): Promise<PartitionCleaning[]> {
   const policy = await policies(fs, logDir);
+  // The log dir's files (one for all partitions), when the log dir has them.
+  const shared = (await readOffsetCheckpointFile(fs, path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE))) !== null
+    ? {
+      logStart: (await readOffsetCheckpointFile(fs, path.join(logDir, LOG_START_OFFSET_CHECKPOINT_FILE))) ?? new Map<string, number>(),
+      cleaner: (await readOffsetCheckpointFile(fs, path.join(logDir, CLEANER_OFFSET_CHECKPOINT_FILE))) ?? new Map<string, number>(),
+    }
+    : null;
   const out: PartitionCleaning[] = [];
   for (const name of (await fs.readdir(logDir)).sort()) {
     const m = PARTITION_DIR.exec(name);
@@ -78,9 +90,10 @@ export async function describeLogDir(fs: Fs, logDir: string, topics: readonly st
     }
     if (segs.length === 0) continue;
     segs.sort((a, b) => a.base - b.base);
-    const logStart = (await offsetFrom(fs, path.join(dir, 'log-start-offset-checkpoint'), topic!, partition)) ?? segs[0]!.base;
-    const checkpointPath = path.join(dir, 'cleaner-offset-checkpoint');
-    const checkpoint = await offsetFrom(fs, checkpointPath, topic!, partition);
+    const checkpointPath = path.join(dir, CLEANER_OFFSET_CHECKPOINT_FILE);
+    const logStart = (shared ? shared.logStart.get(name) ?? null : await offsetFrom(fs, path.join(dir, LOG_START_OFFSET_CHECKPOINT_FILE), topic!, partition)) ?? segs[0]!.base;
+    const checkpoint = shared ? shared.cleaner.get(name) ?? null : await offsetFrom(fs, checkpointPath, topic!, partition);
+    const cleanedFile = shared ? path.join(dir, `${String(segs[0]!.base).padStart(20, '0')}.log`) : checkpointPath;
     const firstDirty = Math.max(checkpoint ?? logStart, logStart);
     let cleanBytes = 0;
     let dirtyBytes = 0;
@@ -93,7 +106,7 @@ export async function describeLogDir(fs: Fs, logDir: string, topics: readonly st
       topic: topic!, partition, cleanupPolicy: policy.get(topic!) ?? null, segments: segs.length,
       sizeBytes: segs.reduce((n, s) => n + s.size, 0), firstDirtyOffset: firstDirty, cleanBytes, dirtyBytes,
       dirtyRatio: total > 0 ? dirtyBytes / total : 0,
-      lastCleanedMs: checkpoint === null ? -1 : (await fs.stat(checkpointPath)).mtimeMs,
+      lastCleanedMs: checkpoint === null ? -1 : (await fs.stat(cleanedFile)).mtimeMs,
     });
   }
   return out;

@@ -9,9 +9,11 @@
  */
 import type { Fs } from './fs.js';
 
+/** The entries of a checkpoint file; null when the file does not exist. Throws on a damaged one. */
 export async function readCheckpoint(fs: Fs, filePath: string): Promise<string[][] | null> {
-  if (!(await fs.exists(filePath))) return null;
-  const text = (await fs.readFile(filePath)).toString('utf8');
+  const bytes = await readFileIfExists(fs, filePath);
+  if (bytes === null) return null;
+  const text = bytes.toString('utf8');
   const lines = text.split('\n');
   if (lines[0]?.trim() !== '0') throw new Error(`${filePath}: unsupported checkpoint version ${JSON.stringify(lines[0])}`);
   const count = Number(lines[1]);
@@ -28,4 +30,14 @@ export async function readCheckpoint(fs: Fs, filePath: string): Promise<string[]
 export async function writeCheckpoint(fs: Fs, filePath: string, entries: (string | number)[][]): Promise<void> {
   const text = ['0', String(entries.length), ...entries.map((e) => e.join(' '))].join('\n') + '\n';
   await fs.writeFileAtomic(filePath, Buffer.from(text, 'utf8'));
+}
+
+/** One read (no separate existence check: a start-up reads thousands of these). Null when missing. */
+export async function readFileIfExists(fs: Fs, filePath: string): Promise<Buffer | null> {
+  try {
+    return await fs.readFile(filePath);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw err;
+  }
 }

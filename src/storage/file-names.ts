@@ -9,6 +9,9 @@
  *                                 00000000000000000000.snapshot   producer state
  *                                 partition.metadata              topic id
  *                                 leader-epoch-checkpoint
+ *   <log.dir>/recovery-point-offset-checkpoint, log-start-offset-checkpoint,
+ *             replication-offset-checkpoint, cleaner-offset-checkpoint, .kafka_cleanshutdown,
+ *             meta.properties                                     one each for the whole log dir
  *   <log.dir>/<topic>-<partition>.<uuid>-delete                   a deleted partition, removed later
  *
  * A segment's base offset is zero-padded to 20 digits. Files being deleted carry `.deleted`.
@@ -28,10 +31,15 @@ export const FUTURE_DIR_SUFFIX = '-future';
 export const STRAY_DIR_SUFFIX = '-stray';
 export const PARTITION_METADATA_FILE = 'partition.metadata';
 export const LEADER_EPOCH_CHECKPOINT_FILE = 'leader-epoch-checkpoint';
-/** Kafka writes one per log dir; Samsa writes one per partition dir (see partition-log.ts). */
+/**
+ * One per log dir, for all its partitions (log-dir-checkpoints.ts); a partition directory of the
+ * layout before (and a PartitionLog opened on its own) keeps its own copies (partition-files.ts).
+ */
 export const CLEAN_SHUTDOWN_FILE = '.kafka_cleanshutdown';
 export const LOG_START_OFFSET_CHECKPOINT_FILE = 'log-start-offset-checkpoint';
 export const RECOVERY_POINT_CHECKPOINT_FILE = 'recovery-point-offset-checkpoint';
+export const REPLICATION_OFFSET_CHECKPOINT_FILE = 'replication-offset-checkpoint';
+export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
 
 /** `filenamePrefixFromOffset`: the offset as 20 digits, zero-padded. */
 export function filenamePrefixFromOffset(offset: number): string {

@@ -74,6 +74,71 @@ export interface Fs {
   syncDir(dirPath: string): Promise<void>;
 }
 
+/**
+ * A file opened on first use (Kafka opens the segments of a log lazily in the same spirit): a
+ * log's older segments are known by name and size at start-up and get a descriptor only when
+ * something reads them. The synchronous calls (append, writeAt, truncate) need it opened already
+ * (`ensureOpen`); segments only write to files they have read or created.
+ */
+export class LazyFileHandle implements FileHandle {
+  private handle: FileHandle | null = null;
+  private opening: Promise<FileHandle> | null = null;
+  private closed = false;
+
+  constructor(private readonly fs: Fs, readonly path: string, private readonly initialSize: number) {}
+
+  get isOpen(): boolean {
+    return this.handle !== null;
+  }
+
+  async ensureOpen(): Promise<FileHandle> {
+    if (this.handle) return this.handle;
+    if (this.closed) throw new Error(`${this.path} is closed`);
+    this.opening ??= this.fs.open(this.path).then((h) => {
+      this.handle = h;
+      return h;
+    });
+    return this.opening;
+  }
+
+  private opened(): FileHandle {
+    if (!this.handle) throw new Error(`${this.path} is not open`);
+    return this.handle;
+  }
+
+  size(): number {
+    return this.handle ? this.handle.size() : this.initialSize;
+  }
+
+  append(data: Uint8Array): void {
+    this.opened().append(data);
+  }
+
+  writeAt(data: Uint8Array, position: number): void {
+    this.opened().writeAt(data, position);
+  }
+
+  async read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer> {
+    return (await this.ensureOpen()).read(position, length, alloc);
+  }
+
+  async sync(): Promise<void> {
+    // Never opened here: nothing was written through this handle.
+    if (this.handle) await this.handle.sync();
+  }
+
+  truncate(size: number): void {
+    this.opened().truncate(size);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const h = this.handle ?? (this.opening ? await this.opening.catch(() => null) : null);
+    this.handle = null;
+    await h?.close();
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Node implementation
 

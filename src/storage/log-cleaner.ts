@@ -2,8 +2,8 @@
  * Log compaction (Kafka's LogCleaner / Cleaner / LogCleanerManager), for topics whose
  * cleanup.policy includes "compact".
  *
- * A log is split at its first dirty offset (kept per partition in `cleaner-offset-checkpoint`,
- * Kafka's checkpoint format) into a clean head and a dirty tail. The dirty part ends at the first
+ * A log is split at its first dirty offset (kept in `cleaner-offset-checkpoint`, one per log dir
+ * under a LogManager as in Kafka, Kafka's checkpoint format) into a clean head and a dirty tail. The dirty part ends at the first
  * uncleanable offset: the active segment, the last stable offset (open transactions), the high
  * watermark, and the first segment younger than `min.compaction.lag.ms`. A log is cleaned when
  * dirty / (clean + dirty) bytes passes `min.cleanable.dirty.ratio`, when its first dirty batch is
@@ -47,12 +47,30 @@ import { hasCleanupPolicy } from './log-config.js';
 import type { PartitionLog } from './partition-log.js';
 import { LogSegment } from './log-segment.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
-import { DELETED_FILE_SUFFIX, logFileName, offsetIndexFileName, timeIndexFileName, txnIndexFileName } from './file-names.js';
+import { CLEANER_OFFSET_CHECKPOINT_FILE, DELETED_FILE_SUFFIX, logFileName, offsetIndexFileName, timeIndexFileName, txnIndexFileName } from './file-names.js';
 import { baseOffset as batchBaseOffset, baseTimestamp as batchBaseTimestamp, batchSize, lastOffsetDelta } from '../protocol/records/record-batch.js';
 import { cleanedName, groupSegments, segmentFileNames, swapName, type BatchSource, type PassPlan } from './cleaner-copy.js';
 import { CleanerStopped, CleanerWorkerPool, cleanerWorkerUrl, inProcessRunner, type PassRunner } from './cleaner-runner.js';
 
-export const CLEANER_OFFSET_CHECKPOINT_FILE = 'cleaner-offset-checkpoint';
+export { CLEANER_OFFSET_CHECKPOINT_FILE };
+
+/**
+ * Where first dirty offsets are kept: the log dir's `cleaner-offset-checkpoint` under a LogManager
+ * (log-manager.ts); by default a `cleaner-offset-checkpoint` in each partition directory.
+ */
+export interface CleanerOffsetCheckpoints {
+  read(log: PartitionLog): Promise<number | null>;
+  write(log: PartitionLog, offset: number): Promise<void>;
+}
+
+const ownDirCleanerOffsets: (fs: Fs) => CleanerOffsetCheckpoints = (fs) => ({
+  async read(log) {
+    const rows = await readCheckpoint(fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE));
+    const v = Number(rows?.find((r) => r[0] === log.topic && Number(r[1]) === log.partition)?.[2]);
+    return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  },
+  write: (log, offset) => writeCheckpoint(fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, offset]]),
+});
 /** Smallest read, whatever log.cleaner.io.buffer.size says. */
 const MIN_READ_BYTES = 64 * 1024;
 /** Longest run of synchronous cleaning work between event-loop turns. */
@@ -113,6 +131,8 @@ export interface LogCleanerOptions {
    * the event loop. Default true.
    */
   workerThreads?: boolean;
+  /** Where first dirty offsets are kept (default: a file in each partition directory). */
+  offsets?: CleanerOffsetCheckpoints;
 }
 
 interface LogState {
@@ -154,6 +174,7 @@ export class LogCleaner {
   private readonly clock: Clock;
   private readonly logs: () => PartitionLog[];
   private readonly onError: (err: unknown, what: string) => void;
+  private readonly offsets: CleanerOffsetCheckpoints;
   private readonly onStep?: LogCleanerOptions['onStep'];
   private readonly states = new WeakMap<PartitionLog, LogState>();
   private readonly inProgress = new Set<PartitionLog>();
@@ -177,6 +198,7 @@ export class LogCleaner {
     this.logs = opts.logs;
     this.config = { ...defaultCleanerConfig, ...opts.config };
     this.onError = opts.onError ?? (() => undefined);
+    this.offsets = opts.offsets ?? ownDirCleanerOffsets(opts.fs);
     this.onStep = opts.onStep;
     const url = opts.fs === nodeFs && opts.workerThreads !== false ? cleanerWorkerUrl() : null;
     this.workers = url ? new CleanerWorkerPool(url, this.config.ioMaxBytesPerSecond, this.config.threads) : null;
@@ -255,10 +277,9 @@ export class LogCleaner {
     if (!st.checkpointLoaded) {
       st.checkpointLoaded = true;
       try {
-        const rows = await readCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE));
-        const v = Number(rows?.find((r) => r[0] === log.topic && Number(r[1]) === log.partition)?.[2]);
+        const v = await this.offsets.read(log);
         // A checkpoint past the log end describes data that did not survive a crash.
-        if (Number.isSafeInteger(v) && v >= 0 && v <= log.logEndOffset) st.firstDirty = v;
+        if (v !== null && v <= log.logEndOffset) st.firstDirty = v;
       } catch {
         // Unreadable: start from the log start, as Kafka does.
       }
@@ -412,7 +433,7 @@ export class LogCleaner {
       st.deleteHorizon = horizon;
       st.deleteHorizonKnown = true;
       st.lastCleanedMs = now;
-      await writeCheckpoint(this.fs, path.join(log.dir, CLEANER_OFFSET_CHECKPOINT_FILE), [[log.topic, log.partition, end]]);
+      await this.offsets.write(log, end);
       stats.endOffset = end;
     } finally {
       runner.close();

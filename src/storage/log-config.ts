@@ -6,6 +6,7 @@ import { KafkaApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Fs } from './fs.js';
+import type { PartitionCheckpoints } from './partition-files.js';
 
 /** Topic-level log settings under Kafka's names (camelCased). */
 export interface LogConfig {
@@ -96,6 +97,13 @@ export interface PartitionLogOptions {
   config: LogConfig;
   clock: Clock;
   topicId?: string;
+  /**
+   * Where the log's offsets are checkpointed (partition-files.ts): the log dir's shared files when
+   * a LogManager opens the log; absent, files in the partition directory itself.
+   */
+  checkpoints?: PartitionCheckpoints;
+  /** The directory is known to exist (LogManager.loadAll found it): no mkdir. */
+  dirExists?: boolean;
 }
 
 export function storageError(err: unknown, what: string): KafkaApiError {

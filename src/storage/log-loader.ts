@@ -1,7 +1,8 @@
 /**
  * Loading a partition directory (Kafka's LogLoader): removes leftovers of interrupted operations
- * (.deleted, .cleaned, .swap, .tmp files and orphan indexes), opens every segment, and — when the
- * clean-shutdown marker is missing — recovers the segments from the one holding the recovery
+ * (.deleted, .cleaned, .swap, .tmp files and orphan indexes), opens the active segment (older
+ * ones and their indexes are opened on first use, as Kafka's LazyIndex), and — when the last stop
+ * was not clean (partition-files.ts) — recovers the segments from the one holding the recovery
  * point: each batch is checked, the first invalid or torn one and everything after it are cut off
  * (later segments deleted), and the indexes and leader epochs are rebuilt.
  */
@@ -9,19 +10,18 @@ import * as path from 'node:path';
 import type { Fs } from './fs.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
-import { readCheckpoint } from './checkpoint-file.js';
+import { readCheckpoint, readFileIfExists } from './checkpoint-file.js';
 import { ProducerStateManager, batchInfoAt, type AbortedTxn } from './producer-state.js';
 import type { ReadResult } from './log-config.js';
+import type { CheckpointedState } from './partition-files.js';
 import {
-  CLEAN_SHUTDOWN_FILE,
   CLEANED_FILE_SUFFIX,
   DELETED_FILE_SUFFIX,
   LOG_FILE_SUFFIX,
-  LOG_START_OFFSET_CHECKPOINT_FILE,
-  RECOVERY_POINT_CHECKPOINT_FILE,
   SWAP_FILE_SUFFIX,
   PARTITION_METADATA_FILE,
   PRODUCER_SNAPSHOT_FILE_SUFFIX,
+  logFileName,
   parseOffsetFileName,
   producerSnapshotFileName,
 } from './file-names.js';
@@ -30,7 +30,7 @@ import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLea
 export interface LoadedSegments {
   /** The directory's file names as found (before leftovers were removed). */
   names: string[];
-  /** The clean-shutdown marker was present (and has been removed). */
+  /** The last stop was clean (the checkpoints' clean-shutdown marker). */
   clean: boolean;
   /** Recovery ran on some segments. */
   recovered: boolean;
@@ -47,15 +47,11 @@ export async function loadSegments(opts: {
   nowMs: number;
   segmentConfig: SegmentConfig;
   rollJitter: () => number;
-  readOffsetCheckpoint: (file: string) => Promise<number | null>;
+  /** What the checkpoints say (partition-files.ts): the last stop was clean, the recovery point, the log start. */
+  checkpointed: CheckpointedState;
 }): Promise<LoadedSegments> {
   const { fs, dir } = opts;
-  const cleanMarker = path.join(dir, CLEAN_SHUTDOWN_FILE);
-  const clean = await fs.exists(cleanMarker);
-  if (clean) {
-    await fs.unlink(cleanMarker);
-    await fs.syncDir(dir);
-  }
+  const { clean, recoveryPoint: checkpointedRecovery, logStartOffset: checkpointedStart } = opts.checkpointed;
 
   const names = await fs.readdir(dir);
   const bases: number[] = [];
@@ -71,12 +67,15 @@ export async function loadSegments(opts: {
   for (const f of indexFiles) if (!baseSet.has(f.offset)) await fs.unlink(path.join(dir, f.name)); // orphan index
 
   const epochs = await LeaderEpochCache.load(fs, dir);
-  const checkpointedStart = await opts.readOffsetCheckpoint(LOG_START_OFFSET_CHECKPOINT_FILE);
-  const checkpointedRecovery = await opts.readOffsetCheckpoint(RECOVERY_POINT_CHECKPOINT_FILE);
 
+  // Only the active (last) segment's .log is opened now; the older ones are stat'ed and opened
+  // when something reads them (recovery below, a fetch, retention, the cleaner).
   const segs: LogSegment[] = [];
-  for (const base of bases) {
-    segs.push(await LogSegment.open({ fs, dir, baseOffset: base, config: opts.segmentConfig, nowMs: opts.nowMs, rollJitterMs: opts.rollJitter() }));
+  for (let i = 0; i < bases.length; i++) {
+    const base = bases[i];
+    const segOpts = { fs, dir, baseOffset: base, config: opts.segmentConfig, nowMs: opts.nowMs, rollJitterMs: opts.rollJitter() };
+    if (i === bases.length - 1) segs.push(await LogSegment.open(segOpts));
+    else segs.push(LogSegment.openLazy({ ...segOpts, sizeBytes: (await fs.stat(logFileName(dir, base))).size }));
   }
 
   let recovered = false;
@@ -180,6 +179,7 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   let segments = loaded.segments;
   if (segments.length === 0) segments.push(await opts.createSegment(checkpointedStart ?? 0));
   const active = segments[segments.length - 1];
+  await active.openFile();
   await active.loadIndexes();
   let endOffset = await active.readNextOffset();
   const startOffset = Math.max(checkpointedStart ?? 0, segments[0].baseOffset);
@@ -191,7 +191,10 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   }
   epochs.truncateFromEnd(endOffset);
   epochs.truncateFromStart(startOffset);
-  await epochs.flushIfDirty();
+  // After a clean stop the cut only drops an epoch starting at the log end (an empty log's), which
+  // the leader assigns again right away: written by the next flush if it still differs (as Kafka's
+  // truncateFromEndAsyncFlush), not with two fsyncs per partition here. Every load cuts it again.
+  if (recovered) await epochs.flushIfDirty();
   if (recovered) {
     for (const s of segments) await s.flush();
     await opts.writeRecoveryPoint(endOffset);
@@ -288,9 +291,9 @@ export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): 
 
 /** The topic id stored in partition.metadata (Kafka's "version: 0\ntopic_id: <id>"), if any. */
 export async function readStoredTopicId(fs: Fs, dir: string): Promise<string | undefined> {
-  const file = path.join(dir, PARTITION_METADATA_FILE);
-  if (!(await fs.exists(file))) return undefined;
-  const m = /topic_id:\s*(\S+)/.exec((await fs.readFile(file)).toString('utf8'));
+  const bytes = await readFileIfExists(fs, path.join(dir, PARTITION_METADATA_FILE));
+  if (bytes === null) return undefined;
+  const m = /topic_id:\s*(\S+)/.exec(bytes.toString('utf8'));
   return m?.[1];
 }
 

@@ -1,18 +1,30 @@
 /**
  * All partition logs of this broker (Kafka `LogManager`).
  *
- * Layout: `<log.dir>/<topic>-<partition>/...` (see partition-log.ts). `log.dirs` may list several
- * comma-separated directories; Samsa uses the first one only (JBOD placement is a documented gap).
+ * Layout: `<log.dir>/<topic>-<partition>/...` (see partition-log.ts) plus, for all partitions of
+ * the log dir, Kafka's `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`,
+ * `replication-offset-checkpoint`, `cleaner-offset-checkpoint` and `.kafka_cleanshutdown`
+ * (log-dir-checkpoints.ts). `log.dirs` may list several comma-separated directories; Samsa uses
+ * the first one only (JBOD placement is a documented gap).
  *
- * Start-up: `loadAll()` opens every partition directory (recovering those not shut down cleanly)
- * and removes `<topic>-<partition>.<uuid>-delete` directories left by topic deletions.
+ * Start-up: `loadAll()` reads (and removes) the clean-shutdown marker and the checkpoint files,
+ * opens every partition directory `loadConcurrency` at a time (recovering from its recovery point
+ * when the stop was not clean), writes the checkpoint files once, and removes
+ * `<topic>-<partition>.<uuid>-delete` directories left by topic deletions. A log dir of the
+ * per-partition layout (before issue 19: the same files in every partition directory) is read
+ * from those files and converted: the log dir's files are written, then the old ones removed.
+ *
+ * Stop (`close`): every log is flushed and closed, then the checkpoint files are written and, if
+ * no log failed, the clean-shutdown marker: one write of each per log dir.
  *
  * Background tasks run on the injected Clock (so tests drive them with ManualClock):
  * - retention every `log.retention.check.interval.ms` (default 300000): retention.ms,
  *   retention.bytes and log-start-offset breaches, per log;
  * - the flush check every `log.flush.scheduler.interval.ms` (off unless given): logs whose last
  *   flush is older than their flush.ms are fsynced;
- * - recovery-point checkpoints every `log.flush.offset.checkpoint.interval.ms` (default 60000);
+ * - the recovery-point checkpoint every `log.flush.offset.checkpoint.interval.ms` (default 60000),
+ *   the log-start checkpoint every `log.flush.start.offset.checkpoint.interval.ms` (60000) and the
+ *   high-watermark checkpoint every `replica.high.watermark.checkpoint.interval.ms` (5000);
  * - producer expiry every `producer.id.expiration.check.interval.ms` (when given): producers idle
  *   longer than `producer.id.expiration.ms` without an open transaction are forgotten.
  * - the log cleaner every `log.cleaner.backoff.ms` (when `cleaner` is given): compaction.
@@ -27,6 +39,8 @@ import type { Fs } from './fs.js';
 import { PartitionLog, type LogConfig } from './partition-log.js';
 import { LogCleaner, type CleanerConfig } from './log-cleaner.js';
 import { isDeleteDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
+import { LogDirCheckpoints, OffsetCheckpointWriter, SharedPartitionCheckpoints, type LogDirState, type SharedCheckpointOwner } from './log-dir-checkpoints.js';
+import { readOwnDirCheckpoints, type CheckpointedState } from './partition-files.js';
 
 export interface LogManagerOptions {
   fs: Fs;
@@ -39,8 +53,10 @@ export interface LogManagerOptions {
   topicConfig?: (topic: string) => LogConfig | undefined;
   /** Called with errors of background tasks (the affected log is already offline if it was an I/O error). */
   onError?: (err: unknown, task: string) => void;
-  /** Partitions opened concurrently by loadAll (Kafka num.recovery.threads.per.data.dir; default 4). */
+  /** Partitions opened (and closed) concurrently (Kafka num.recovery.threads.per.data.dir; default 16). */
   loadConcurrency?: number;
+  /** The broker epoch recorded in `.kafka_cleanshutdown` (KIP-966); -1 when absent. */
+  brokerEpoch?: () => number;
 }
 
 export interface BackgroundTaskOptions {
@@ -50,6 +66,10 @@ export interface BackgroundTaskOptions {
   flushIntervalMs?: number;
   /** log.flush.offset.checkpoint.interval.ms */
   recoveryPointCheckpointIntervalMs?: number;
+  /** log.flush.start.offset.checkpoint.interval.ms */
+  logStartOffsetCheckpointIntervalMs?: number;
+  /** replica.high.watermark.checkpoint.interval.ms */
+  highWatermarkCheckpointIntervalMs?: number;
   /** producer.id.expiration.check.interval.ms; no producer expiry when omitted */
   producerIdExpirationCheckIntervalMs?: number;
   /** producer.id.expiration.ms (default 86400000) */
@@ -62,7 +82,7 @@ function key(topic: string, partition: number): string {
   return partitionDirName(topic, partition);
 }
 
-export class LogManager {
+export class LogManager implements SharedCheckpointOwner {
   readonly logDir: string;
   private readonly fs: Fs;
   private readonly clock: Clock;
@@ -70,7 +90,20 @@ export class LogManager {
   private readonly topicConfig?: (topic: string) => LogConfig | undefined;
   private readonly onError: (err: unknown, task: string) => void;
   private readonly loadConcurrency: number;
+  private readonly brokerEpoch: () => number;
   private readonly logs = new Map<string, PartitionLog>();
+  private readonly files: LogDirCheckpoints;
+  /** What the log dir's files said at start-up (read on first need). */
+  private dirState: Promise<LogDirState> | null = null;
+  /** Every partition directory was loaded (so a clean-shutdown marker speaks for all of them). */
+  private loadedAll = false;
+  readonly recoveryPoints: OffsetCheckpointWriter<PartitionLog>;
+  readonly logStartOffsets: OffsetCheckpointWriter<PartitionLog>;
+  readonly highWatermarks: OffsetCheckpointWriter<PartitionLog>;
+  private readonly cleanerOffsetFile: OffsetCheckpointWriter<PartitionLog>;
+  /** First dirty offsets of the cleaned logs, keyed like `logs`. */
+  private readonly cleanerOffsets = new Map<string, number>();
+  readonly leftovers: string[] = [];
   private readonly timers = new Set<Timer>();
   private readonly running = new Set<Promise<unknown>>();
   private stopped = false;
@@ -83,9 +116,66 @@ export class LogManager {
     this.defaults = opts.defaults;
     this.topicConfig = opts.topicConfig;
     this.onError = opts.onError ?? (() => undefined);
-    this.loadConcurrency = Math.max(1, opts.loadConcurrency ?? 4);
+    this.loadConcurrency = Math.max(1, opts.loadConcurrency ?? 16);
+    this.brokerEpoch = opts.brokerEpoch ?? (() => -1);
     this.logDir = logDir;
+    this.files = new LogDirCheckpoints(opts.fs, logDir);
+    const all = () => this.logs.values();
+    this.recoveryPoints = new OffsetCheckpointWriter(opts.fs, this.files.recoveryPointFile, all, (l) => l.recoveryPoint);
+    // Kafka keeps only log starts above the first segment's base offset (the rest follow from the segments).
+    this.logStartOffsets = new OffsetCheckpointWriter(opts.fs, this.files.logStartOffsetFile, all, (l) => {
+      const start = l.logStartOffsetToCheckpoint;
+      return start > (l.segmentBaseOffsets[0] ?? 0) ? start : null;
+    });
+    this.highWatermarks = new OffsetCheckpointWriter(opts.fs, this.files.replicationOffsetFile, all, (l) => l.highWatermark);
+    this.cleanerOffsetFile = new OffsetCheckpointWriter(opts.fs, this.files.cleanerOffsetFile, all, (l) => this.cleanerOffsets.get(key(l.topic, l.partition)) ?? null);
   }
+
+  isRegistered(k: string): boolean {
+    return this.logs.has(k);
+  }
+
+  private loadDirState(): Promise<LogDirState> {
+    this.dirState ??= this.files.load();
+    return this.dirState;
+  }
+
+  /**
+   * The checkpoints of one partition at start-up: the log dir's files, or (a log dir of the
+   * per-partition layout) the partition directory's own files, whose cleaner offset is taken over.
+   */
+  private async checkpointsFor(topic: string, partition: number, dir: string): Promise<SharedPartitionCheckpoints> {
+    const state = await this.loadDirState();
+    const k = key(topic, partition);
+    let cp: CheckpointedState;
+    if (state.recoveryPoints !== null) {
+      cp = { clean: state.clean, recoveryPoint: state.recoveryPoints.get(k) ?? null, logStartOffset: state.logStartOffsets.get(k) ?? null };
+      const cleaner = state.cleanerOffsets.get(k);
+      if (cleaner !== undefined) this.cleanerOffsets.set(k, cleaner);
+    } else {
+      const own = await readOwnDirCheckpoints(this.fs, dir, topic, partition);
+      cp = { clean: own.clean, recoveryPoint: own.recoveryPoint, logStartOffset: own.logStartOffset };
+      if (own.cleanerOffset !== null) this.cleanerOffsets.set(k, own.cleanerOffset);
+    }
+    return new SharedPartitionCheckpoints(this, k, dir, cp);
+  }
+
+  /** Writes every checkpoint file of the log dir (start-up, stop; the periodic tasks write one each). */
+  private async writeCheckpointFiles(): Promise<void> {
+    await Promise.all([this.recoveryPoints.write(), this.logStartOffsets.write(), this.highWatermarks.write(), this.cleanerOffsetFile.write()]);
+    // Once these are on disk the per-partition files of the old layout mean nothing: remove them.
+    const old = this.leftovers.splice(0);
+    await forEachLimited(old, this.loadConcurrency, (f) => this.fs.unlink(f).catch(() => undefined));
+  }
+
+  /** The log cleaner's first dirty offsets, in the log dir's `cleaner-offset-checkpoint`. */
+  private readonly cleanerCheckpoints = {
+    read: async (log: PartitionLog): Promise<number | null> => this.cleanerOffsets.get(key(log.topic, log.partition)) ?? null,
+    write: async (log: PartitionLog, offset: number): Promise<void> => {
+      this.cleanerOffsets.set(key(log.topic, log.partition), offset);
+      await this.cleanerOffsetFile.write();
+    },
+  };
 
   static async open(opts: LogManagerOptions): Promise<LogManager> {
     const dirs = (Array.isArray(opts.logDirs) ? opts.logDirs : opts.logDirs.split(','))
@@ -99,6 +189,7 @@ export class LogManager {
 
   /** Opens every partition directory under the log dir; removes `-delete` directories. */
   async loadAll(): Promise<PartitionLog[]> {
+    await this.loadDirState();
     const names = await this.fs.readdir(this.logDir);
     const todo: { topic: string; partition: number; dir: string }[] = [];
     for (const name of names) {
@@ -114,23 +205,23 @@ export class LogManager {
       todo.push({ ...parsed, dir: full });
     }
     const loaded: PartitionLog[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < todo.length) {
-        const t = todo[next++];
-        const log = await PartitionLog.open({
-          fs: this.fs,
-          dir: t.dir,
-          topic: t.topic,
-          partition: t.partition,
-          config: this.topicConfig?.(t.topic) ?? { ...this.defaults },
-          clock: this.clock,
-        });
-        this.logs.set(key(t.topic, t.partition), log);
-        loaded.push(log);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(this.loadConcurrency, todo.length) }, worker));
+    await forEachLimited(todo, this.loadConcurrency, async (t) => {
+      const log = await PartitionLog.open({
+        fs: this.fs,
+        dir: t.dir,
+        topic: t.topic,
+        partition: t.partition,
+        config: this.topicConfig?.(t.topic) ?? { ...this.defaults },
+        clock: this.clock,
+        checkpoints: await this.checkpointsFor(t.topic, t.partition, t.dir),
+        dirExists: true,
+      });
+      loaded.push(log);
+    });
+    for (const log of loaded) this.logs.set(key(log.topic, log.partition), log);
+    this.loadedAll = true;
+    // Recovered logs moved their recovery points, and a log dir of the old layout is converted here.
+    await this.writeCheckpointFiles();
     return loaded.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
 
@@ -146,14 +237,16 @@ export class LogManager {
   async createLog(topic: string, partition: number, config?: LogConfig, topicId?: string): Promise<PartitionLog> {
     const existing = this.logs.get(key(topic, partition));
     if (existing) return existing;
+    const dir = path.join(this.logDir, partitionDirName(topic, partition));
     const log = await PartitionLog.open({
       fs: this.fs,
-      dir: path.join(this.logDir, partitionDirName(topic, partition)),
+      dir,
       topic,
       partition,
       config: config ?? this.topicConfig?.(topic) ?? { ...this.defaults },
       clock: this.clock,
       topicId,
+      checkpoints: await this.checkpointsFor(topic, partition, dir),
     });
     await this.fs.syncDir(this.logDir);
     this.logs.set(key(topic, partition), log);
@@ -165,6 +258,7 @@ export class LogManager {
     const log = this.logs.get(key(topic, partition));
     if (!log) return false;
     this.logs.delete(key(topic, partition));
+    this.cleanerOffsets.delete(key(topic, partition));
     await log.delete();
     return true;
   }
@@ -172,7 +266,10 @@ export class LogManager {
   /** Deletes every partition log of `topic`; returns how many were deleted. */
   async deleteTopic(topic: string): Promise<number> {
     const victims = [...this.logs.values()].filter((l) => l.topic === topic);
-    for (const log of victims) this.logs.delete(key(log.topic, log.partition));
+    for (const log of victims) {
+      this.logs.delete(key(log.topic, log.partition));
+      this.cleanerOffsets.delete(key(log.topic, log.partition));
+    }
     await Promise.all(victims.map((l) => l.delete()));
     return victims.length;
   }
@@ -182,12 +279,14 @@ export class LogManager {
     this.schedule('retention', opts.retentionCheckIntervalMs ?? 300000, () => this.enforceRetentionAll());
     if (opts.flushIntervalMs !== undefined) this.schedule('flush', opts.flushIntervalMs, () => this.flushDirtyLogs());
     this.schedule('recovery-point-checkpoint', opts.recoveryPointCheckpointIntervalMs ?? 60000, () => this.checkpointRecoveryPoints());
+    this.schedule('log-start-offset-checkpoint', opts.logStartOffsetCheckpointIntervalMs ?? 60000, () => this.logStartOffsets.write());
+    this.schedule('high-watermark-checkpoint', opts.highWatermarkCheckpointIntervalMs ?? 5000, () => this.highWatermarks.write());
     if (opts.producerIdExpirationCheckIntervalMs !== undefined) {
       const expirationMs = opts.producerIdExpirationMs ?? 86400000;
       this.schedule('producer-expiry', opts.producerIdExpirationCheckIntervalMs, () => this.removeExpiredProducersAll(expirationMs));
     }
     if (opts.cleaner && !this.cleaner) {
-      this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs(), config: opts.cleaner, onError: this.onError });
+      this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs(), config: opts.cleaner, onError: this.onError, offsets: this.cleanerCheckpoints });
       this.cleaner.start();
     }
   }
@@ -260,21 +359,20 @@ export class LogManager {
     }
   }
 
-  async checkpointRecoveryPoints(): Promise<void> {
-    for (const log of this.allLogs()) {
-      try {
-        await log.checkpointRecoveryPoint();
-      } catch (err) {
-        this.onError(err, `checkpoint ${log.topic}-${log.partition}`);
-      }
-    }
+  /** Writes `recovery-point-offset-checkpoint` with every log's recovery point (Kafka checkpointLogRecoveryOffsets). */
+  checkpointRecoveryPoints(): Promise<void> {
+    return this.recoveryPoints.write();
   }
 
   async flushAll(): Promise<void> {
     await Promise.all(this.allLogs().map((l) => l.flush()));
   }
 
-  /** Stops the tasks, then flushes and closes every log (writing clean-shutdown markers). */
+  /**
+   * Stops the tasks, flushes and closes every log, then writes the checkpoint files and (when every
+   * partition directory was loaded and no log failed) `.kafka_cleanshutdown`, as Kafka's
+   * LogManager.shutdown does per log dir.
+   */
   async close(): Promise<void> {
     this.stopped = true;
     for (const t of this.timers) t.cancel();
@@ -282,7 +380,33 @@ export class LogManager {
     await this.cleaner?.stop();
     await this.idle();
     const logs = this.allLogs();
-    this.logs.clear();
-    await Promise.all(logs.map((l) => l.close()));
+    let failed = false;
+    await forEachLimited(logs, this.loadConcurrency, async (l) => {
+      await l.close().catch((err) => {
+        failed = true;
+        this.onError(err, `close ${l.topic}-${l.partition}`);
+      });
+      if (l.isOffline) failed = true;
+    });
+    if (this.dirState === null) {
+      this.logs.clear();
+      return;
+    }
+    // The closed logs stay in the map until their offsets are written.
+    try {
+      await this.writeCheckpointFiles();
+      if (this.loadedAll && !failed) await this.files.writeCleanShutdown(this.brokerEpoch());
+    } finally {
+      this.logs.clear();
+    }
   }
+}
+
+/** Runs `fn` over `items`, at most `limit` at a time. */
+async function forEachLimited<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) await fn(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
 }

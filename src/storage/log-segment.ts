@@ -22,11 +22,12 @@
  * `pin()` the segment so its file handle is not closed under them.
  */
 import * as path from 'node:path';
-import type { FileHandle, Fs } from './fs.js';
+import { LazyFileHandle, type FileHandle, type Fs } from './fs.js';
 import { OffsetIndex } from './offset-index.js';
 import { TimeIndex } from './time-index.js';
 import { CorruptIndexError } from './abstract-index.js';
 import { TransactionIndex } from './txn-index.js';
+import type { AbortedTxn } from './producer-state.js';
 import {
   DELETED_FILE_SUFFIX,
   logFileName,
@@ -112,6 +113,8 @@ export class LogSegment {
   /** Incremented by every append; compared with `syncedGeneration` to know if an fsync is needed. */
   writeGeneration = 0;
   syncedGeneration = 0;
+  /** `writeGeneration` at the last `flush` (log and indexes): a full flush skips an unchanged segment. */
+  private flushedGeneration = 0;
 
   private constructor(
     private readonly fs: Fs,
@@ -145,6 +148,25 @@ export class LogSegment {
   static async open(opts: { fs: Fs; dir: string; baseOffset: number; config: SegmentConfig; nowMs: number; rollJitterMs?: number }): Promise<LogSegment> {
     const log = await opts.fs.open(logFileName(opts.dir, opts.baseOffset));
     return new LogSegment(opts.fs, opts.dir, opts.baseOffset, log, opts.config, opts.nowMs, opts.rollJitterMs ?? 0, false);
+  }
+
+  /**
+   * An existing segment of `sizeBytes` whose .log is opened on first use (an older segment at
+   * start-up: no descriptor and no read until something needs it). `openFile` before writing.
+   */
+  static openLazy(opts: { fs: Fs; dir: string; baseOffset: number; sizeBytes: number; config: SegmentConfig; nowMs: number; rollJitterMs?: number }): LogSegment {
+    const log = new LazyFileHandle(opts.fs, logFileName(opts.dir, opts.baseOffset), opts.sizeBytes);
+    return new LogSegment(opts.fs, opts.dir, opts.baseOffset, log, opts.config, opts.nowMs, opts.rollJitterMs ?? 0, false);
+  }
+
+  /** Opens the .log of a lazily opened segment (a no-op otherwise). */
+  async openFile(): Promise<void> {
+    if (this.log instanceof LazyFileHandle) await this.log.ensureOpen();
+  }
+
+  /** Whether the .log has a descriptor (tests: segments opened lazily). */
+  get isFileOpen(): boolean {
+    return !(this.log instanceof LazyFileHandle) || this.log.isOpen;
   }
 
   get sizeBytes(): number {
@@ -196,6 +218,12 @@ export class LogSegment {
       return t;
     });
     return this.txnIdxLoad;
+  }
+
+  /** Adds an aborted transaction to the .txnindex (counted as a write, so the next flush syncs it). */
+  async appendAbortedTxn(t: AbortedTxn): Promise<void> {
+    (await this.txnIndex()).append(t);
+    this.writeGeneration++;
   }
 
   /** The .txnindex if it exists or is open (no file is created). */
@@ -499,6 +527,7 @@ export class LogSegment {
    * torn or invalid (Kafka `LogSegment.recover`). `onBatch` sees each valid batch (leader epochs).
    */
   async recover(onBatch?: (buf: Buffer, pos: number) => void): Promise<RecoverResult> {
+    await this.openFile();
     if (!this.offsetIdx || !this.timeIdx) {
       this.offsetIdx = await OffsetIndex.open(this.fs, offsetIndexFileName(this.dir, this.baseOffset), this.baseOffset, this.config.segmentIndexBytes);
       this.timeIdx = await TimeIndex.open(this.fs, timeIndexFileName(this.dir, this.baseOffset), this.baseOffset, this.config.segmentIndexBytes);
@@ -573,6 +602,7 @@ export class LogSegment {
    * too, as in Kafka's `LogSegment.truncateTo`). Returns the bytes removed.
    */
   async truncateTo(offset: number): Promise<number> {
+    await this.openFile();
     await this.loadIndexes();
     const loc = await this.translateOffset(offset, this.offsetIndex.lookup(offset).position);
     if (!loc) return 0;
@@ -610,6 +640,7 @@ export class LogSegment {
       const gen = this.writeGeneration;
       await Promise.all([this.log.sync(), this.offsetIdx?.sync(), this.timeIdx?.sync(), this.txnIdx?.sync()]);
       if (gen > this.syncedGeneration) this.syncedGeneration = gen;
+      if (gen > this.flushedGeneration) this.flushedGeneration = gen;
     } finally {
       this.unpin();
     }
@@ -617,6 +648,14 @@ export class LogSegment {
 
   get needsSync(): boolean {
     return this.writeGeneration > this.syncedGeneration;
+  }
+
+  /**
+   * Something was written (log, indexes) since the last `flush`, or since the segment was opened:
+   * a stop of thousands of idle partitions then fsyncs none of their files.
+   */
+  get needsFlush(): boolean {
+    return this.writeGeneration > this.flushedGeneration;
   }
 
   /** Wall-clock-ish age for retention.ms: the largest timestamp, else the file's mtime (Kafka `largestTimestamp`). */

@@ -1,33 +1,104 @@
 /**
- * Two kinds of small files in a partition directory that PartitionLog writes now and then:
- * - offset checkpoints (log start, recovery point; Kafka's checkpoint format with one
- *   "<topic> <partition> <offset>" entry), remembered as read or written so that an unchanged
- *   one is not rewritten (a restart of thousands of partitions otherwise pays their fsyncs);
+ * Small files of a partition that PartitionLog writes now and then:
+ * - where its checkpoints go (`PartitionCheckpoints`): the log dir's shared files when a
+ *   LogManager opened the log (log-manager.ts, log-dir-checkpoints.ts), or, for a PartitionLog
+ *   opened on its own, files in the partition directory (`OwnDirCheckpoints`: the layout of every
+ *   partition before issue 19, still read to migrate such a log dir);
  * - producer state snapshots (`<offset>.snapshot`), of which the newest three are kept.
  */
 import path from 'node:path';
 import type { Fs } from './fs.js';
 import { writeCheckpoint } from './checkpoint-file.js';
 import { readPartitionCheckpoint } from './log-loader.js';
-import { producerSnapshotFileName } from './file-names.js';
+import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE,
+  producerSnapshotFileName } from './file-names.js';
 
-export class OffsetCheckpoints {
+/** What the last run left for one partition. */
+export interface CheckpointedState {
+  /** The last stop was clean: no recovery is needed. */
+  clean: boolean;
+  recoveryPoint: number | null;
+  logStartOffset: number | null;
+}
+
+/**
+ * Where a PartitionLog's offsets are made durable. The log calls these from its serial queue.
+ * - `recoveryPointAdvanced`: a rolled segment is flushed; writing it may wait for the periodic
+ *   checkpoint (an older recovery point only means more recovery after a crash);
+ * - `writeRecoveryPoint`: durable before it resolves (after recovery, after a truncation moved it
+ *   back: a stale, higher one would skip recovering what is appended next);
+ * - `writeLogStartOffset`: durable before it resolves (DeleteRecords must survive a crash);
+ * - `closedCleanly`: the log was flushed and closed without error.
+ */
+export interface PartitionCheckpoints {
+  load(): Promise<CheckpointedState>;
+  recoveryPointAdvanced(offset: number): Promise<void>;
+  writeRecoveryPoint(offset: number): Promise<void>;
+  writeLogStartOffset(offset: number): Promise<void>;
+  closedCleanly(endOffset: number): Promise<void>;
+  /** Sees the partition directory's names once loaded (the shared kind finds old-layout files). */
+  afterLoad?(names: readonly string[]): void;
+}
+
+/**
+ * Checkpoints in the partition directory itself (each file with one "<topic> <partition>
+ * <offset>" entry, and a per-partition `.kafka_cleanshutdown`). A file whose content is already
+ * on disk is not rewritten.
+ */
+export class OwnDirCheckpoints implements PartitionCheckpoints {
   private readonly known = new Map<string, number>();
 
   constructor(private readonly fs: Fs, private readonly dir: string, private readonly topic: string, private readonly partition: number) {}
 
-  async read(file: string): Promise<number | null> {
-    const offset = await readPartitionCheckpoint(this.fs, path.join(this.dir, file), this.topic, this.partition);
-    if (offset !== null) this.known.set(file, offset);
-    return offset;
+  /** Reads the files and consumes the marker (unlink + directory fsync). */
+  async load(): Promise<CheckpointedState> {
+    const state = await readOwnDirCheckpoints(this.fs, this.dir, this.topic, this.partition);
+    if (state.clean) {
+      await this.fs.unlink(path.join(this.dir, CLEAN_SHUTDOWN_FILE));
+      await this.fs.syncDir(this.dir);
+    }
+    if (state.recoveryPoint !== null) this.known.set(RECOVERY_POINT_CHECKPOINT_FILE, state.recoveryPoint);
+    if (state.logStartOffset !== null) this.known.set(LOG_START_OFFSET_CHECKPOINT_FILE, state.logStartOffset);
+    return state;
   }
 
-  async write(file: string, offset: number): Promise<void> {
+  recoveryPointAdvanced(offset: number): Promise<void> {
+    return this.write(RECOVERY_POINT_CHECKPOINT_FILE, offset);
+  }
+
+  writeRecoveryPoint(offset: number): Promise<void> {
+    return this.write(RECOVERY_POINT_CHECKPOINT_FILE, offset);
+  }
+
+  writeLogStartOffset(offset: number): Promise<void> {
+    return this.write(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
+  }
+
+  async closedCleanly(endOffset: number): Promise<void> {
+    await this.write(RECOVERY_POINT_CHECKPOINT_FILE, endOffset);
+    await this.fs.writeFileAtomic(path.join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));
+  }
+
+  private async write(file: string, offset: number): Promise<void> {
     if (this.known.get(file) === offset) return;
     await writeCheckpoint(this.fs, path.join(this.dir, file), [[this.topic, this.partition, offset]]);
     this.known.set(file, offset);
   }
 }
+
+/** The per-partition files of the old layout (nothing is changed). */
+export async function readOwnDirCheckpoints(fs: Fs, dir: string, topic: string, partition: number): Promise<CheckpointedState & { cleanerOffset: number | null }> {
+  const [clean, recoveryPoint, logStartOffset, cleanerOffset] = await Promise.all([
+    fs.exists(path.join(dir, CLEAN_SHUTDOWN_FILE)),
+    readPartitionCheckpoint(fs, path.join(dir, RECOVERY_POINT_CHECKPOINT_FILE), topic, partition),
+    readPartitionCheckpoint(fs, path.join(dir, LOG_START_OFFSET_CHECKPOINT_FILE), topic, partition),
+    readPartitionCheckpoint(fs, path.join(dir, CLEANER_OFFSET_CHECKPOINT_FILE), topic, partition),
+  ]);
+  return { clean, recoveryPoint, logStartOffset, cleanerOffset };
+}
+
+/** The old layout's per-partition files, in the order a migration removes them. */
+export const OWN_DIR_CHECKPOINT_FILES = [RECOVERY_POINT_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, CLEAN_SHUTDOWN_FILE];
 
 export class ProducerSnapshots {
   /** Offsets of the snapshot files on disk, ascending. */

@@ -20,9 +20,11 @@
  * transactions go to the `.txnindex` of the segment holding their ABORT marker.
  *
  * Files in the partition directory (Kafka names, see file-names.ts):
- *   <base>.log/.index/.timeindex, partition.metadata ("version: 0\ntopic_id: <id>"),
- *   leader-epoch-checkpoint, and per-partition variants of Kafka's per-log-dir files (log start,
- *   recovery point: partition-files.ts; .kafka_cleanshutdown): the directory is self-contained.
+ *   <base>.log/.index/.timeindex/.txnindex, <offset>.snapshot, partition.metadata
+ *   ("version: 0\ntopic_id: <id>"), leader-epoch-checkpoint. The recovery point, log start
+ *   offset and clean-shutdown marker go where `PartitionLogOptions.checkpoints` says: the log
+ *   dir's shared files (log-dir-checkpoints.ts) under a LogManager, as in Kafka; files in the
+ *   partition directory for a log opened on its own (partition-files.ts).
  *
  * Replication: `appendAsFollower` keeps the leader's offsets and epochs; `truncateTo` /
  * `truncateFullyAndStartAt` cut a follower back to where it agrees with the leader.
@@ -51,13 +53,12 @@ import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerStat
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogWatchers } from './log-watchers.js';
 import { hasCleanupPolicy, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
-import { OffsetCheckpoints, ProducerSnapshots } from './partition-files.js';
+import { OwnDirCheckpoints, ProducerSnapshots, type PartitionCheckpoints } from './partition-files.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { LogFlusher } from './log-flusher.js';
 import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
-import { CLEAN_SHUTDOWN_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE,
-  RECOVERY_POINT_CHECKPOINT_FILE, deleteDirName } from './file-names.js';
+import { PARTITION_METADATA_FILE, deleteDirName } from './file-names.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
   partitionLeaderEpoch as batchPartitionLeaderEpoch,
   setLogAppendTime, setPartitionLeaderEpoch,
@@ -78,6 +79,8 @@ export class PartitionLog {
   /** Sorted by base offset; replaced (never mutated) so readers can hold a snapshot. */
   private segments: LogSegment[] = [];
   private startOffset = 0;
+  /** Set while DeleteRecords' new log start is being checkpointed. */
+  private pendingStart: number | null = null;
   private endOffset = 0;
   private hw = 0;
   /** The HW follows the log end after every append (one in-sync replica); else replication sets it. */
@@ -93,13 +96,15 @@ export class PartitionLog {
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
   private readonly snapshots: ProducerSnapshots;
-  private readonly checkpoints: OffsetCheckpoints;
+  private readonly checkpoints: PartitionCheckpoints;
+  private readonly dirExists: boolean;
 
   private constructor(opts: PartitionLogOptions) {
     this.fs = opts.fs;
     this.dir = opts.dir;
     this.snapshots = new ProducerSnapshots(opts.fs, opts.dir);
-    this.checkpoints = new OffsetCheckpoints(opts.fs, opts.dir, opts.topic, opts.partition);
+    this.checkpoints = opts.checkpoints ?? new OwnDirCheckpoints(opts.fs, opts.dir, opts.topic, opts.partition);
+    this.dirExists = opts.dirExists ?? false;
     this.topic = opts.topic;
     this.partition = opts.partition;
     this.config = opts.config;
@@ -109,7 +114,7 @@ export class PartitionLog {
       clock: opts.clock,
       endOffset: () => this.endOffset,
       sync: (full) => {
-        const segs = this.segments.filter((s) => !s.isClosed && (s.needsSync || full));
+        const segs = this.segments.filter((s) => !s.isClosed && (full ? s.needsFlush : s.needsSync));
         return Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(() => undefined);
       },
       offline: () => this.offlineError,
@@ -120,6 +125,11 @@ export class PartitionLog {
 
   get logStartOffset(): number {
     return this.startOffset;
+  }
+
+  /** What a log start checkpoint holds: the offset being made durable before the log moves there. */
+  get logStartOffsetToCheckpoint(): number {
+    return this.pendingStart ?? this.startOffset;
   }
 
   get logEndOffset(): number {
@@ -225,18 +235,19 @@ export class PartitionLog {
 
   private async load(topicId: string | undefined): Promise<void> {
     const { fs, dir } = this;
-    await fs.mkdir(dir);
+    if (!this.dirExists) await fs.mkdir(dir);
     await this.loadTopicId(topicId);
 
     const now = this.clock.now();
     const loaded = await loadSegments({
       fs, dir, nowMs: now, segmentConfig: this.segmentConfig, rollJitter: () => this.rollJitter(),
-      readOffsetCheckpoint: (file) => this.checkpoints.read(file),
+      checkpointed: await this.checkpoints.load(),
     });
+    this.checkpoints.afterLoad?.(loaded.names);
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
       createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }),
-      writeRecoveryPoint: (offset) => this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, offset),
+      writeRecoveryPoint: (offset) => this.checkpoints.writeRecoveryPoint(offset),
     });
     this.segments = settled.segments;
     this.startOffset = settled.startOffset;
@@ -257,7 +268,7 @@ export class PartitionLog {
     const segs = this.segments;
     const idx = floorSegmentIndex(segs, t.lastOffset);
     const seg = segs[Math.max(0, idx)];
-    (await seg.txnIndex()).append(t);
+    await seg.appendAbortedTxn(t);
   }
 
   private async loadTopicId(topicId: string | undefined): Promise<void> {
@@ -393,7 +404,7 @@ export class PartitionLog {
     if (staged) {
       for (const t of this.producers.commit(staged)) {
         try {
-          (await segment.txnIndex()).append(t);
+          await segment.appendAbortedTxn(t);
         } catch (err) {
           throw this.markOffline(err, 'txnindex append');
         }
@@ -495,8 +506,8 @@ export class PartitionLog {
       this.endOffset = offset;
       this.hw = offset;
       this.flusher.resetTo(offset);
-      await this.checkpoints.write(LOG_START_OFFSET_CHECKPOINT_FILE, offset);
-      await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, offset);
+      await this.checkpoints.writeLogStartOffset(offset);
+      await this.checkpoints.writeRecoveryPoint(offset);
     } catch (err) {
       throw this.markOffline(err, `truncation to a new log at ${offset}`);
     }
@@ -511,7 +522,7 @@ export class PartitionLog {
     const end = this.endOffset;
     this.hw = Math.min(this.hw, end);
     if (this.flusher.truncateTo(end)) {
-      await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, end).catch(() => undefined);
+      await this.checkpoints.writeRecoveryPoint(end).catch(() => undefined);
     }
     this.epochs.truncateFromEnd(end);
     await this.epochs.flushIfDirty().catch(() => undefined);
@@ -542,7 +553,7 @@ export class PartitionLog {
         await old.flush();
         await this.epochs.flushIfDirty();
         if (this.allSyncedBelow(newBaseOffset) && this.flusher.advanceRecoveryPoint(newBaseOffset)) {
-          await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, newBaseOffset);
+          await this.checkpoints.recoveryPointAdvanced(newBaseOffset);
         }
       })
       .catch((err) => {
@@ -631,10 +642,13 @@ export class PartitionLog {
 
   private async advanceLogStart(target: number): Promise<number> {
     if (target <= this.startOffset) return this.startOffset;
+    this.pendingStart = target;
     try {
-      await this.checkpoints.write(LOG_START_OFFSET_CHECKPOINT_FILE, target);
+      await this.checkpoints.writeLogStartOffset(target);
     } catch (err) {
       throw this.markOffline(err, 'log-start-offset-checkpoint');
+    } finally {
+      this.pendingStart = null;
     }
     this.startOffset = target;
     this.producers.truncateHead(target);
@@ -702,12 +716,6 @@ export class PartitionLog {
     return this.flusher.flush();
   }
 
-  /** Writes recovery-point-offset-checkpoint with the current recovery point (LogManager calls this periodically). */
-  async checkpointRecoveryPoint(): Promise<void> {
-    if (this.offlineError || this.closed) return;
-    await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, this.flusher.recoveryPoint);
-  }
-
   // -------------------------------------------------------------------------------------------
   // Notifications and lifecycle
 
@@ -749,8 +757,11 @@ export class PartitionLog {
       if (healthy) {
         try {
           await this.flush();
-          await this.checkpoints.write(RECOVERY_POINT_CHECKPOINT_FILE, this.endOffset);
-          await this.snapshots.take(this.endOffset, () => this.producers.serialize());
+          // Kafka's takeSnapshot skips an unchanged state; an empty log without producers has
+          // nothing to replay on the next load either, so thousands of idle partitions write none.
+          if (this.endOffset > this.startOffset || this.producers.activeProducers().length > 0 || this.snapshots.offsets.length > 0) {
+            await this.snapshots.take(this.endOffset, () => this.producers.serialize());
+          }
         } catch {
           // Stays offline; no marker is written below.
         }
@@ -759,9 +770,7 @@ export class PartitionLog {
       this.watchers.clear();
       await this.deleter.finishAll();
       for (const seg of this.segments) await seg.close().catch(() => undefined);
-      if (healthy && !this.offlineError) {
-        await this.fs.writeFileAtomic(path.join(this.dir, CLEAN_SHUTDOWN_FILE), Buffer.alloc(0));
-      }
+      if (healthy && !this.offlineError) await this.checkpoints.closedCleanly(this.endOffset);
     });
     this.queue = run.catch(() => undefined);
     return run;

@@ -72,7 +72,7 @@ test('background retention runs on the clock every log.retention.check.interval.
   assert.is(clock.pendingTimers(), 0, 'close leaves no timers');
 });
 
-test('the flush task fsyncs logs older than flush.ms; close writes clean-shutdown markers', async () => {
+test('the flush task fsyncs logs older than flush.ms; close writes the log dir\'s clean-shutdown marker', async () => {
   const fs = new MemFs();
   const clock = new ManualClock();
   const mgr = await LogManager.open({ fs, logDirs: '/kafka-logs', clock, defaults: config({ flushMs: 1000 }) });
@@ -92,7 +92,8 @@ test('the flush task fsyncs logs older than flush.ms; close writes clean-shutdow
   const [reloaded] = await again.loadAll();
   assert.is(reloaded.logEndOffset, 2, 'data flushed by flush.ms survived the crash');
   await again.close();
-  assert.ok(await fs.exists('/kafka-logs/t-0/.kafka_cleanshutdown'));
+  assert.equal(JSON.parse((await fs.readFile('/kafka-logs/.kafka_cleanshutdown')).toString()), { version: 0, brokerEpoch: -1 });
+  assert.not.ok(await fs.exists('/kafka-logs/t-0/.kafka_cleanshutdown'), 'one marker per log dir, none per partition');
 });
 
 test('flushAll makes every log durable', async () => {
