@@ -33,6 +33,7 @@ import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { PartitionRetirementTask } from './partition-retirement-task.js';
 import { ClientRoles } from '../cluster/partition-retirement.js';
+import { ClientRoles } from '../cluster/partition-retirement.js';
 import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
@@ -140,6 +141,8 @@ export class Broker {
   groupConfigs!: GroupConfigManager;
   /** Deletes drained retired partitions while this broker is the controller; set by start(). */
   retirement: PartitionRetirementTask | null = null;
+  /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
+  readonly clientRoles = new ClientRoles();
   /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
   readonly clientRoles = new ClientRoles();
   private server: SocketServer | null = null;
