@@ -293,6 +293,27 @@ test('metadata cache: follows every change under the prefix, hides partitions of
   }
 });
 
+test('group configs: groupConfigs/<URI-encoded group id>, followed by another store\'s cache, read back by a new store, removed when emptied', async () => {
+  const prefix = freshPrefix('group-configs');
+  const writer = await open(prefix);
+  const reader = await open(prefix);
+  const cache = await MetadataCache.start(reader, logger);
+  const group = 'team/a b%';
+  try {
+    await writer.alterGroupConfigs(group, { 'consumer.session.timeout.ms': '50000' });
+    await cache.waitFor((c) => c.groupConfigs.get(group)?.['consumer.session.timeout.ms'] === '50000', 3000, 'group config set');
+    const later = await open(prefix);
+    assert.equal((await later.readImage()).groupConfigs.get(group), { 'consumer.session.timeout.ms': '50000' });
+    await later.close();
+    await writer.alterGroupConfigs(group, {});
+    await cache.waitFor((c) => !c.groupConfigs.has(group), 3000, 'group config removed');
+    assert.is((await writer.readImage()).groupConfigs.size, 0);
+  } finally {
+    await cache.close();
+    await Promise.all([writer.close(), reader.close()]);
+  }
+});
+
 test('etcd unreachable at start-up: retries naming the endpoint, then a clear error after samsa.etcd.connect.timeout.ms', async () => {
   const port = await freePort();
   const lines: string[] = [];
