@@ -33,14 +33,10 @@ import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { PartitionRetirementTask } from './partition-retirement-task.js';
 import { ClientRoles } from '../cluster/partition-retirement.js';
-import { ClientRoles } from '../cluster/partition-retirement.js';
 import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
-import { shareCoordinatorForBroker, sharePersisterForBroker } from '../coordinator/share-state/broker-env.js';
-import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
-import type { CoordinatorPersister } from '../coordinator/share-state/coordinator-persister.js';
 import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
@@ -114,10 +110,6 @@ export class Broker {
   groupCoordinator!: GroupCoordinator;
   /** Producer ids and transactions (state = replay of __transaction_state); set by start(). */
   txnCoordinator!: TxnCoordinator;
-  /** Share-partition state (state = replay of __share_group_state); set by start(). */
-  shareCoordinator!: ShareCoordinator;
-  /** Where share-partition leaders read and write their state (the share coordinator, here or on the state partition's leader); set by start(). */
-  sharePersister!: CoordinatorPersister;
   /** This broker's membership of the cluster (store, cache, registration, controller); set by start(). */
   cluster!: ClusterMember;
   /** Topics by name and id, for handlers (a view of the metadata cache); set by start(). */
@@ -141,8 +133,6 @@ export class Broker {
   groupConfigs!: GroupConfigManager;
   /** Deletes drained retired partitions while this broker is the controller; set by start(). */
   retirement: PartitionRetirementTask | null = null;
-  /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
-  readonly clientRoles = new ClientRoles();
   /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
   readonly clientRoles = new ClientRoles();
   private server: SocketServer | null = null;
@@ -220,9 +210,6 @@ export class Broker {
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
-    broker.shareCoordinator = shareCoordinatorForBroker(broker);
-    await broker.shareCoordinator.startup();
-    broker.sharePersister = sharePersisterForBroker(broker);
     // Schedule topics (src/schedule/): a scheduler per led partition of each.
     broker.scheduler = new ScheduleManager(broker, fs);
     broker.scheduler.start();
@@ -233,7 +220,6 @@ export class Broker {
     broker.replicaManager.on('leadershipChange', (p) => {
       if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
       else if (p.topic === TRANSACTION_STATE_TOPIC) void broker.txnCoordinator.onLeadershipChange();
-      else if (p.topic === SHARE_GROUP_STATE_TOPIC) void broker.shareCoordinator.onLeadershipChange();
     });
     // log.flush.scheduler.interval.ms defaults to Long.MAX (never): schedule nothing then.
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
@@ -702,7 +688,6 @@ export class Broker {
     this.stopController.abort();
     this.retirement?.stop();
     await this.scheduler?.stop();
-    await this.shareCoordinator?.shutdown();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();
