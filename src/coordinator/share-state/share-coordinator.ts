@@ -96,9 +96,14 @@ export class ShareCoordinator {
     if (this.opts.topic.partitions() !== null) await this.ensureActive();
   }
 
-  /** A partition of `__share_group_state` changed leader: load or unload its shard. */
+  /**
+   * A partition of `__share_group_state` changed leader: load or unload its shard. A broker that
+   * did not create the topic starts following it here (Kafka loads a shard on election).
+   */
   onLeadershipChange(): Promise<void> {
-    return this.activating && !this.closed ? this.activating.then(() => this.leadership.reconcile(), () => undefined) : Promise.resolve();
+    if (this.closed) return Promise.resolve();
+    if (!this.activating) return this.opts.topic.partitions() === null ? Promise.resolve() : this.ensureActive().catch(() => undefined);
+    return this.activating.then(() => this.leadership.reconcile(), () => undefined);
   }
 
   /** Creates the state topic if needed and loads the partitions this broker leads (once). */
