@@ -71,7 +71,7 @@ test('the coordinator of a consumer group answers with the group\'s heartbeat in
   for (const b of c.brokers) await waitOverrides(b.nodeId, group, { 'consumer.heartbeat.interval.ms': '8000' });
   // The first join creates __consumer_offsets: until its partitions are led and loaded the
   // coordinator answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS; find it again and retry.
-  const retriable = [ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE];
+  const retriable: number[] = [ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.COORDINATOR_NOT_AVAILABLE];
   const deadline = Date.now() + 30_000;
   let answer: [number, number, number] = [-1, -1, -1];
   while (Date.now() < deadline) {
