@@ -37,6 +37,9 @@ import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
+import { shareCoordinatorForBroker, sharePersisterForBroker } from '../coordinator/share-state/broker-env.js';
+import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
+import type { CoordinatorPersister } from '../coordinator/share-state/coordinator-persister.js';
 import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
@@ -110,6 +113,10 @@ export class Broker {
   groupCoordinator!: GroupCoordinator;
   /** Producer ids and transactions (state = replay of __transaction_state); set by start(). */
   txnCoordinator!: TxnCoordinator;
+  /** Share-partition state (state = replay of __share_group_state); set by start(). */
+  shareCoordinator!: ShareCoordinator;
+  /** Where share-partition leaders read and write their state (the share coordinator, here or on the state partition's leader); set by start(). */
+  sharePersister!: CoordinatorPersister;
   /** This broker's membership of the cluster (store, cache, registration, controller); set by start(). */
   cluster!: ClusterMember;
   /** Topics by name and id, for handlers (a view of the metadata cache); set by start(). */
@@ -210,6 +217,9 @@ export class Broker {
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
+    broker.shareCoordinator = shareCoordinatorForBroker(broker);
+    await broker.shareCoordinator.startup();
+    broker.sharePersister = sharePersisterForBroker(broker);
     // Schedule topics (src/schedule/): a scheduler per led partition of each.
     broker.scheduler = new ScheduleManager(broker, fs);
     broker.scheduler.start();
@@ -220,6 +230,7 @@ export class Broker {
     broker.replicaManager.on('leadershipChange', (p) => {
       if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
       else if (p.topic === TRANSACTION_STATE_TOPIC) void broker.txnCoordinator.onLeadershipChange();
+      else if (p.topic === SHARE_GROUP_STATE_TOPIC) void broker.shareCoordinator.onLeadershipChange();
     });
     // log.flush.scheduler.interval.ms defaults to Long.MAX (never): schedule nothing then.
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
@@ -688,6 +699,7 @@ export class Broker {
     this.stopController.abort();
     this.retirement?.stop();
     await this.scheduler?.stop();
+    await this.shareCoordinator?.shutdown();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();
