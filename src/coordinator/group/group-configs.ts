@@ -166,6 +166,16 @@ export const GROUP_CONFIGS = {
     type: 'boolean', default: 'false',
     doc: 'Whether a record sent to the dead-letter queue carries the original record or only the context headers.',
   },
+  // Samsa only (issue 14): the redelivery backoff of share groups (coordinator/share/share-partition.ts);
+  // internal, so DescribeConfigs lists them only where a group sets them (as Kafka lists its own).
+  'samsa.share.redelivery.backoff.ms': {
+    type: 'int', default: '0', atLeast: 0, internal: true,
+    doc: 'Samsa only: a record released or timed out after its n-th delivery is offered again after this x 2^(n-1) ms (0: at once, as Kafka).',
+  },
+  'samsa.share.redelivery.backoff.max.ms': {
+    type: 'int', default: '60000', atLeast: 0, internal: true,
+    doc: 'Samsa only: the longest redelivery backoff of this share group.',
+  },
 } as const satisfies Record<string, GroupConfigDef>;
 
 export type GroupConfigName = keyof typeof GROUP_CONFIGS;
@@ -232,6 +242,9 @@ function inheritedValue(broker: GroupConfigBroker, name: GroupConfigName): strin
   // streams.assignor.name defaults to the first of group.streams.assignors.
   return name === 'streams.assignor.name' ? value.split(',')[0].trim() : value;
 }
+
+/** A broker with no settings: every group.* setting at Kafka 4.4's default. */
+const KAFKA_DEFAULTS_ONLY: GroupConfigBroker = {};
 
 function brokerInt(broker: GroupConfigBroker, name: string): number {
   return Number(brokerSetting(broker, name).value);
@@ -375,9 +388,10 @@ const TYPE_CODE: Record<GroupConfigType, number> = {
 /**
  * A group's configs as DescribeConfigs lists them (Kafka's ConfigHelper for GROUP resources),
  * sorted by name: every config but the internal ones not set; an override is
- * DYNAMIC_GROUP_CONFIG (8) with the broker setting (STATIC_BROKER_CONFIG when the broker's
- * configuration sets it, else DEFAULT_CONFIG) as its next synonym; a config without a broker
- * setting has itself at its default as that synonym. The entry's source is its first synonym's.
+ * DYNAMIC_GROUP_CONFIG (8), then the broker setting as synonyms (STATIC_BROKER_CONFIG when the
+ * broker's configuration sets it, followed by the setting's default as DEFAULT_CONFIG, else only
+ * DEFAULT_CONFIG); a config without a broker setting has itself at its default as that synonym.
+ * The entry's source is its first synonym's.
  */
 export function describeGroupConfigs(overrides: Readonly<Record<string, string>>, broker: GroupConfigBroker): ConfigEntry[] {
   const out: ConfigEntry[] = [];
@@ -389,7 +403,13 @@ export function describeGroupConfigs(overrides: Readonly<Record<string, string>>
     if (own !== undefined) synonyms.push({ name, value: own, source: ConfigSource.GROUP_CONFIG });
     if (def.broker !== undefined) {
       const b = brokerSetting(broker, def.broker);
-      synonyms.push({ name: def.broker, value: inheritedValue(broker, name), source: b.explicit ? ConfigSource.STATIC_BROKER_CONFIG : ConfigSource.DEFAULT_CONFIG });
+      if (b.explicit) {
+        // As Kafka 4.4 lists it: the static setting, then the setting's default.
+        synonyms.push({ name: def.broker, value: inheritedValue(broker, name), source: ConfigSource.STATIC_BROKER_CONFIG });
+        synonyms.push({ name: def.broker, value: inheritedValue(KAFKA_DEFAULTS_ONLY, name), source: ConfigSource.DEFAULT_CONFIG });
+      } else {
+        synonyms.push({ name: def.broker, value: inheritedValue(broker, name), source: ConfigSource.DEFAULT_CONFIG });
+      }
     } else {
       synonyms.push({ name, value: def.default, source: ConfigSource.DEFAULT_CONFIG });
     }
