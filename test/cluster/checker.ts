@@ -77,15 +77,16 @@ export interface Load {
   stop(): Promise<void>;
 }
 
-/** One idempotent kafkajs producer per partition, acks=all, one send at a time. */
-export async function kafkajsLoad(c: TestCluster, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
+/** One idempotent kafkajs producer per partition (`from` to partitions - 1), acks=all, one send at a time. */
+export async function kafkajsLoad(c: TestCluster, topic: string, partitions: number, acks = new Acks(partitions), from = 0): Promise<Load> {
   let stopped = false;
   const kafka = new Kafka({
     // SAMSA_KAFKAJS_LOG=1 shows the producers' retries (debugging a stuck partition).
     clientId: `${topic}-load`, brokers: c.bootstrapList, logLevel: process.env.SAMSA_KAFKAJS_LOG ? logLevel.INFO : logLevel.NOTHING,
     retry: { retries: 60, initialRetryTime: 100, maxRetryTime: 1000 }, requestTimeout: 10_000,
   });
-  const loops = await Promise.all(Array.from({ length: partitions }, async (_, partition) => {
+  const loops = await Promise.all(Array.from({ length: partitions - from }, async (_, i) => {
+    const partition = from + i;
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     const loop = (async () => {
