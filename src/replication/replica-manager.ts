@@ -301,6 +301,9 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.opts.cache.off('change', this.onChange);
     await this.settled();
     await this.opts.fetchers?.stop();
+    // Kafka's ReplicaManager.shutdown checkpoints the high watermarks last, before anything else
+    // changes them (becoming followers below drops them to the log start).
+    await this.opts.logs.checkpointHighWatermarks(true).catch((err) => this.opts.logger.warn(`high watermark checkpoint: ${(err as Error).message}`));
     for (const p of this.allPartitions()) p.makeFollower();
     for (const w of this.revisionWaiters.splice(0)) w.resolve();
   }

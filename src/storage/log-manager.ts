@@ -99,7 +99,9 @@ export class LogManager implements SharedCheckpointOwner {
   private loadedAll = false;
   readonly recoveryPoints: OffsetCheckpointWriter<PartitionLog>;
   readonly logStartOffsets: OffsetCheckpointWriter<PartitionLog>;
-  readonly highWatermarks: OffsetCheckpointWriter<PartitionLog>;
+  private readonly highWatermarks: OffsetCheckpointWriter<PartitionLog>;
+  /** The replica manager wrote the high watermarks at its shutdown: later values are not the last ones served. */
+  private highWatermarksFinal = false;
   private readonly cleanerOffsetFile: OffsetCheckpointWriter<PartitionLog>;
   /** First dirty offsets of the cleaned logs, keyed like `logs`. */
   private readonly cleanerOffsets = new Map<string, number>();
@@ -162,7 +164,7 @@ export class LogManager implements SharedCheckpointOwner {
 
   /** Writes every checkpoint file of the log dir (start-up, stop; the periodic tasks write one each). */
   private async writeCheckpointFiles(): Promise<void> {
-    await Promise.all([this.recoveryPoints.write(), this.logStartOffsets.write(), this.highWatermarks.write(), this.cleanerOffsetFile.write()]);
+    await Promise.all([this.recoveryPoints.write(), this.logStartOffsets.write(), this.checkpointHighWatermarks(), this.cleanerOffsetFile.write()]);
     // Once these are on disk the per-partition files of the old layout mean nothing: remove them.
     const old = this.leftovers.splice(0);
     await forEachLimited(old, this.loadConcurrency, (f) => this.fs.unlink(f).catch(() => undefined));
@@ -280,7 +282,7 @@ export class LogManager implements SharedCheckpointOwner {
     if (opts.flushIntervalMs !== undefined) this.schedule('flush', opts.flushIntervalMs, () => this.flushDirtyLogs());
     this.schedule('recovery-point-checkpoint', opts.recoveryPointCheckpointIntervalMs ?? 60000, () => this.checkpointRecoveryPoints());
     this.schedule('log-start-offset-checkpoint', opts.logStartOffsetCheckpointIntervalMs ?? 60000, () => this.logStartOffsets.write());
-    this.schedule('high-watermark-checkpoint', opts.highWatermarkCheckpointIntervalMs ?? 5000, () => this.highWatermarks.write());
+    this.schedule('high-watermark-checkpoint', opts.highWatermarkCheckpointIntervalMs ?? 5000, () => this.checkpointHighWatermarks());
     if (opts.producerIdExpirationCheckIntervalMs !== undefined) {
       const expirationMs = opts.producerIdExpirationMs ?? 86400000;
       this.schedule('producer-expiry', opts.producerIdExpirationCheckIntervalMs, () => this.removeExpiredProducersAll(expirationMs));
@@ -357,6 +359,17 @@ export class LogManager implements SharedCheckpointOwner {
         }
       }
     }
+  }
+
+  /**
+   * Writes `replication-offset-checkpoint` with every log's high watermark (Kafka's
+   * ReplicaManager.checkpointHighWatermarks). `final`: the replica manager's shutdown, after which
+   * partitions stop leading and their high watermarks no longer mean anything; nothing more is written.
+   */
+  async checkpointHighWatermarks(final = false): Promise<void> {
+    if (this.highWatermarksFinal) return;
+    if (final) this.highWatermarksFinal = true;
+    await this.highWatermarks.write();
   }
 
   /** Writes `recovery-point-offset-checkpoint` with every log's recovery point (Kafka checkpointLogRecoveryOffsets). */
