@@ -10,8 +10,9 @@ import { groupConfigProbes } from './probes-group-configs.js';
 import { produceProbes } from './probes-produce.js';
 import { txnProbes } from './probes-txn.js';
 import { scramProbes } from './probes-scram.js';
+import { shareStateProbes } from './probes-share-state.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...captureProbes(), ...destructiveProbes()];
 }
