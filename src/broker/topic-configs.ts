@@ -18,7 +18,7 @@ import { checkViewAlter } from '../views/views.js';
 import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
 import { DYNAMIC_BROKER_CONFIG_NAMES } from '../replication/replication-quota.js';
-import { validateGroupConfigs, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
+import { brokerSetting, validateGroupConfigs, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 
 /**
  * Validates topic config overrides; returns the same map without nulls (there are none when it
@@ -246,6 +246,23 @@ async function alterBrokerConfigs(broker: ConfigAlterTarget, r: AlterResourceReq
   await broker.setBrokerConfigs(key, next);
 }
 
+/**
+ * Samsa, stricter than Kafka 4.4 (which accepts any name and skips the copy at write time, with a
+ * log line): a share group's dead-letter topic must have the broker's
+ * errors.deadletterqueue.topic.name.prefix, and an existing topic must allow it
+ * (errors.deadletterqueue.group.enable=true). INVALID_CONFIG otherwise.
+ */
+function checkDeadLetterTopic(broker: ConfigAlterTarget, name: string): void {
+  const prefix = brokerSetting(broker.groupConfigs!.broker, 'errors.deadletterqueue.topic.name.prefix').value;
+  if (prefix !== '' && !name.startsWith(prefix)) {
+    throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `errors.deadletterqueue.topic.name: DLQ topic name must start with '${prefix}' (errors.deadletterqueue.topic.name.prefix)`);
+  }
+  const topic = broker.metadata.get(name);
+  if (topic && topic.configs['errors.deadletterqueue.group.enable'] !== 'true') {
+    throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `errors.deadletterqueue.topic.name: topic ${name} does not allow share groups' dead letters (errors.deadletterqueue.group.enable=false)`);
+  }
+}
+
 /** One GROUP resource (Kafka's ConfigurationControlManager with GroupConfig.validate). */
 async function alterGroupConfigs(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
   const groups = broker.groupConfigs!;
@@ -265,6 +282,8 @@ async function alterGroupConfigs(broker: ConfigAlterTarget, r: AlterResourceRequ
   }
   // Stored as Kafka stores them: each value in its parsed form ("TRUE" → "true").
   const valid = validateGroupConfigs(next, groups.broker);
+  const dlq = valid['errors.deadletterqueue.topic.name'];
+  if (dlq && dlq !== current['errors.deadletterqueue.topic.name']) checkDeadLetterTopic(broker, dlq);
   if (opts.validateOnly || !broker.setGroupConfigs) return;
   if (JSON.stringify(valid) === JSON.stringify(current)) return;
   await broker.setGroupConfigs(r.resourceName, valid);

@@ -19,8 +19,14 @@ export interface ShareGroupConfig {
   autoOffsetReset: 'latest' | 'earliest';
   /** share.isolation.level */
   isolationLevel: 'read_uncommitted' | 'read_committed';
-  /** errors.deadletterqueue.topic.name.prefix */
+  /** errors.deadletterqueue.topic.name.prefix (broker) */
   deadLetterTopicPrefix: string;
+  /** errors.deadletterqueue.auto.create.topics.enable (broker) */
+  deadLetterAutoCreate: boolean;
+  /** errors.deadletterqueue.topic.name (group; '' = no dead-letter topic) */
+  deadLetterTopicName: string;
+  /** errors.deadletterqueue.copy.record.enable (group): copy key and value, not only the context headers */
+  deadLetterCopyRecord: boolean;
   /** samsa.share.redelivery.backoff.ms / .max.ms: delay before a released or timed-out record is offered again (0: at once, as Kafka). */
   redeliveryBackoffMs: number;
   redeliveryBackoffMaxMs: number;
@@ -30,7 +36,7 @@ export function defaultShareGroupConfig(over: Partial<ShareGroupConfig> = {}): S
   return {
     sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, maxSize: 200, deliveryCountLimit: 5, recordLockDurationMs: 30000,
     partitionMaxRecordLocks: 2000, maxShareSessions: 2000, autoOffsetReset: 'latest', isolationLevel: 'read_uncommitted',
-    deadLetterTopicPrefix: 'dlq.', redeliveryBackoffMs: 0, redeliveryBackoffMaxMs: 60000,
+    deadLetterTopicPrefix: 'dlq.', deadLetterAutoCreate: false, deadLetterTopicName: '', deadLetterCopyRecord: false, redeliveryBackoffMs: 0, redeliveryBackoffMaxMs: 60000,
     ...over,
   };
 }
@@ -49,6 +55,9 @@ export function shareGroupConfigFrom(raw: Record<string, unknown>): ShareGroupCo
     autoOffsetReset: d.autoOffsetReset,
     isolationLevel: d.isolationLevel,
     deadLetterTopicPrefix: raw['errors.deadletterqueue.topic.name.prefix'] === undefined ? d.deadLetterTopicPrefix : String(raw['errors.deadletterqueue.topic.name.prefix']),
+    deadLetterAutoCreate: String(raw['errors.deadletterqueue.auto.create.topics.enable'] ?? 'false') === 'true',
+    deadLetterTopicName: '',
+    deadLetterCopyRecord: false,
     redeliveryBackoffMs: d.redeliveryBackoffMs,
     redeliveryBackoffMaxMs: d.redeliveryBackoffMaxMs,
   };
@@ -69,6 +78,8 @@ export function shareConfigOfGroup(base: ShareGroupConfig, lookup: { resolve(gro
     partitionMaxRecordLocks: n('share.partition.max.record.locks', base.partitionMaxRecordLocks),
     autoOffsetReset: reset === 'earliest' ? 'earliest' : 'latest',
     isolationLevel: r['share.isolation.level'] === 'read_committed' ? 'read_committed' : 'read_uncommitted',
+    deadLetterTopicName: typeof r['errors.deadletterqueue.topic.name'] === 'string' ? (r['errors.deadletterqueue.topic.name'] as string) : base.deadLetterTopicName,
+    deadLetterCopyRecord: r['errors.deadletterqueue.copy.record.enable'] === true,
     redeliveryBackoffMs: n('samsa.share.redelivery.backoff.ms', base.redeliveryBackoffMs),
     redeliveryBackoffMaxMs: n('samsa.share.redelivery.backoff.max.ms', base.redeliveryBackoffMaxMs),
   };

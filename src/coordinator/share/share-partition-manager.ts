@@ -23,6 +23,7 @@ import { SerialQueue } from '../runtime/serial-queue.js';
 import { MemoryPersister, type SharePersister, type ShareStateKey } from './persister.js';
 import { type AcquiredRange, type ShareLimits, SharePartition } from './share-partition.js';
 import { defaultShareGroupConfig, shareConfigOfGroup, type ShareGroupConfig } from './share-config.js';
+import { DeadLetterWriter } from './dead-letter.js';
 
 const ATTR_CONTROL = 0x20;
 const ATTR_TRANSACTIONAL = 0x10;
@@ -60,8 +61,11 @@ export class SharePartitionManager {
   private readonly entries = new Map<string, Entry>();
   readonly sessions = new Map<string, ShareSession>();
   private readonly fallback = new MemoryPersister();
+  private readonly deadLetters: DeadLetterWriter;
 
-  constructor(private readonly broker: Broker) {}
+  constructor(private readonly broker: Broker) {
+    this.deadLetters = new DeadLetterWriter(broker);
+  }
 
   private get persister(): SharePersister {
     return (this.broker as unknown as { sharePersister?: SharePersister }).sharePersister ?? this.fallback;
@@ -135,7 +139,8 @@ export class SharePartitionManager {
 
   private async load(e: Entry, log: PartitionLog, cfg: ShareGroupConfig): Promise<SharePartition> {
     if (e.sp) return e.sp;
-    const persisted = await this.persister.read(e.key);
+    const name = this.broker.metadata.getById(e.key.topicId)?.name ?? '';
+    const persisted = await this.persister.read(e.key, Math.max(0, this.broker.replicaManager.leaderEpochOf(name, e.key.partition)));
     if (persisted && persisted.startOffset >= 0) {
       e.stateEpoch = persisted.stateEpoch;
       e.sp = SharePartition.fromPersisted(persisted, log.logStartOffset);
@@ -147,11 +152,26 @@ export class SharePartitionManager {
     return e.sp;
   }
 
+  /**
+   * Writes the share-partition's state (when it changed), after copying what was archived to the
+   * group's dead-letter topic (dead-letter.ts). A copy that fails is tried again at the next change.
+   */
   private async persist(e: Entry): Promise<void> {
     const sp = e.sp!;
+    const name = this.broker.metadata.getById(e.key.topicId)?.name ?? '';
+    const archived = sp.takeArchived();
+    if (archived.length > 0) {
+      const log = this.broker.replicaManager.getPartition(name, e.key.partition)?.log;
+      try {
+        if (log) await this.deadLetters.write({ ...e.key, topic: name, log }, archived, this.configOf(e.key.groupId), sp.startOffset);
+      } catch (err) {
+        this.broker.log.warn(`share group ${e.key.groupId}: dead-letter copy of ${archived.length} records of ${name}-${e.key.partition} failed, retried at the next change: ${(err as Error).message}`);
+        sp.requeueArchived(archived);
+      }
+    }
     if (!sp.dirty) return;
     sp.dirty = false;
-    const leaderEpoch = this.broker.replicaManager.leaderEpochOf(this.broker.metadata.getById(e.key.topicId)?.name ?? '', e.key.partition);
+    const leaderEpoch = this.broker.replicaManager.leaderEpochOf(name, e.key.partition);
     await this.persister.write(e.key, { stateEpoch: e.stateEpoch, leaderEpoch: Math.max(0, leaderEpoch), startOffset: sp.startOffset, stateBatches: sp.persistedBatches() });
   }
 

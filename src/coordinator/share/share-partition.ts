@@ -341,6 +341,11 @@ export class SharePartition {
     }
   }
 
+  /** Archived records whose dead-letter copy failed: handed out again by the next `takeArchived`. */
+  requeueArchived(records: ArchivedRecord[]): void {
+    this.archived.unshift(...records);
+  }
+
   /** Archived records since the last call (the dead-letter topic copies them). */
   takeArchived(): ArchivedRecord[] {
     const a = this.archived;
