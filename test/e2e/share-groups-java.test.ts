@@ -1,0 +1,36 @@
+/**
+ * Share groups (KIP-932) with the Java client of Apache Kafka 4.4 (KafkaShareConsumer, explicit
+ * acknowledgement) against Samsa, through share-groups-java/ShareScenario.java (one JVM runs every
+ * scenario; the SIGKILLed consumer is a second one): three consumers share one partition, each
+ * record processed once; a SIGKILLed consumer's records come back to the others after the lock
+ * duration; RELEASE redelivers with delivery count 2; a record at the delivery limit is archived;
+ * a classic KafkaConsumer group reads beside a share group. Skipped without java. The scenarios
+ * (share-groups-scenarios.ts) also run against Kafka 4.4 in compat-tests/share-groups.test.ts.
+ * @samsa-timeout 300
+ */
+import { test } from 'uvu';
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { hostPort } from './_clients.js';
+import { SHARE_BROKER_CONFIG, javaScenarios } from './share-groups-scenarios.js';
+
+const missing = javaMissing();
+let b: RunningBroker;
+
+test.before(async () => {
+  if (missing) return;
+  b = await startBroker({ port: 0, config: SHARE_BROKER_CONFIG });
+});
+
+test.after(async () => {
+  await b?.stop();
+});
+
+for (const s of javaScenarios({ deadLetters: false })) {
+  test(s.name, async () => {
+    if (missing) return void console.log(`skipped: ${missing}`);
+    await s.run(hostPort(b.port), 'samsa');
+  });
+}
+
+test.run();
