@@ -330,6 +330,7 @@ export class Broker {
         this.metrics.removeTopic(name);
         if (name === '__consumer_offsets') return;
         await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
+        if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.log.error(`removing the share state of deleted topic ${name} failed`, err));
       },
     });
     await this.replicaManager.start();

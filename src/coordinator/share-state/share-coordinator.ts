@@ -202,12 +202,11 @@ export class ShareCoordinator {
     return { results };
   }
 
-  /** Data topics were deleted: their share-partitions' state goes (tombstones), on every loaded shard. */
-  async onTopicsDeleted(topicIds: string[]): Promise<void> {
-    if (topicIds.length === 0 || (!this.activating && this.opts.topic.partitions() === null)) return;
+  /** A data topic was deleted: the state of share-partitions of topics gone is deleted (tombstones) on every shard led here. */
+  async onTopicDeleted(): Promise<void> {
+    if (!this.activating && this.opts.topic.partitions() === null) return;
     await this.ensureActive();
-    const ids = new Set(topicIds);
-    await this.runtime.scheduleAll((s) => s.onTopicsDeleted(ids));
+    await this.runtime.scheduleAll((s) => s.onTopicsDeleted());
   }
 
   /** Every shard's queue empty (tests). */

@@ -24,6 +24,8 @@
  *   below the start offset dropped), a tombstone forgets the share-partition. Leader and state
  *   epochs only grow.
  *
+ * - A deleted topic's share-partitions get tombstones (onTopicsDeleted).
+ *
  * Kafka's cold-partition snapshots and record pruning are not done (docs/gaps.md).
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -291,14 +293,17 @@ export class ShareCoordinatorShard implements CoordinatorShard<Rec> {
     return { records: [{ type: 'snapshot', key: { groupId, topicId, partition }, value }], response: () => NONE };
   }
 
-  /** Topics were deleted: tombstones for their share-partitions (Kafka's maybeCleanupShareState). */
-  onTopicsDeleted(topicIds: ReadonlySet<string>): CoordinatorResult<void, Rec> {
+  /**
+   * Topics were deleted: tombstones for the share-partitions of topics that no longer exist
+   * (Kafka's maybeCleanupShareState, which gets the deleted ids from the metadata delta).
+   */
+  onTopicsDeleted(): CoordinatorResult<void, Rec> {
     const records: Rec[] = [];
     for (const id of this.shareStateMap.keys()) {
       const last = id.lastIndexOf(':');
       const prev = id.lastIndexOf(':', last - 1);
       const topicId = id.slice(prev + 1, last);
-      if (topicIds.has(topicId)) records.push({ type: 'tombstone', key: { groupId: id.slice(0, prev), topicId, partition: Number(id.slice(last + 1)) } });
+      if (this.topics(topicId) === null) records.push({ type: 'tombstone', key: { groupId: id.slice(0, prev), topicId, partition: Number(id.slice(last + 1)) } });
     }
     return { records, response: () => undefined };
   }

@@ -14,6 +14,7 @@ import { shareRecordSerde } from '../../../src/coordinator/share-state/records.j
 import { PartitionCoordinatorLog } from '../../../src/coordinator/runtime/coordinator-log.js';
 import { WireClient } from '../../broker/handlers/_admin-wire.js';
 import { tmpDir } from '../../support/tmp.js';
+import { until } from '../../support/until.js';
 
 const CONFIG = { 'share.coordinator.state.topic.num.partitions': 3, 'share.coordinator.snapshot.update.records.per.snapshot': 2 };
 
@@ -57,6 +58,12 @@ test('state written through broker.sharePersister is read back after a restart o
     assert.equal(await b.broker.sharePersister.read(key, 1), { ...before!, leaderEpoch: 1 }, 'the same state after the restart');
     await b.broker.sharePersister.delete([key]);
     assert.is(await b.broker.sharePersister.read(key, 1), null);
+    const other = { groupId: 'workers', topicId, partition: 0 };
+    await b.broker.sharePersister.write(other, { leaderEpoch: 1, startOffset: 0, stateBatches: [] });
+    const shard = () => b.broker.shareCoordinator.runtime.shardOf(b.broker.shareCoordinator.partitionFor('workers', topicId, 0))!;
+    assert.ok(shard().stateOf('workers', topicId, 0), 'state before the topic is deleted');
+    await b.broker.deleteTopic('jobs');
+    await until('the deleted topic\'s share state tombstoned', 10_000, async () => (shard().stateOf('workers', topicId, 0) === undefined ? true : null));
   } finally {
     await b.stop();
     await dir.cleanup();
