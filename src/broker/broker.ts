@@ -23,7 +23,7 @@ import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
 import { Dispatcher } from './dispatch.js';
-import { ClusterMetadata, type TopicInfo } from './metadata.js';
+import { ClusterMetadata, INTERNAL_TOPICS, type TopicInfo } from './metadata.js';
 import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
@@ -424,7 +424,7 @@ export class Broker {
     const replicationFactor = placement ? -1 : spec.replicationFactor;
     // Schedule topics (src/schedule/): the target must exist and be writable.
     checkScheduleConfigs(name, configs, this.metadata);
-    const isInternal = name === '__consumer_offsets' || name === '__transaction_state';
+    const isInternal = INTERNAL_TOPICS.has(name);
     const work = this.controllerChannel.route<TopicInfo>(
       `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
       async () => {

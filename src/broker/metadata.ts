@@ -40,7 +40,8 @@ export function newUuid(): string {
   }
 }
 
-export const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state']);
+/** Kafka 4.4's Topic.INTERNAL_TOPICS. */
+export const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 export class ClusterMetadata {
   constructor(private readonly cache: MetadataCache, readonly nodeId: number) {}

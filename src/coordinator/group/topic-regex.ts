@@ -12,7 +12,7 @@
  * Not handled (documented in docs/gaps.md): RE2's `\C`, `\pN` one-letter classes without braces,
  * `\Q...\E` quoting, and POSIX classes `[[:alpha:]]`.
  */
-export const INTERNAL_TOPIC_NAMES = new Set(['__consumer_offsets', '__transaction_state']);
+export const INTERNAL_TOPIC_NAMES = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 /** The compiled matcher, or an error message in RE2/J's spirit. */
 export function compileTopicRegex(pattern: string): { ok: true; test: (topic: string) => boolean } | { ok: false; error: string } {

@@ -49,6 +49,7 @@ test('state written through broker.sharePersister is read back after a restart o
     });
     const topic = b.broker.metadata.get(SHARE_GROUP_STATE_TOPIC)!;
     assert.is(topic.partitions, 3);
+    assert.is(topic.isInternal, true, 'internal, as in Kafka 4.4 (Topic.INTERNAL_TOPICS)');
     const configs = b.broker.cache.topic(SHARE_GROUP_STATE_TOPIC)!.configs;
     assert.equal([configs['cleanup.policy'], configs['retention.ms'], configs['min.insync.replicas']], ['delete', '-1', '1'], "Kafka's state-topic configs, min.isr capped at one replica");
     const p = b.broker.shareCoordinator.partitionFor('workers', topicId, 1);
