@@ -97,7 +97,8 @@ export function groupConfigProbes(): Probe[] {
     iac('v1-share-delivery-limit-high', 'share.delivery.count.limit above its maximum', 'pgc-b', [set('share.delivery.count.limit', '100')]),
     iac('v1-share-session-bounds', 'share.session.timeout.ms above its maximum', 'pgc-b', [set('share.session.timeout.ms', '70000')]),
     iac('v1-dlq-internal', 'errors.deadletterqueue.topic.name starting with "__"', 'pgc-b', [set('errors.deadletterqueue.topic.name', '__dlq')]),
-    iac('v1-dlq-ok', 'errors.deadletterqueue.topic.name and copy.record.enable', 'pgc-c', [set('errors.deadletterqueue.topic.name', 'dlq'), set('errors.deadletterqueue.copy.record.enable', 'true')]),
+    // A name with errors.deadletterqueue.topic.name.prefix ("dlq."): Samsa refuses others (share groups, docs/gaps.md).
+    iac('v1-dlq-ok', 'errors.deadletterqueue.topic.name and copy.record.enable', 'pgc-c', [set('errors.deadletterqueue.topic.name', 'dlq.pgc'), set('errors.deadletterqueue.copy.record.enable', 'true')]),
     iac('v1-boolean-bad', 'a boolean group config "yes"', 'pgc-b', [set('share.renew.acknowledge.enable', 'yes')]),
     iac('v1-streams-configs', 'streams.* configs', 'pgc-c', [set('streams.num.standby.replicas', '1'), set('streams.session.timeout.ms', '50000'), set('streams.acceptable.recovery.lag', '5000')]),
     iac('v1-streams-standby-high', 'streams.num.standby.replicas above its maximum', 'pgc-b', [set('streams.num.standby.replicas', '9')]),
