@@ -186,6 +186,37 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   }
 
   private async applyOnce(): Promise<void> {
+    this.newLeaders = [];
+    try {
+      await this.applyTopics();
+    } finally {
+      // One line per partition is 10,000 synchronous stderr writes when a broker with that many
+      // starts (~0.3 s, bench/scale.ts): past a handful, one summary line, the rest at debug.
+      const lines = this.newLeaders;
+      this.newLeaders = null;
+      if (lines.length <= 20) for (const l of lines) this.opts.logger.info(l);
+      else {
+        this.opts.logger.info(`leader of ${lines.length} more partitions (each at debug level)`);
+        for (const l of lines) this.opts.logger.debug(l);
+      }
+    }
+  }
+
+  /** Partitions that became leader in the pass running now (their log lines). */
+  private newLeaders: string[] | null = null;
+  /** Each topic config resolved once (keyed by the configs object, replaced on every change). */
+  private readonly logConfigs = new WeakMap<object, LogConfig>();
+
+  private logConfigOf(configs: Readonly<Record<string, string>>): LogConfig {
+    let lc = this.logConfigs.get(configs);
+    if (!lc) {
+      lc = this.opts.logConfig(configs);
+      this.logConfigs.set(configs, lc);
+    }
+    return lc;
+  }
+
+  private async applyTopics(): Promise<void> {
     const cache = this.opts.cache;
     const nodeId = this.opts.nodeId;
     // Topics that are gone or were re-created under another id.
@@ -233,7 +264,9 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     if (role === 'leader') {
       this.opts.fetchers?.removePartition(partition);
       await partition.makeLeader();
-      this.opts.logger.info(`${partition.topic}-${partition.partitionIndex}: leader at epoch ${state.leaderEpoch}, ISR [${state.isr}]`);
+      const line = `${partition.topic}-${partition.partitionIndex}: leader at epoch ${state.leaderEpoch}, ISR [${state.isr}]`;
+      if (this.newLeaders) this.newLeaders.push(line);
+      else this.opts.logger.info(line);
     } else if (role === 'follower') {
       partition.makeFollower();
       if (state.leader >= 0) this.opts.fetchers?.addPartition(partition, state.leader, state.leaderEpoch);
@@ -244,7 +277,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
 
   private async createPartition(topic: TopicRecord, index: number): Promise<Partition> {
     const logs = this.opts.logs;
-    const config = this.opts.logConfig(topic.configs);
+    const config = this.logConfigOf(topic.configs);
     let log = logs.getLog(topic.name, index);
     if (log && log.topicId && log.topicId !== topic.topicId) {
       // A log of an earlier topic with this name (deleted while this broker was away).

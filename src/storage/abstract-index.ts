@@ -55,8 +55,12 @@ export abstract class AbstractIndex {
   /** Opens (or creates) an index file and reads what it holds, for a subclass's `open`. */
   protected static async openFile(fs: Fs, filePath: string): Promise<{ file: FileHandle; initial: Buffer }> {
     // The entries live in memory; the file is only written back: no descriptor held meanwhile.
+    if (fs.openDetachedWithContents) {
+      const { file, contents } = await fs.openDetachedWithContents(filePath);
+      return { file, initial: contents };
+    }
     const file = await (fs.openDetached ? fs.openDetached(filePath) : fs.open(filePath));
-    return { file, initial: await file.read(0, file.size()) };
+    return { file, initial: file.size() === 0 ? Buffer.alloc(0) : await file.read(0, file.size()) };
   }
 
   get path(): string {

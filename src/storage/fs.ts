@@ -58,6 +58,8 @@ export interface Fs {
    * descriptors each (Kafka's indexes let go of theirs once memory-mapped). Where absent, `open`.
    */
   openDetached?(filePath: string): Promise<FileHandle>;
+  /** `openDetached` plus the file's whole content, in one open (an index being loaded). */
+  openDetachedWithContents?(filePath: string): Promise<{ file: FileHandle; contents: Buffer }>;
   readFile(filePath: string): Promise<Buffer>;
   /** Write to `<path>.tmp`, fsync, rename over `path`, fsync the directory (Kafka's checkpoint recipe). */
   writeFileAtomic(filePath: string, data: Uint8Array): Promise<void>;
@@ -152,7 +154,7 @@ function readAsync(fd: number, buffer: Buffer, offset: number, length: number, p
 }
 const RW_CREATE = nodefs.constants.O_RDWR | nodefs.constants.O_CREAT;
 
-class NodeFileHandle implements FileHandle {
+export class NodeFileHandle implements FileHandle {
   private bytes: number;
   constructor(
     readonly path: string,
@@ -208,7 +210,7 @@ class NodeFileHandle implements FileHandle {
  * A handle that opens its file for each write, truncate or sync and closes it again (fdatasync on
  * a fresh descriptor flushes the file's data all the same: it is per file, not per descriptor).
  */
-class DetachedFileHandle implements FileHandle {
+export class DetachedFileHandle implements FileHandle {
   constructor(readonly path: string, private bytes: number) {}
 
   private withFd<T>(fn: (fd: number) => T): T {
@@ -272,6 +274,22 @@ export const nodeFs: Fs = {
     const fd = await openAsync(filePath, RW_CREATE, 0o644);
     try {
       return new DetachedFileHandle(filePath, nodefs.fstatSync(fd).size);
+    } finally {
+      await closeAsync(fd);
+    }
+  },
+  async openDetachedWithContents(filePath) {
+    const fd = await openAsync(filePath, RW_CREATE, 0o644);
+    try {
+      const size = nodefs.fstatSync(fd).size;
+      const contents = Buffer.allocUnsafe(size);
+      let done = 0;
+      while (done < size) {
+        const n = await readAsync(fd, contents, done, size - done, done);
+        if (n === 0) break;
+        done += n;
+      }
+      return { file: new DetachedFileHandle(filePath, size), contents: done === size ? contents : contents.subarray(0, done) };
     } finally {
       await closeAsync(fd);
     }

@@ -180,7 +180,8 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   if (segments.length === 0) segments.push(await opts.createSegment(checkpointedStart ?? 0));
   const active = segments[segments.length - 1];
   await active.openFile();
-  await active.loadIndexes();
+  // An empty active segment (an idle partition) needs no index to find its end.
+  if (active.sizeBytes > 0) await active.loadIndexes();
   let endOffset = await active.readNextOffset();
   const startOffset = Math.max(checkpointedStart ?? 0, segments[0].baseOffset);
   if (startOffset > endOffset) {

@@ -35,7 +35,8 @@
  */
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
-import type { Fs } from './fs.js';
+import { nodeFs, type Fs } from './fs.js';
+import { StartupFs } from './startup-fs.js';
 import { PartitionLog, type LogConfig } from './partition-log.js';
 import { LogCleaner, type CleanerConfig } from './log-cleaner.js';
 import { isDeleteDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
@@ -192,7 +193,18 @@ export class LogManager implements SharedCheckpointOwner {
   /** Opens every partition directory under the log dir; removes `-delete` directories. */
   async loadAll(): Promise<PartitionLog[]> {
     await this.loadDirState();
-    const names = await this.fs.readdir(this.logDir);
+    // On the real file system the logs are opened with synchronous metadata calls (startup-fs.ts):
+    // nothing is served yet, and a thread-pool round trip per call is most of a start-up's time.
+    const loadFs = this.fs === nodeFs ? new StartupFs() : null;
+    try {
+      return await this.loadAllWith(loadFs ?? this.fs, loadFs ? await loadFs.subdirectories(this.logDir) : null);
+    } finally {
+      loadFs?.end();
+    }
+  }
+
+  private async loadAllWith(fs: Fs, subdirectories: Set<string> | null): Promise<PartitionLog[]> {
+    const names = await fs.readdir(this.logDir);
     const todo: { topic: string; partition: number; dir: string }[] = [];
     for (const name of names) {
       const full = path.join(this.logDir, name);
@@ -202,14 +214,14 @@ export class LogManager implements SharedCheckpointOwner {
       }
       const parsed = parsePartitionDirName(name);
       if (!parsed) continue;
-      if (!(await this.fs.stat(full)).isDirectory) continue;
+      if (subdirectories ? !subdirectories.has(name) : !(await fs.stat(full)).isDirectory) continue;
       if (this.logs.has(key(parsed.topic, parsed.partition))) continue;
       todo.push({ ...parsed, dir: full });
     }
     const loaded: PartitionLog[] = [];
     await forEachLimited(todo, this.loadConcurrency, async (t) => {
       const log = await PartitionLog.open({
-        fs: this.fs,
+        fs,
         dir: t.dir,
         topic: t.topic,
         partition: t.partition,

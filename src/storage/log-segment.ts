@@ -432,6 +432,12 @@ export class LogSegment {
   /** Offset after the last batch (Kafka `readNextOffset`): index hint, then a header scan. */
   async readNextOffset(): Promise<number> {
     if (this.nextOff !== null) return this.nextOff;
+    if (this.log.size() === 0) {
+      // Nothing to scan: the indexes stay unread until something uses them (thousands of idle
+      // partitions start without opening theirs).
+      this.nextOff = this.baseOffset;
+      return this.nextOff;
+    }
     await this.loadIndexes();
     if (this.nextOff !== null) return this.nextOff;
     const hint = this.offsetIndex.lookup(Number.MAX_SAFE_INTEGER);
@@ -453,8 +459,10 @@ export class LogSegment {
     return this.firstBatchTs;
   }
 
-  /** Kafka `LogSegment.shouldRoll`. Needs indexes loaded (the active segment always has them). */
+  /** Kafka `LogSegment.shouldRoll`; loads the indexes if they are not yet (before the first append). */
   async shouldRoll(p: RollParams): Promise<boolean> {
+    // An empty active segment's indexes are loaded by the first append that asks (see readNextOffset).
+    if (!this.offsetIdx || !this.timeIdx) await this.loadIndexes();
     const size = this.log.size();
     if (size === 0) return false;
     if (size > p.segmentBytes - p.messagesSize) return true;
