@@ -344,6 +344,11 @@ export class GroupCoordinator {
       : null));
   }
 
+  /** Adds initialised share-partitions to a share group, or forgets topics of it (the offsets APIs). */
+  updateSharePartitions(groupId: string, add: { topicId: string; topicName: string; partitions: number[] }[], removeTopicIds: string[]): Promise<void> {
+    return this.run(groupId, (s) => s.share.updateSharePartitions(groupId, add, removeTopicIds));
+  }
+
   /** Whether a share group has members (AlterShareGroupOffsets needs an empty one); null: not a share group. */
   async shareGroupEmpty(groupId: string): Promise<boolean | null> {
     if (!this.active && this.opts.topic.partitions() === null) return null;

@@ -403,6 +403,26 @@ export class ShareGroupManager {
     return this.groups.get(groupId)?.initialized ?? new Map();
   }
 
+  /**
+   * Records share-partitions as initialised (AlterShareGroupOffsets) or forgets topics
+   * (DeleteShareGroupOffsets) in the group's ShareGroupStatePartitionMetadata.
+   */
+  updateSharePartitions(groupId: string, add: { topicId: string; topicName: string; partitions: number[] }[], removeTopicIds: string[]): CoordinatorResult<void, Rec> {
+    const g = this.groups.get(groupId);
+    if (!g) return { records: [], response: () => undefined };
+    const next = new Map<string, { topicName: string; partitions: Set<number> }>();
+    for (const [id, v] of g.initialized) if (!removeTopicIds.includes(id)) next.set(id, { topicName: v.topicName, partitions: new Set(v.partitions) });
+    for (const t of add) {
+      const e = next.get(t.topicId) ?? next.set(t.topicId, { topicName: t.topicName, partitions: new Set() }).get(t.topicId)!;
+      for (const p of t.partitions) e.partitions.add(p);
+    }
+    const record: ShareGroupRecord = {
+      type: 'sg-state-partitions', groupId,
+      value: { initializingTopics: [], initializedTopics: [...next].map(([topicId, v]) => ({ topicId, topicName: v.topicName, partitions: [...v.partitions].sort((x, y) => x - y) })), deletingTopics: [] },
+    };
+    return { records: [record], response: () => undefined };
+  }
+
   groupTombstones(groupId: string): ShareGroupRecord[] {
     const g = this.groups.get(groupId);
     const out: ShareGroupRecord[] = [];

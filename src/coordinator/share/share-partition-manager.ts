@@ -333,12 +333,26 @@ export class SharePartitionManager {
     await this.persister.delete(keys);
   }
 
-  /** The persisted start offset of a share-partition (DescribeShareGroupOffsets), -1 when none. */
-  async startOffsetOf(key: ShareStateKey): Promise<{ startOffset: number; leaderEpoch: number }> {
+  /**
+   * A share-partition's start offset, leader epoch and lag (DescribeShareGroupOffsets): -1s when
+   * it has no state. Lag = the partition's high watermark - start offset - the records above the
+   * start already acknowledged or archived (Kafka's delivery-complete count); -1 when this broker
+   * cannot see the high watermark.
+   */
+  async offsetsOf(key: ShareStateKey): Promise<{ startOffset: number; leaderEpoch: number; lag: number }> {
+    const name = this.broker.metadata.getById(key.topicId)?.name ?? '';
+    const part = this.broker.replicaManager.getPartition(name, key.partition);
+    const hw = part?.isLeader ? part.log.highWatermark : -1;
     const e = this.entries.get(entryId(key));
-    if (e?.sp) return { startOffset: e.sp.startOffset, leaderEpoch: 0 };
+    if (e?.sp) {
+      const c = e.sp.counts();
+      return { startOffset: e.sp.startOffset, leaderEpoch: Math.max(0, part?.leaderEpoch ?? 0), lag: hw < 0 ? -1 : Math.max(0, hw - e.sp.startOffset - c.acknowledged - c.archived) };
+    }
     const s = await this.persister.read(key);
-    return s ? { startOffset: s.startOffset, leaderEpoch: s.leaderEpoch } : { startOffset: -1, leaderEpoch: -1 };
+    if (!s || s.startOffset < 0) return { startOffset: -1, leaderEpoch: -1, lag: -1 };
+    let done = 0;
+    for (const b of s.stateBatches) if (b.deliveryState === 2 || b.deliveryState === 4) done += b.lastOffset - Math.max(b.firstOffset, s.startOffset) + 1;
+    return { startOffset: s.startOffset, leaderEpoch: s.leaderEpoch, lag: hw < 0 ? -1 : Math.max(0, hw - s.startOffset - done) };
   }
 
   shutdown(): void {
