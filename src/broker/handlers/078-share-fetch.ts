@@ -8,6 +8,9 @@
  *   applies the acknowledgements and closes it (releasing what the member still holds, no fetch).
  *   SHARE_SESSION_NOT_FOUND, INVALID_SHARE_SESSION_EPOCH, INVALID_REQUEST (acknowledgements on
  *   an opening request, no group or member id) at the top level.
+ * - A share session ends with the connection it last fetched on: what the member holds is
+ *   released at once (Kafka 4.4's ShareSessionCache.ClientConnectionDisconnectListener), so a
+ *   consumer that dies gives its records back without waiting for their locks.
  * - Acknowledgements first (AcknowledgeErrorCode per partition: INVALID_RECORD_STATE for records
  *   the member does not hold), then acquisition over every partition of the session: each record
  *   handed out is locked to the member for share.record.lock.duration.ms (the answer's
@@ -24,7 +27,8 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionData, ShareFetchResponse } from '../../protocol/generated/messages/share-fetch-response.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
-import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
+import { sharePartitionManager, type SharePartitionManager, type ShareSession } from '../../coordinator/share/share-partition-manager.js';
+import type { RequestContext } from '../request-context.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
 
 const DEFAULT_MAX_RECORDS = 500;
@@ -42,6 +46,21 @@ function partitionData(partitionIndex: number): PartitionData {
   };
 }
 
+/** The connection each share session last fetched on (Kafka's ShareSessionCache.connectionIdToSessionMap). */
+const sessionConnection = new WeakMap<ShareSession, number>();
+
+function closeWithConnection(mgr: SharePartitionManager, session: ShareSession, ctx: RequestContext): void {
+  if (sessionConnection.get(session) === ctx.connectionId) return;
+  const connectionId = ctx.connectionId;
+  sessionConnection.set(session, connectionId);
+  ctx.closed.addEventListener('abort', () => {
+    if (sessionConnection.get(session) !== connectionId) return;
+    // A session opened again (epoch 0) is another object: leave that one alone.
+    if (![...mgr.sessions.values()].includes(session)) return;
+    mgr.closeSession(session).catch((err) => ctx.broker.log.error(`share session ${session.groupId} ${session.memberId}: release on disconnect failed`, err));
+  }, { once: true });
+}
+
 export const shareFetchHandler = defineHandler({
   apiKey: 78,
   async handle(ctx, req) {
@@ -55,6 +74,7 @@ export const shareFetchHandler = defineHandler({
     const mgr = sharePartitionManager(broker);
     const session = mgr.session(groupId, memberId, req.shareSessionEpoch, req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => p.partitionIndex) })), req.forgottenTopicsData);
     if (typeof session === 'number') return failed(session);
+    if (req.shareSessionEpoch !== -1) closeWithConnection(mgr, session, ctx);
     const cfg = mgr.configOf(groupId);
     const out = new Map<string, Map<number, PartitionData>>();
     const slot = (topicId: string, partition: number) => {
