@@ -31,8 +31,10 @@ export const SHARE_BROKER_CONFIG: Record<string, string> = {
   'group.share.min.record.lock.duration.ms': '1000',
 };
 
-/** The lock duration the redelivery scenarios set on their groups. */
+/** The lock duration of the group whose consumer stops polling (its records come back when it expires). */
 export const LOCK_MS = 3000;
+/** The lock duration of the group whose consumer is SIGKILLed (its records come back when its connection closes, before this). */
+export const KILL_LOCK_MS = 15000;
 
 export interface Scenario {
   name: string;
@@ -149,7 +151,7 @@ out(accepted=[w.accepted for w in ws], counts=[sorted({n for (_, _, n, _) in w.s
 async function confluentKill(bs: string, label: string): Promise<void> {
   const o = await py(bs, `${PY_HEAD}
 create('sg-c-kill')
-group_config('sg-c-kill-g', {'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': ${LOCK_MS}})
+group_config('sg-c-kill-g', {'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': ${KILL_LOCK_MS}})
 produce('sg-c-kill', ['r%d' % i for i in range(100)])
 victim = subprocess.Popen([sys.executable, '-c', '''
 import sys, json, time
@@ -173,14 +175,40 @@ settle(ws, 1.0)
 again = [s for w in ws for s in w.seen if s[0] in held]
 out(held=held, accepted=[w.accepted for w in ws], again=again, afterSeconds=round(min(s[3] for s in again) - acquired_at, 2) if again else None)
 `, 'killed consumer');
+  checkRedelivered(o, 'a SIGKILLed consumer');
+  assert.ok(o.afterSeconds < KILL_LOCK_MS / 1000, `released when its connection closed, before the ${KILL_LOCK_MS} ms lock expired (after ${o.afterSeconds} s)`);
+  console.log(`share groups (confluent, ${label}): ${o.held.length} records of a SIGKILLed consumer redelivered after ${o.afterSeconds} s (lock ${KILL_LOCK_MS} ms)`);
+}
+
+async function confluentFreeze(bs: string, label: string): Promise<void> {
+  const o = await py(bs, `${PY_HEAD}
+create('sg-c-freeze')
+group_config('sg-c-freeze-g', {'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': ${LOCK_MS}})
+produce('sg-c-freeze', ['r%d' % i for i in range(100)])
+frozen = share_consumer('frozen', 'sg-c-freeze-g', 'sg-c-freeze')
+held = []
+while not held:
+    held = [m.value().decode() for m in frozen.poll(0.5) if m.error() is None]
+acquired_at = time.time()
+ws = [Worker('w%d' % i, 'sg-c-freeze-g', 'sg-c-freeze', pause=0.005) for i in range(2)]
+wait_until(lambda: len({v for w in ws for v in w.accepted}) == 100, 60, 'all 100 accepted by the others')
+settle(ws, 1.0)
+again = [s for w in ws for s in w.seen if s[0] in held]
+out(held=held, accepted=[w.accepted for w in ws], again=again, afterSeconds=round(min(s[3] for s in again) - acquired_at, 2) if again else None)
+`, 'frozen consumer');
+  checkRedelivered(o, 'a consumer that stopped polling');
+  assert.ok(o.afterSeconds >= (LOCK_MS - 500) / 1000, `redelivered only after the ${LOCK_MS} ms lock (after ${o.afterSeconds} s)`);
+  console.log(`share groups (confluent, ${label}): ${o.held.length} records of a consumer that stopped polling redelivered after ${o.afterSeconds} s (lock ${LOCK_MS} ms)`);
+}
+
+/** The records `who` held came back to the two others with delivery count 2 (`again`: [value, offset, delivery count, ...]); all 100 accepted once. */
+function checkRedelivered(o: Record<string, any>, who: string): void {
   const held: string[] = o.held;
   const all: string[] = o.accepted.flat();
-  assert.ok(held.length > 0, 'the victim held records');
+  assert.ok(held.length > 0, `${who} held records`);
   assert.is(new Set(all).size, 100, 'every record accepted by the two others');
   assert.is(all.length, 100, 'each once');
-  for (const v of held) assert.ok(o.again.some((s: any[]) => s[0] === v && s[2] >= 2), `${v} (held by the killed consumer) came back with delivery count 2: ${JSON.stringify(o.again)}`);
-  assert.ok(o.afterSeconds >= (LOCK_MS - 500) / 1000, `redelivered only after the ${LOCK_MS} ms lock (after ${o.afterSeconds} s)`);
-  console.log(`share groups (confluent, ${label}): ${held.length} records of a SIGKILLed consumer redelivered after ${o.afterSeconds} s (lock ${LOCK_MS} ms)`);
+  for (const v of held) assert.ok(o.again.some((s: any[]) => s[0] === v && s[2] >= 2), `${v} (held by ${who}) came back with delivery count 2: ${JSON.stringify(o.again)}`);
 }
 
 async function confluentRelease(bs: string, label: string): Promise<void> {
@@ -316,7 +344,8 @@ async function confluentShareReader(bs: string, topic: string, group: string, co
 
 export const confluentScenarios: Scenario[] = [
   { name: 'three share consumers on one partition all receive records; each record is processed once', run: confluentThree },
-  { name: 'records a SIGKILLed share consumer held are redelivered to the others after the lock duration', run: confluentKill },
+  { name: 'records a SIGKILLed share consumer held are redelivered to the others when its connection closes', run: confluentKill },
+  { name: 'records a share consumer that stopped polling held are redelivered to the others after the lock duration', run: confluentFreeze },
   { name: 'RELEASE redelivers at once, with delivery count 2', run: confluentRelease },
   { name: 'a record released share.delivery.count.limit times is archived and not redelivered; a rejected one is not redelivered', run: confluentPoison },
   { name: 'a classic group (kafkajs) and a share group read the same topic side by side, each sees everything', run: sideBySide(confluentShareReader, 'sg-c') },
@@ -363,7 +392,7 @@ out(seen=[s[:3] for s in w.seen])
 // The Java client: share-groups-java/ShareScenario.java, every scenario in one JVM.
 
 const SCENARIO_JAVA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'share-groups-java', 'ShareScenario.java');
-const JAVA_MODES = ['three', 'kill', 'release', 'poison', 'side', 'dlq'] as const;
+const JAVA_MODES = ['three', 'kill', 'freeze', 'release', 'poison', 'side', 'dlq'] as const;
 type JavaMode = (typeof JAVA_MODES)[number];
 
 let javaRun: { bs: string; modes: string; result: Promise<Map<string, Record<string, any>>> } | null = null;
@@ -412,16 +441,21 @@ function javaScenariosFor(modes: readonly JavaMode[]): Scenario[] {
       },
     },
     kill: {
-      name: 'Java: records a SIGKILLed KafkaShareConsumer held are redelivered to the others after the lock duration',
+      name: 'Java: records a SIGKILLed KafkaShareConsumer held are redelivered to the others when its connection closes',
       run: async (bs, label) => {
         const o = await m('kill')(bs);
-        const all: string[] = o.accepted.flat();
-        assert.ok(o.held.length > 0, 'the victim held records');
-        assert.is(new Set(all).size, 100, 'every record accepted by the two others');
-        assert.is(all.length, 100, 'each once');
-        for (const v of o.held) assert.ok(o.again.some((s: any[]) => s[0] === v && s[1] >= 2), `${v} came back with delivery count 2: ${JSON.stringify(o.again)}`);
+        checkRedelivered(o, 'a SIGKILLed consumer');
+        assert.ok(o.afterSeconds < KILL_LOCK_MS / 1000, `released when its connection closed, before the ${KILL_LOCK_MS} ms lock expired (after ${o.afterSeconds} s)`);
+        console.log(`share groups (java, ${label}): ${o.held.length} records of a SIGKILLed consumer redelivered after ${o.afterSeconds} s (lock ${KILL_LOCK_MS} ms)`);
+      },
+    },
+    freeze: {
+      name: 'Java: records a KafkaShareConsumer that stopped polling held are redelivered to the others after the lock duration',
+      run: async (bs, label) => {
+        const o = await m('freeze')(bs);
+        checkRedelivered(o, 'a consumer that stopped polling');
         assert.ok(o.afterSeconds >= (LOCK_MS - 500) / 1000, `redelivered only after the ${LOCK_MS} ms lock (after ${o.afterSeconds} s)`);
-        console.log(`share groups (java, ${label}): ${o.held.length} records of a SIGKILLed consumer redelivered after ${o.afterSeconds} s`);
+        console.log(`share groups (java, ${label}): ${o.held.length} records of a consumer that stopped polling redelivered after ${o.afterSeconds} s (lock ${LOCK_MS} ms)`);
       },
     },
     release: {

@@ -193,6 +193,7 @@ public class ShareScenario {
         switch (m) {
             case "three" -> three();
             case "kill" -> kill();
+            case "freeze" -> freeze();
             case "release" -> release();
             case "poison" -> poison("sg-j-poison", null);
             case "dlq" -> poison("sg-j-dlq", "dlq.sg-j-dlq");
@@ -232,7 +233,7 @@ public class ShareScenario {
 
     static void kill() throws Exception {
         create("sg-j-kill", Map.of());
-        groupConfig("sg-j-kill-g", Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "3000"));
+        groupConfig("sg-j-kill-g", Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "15000"));
         produce("sg-j-kill", values(100), 10);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path")));
@@ -245,17 +246,51 @@ public class ShareScenario {
         List<String> held = Arrays.stream(line.replaceAll("[\\[\\]\"]", "").split(",")).collect(Collectors.toList());
         victim.destroyForcibly();
         victim.waitFor();
-        Worker[] ws = { new Worker("w0", "sg-j-kill-g", "sg-j-kill", 5), new Worker("w1", "sg-j-kill-g", "sg-j-kill", 5) };
+        redelivered("sg-j-kill", held, acquiredAt);
+    }
+
+    /** Two workers read everything; what `held` had comes back to them. */
+    static void redelivered(String topic, List<String> held, long acquiredAt) throws Exception {
+        Worker[] ws = { new Worker("w0", topic + "-g", topic, 5), new Worker("w1", topic + "-g", topic, 5) };
         waitUntil("all 100 accepted by the others", 60_000, () -> Arrays.stream(ws).flatMap(w -> w.acceptedSet().stream()).distinct().count() == 100);
         settle(1000, ws);
         List<List<Object>> again = new ArrayList<>();
         long first = Long.MAX_VALUE;
         for (Worker w : ws) for (Seen s : w.seen) if (held.contains(s.value)) {
-            again.add(List.of(s.value, s.deliveryCount));
+            again.add(List.of(s.value, s.offset, s.deliveryCount));
             first = Math.min(first, s.atMs);
         }
         out("held", held, "accepted", Arrays.stream(ws).map(w -> new ArrayList<>(w.accepted)).collect(Collectors.toList()),
             "again", again, "afterSeconds", again.isEmpty() ? null : (first - acquiredAt) / 1000.0);
+    }
+
+    /** A consumer polls once and then never again (its connection and heartbeats go on): its records wait for the lock to expire. */
+    static void freeze() throws Exception {
+        create("sg-j-freeze", Map.of());
+        groupConfig("sg-j-freeze-g", Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "3000"));
+        produce("sg-j-freeze", values(100), 10);
+        CompletableFuture<List<String>> polled = new CompletableFuture<>();
+        CountDownLatch done = new CountDownLatch(1);
+        Thread frozen = new Thread(() -> {
+            try (KafkaShareConsumer<String, String> c = new KafkaShareConsumer<>(shareProps("frozen", "sg-j-freeze-g"))) {
+                c.subscribe(List.of("sg-j-freeze"));
+                List<String> held = new ArrayList<>();
+                while (held.isEmpty()) for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(500))) held.add(r.value());
+                polled.complete(held);
+                done.await();
+            } catch (Throwable t) {
+                polled.completeExceptionally(t);
+            }
+        }, "frozen");
+        frozen.start();
+        List<String> held = polled.get(30, TimeUnit.SECONDS);
+        long acquiredAt = System.currentTimeMillis();
+        try {
+            redelivered("sg-j-freeze", held, acquiredAt);
+        } finally {
+            done.countDown();
+            frozen.join(30_000);
+        }
     }
 
     static void release() throws Exception {
