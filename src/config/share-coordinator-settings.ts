@@ -32,10 +32,10 @@ export const SHARE_COORDINATOR_SETTINGS = {
   },
   'share.coordinator.state.topic.prune.interval.ms': {
     type: 'int', default: '300000', min: 1,
-    doc: 'Kafka prunes __share_group_state records no share-partition needs any more at this interval; Samsa does not prune yet (docs/gaps.md).',
+    doc: 'How often the share coordinator deletes the __share_group_state records below the oldest latest snapshot of its share-partitions (they are redundant).',
   },
   'share.coordinator.cold.partition.snapshot.interval.ms': {
     type: 'int', default: '300000', min: 1,
-    doc: 'Kafka snapshots share-partitions without writes at this interval; Samsa does not yet (docs/gaps.md).',
+    doc: 'Share-partitions without a snapshot for this long are snapshotted again, so that pruning can advance past them.',
   },
 } satisfies Record<string, SettingSpec>;

@@ -14,6 +14,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 export interface LogRecord {
   key: Buffer;
   value: Buffer | null;
+  /** The record's offset in the log, where the reader knows it (readAll). */
+  offset?: number;
 }
 
 /** The producer of a transactional coordinator write (TxnOffsetCommit). */
@@ -24,10 +26,11 @@ export interface TxnProducer {
 
 export interface CoordinatorLog {
   /**
-   * Appends the records as one batch stamped `timestampMs`; resolves once appended. `txn`: a
-   * transactional batch of that producer, completed by its COMMIT/ABORT marker.
+   * Appends the records as one batch stamped `timestampMs`; resolves once appended, with the
+   * offset of the first record where the log knows it. `txn`: a transactional batch of that
+   * producer, completed by its COMMIT/ABORT marker.
    */
-  append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<void>;
+  append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<number | void>;
   /**
    * Calls `visit` for every record from the log start, in offset order (with its producer when
    * the batch is transactional), and `onMarker` for every COMMIT/ABORT marker; returns how many
@@ -64,7 +67,7 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
     private readonly opts: { flush?: boolean; leader?: () => LedPartition | undefined; replicationTimeoutMs?: number } = {},
   ) {}
 
-  async append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<void> {
+  async append(records: LogRecord[], timestampMs: number, txn?: TxnProducer): Promise<number> {
     const p = this.opts.leader?.();
     if (this.opts.leader) {
       if (!p?.isLeader || p.leaderEpoch !== this.leaderEpoch) {
@@ -85,6 +88,7 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
       const code = await p.waitForReplication(end, this.opts.replicationTimeoutMs ?? 5000);
       if (code !== ErrorCode.NONE) throw new KafkaApiError(code);
     }
+    return result.baseOffset;
   }
 
   async readAll(visit: (record: LogRecord, txn?: TxnProducer) => void, onMarker?: (producerId: number, commit: boolean) => void): Promise<number> {
@@ -107,7 +111,7 @@ export class PartitionCoordinatorLog implements CoordinatorLog {
           const txn = batch.isTransactional ? { producerId: Number(batch.producerId), producerEpoch: batch.producerEpoch } : undefined;
           for (const r of batch.records) {
             if (r.key === null) continue;
-            visit({ key: r.key, value: r.value }, txn);
+            visit({ key: r.key, value: r.value, offset: Number(r.offset) }, txn);
             count++;
           }
         }
@@ -124,17 +128,29 @@ export class MemoryCoordinatorLog implements CoordinatorLog {
   readonly records: (LogRecord & { timestampMs: number })[] = [];
   failNextAppend: Error | null = null;
 
-  async append(records: LogRecord[], timestampMs: number, _txn?: TxnProducer): Promise<void> {
+  async append(records: LogRecord[], timestampMs: number, _txn?: TxnProducer): Promise<number> {
     if (this.failNextAppend) {
       const err = this.failNextAppend;
       this.failNextAppend = null;
       throw err;
     }
+    const base = this.logStartOffset + this.records.length;
     for (const r of records) this.records.push({ key: Buffer.from(r.key), value: r.value && Buffer.from(r.value), timestampMs });
+    return base;
   }
 
   async readAll(visit: (record: LogRecord) => void): Promise<number> {
-    for (const r of this.records) visit({ key: r.key, value: r.value });
+    this.records.forEach((r, i) => visit({ key: r.key, value: r.value, offset: this.logStartOffset + i }));
     return this.records.length;
+  }
+
+  /** Offset of records[0] (moved by deleteRecordsBefore). */
+  logStartOffset = 0;
+
+  /** Drops the records below `offset` (DeleteRecords on a memory log). */
+  deleteRecordsBefore(offset: number): void {
+    const n = Math.max(0, Math.min(this.records.length, offset - this.logStartOffset));
+    this.records.splice(0, n);
+    this.logStartOffset += n;
   }
 }

@@ -46,9 +46,10 @@ export interface RecordSerde<R> {
 export interface CoordinatorShard<R> {
   /**
    * Applies one record to the state; the only way durable state changes. `txn`: the record is
-   * part of that producer's transaction, pending until `replayEndTransaction`.
+   * part of that producer's transaction, pending until `replayEndTransaction`. `offset`: the
+   * record's offset in the log, when the log knows it.
    */
-  replay(record: R, txn?: TxnProducer): void;
+  replay(record: R, txn?: TxnProducer, offset?: number): void;
   /** A COMMIT or ABORT marker of `producerId` in the shard's log. */
   replayEndTransaction?(producerId: number, commit: boolean): void;
   /** After loading: arm timers for what was loaded. */
@@ -135,7 +136,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
       const count = await log.readAll((lr, txn) => {
         const record = this.opts.serde.deserialize(lr);
         if (record === null) skipped++;
-        else rt.shard.replay(record, txn);
+        else rt.shard.replay(record, txn, lr.offset);
       }, (producerId, commit) => rt.shard.replayEndTransaction?.(producerId, commit));
       rt.status = 'active';
       rt.shard.onLoaded();
@@ -208,15 +209,16 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
 
   private async execute<T>(rt: ShardRuntime<S, R>, result: CoordinatorResult<T, R>): Promise<T> {
     if (result.records.length > 0) {
+      let base: number | void;
       try {
-        await rt.log.append(result.records.map((r) => this.opts.serde.serialize(r)), this.opts.clock.now(), result.transactional);
+        base = await rt.log.append(result.records.map((r) => this.opts.serde.serialize(r)), this.opts.clock.now(), result.transactional);
       } catch (err) {
         const code = appendErrorCode(err);
         if (!(err instanceof KafkaApiError)) this.opts.logger.error(`${this.opts.name} partition ${rt.partition}: append failed`, err);
         if (result.onAppendError) return result.onAppendError(code);
         throw new KafkaApiError(code);
       }
-      for (const r of result.records) rt.shard.replay(r, result.transactional);
+      result.records.forEach((r, i) => rt.shard.replay(r, result.transactional, typeof base === 'number' ? base + i : undefined));
     }
     return result.response();
   }

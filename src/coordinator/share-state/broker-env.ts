@@ -9,8 +9,8 @@ import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../../broker/broker.js';
 import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
-import { ledEpochOf, type OffsetsTopic } from '../group/group-coordinator.js';
-import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator } from './share-coordinator.js';
+import { ledEpochOf } from '../group/group-coordinator.js';
+import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator, type ShareStateTopic } from './share-coordinator.js';
 import { CoordinatorPersister } from './coordinator-persister.js';
 import { BrokerStateChannel } from './state-channel.js';
 
@@ -21,7 +21,7 @@ export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
     return Number.isFinite(v) ? v : d;
   };
   const writeTimeoutMs = num('share.coordinator.write.timeout.ms', 5000);
-  const topic: OffsetsTopic = {
+  const topic: ShareStateTopic = {
     partitions: () => broker.metadata.get(SHARE_GROUP_STATE_TOPIC)?.partitions ?? null,
     create: async (numPartitions) => {
       if (broker.metadata.get(SHARE_GROUP_STATE_TOPIC)) return;
@@ -50,6 +50,12 @@ export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
       });
     },
     ledEpoch: (partition) => ledEpochOf(broker, SHARE_GROUP_STATE_TOPIC, partition),
+    // Pruning: DeleteRecords on the leader's log, up to its high watermark; followers follow its log start.
+    deleteRecordsBefore: async (partition, offset) => {
+      const p = broker.replicaManager.getPartition(SHARE_GROUP_STATE_TOPIC, partition);
+      if (!p?.isLeader) return;
+      await p.log.deleteRecordsBefore(Math.min(offset, p.log.highWatermark));
+    },
   };
   return new ShareCoordinator({
     clock: broker.clock,
@@ -57,6 +63,8 @@ export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
     topic,
     numPartitions: num('share.coordinator.state.topic.num.partitions', 50),
     snapshotUpdateRecordsPerSnapshot: num('share.coordinator.snapshot.update.records.per.snapshot', 500),
+    coldPartitionSnapshotIntervalMs: num('share.coordinator.cold.partition.snapshot.interval.ms', 300000),
+    pruneIntervalMs: num('share.coordinator.state.topic.prune.interval.ms', 300000),
     topics: (topicId) => broker.metadata.getById(topicId)?.partitions ?? null,
   });
 }

@@ -14,9 +14,11 @@
  *   write did not reach the ISR.
  * - An empty group id, topic list or partition list is answered with no results (Kafka logs and
  *   answers an empty response).
+ * - Every `share.coordinator.state.topic.prune.interval.ms` the records below each led shard's
+ *   last redundant offset are deleted (Kafka's setupRecordPruning / performRecordPruning).
  */
 import { KafkaApiError } from '../../errors.js';
-import type { Clock } from '../../clock.js';
+import type { Clock, Timer } from '../../clock.js';
 import type { Logger } from '../../logger.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { InitializeShareGroupStateRequest } from '../../protocol/generated/messages/initialize-share-group-state-request.js';
@@ -29,7 +31,7 @@ import type { DeleteShareGroupStateRequest } from '../../protocol/generated/mess
 import type { DeleteShareGroupStateResponse } from '../../protocol/generated/messages/delete-share-group-state-response.js';
 import type { ReadShareGroupStateSummaryRequest } from '../../protocol/generated/messages/read-share-group-state-summary-request.js';
 import type { ReadShareGroupStateSummaryResponse } from '../../protocol/generated/messages/read-share-group-state-summary-response.js';
-import { CoordinatorRuntime, type CoordinatorResult } from '../runtime/runtime.js';
+import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
 import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
 import { partitionForGroup, type OffsetsTopic } from '../group/group-coordinator.js';
 import { shareRecordSerde, type ShareCoordinatorRecord } from './records.js';
@@ -57,11 +59,18 @@ export function partitionForShareKey(key: string, partitions: number): number {
   return partitionForGroup(key, partitions);
 }
 
+/** The state topic: an offsets-topic-like access, plus DeleteRecords on a partition led here. */
+export interface ShareStateTopic extends OffsetsTopic {
+  deleteRecordsBefore?(partition: number, offset: number): Promise<void>;
+}
+
 export interface ShareCoordinatorOptions extends ShareStateSettings {
   clock: Clock;
   logger: Logger;
   /** The state topic (the broker's, or MemoryOffsetsTopic in tests). */
-  topic: OffsetsTopic;
+  topic: ShareStateTopic;
+  /** share.coordinator.state.topic.prune.interval.ms; absent: no pruning. */
+  pruneIntervalMs?: number;
   /** share.coordinator.state.topic.num.partitions, used when the topic is created. */
   numPartitions: number;
   /** Partition counts of data topics by id. */
@@ -74,6 +83,9 @@ export class ShareCoordinator {
   private numPartitions: number;
   private activating: Promise<void> | null = null;
   private closed = false;
+  private pruneTimer: Timer | null = null;
+  /** Kafka's lastPrunedOffsets, per state partition. */
+  private readonly lastPrunedOffsets = new Map<number, number>();
 
   constructor(private readonly opts: ShareCoordinatorOptions) {
     this.numPartitions = opts.topic.partitions() ?? opts.numPartitions;
@@ -115,6 +127,7 @@ export class ShareCoordinator {
         if (topic.partitions() === null) await topic.create(this.opts.numPartitions);
         this.numPartitions = topic.partitions()!;
         await this.leadership.start(this.numPartitions);
+        this.schedulePruning();
       })().catch((e) => {
         this.activating = null;
         this.opts.logger.error(`share coordinator: loading ${SHARE_GROUP_STATE_TOPIC} failed`, e);
@@ -209,6 +222,29 @@ export class ShareCoordinator {
     await this.runtime.scheduleAll((s) => s.onTopicsDeleted());
   }
 
+  private schedulePruning(): void {
+    const interval = this.opts.pruneIntervalMs;
+    if (interval === undefined || !this.opts.topic.deleteRecordsBefore || this.closed) return;
+    this.pruneTimer = this.opts.clock.setTimeout(() => {
+      void this.pruneRecords().finally(() => this.schedulePruning());
+    }, interval);
+  }
+
+  /** Deletes, in every state partition led here, the records below its last redundant offset. */
+  async pruneRecords(): Promise<void> {
+    for (const p of this.runtime.partitions) {
+      if (!this.runtime.isActive(p) || this.closed) continue;
+      try {
+        const offset = await this.runtime.schedule(p, (s) => answer(s.lastRedundantOffset()));
+        if (offset === null || offset <= (this.lastPrunedOffsets.get(p) ?? 0)) continue;
+        await this.opts.topic.deleteRecordsBefore!(p, offset);
+        this.lastPrunedOffsets.set(p, offset);
+      } catch (e) {
+        if (!(e instanceof KafkaApiError)) this.opts.logger.warn(`share coordinator: pruning ${SHARE_GROUP_STATE_TOPIC}-${p} failed: ${(e as Error).message}`);
+      }
+    }
+  }
+
   /** Every shard's queue empty (tests). */
   idle(): Promise<void> {
     return this.runtime.idle();
@@ -217,6 +253,7 @@ export class ShareCoordinator {
   async shutdown(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.pruneTimer?.cancel();
     await this.activating?.catch(() => undefined);
     await this.runtime.close();
   }

@@ -25,8 +25,11 @@
  *   epochs only grow.
  *
  * - A deleted topic's share-partitions get tombstones (onTopicsDeleted).
- *
- * Kafka's cold-partition snapshots and record pruning are not done (docs/gaps.md).
+ * - Pruning (Kafka's ShareCoordinatorOffsetsManager): the offset of each share-partition's latest
+ *   snapshot (or tombstone) is kept; every record below the smallest of them is redundant
+ *   (`lastRedundantOffset`), and the coordinator deletes them (DeleteRecords on its leader log).
+ *   Share-partitions nobody wrote for `share.coordinator.cold.partition.snapshot.interval.ms` are
+ *   snapshotted again (snapshotColdPartitions), so an idle one does not hold the pruning back.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { mergeStateBatches, type PersistedStateBatch } from '../share/persister.js';
@@ -50,7 +53,11 @@ export interface ShareGroupOffset {
 export interface ShareStateSettings {
   /** share.coordinator.snapshot.update.records.per.snapshot */
   snapshotUpdateRecordsPerSnapshot: number;
+  /** share.coordinator.cold.partition.snapshot.interval.ms; absent: no cold snapshots. */
+  coldPartitionSnapshotIntervalMs?: number;
 }
+
+const COLD_SNAPSHOT_TIMER = 'snapshot-cold-partitions';
 
 /** Partition counts of topics by id (Kafka's metadata image); null for an unknown topic. */
 export type TopicPartitions = (topicId: string) => number | null;
@@ -126,11 +133,15 @@ export class ShareCoordinatorShard implements CoordinatorShard<Rec> {
   private readonly stateEpochMap = new Map<string, number>();
   /** Updates replayed since the share-partition's last snapshot. */
   private readonly snapshotUpdateCount = new Map<string, number>();
+  /** Offset of each share-partition's latest snapshot (ShareCoordinatorOffsetsManager.offsets). */
+  private readonly snapshotOffsets = new Map<string, number>();
+  private redundantOffset = Number.MAX_SAFE_INTEGER;
 
   constructor(private readonly ctx: ShardContext<Rec>, private readonly settings: ShareStateSettings, private readonly topics: TopicPartitions) {}
 
-  replay(record: Rec): void {
+  replay(record: Rec, _txn?: unknown, offset?: number): void {
     const id = coordinatorKey(record.key.groupId, record.key.topicId, record.key.partition);
+    if (record.type !== 'update' && offset !== undefined) this.updateOffsets(id, offset, record.type === 'tombstone');
     if (record.type === 'tombstone') {
       this.shareStateMap.delete(id);
       this.leaderEpochMap.delete(id);
@@ -180,9 +191,58 @@ export class ShareCoordinatorShard implements CoordinatorShard<Rec> {
     if (known === undefined || known < epoch) map.set(id, epoch);
   }
 
-  onLoaded(): void {}
+  /** ShareCoordinatorOffsetsManager.updateState: the smallest latest-snapshot offset of all share-partitions. */
+  private updateOffsets(id: string, offset: number, deleted: boolean): void {
+    this.redundantOffset = Math.min(offset, this.redundantOffset);
+    this.snapshotOffsets.set(id, offset);
+    let min = Number.MAX_SAFE_INTEGER;
+    for (const o of this.snapshotOffsets.values()) min = Math.min(min, o);
+    this.redundantOffset = min;
+    if (deleted) this.snapshotOffsets.delete(id);
+  }
+
+  /** Records below this offset are redundant (null: none known yet). */
+  lastRedundantOffset(): number | null {
+    return this.redundantOffset <= 0 || this.redundantOffset === Number.MAX_SAFE_INTEGER ? null : this.redundantOffset;
+  }
+
+  onLoaded(): void {
+    this.scheduleColdSnapshots();
+  }
 
   onUnloaded(): void {}
+
+  private scheduleColdSnapshots(): void {
+    const interval = this.settings.coldPartitionSnapshotIntervalMs;
+    if (interval === undefined) return;
+    this.ctx.schedule(COLD_SNAPSHOT_TIMER, interval, () => {
+      const result = this.snapshotColdPartitions();
+      this.scheduleColdSnapshots();
+      return result;
+    });
+  }
+
+  /**
+   * Kafka's snapshotColdPartitions: a new snapshot (same state, snapshot epoch + 1, write time now)
+   * of every share-partition whose last snapshot is older than the interval, unless every
+   * share-partition already had such a snapshot (a quiet coordinator).
+   */
+  snapshotColdPartitions(): CoordinatorResult<void, Rec> {
+    const interval = this.settings.coldPartitionSnapshotIntervalMs ?? Infinity;
+    const states = [...this.shareStateMap];
+    const cold = states.filter(([, s]) => s.createTimestamp - s.writeTimestamp !== 0).length;
+    if (cold === states.length) return { records: [], response: () => undefined };
+    const now = this.ctx.now();
+    const records: Rec[] = [];
+    for (const [id, s] of states) {
+      if (now - s.writeTimestamp < interval) continue;
+      const last = id.lastIndexOf(':');
+      const prev = id.lastIndexOf(':', last - 1);
+      const key = { groupId: id.slice(0, prev), topicId: id.slice(prev + 1, last), partition: Number(id.slice(last + 1)) };
+      records.push({ type: 'snapshot', key, value: snapshotValue({ ...s, snapshotEpoch: s.snapshotEpoch + 1, writeTimestamp: now }) });
+    }
+    return { records, response: () => undefined };
+  }
 
   /** The state of one share-partition (tests, read-only). */
   stateOf(groupId: string, topicId: string, partition: number): ShareGroupOffset | undefined {

@@ -206,4 +206,42 @@ test('CoordinatorPersister: null before any write; a write initialises, then rea
   await c.shutdown();
 });
 
+/** A memory state topic whose logs DeleteRecords can shorten. */
+class PrunableTopic extends MemoryOffsetsTopic {
+  async deleteRecordsBefore(partition: number, offset: number): Promise<void> {
+    this.log(partition).deleteRecordsBefore(offset);
+  }
+}
+
+test('pruning deletes the records below the oldest latest snapshot; cold snapshots let it advance; a restart from the pruned log has the same state', async () => {
+  const clock = new ManualClock();
+  const topic = new PrunableTopic();
+  const make = () => new ShareCoordinator({
+    clock, logger: createLogger('silent'), topic, numPartitions: 1, snapshotUpdateRecordsPerSnapshot: 2,
+    coldPartitionSnapshotIntervalMs: 60_000, pruneIntervalMs: 1000, topics: () => 2,
+  });
+  const c = make();
+  await init(c, 0, 0, 0);
+  for (let i = 0; i < 3; i++) await write(c, { batches: [batch(i, i, DeliveryState.ACKNOWLEDGED, 1)] });
+  await init(c, 0, 0, 1);
+  const log = topic.log(0);
+  assert.equal(log.records.map((r) => shareRecordSerde.deserialize(r)!.type), ['snapshot', 'update', 'update', 'snapshot', 'snapshot']);
+  await c.pruneRecords();
+  assert.is(log.logStartOffset, 3, "partition 0's snapshot at 3, partition 1's at 4: the records below 3 go");
+  const before = [await read(c, 0, 0), await read(c, 0, 1)];
+  clock.advance(60_000);
+  await c.idle();
+  assert.equal(log.records.slice(-2).map((r) => shareRecordSerde.deserialize(r)!.type), ['snapshot', 'snapshot'], 'both idle share-partitions snapshotted again');
+  await c.pruneRecords();
+  assert.is(log.logStartOffset, 5);
+  clock.advance(60_000);
+  await c.idle();
+  assert.is(log.records.length, 2, 'a quiet coordinator (every state cold-snapshotted already) writes nothing more');
+  await c.shutdown();
+  const again = make();
+  await again.startup();
+  assert.equal([await read(again, 0, 0), await read(again, 0, 1)], before);
+  await again.shutdown();
+});
+
 test.run();
