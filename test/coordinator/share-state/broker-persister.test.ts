@@ -71,6 +71,27 @@ test('state written through broker.sharePersister is read back after a restart o
   }
 });
 
+test('the state partition is pruned below the oldest latest snapshot; a restart from the pruned log reads the same state', async () => {
+  const dir = tmpDir('samsa-share-prune');
+  const config = { ...CONFIG, 'share.coordinator.state.topic.num.partitions': 1, 'share.coordinator.state.topic.prune.interval.ms': 100 };
+  let b = await startBroker({ port: 0, logDir: dir.path, config });
+  try {
+    await b.broker.createTopic({ name: 'jobs', numPartitions: 1, replicationFactor: 1, configs: {} });
+    const key = { groupId: 'workers', topicId: b.broker.metadata.get('jobs')!.topicId, partition: 0 };
+    for (let i = 0; i < 10; i++) await b.broker.sharePersister.write(key, { leaderEpoch: 0, startOffset: i, stateBatches: [{ firstOffset: i, lastOffset: i, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 1 }] });
+    const state = await b.broker.sharePersister.read(key, 0);
+    const log = b.broker.getLog(SHARE_GROUP_STATE_TOPIC, 0)!;
+    await until('records below the last snapshot deleted', 10_000, async () => (log.logStartOffset > 0 ? true : null));
+    assert.ok(log.logStartOffset >= 9, `log start ${log.logStartOffset}: snapshots at 0, 3, 6, 9 (one every 2 updates)`);
+    await b.stop();
+    b = await startBroker({ port: 0, logDir: dir.path, config });
+    assert.equal(await b.broker.sharePersister.read(key, 0), state);
+  } finally {
+    await b.stop();
+    await dir.cleanup();
+  }
+});
+
 test('ReadShareGroupState, WriteShareGroupState v1, ReadShareGroupStateSummary v1 and FindCoordinator v6 key type 2 on the wire', async () => {
   const b = await startBroker({ port: 0, config: CONFIG });
   const c = await WireClient.connect(b.port);
