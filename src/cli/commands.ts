@@ -140,8 +140,11 @@ export async function topicsCommand(argv: string[], io: Io): Promise<number> {
           ]);
           const overrides = (cfg.results[0]?.configs ?? []).filter((x) => x.configSource === 1).map((x) => `${x.name}=${x.value}`);
           io.out(`Topic: ${t.name}\tTopicId: ${t.topicId}\tPartitionCount: ${parts.length}\tReplicationFactor: ${t.partitions[0]?.replicaNodes.length ?? 0}\tConfigs: ${overrides.join(',')}\n`);
+          // Retired partitions (samsa topics retire-partitions); Metadata shows them to this client without a leader.
+          const keep = Number((cfg.results[0]?.configs ?? []).find((x) => x.name === PARTITIONS_KEEP)?.value ?? parts.length);
           for (const x of [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex)) {
-            io.out(`\tTopic: ${t.name}\tPartition: ${x.partitionIndex}\tLeader: ${x.leaderId}\tReplicas: ${x.replicaNodes.join(',')}\tIsr: ${x.isrNodes.join(',')}\tOffsets: ${low.get(x.partitionIndex)}..${high.get(x.partitionIndex)}\n`);
+            const retired = x.partitionIndex >= keep && keep >= 1 ? '\tRetired' : '';
+            io.out(`\tTopic: ${t.name}\tPartition: ${x.partitionIndex}\tLeader: ${x.leaderId}\tReplicas: ${x.replicaNodes.join(',')}\tIsr: ${x.isrNodes.join(',')}\tOffsets: ${low.get(x.partitionIndex)}..${high.get(x.partitionIndex)}${retired}\n`);
           }
         }
         return failed ? 1 : 0;

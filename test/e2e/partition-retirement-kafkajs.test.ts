@@ -59,6 +59,9 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
     const said = await retire(b.bootstrap, 'r', 4);
     assert.match(said, /partitions 4-5 retired/);
     await waitFor('the retirement in the cache', () => b.broker.cache.topic('r')?.configs[PARTITIONS_KEEP] === '4');
+    let described = '';
+    await topicsCommand(['describe', 'r', '-b', b.bootstrap], { out: (x) => { described += x; }, err: () => {}, stdin: process.stdin, progress: false });
+    assert.equal(described.split('\n').filter((l) => l.endsWith('\tRetired')).map((l) => /Partition: (\d+)/.exec(l)![1]), ['4', '5'], described);
 
     // The same producer (stale metadata) and a fresh one both end up on partitions 0-3 only.
     await send(60);
