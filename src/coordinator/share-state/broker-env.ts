@@ -71,7 +71,7 @@ export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
 
 /** The persister of `broker`: its own coordinator, or the leader of the key's state partition. */
 export function sharePersisterForBroker(broker: Broker): CoordinatorPersister {
-  return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker));
+  return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker), (key) => broker.cache.partition(key.topicId, key.partition)?.leaderEpoch ?? null);
 }
 
 function requestTimeoutMs(broker: Broker): number {

@@ -49,7 +49,15 @@ export class CoordinatorPersister implements SharePersister {
   /** The newest leader epoch this persister read or wrote at, per share-partition. */
   private readonly leaderEpochs = new Map<string, number>();
 
-  constructor(private readonly channel: ShareStateChannel, private readonly retryTimeoutMs = 30_000) {}
+  /**
+   * `currentLeaderEpoch`: the data partition's leader epoch now (the broker's metadata), used by a
+   * read that names none; it is never older than what the coordinator fences at.
+   */
+  constructor(
+    private readonly channel: ShareStateChannel,
+    private readonly retryTimeoutMs = 30_000,
+    private readonly currentLeaderEpoch: (key: ShareStateKey) => number | null = () => null,
+  ) {}
 
   private static id(k: ShareStateKey): string {
     return `${k.groupId}:${k.topicId}:${k.partition}`;
@@ -87,8 +95,9 @@ export class CoordinatorPersister implements SharePersister {
       const s = await this.readSummary(key);
       if (s === null) return null;
       // A new state (InitializeShareGroupState) reports leader epoch 0 while the coordinator still
-      // fences below the newest epoch it saw: prefer the newest epoch this persister used.
-      epoch = Math.max(s.leaderEpoch, this.leaderEpochs.get(CoordinatorPersister.id(key)) ?? 0);
+      // fences below the newest epoch it saw: prefer the partition's current leader epoch, or the
+      // newest epoch this persister used.
+      epoch = Math.max(s.leaderEpoch, this.leaderEpochs.get(CoordinatorPersister.id(key)) ?? 0, this.currentLeaderEpoch(key) ?? 0);
     }
     const r = await this.call(async () => {
       const res = await this.channel.readState(key, { groupId: key.groupId, topics: [{ topicId: key.topicId, partitions: [{ partition: key.partition, leaderEpoch: epoch! }] }] });

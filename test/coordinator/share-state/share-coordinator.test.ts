@@ -206,6 +206,19 @@ test('CoordinatorPersister: null before any write; a write initialises, then rea
   await c.shutdown();
 });
 
+test('a read without a leader epoch (describing offsets) uses the partition\'s current leader epoch, which a reset state cannot fence', async () => {
+  const c = coordinator();
+  const key = { groupId: GROUP, topicId: TOPIC_ID, partition: 0 };
+  const leader = new CoordinatorPersister(new LocalStateChannel(() => c), 1000);
+  await leader.write(key, { leaderEpoch: 5, startOffset: 0, stateBatches: [] });
+  await leader.read(key, 5);
+  await leader.write(key, { stateEpoch: 1, leaderEpoch: 5, startOffset: 7, stateBatches: [] });
+  const describer = new CoordinatorPersister(new LocalStateChannel(() => c), 1000, () => 5);
+  const s = await describer.read(key);
+  assert.equal([s?.stateEpoch, s?.startOffset, s?.leaderEpoch], [1, 7, 5]);
+  await c.shutdown();
+});
+
 /** A memory state topic whose logs DeleteRecords can shorten. */
 class PrunableTopic extends MemoryOffsetsTopic {
   async deleteRecordsBefore(partition: number, offset: number): Promise<void> {
