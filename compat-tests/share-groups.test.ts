@@ -1,0 +1,34 @@
+/**
+ * The share-group scenarios of test/e2e/share-groups-*.test.ts (KIP-932, and KIP-1191's
+ * dead-letter topics) against a real Apache Kafka 4.4 (tools/kafka, skipped where it cannot run):
+ * the same clients (confluent-kafka 2.16's ShareConsumer, the Java client 4.4's
+ * KafkaShareConsumer, kafkajs for the classic group beside them), the same short share-group
+ * sessions and lowered lock-duration bound, the same assertions. What passes here and on Samsa is
+ * behaviour the scenarios may rely on. Kafka 4.4 serves share groups without a feature flag (the
+ * share.version feature is on for a freshly formatted cluster).
+ * @samsa-timeout 400
+ */
+import { test } from 'uvu';
+import type { RunningKafka } from '../tools/kafka/kafka.js';
+import { kafkaOrSkip } from '../test/support/kafka.js';
+import { SHARE_BROKER_CONFIG, confluentDeadLetterScenarios, confluentScenarios, javaScenarios } from '../test/e2e/share-groups-scenarios.js';
+
+let kafka: RunningKafka | null = null;
+
+test.before(async () => {
+  // One partition for __share_group_state (50 by default): created at the first share group.
+  kafka = await kafkaOrSkip('share-group scenarios', { overrides: { ...SHARE_BROKER_CONFIG, 'share.coordinator.state.topic.num.partitions': '1', 'offsets.topic.num.partitions': '1' } });
+});
+
+test.after(async () => {
+  await kafka?.stop();
+});
+
+for (const s of [...confluentScenarios, ...confluentDeadLetterScenarios, ...javaScenarios({ deadLetters: true })]) {
+  test(`Kafka 4.4: ${s.name}`, async () => {
+    if (!kafka) return;
+    await s.run(kafka.bootstrap, 'kafka');
+  });
+}
+
+test.run();
