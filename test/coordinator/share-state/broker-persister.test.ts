@@ -121,4 +121,22 @@ test('ReadShareGroupState, WriteShareGroupState v1, ReadShareGroupStateSummary v
   }
 });
 
+test('without CLUSTER_ACTION the share-state APIs answer CLUSTER_AUTHORIZATION_FAILED per partition, FindCoordinator key type 2 for the whole request', async () => {
+  const b = await startBroker({ port: 0, config: { ...CONFIG, 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer' } });
+  const c = await WireClient.connect(b.port);
+  try {
+    const topicId = 'AAAAAAAAAAAAAAAAAAAAAQ';
+    const denied = { partition: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.' };
+    const w = await c.send(85, 1, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 0, leaderEpoch: 0, startOffset: 0n, deliveryCompleteCount: -1, stateBatches: [] }] }] });
+    assert.equal(w.results, [{ topicId, partitions: [denied] }]);
+    const r = await c.send(84, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] });
+    assert.equal(r.results[0].partitions[0], { ...denied, stateEpoch: 0, startOffset: 0n, stateBatches: [] });
+    const fc = await c.send(10, 6, { key: '', keyType: 2, coordinatorKeys: [`g:${topicId}:0`] });
+    assert.equal(fc.coordinators.map((x: { errorCode: number }) => x.errorCode), [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]);
+  } finally {
+    c.close();
+    await b.stop();
+  }
+});
+
 test.run();
