@@ -7,7 +7,8 @@
  * leader for its earliest and latest offsets (ListOffsets), and every live broker for the groups
  * it coordinates (ListGroups) and their committed offsets for the partition (OffsetFetch v8,
  * classic and consumer groups alike, as they share `__consumer_offsets`). The partition may go
- * when `drainProblem` finds nothing; the controller then removes it from the metadata, every
+ * when `drainProblem` finds nothing in two passes in a row and every `__consumer_offsets`
+ * partition has a live leader; the controller then removes it from the metadata, every
  * replica deletes its log (replica-manager.ts) and Metadata stops listing it. Any broker that
  * cannot answer ends the pass for that topic: deleting on a partial view could drop records a
  * group has yet to read. Partitions go only from the top, so the topic keeps partitions 0..N-1.
@@ -16,6 +17,7 @@ import type { Broker } from './broker.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { drainProblem, retiredFrom, PARTITIONS_KEEP, type CommittedOffset } from '../cluster/partition-retirement.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
+import { OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 
 const LIST_OFFSETS_VERSION = 7;
 const LIST_GROUPS_VERSION = 4;
@@ -27,6 +29,8 @@ export class PartitionRetirementTask {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<number> | null = null;
   private stopped = false;
+  /** Retired partitions (topic id:partition) found drained by the previous pass. */
+  private readonly drainedBefore = new Set<string>();
 
   constructor(private readonly broker: Broker, private readonly intervalMs: number) {}
 
@@ -65,9 +69,17 @@ export class PartitionRetirementTask {
       if (keep >= topic.partitions) continue;
       let remaining = topic.partitions;
       for (let p = topic.partitions - 1; p >= keep; p--) {
+        const id = `${topic.topicId}:${p}`;
         const problem = await this.problem(topic, p).catch((err: Error) => `cannot tell (${err.message})`);
         if (problem) {
+          this.drainedBefore.delete(id);
           this.broker.log.debug(`partition retirement: ${topic.name}-${p} stays: ${problem}`);
+          break;
+        }
+        // Drained in two passes in a row: a group coordinator moving between brokers during one
+        // pass (its groups briefly listed nowhere) cannot make a lagging group look done.
+        if (!this.drainedBefore.has(id)) {
+          this.drainedBefore.add(id);
           break;
         }
         remaining = p;
@@ -104,6 +116,12 @@ export class PartitionRetirementTask {
   /** Every group's committed offset for the partition, from every live broker's coordinator. */
   private async committedOffsets(topic: string, p: number): Promise<CommittedOffset[]> {
     const out: CommittedOffset[] = [];
+    // Every group coordinator must be up: a `__consumer_offsets` partition without a live leader
+    // has groups nobody would list.
+    const offsetsTopic = this.broker.cache.topic(OFFSETS_TOPIC);
+    for (const state of offsetsTopic ? this.broker.cache.partitionsOf(offsetsTopic.topicId) : []) {
+      if (state.leader < 0 || !this.broker.cache.brokers.has(state.leader)) throw new Error(`${OFFSETS_TOPIC}-${state.partition} has no live leader`);
+    }
     for (const nodeId of this.broker.cache.brokers.keys()) {
       const client = this.client(nodeId);
       if (!client) throw new Error(`broker ${nodeId} unreachable`);
