@@ -25,7 +25,7 @@ import type { Broker } from '../broker.js';
 import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
 import { AclOperation, authorize, requireCluster, ResourceType } from '../../security/authz.js';
-import { partitionForShareKey, SHARE_GROUP_STATE_TOPIC } from '../../coordinator/share-state/share-coordinator.js';
+import { errorMessageOf, partitionForShareKey, SHARE_GROUP_STATE_TOPIC } from '../../coordinator/share-state/share-coordinator.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -104,7 +104,8 @@ export const findCoordinatorHandler = defineHandler({
   errorResponse(req, errorCode) {
     return {
       throttleTimeMs: 0, errorCode, errorMessage: null, nodeId: -1, host: '', port: -1,
-      coordinators: req.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: null })),
+      // Kafka's prepareErrorResponse: the error's message per key (known here for CLUSTER_AUTHORIZATION_FAILED of key type 2).
+      coordinators: req.coordinatorKeys.map((key) => ({ key, nodeId: -1, host: '', port: -1, errorCode, errorMessage: errorMessageOf(errorCode) })),
     };
   },
 });

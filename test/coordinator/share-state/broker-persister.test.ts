@@ -132,7 +132,7 @@ test('without CLUSTER_ACTION the share-state APIs answer CLUSTER_AUTHORIZATION_F
     const r = await c.send(84, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, leaderEpoch: 0 }] }] });
     assert.equal(r.results[0].partitions[0], { ...denied, stateEpoch: 0, startOffset: 0n, stateBatches: [] });
     const fc = await c.send(10, 6, { key: '', keyType: 2, coordinatorKeys: [`g:${topicId}:0`] });
-    assert.equal(fc.coordinators.map((x: { errorCode: number }) => x.errorCode), [ErrorCode.CLUSTER_AUTHORIZATION_FAILED]);
+    assert.equal(fc.coordinators, [{ key: `g:${topicId}:0`, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.' }]);
   } finally {
     c.close();
     await b.stop();
