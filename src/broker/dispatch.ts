@@ -142,7 +142,7 @@ export class Dispatcher {
       this.log.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
     }
     const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
-    if (ctx.clientRole) noteClientRole(ctx.clientRole, h.apiKey, h.apiKey === 10 && (body as { keyType?: number }).keyType === 0, () => ctx.broker.clientRoles.of(ctx.remoteAddress, ctx.clientId));
+    if (ctx.clientRole) noteClientRole(ctx.clientRole, h.apiKey, h.apiKey === 10 && (body as { keyType?: number }).keyType === 0, ctx.broker.clientRoles, ctx.remoteAddress, ctx.clientId);
     const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
 
     let response: unknown;

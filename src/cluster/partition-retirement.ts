@@ -110,17 +110,17 @@ function clientKey(remoteAddress: string, clientId: string | null): string {
 
 /**
  * Notes the role a request implies on its connection and, the first time the connection takes
- * that role, on its client (called for every request: a switch on the key). `groupLookup`:
+ * that role, on its client (called for every request: a switch on the key, no allocation). `groupLookup`:
  * a FindCoordinator for a group (a transactional producer looks up its transaction coordinator).
  */
-export function noteClientRole(role: ClientRole, apiKey: number, groupLookup: boolean, client: () => ClientRole): void {
+export function noteClientRole(role: ClientRole, apiKey: number, groupLookup: boolean, clients: ClientRoles, remoteAddress: string, clientId: string | null): void {
   switch (apiKey) {
     case 0: // Produce
     case 22: // InitProducerId
-      if (!role.produces) client().produces = role.produces = true;
+      if (!role.produces) clients.of(remoteAddress, clientId).produces = role.produces = true;
       break;
     case 10: // FindCoordinator
-      if (groupLookup && !role.consumes) client().consumes = role.consumes = true;
+      if (groupLookup && !role.consumes) clients.of(remoteAddress, clientId).consumes = role.consumes = true;
       break;
     case 1: // Fetch
     case 2: // ListOffsets
@@ -130,7 +130,7 @@ export function noteClientRole(role: ClientRole, apiKey: number, groupLookup: bo
     case 15: // DescribeGroups (admin tools watching a group drain)
     case 16: // ListGroups
     case 68: // ConsumerGroupHeartbeat
-      if (!role.consumes) client().consumes = role.consumes = true;
+      if (!role.consumes) clients.of(remoteAddress, clientId).consumes = role.consumes = true;
       break;
   }
 }

@@ -40,7 +40,7 @@ test('retirementProblem: internal topics, --keep below 1 or at/above the count a
 
 test('steering: producers and unknown connections do not see retired leaders; a connection or client that consumed does', () => {
   const roles = new ClientRoles();
-  const note = (conn: ReturnType<typeof newClientRole>, key: number, addr: string, id: string, groupLookup = false) => noteClientRole(conn, key, groupLookup, () => roles.of(addr, id));
+  const note = (conn: ReturnType<typeof newClientRole>, key: number, addr: string, id: string, groupLookup = false) => noteClientRole(conn, key, groupLookup, roles, addr, id);
   const fresh = newClientRole();
   assert.is(steersAwayFromRetired(fresh, undefined), true, 'an unknown connection is treated as a producer');
   assert.is(steersAwayFromRetired(undefined, undefined), false, 'in-process calls see everything');
