@@ -54,7 +54,9 @@ function closeWithConnection(mgr: SharePartitionManager, session: ShareSession, 
   const connectionId = ctx.connectionId;
   sessionConnection.set(session, connectionId);
   ctx.closed.addEventListener('abort', () => {
-    if (sessionConnection.get(session) !== connectionId) return;
+    // A broker stopping closes every connection: the state stays as persisted (acquired records
+    // are available again when the share-partition is loaded next).
+    if (sessionConnection.get(session) !== connectionId || ctx.broker.stopping) return;
     // A session opened again (epoch 0) is another object: leave that one alone.
     if (![...mgr.sessions.values()].includes(session)) return;
     mgr.closeSession(session).catch((err) => ctx.broker.log.error(`share session ${session.groupId} ${session.memberId}: release on disconnect failed`, err));
