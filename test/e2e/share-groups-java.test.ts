@@ -3,7 +3,8 @@
  * acknowledgement) against Samsa, through share-groups-java/ShareScenario.java (one JVM runs every
  * scenario; the SIGKILLed consumer is a second one): three consumers share one partition, each
  * record processed once; a SIGKILLed consumer's records come back to the others after the lock
- * duration; RELEASE redelivers with delivery count 2; a record at the delivery limit is archived;
+ * duration; RELEASE redelivers with delivery count 2; a record at the delivery limit is archived
+ * (and dead-lettered with the KIP-1191 headers when the group has a dead-letter topic);
  * a classic KafkaConsumer group reads beside a share group. Skipped without java. The scenarios
  * (share-groups-scenarios.ts) also run against Kafka 4.4 in compat-tests/share-groups.test.ts.
  * @samsa-timeout 300
@@ -26,7 +27,7 @@ test.after(async () => {
   await b?.stop();
 });
 
-for (const s of javaScenarios({ deadLetters: false })) {
+for (const s of javaScenarios({ deadLetters: true })) {
   test(s.name, async () => {
     if (missing) return void console.log(`skipped: ${missing}`);
     await s.run(hostPort(b.port), 'samsa');

@@ -359,7 +359,7 @@ export const confluentDeadLetterScenarios: Scenario[] = [
 // ---------------------------------------------------------------------------------------------
 // Samsa only: share state across a broker restart.
 
-/** Before the restart: 20 of 40 records accepted, 10 more acquired and left unacknowledged. */
+/** Before the restart: 20 of 40 records accepted, 10 more acquired and held (the process waits to be killed). */
 export const PY_RESTART_BEFORE = `${PY_HEAD}
 create('sg-restart')
 group_config('sg-restart-g', {'share.auto.offset.reset': 'earliest'})
@@ -377,7 +377,7 @@ assert all(e is None for e in res.values()), res
 while not held and time.time() < end:
     held = [m.value().decode() for m in c.poll(0.2) if m.error() is None]
 out(accepted=accepted, held=held)
-os._exit(0)
+time.sleep(600)
 `;
 
 /** After the restart: everything the group is given, until 20 records are accepted and a second passes. */
