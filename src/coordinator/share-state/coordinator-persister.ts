@@ -152,7 +152,8 @@ export class CoordinatorPersister implements SharePersister {
       await this.initialize(key, change.stateEpoch, change.startOffset);
       known = change.stateEpoch;
     }
-    const stateEpoch = known;
+    // A caller's older state epoch is sent as it is: the coordinator fences it (FENCED_STATE_EPOCH).
+    const stateEpoch = change.stateEpoch ?? known;
     const send = () => this.call(async () => {
       const res = await this.channel.writeState(key, {
         groupId: key.groupId,

@@ -186,6 +186,7 @@ test('CoordinatorPersister: null before any write; a write initialises, then rea
   const topic = new MemoryOffsetsTopic();
   const c = coordinator(topic);
   const persister = new CoordinatorPersister(new LocalStateChannel(() => c), 1000);
+  const fresh0 = () => new CoordinatorPersister(new LocalStateChannel(() => c), 1000);
   const key = { groupId: GROUP, topicId: TOPIC_ID, partition: 1 };
   assert.is(await persister.read(key), null);
   await persister.write(key, { leaderEpoch: 0, startOffset: 3, stateBatches: [{ firstOffset: 3, lastOffset: 4, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 1 }] });
@@ -198,6 +199,8 @@ test('CoordinatorPersister: null before any write; a write initialises, then rea
   assert.is(fenced, ErrorCode.FENCED_LEADER_EPOCH, 'leader epoch 2 was recorded by the read');
   await persister.write(key, { stateEpoch: 1, leaderEpoch: 2, startOffset: 10, stateBatches: [{ firstOffset: 10, lastOffset: 10, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 1 }] });
   const reset = await persister.read(key, 2);
+  const stale = await fresh0().write(key, { stateEpoch: 0, leaderEpoch: 2, startOffset: 10, stateBatches: [] }).then(() => null, (e) => e.errorCode);
+  assert.is(stale, ErrorCode.FENCED_STATE_EPOCH, 'a writer still at state epoch 0 is fenced');
   assert.equal([reset?.stateEpoch, reset?.startOffset, reset?.stateBatches.length], [1, 10, 1]);
   const fresh = new CoordinatorPersister(new LocalStateChannel(() => c), 1000);
   assert.equal(await fresh.read(key, 2), reset, 'another persister (another broker) reads the same state');
