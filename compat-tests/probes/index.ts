@@ -11,8 +11,9 @@ import { produceProbes } from './probes-produce.js';
 import { txnProbes } from './probes-txn.js';
 import { scramProbes } from './probes-scram.js';
 import { shareStateProbes } from './probes-share-state.js';
+import { shareGroupProbes } from './probes-share-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

@@ -69,10 +69,10 @@ export const shareFetchHandler = defineHandler({
     const broker = ctx.broker;
     const groupId = req.groupId;
     const memberId = req.memberId;
-    if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST, 'Group id and member id are required.');
+    if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
-    if (req.shareSessionEpoch === 0 && hasAcks) return failed(ErrorCode.INVALID_REQUEST, 'Acknowledge data present on initial fetch.');
+    if (req.shareSessionEpoch === 0 && hasAcks) return failed(ErrorCode.INVALID_REQUEST);
     const mgr = sharePartitionManager(broker);
     const session = mgr.session(groupId, memberId, req.shareSessionEpoch, req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => p.partitionIndex) })), req.forgottenTopicsData);
     if (typeof session === 'number') return failed(session);

@@ -26,7 +26,7 @@ export const shareAcknowledgeHandler = defineHandler({
   async handle(ctx, req) {
     const broker = ctx.broker;
     const { groupId, memberId } = req;
-    if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST, 'Group id and member id are required.');
+    if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.shareSessionEpoch === 0) return failed(ErrorCode.INVALID_SHARE_SESSION_EPOCH);
     const mgr = sharePartitionManager(broker);

@@ -6,8 +6,8 @@
  * Behavior: topics null = every share-partition the group was assigned; per partition the start
  * offset and leader epoch of its persisted state (-1 when it has none yet) and, from v1 (KIP-1226),
  * the lag: high watermark - start offset - records above it already acknowledged or archived.
- * An unknown topic: UNKNOWN_TOPIC_OR_PARTITION per partition. A group that is not a share group:
- * GROUP_ID_NOT_FOUND for the group. GROUP_AUTHORIZATION_FAILED without DESCRIBE on the group;
+ * An unknown topic: UNKNOWN_TOPIC_OR_PARTITION per partition. An unknown group: no topics, no
+ * error, as Kafka 4.4. GROUP_AUTHORIZATION_FAILED without DESCRIBE on the group;
  * topics not describable are left out (with topics named: TOPIC_AUTHORIZATION_FAILED).
  */
 import { defineHandler } from '../handler.js';
@@ -30,14 +30,15 @@ export const describeShareGroupOffsetsHandler = defineHandler({
     const mgr = sharePartitionManager(broker);
     const groups = await Promise.all(req.groups.map(async (g): Promise<DescribeShareGroupOffsetsResponseGroup> => {
       if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId)) return failedGroup(g.groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
-      let assigned;
+      let assigned: { topicId: string; topicName: string; partitions: number[] }[] | null;
       try {
         assigned = await broker.groupCoordinator.sharePartitionsOf(g.groupId);
       } catch (err) {
         if (!(err instanceof KafkaApiError)) throw err;
         return failedGroup(g.groupId, err.errorCode);
       }
-      if (assigned === null) return failedGroup(g.groupId, ErrorCode.GROUP_ID_NOT_FOUND, `Group ${g.groupId} not found.`);
+      // An unknown group has no share-partitions (Kafka 4.4 answers it without an error).
+      if (assigned === null) assigned = [];
       const wanted = g.topics ?? assigned.map((t) => ({ topicName: t.topicName, partitions: t.partitions }));
       const topics = [];
       for (const t of wanted) {

@@ -3,7 +3,7 @@
  * (`kafka-share-groups --reset-offsets`, the Java admin's alterShareGroupOffsets).
  *
  * Behavior: the group must be an empty share group (NON_EMPTY_GROUP while it has members,
- * GROUP_ID_NOT_FOUND when it is not a share group); each named partition's state is reset to the
+ * GROUP_ID_NOT_FOUND when it is another kind of group; a group that does not exist is created); each named partition's state is reset to the
  * new start offset with a new state epoch (in-flight records forgotten) and the partition counts
  * as initialised for the group. Per partition: UNKNOWN_TOPIC_OR_PARTITION for an unknown topic or
  * partition. ACLs: READ on the group, READ on each topic (TOPIC_AUTHORIZATION_FAILED).
@@ -25,6 +25,8 @@ export const alterShareGroupOffsetsHandler = defineHandler({
   async handle(ctx, req) {
     const broker = ctx.broker;
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
+    // A group that does not exist yet is created empty (as Kafka 4.4 does); another kind of group is not a share group.
+    if (!(await broker.groupCoordinator.createEmptyShareGroup(req.groupId))) return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} is not a share group.`);
     const empty = await broker.groupCoordinator.shareGroupEmpty(req.groupId);
     if (empty === null) return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
     if (!empty) return failed(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');

@@ -349,6 +349,11 @@ export class GroupCoordinator {
     return this.run(groupId, (s) => s.share.updateSharePartitions(groupId, add, removeTopicIds));
   }
 
+  /** Creates an empty share group of this id when there is no group of it (AlterShareGroupOffsets); false: another kind of group. */
+  createEmptyShareGroup(groupId: string): Promise<boolean> {
+    return this.run(groupId, (s) => s.share.createEmpty(groupId));
+  }
+
   /** Whether a share group has members (AlterShareGroupOffsets needs an empty one); null: not a share group. */
   async shareGroupEmpty(groupId: string): Promise<boolean | null> {
     if (!this.active && this.opts.topic.partitions() === null) return null;

@@ -57,10 +57,14 @@ export class ShareGroup {
   groupEpoch = 0;
   metadataHash = 0n;
   assignmentEpoch = 0;
+  /** When the target was last computed (assignment batching). */
+  lastAssignmentMs = Number.NEGATIVE_INFINITY;
   readonly members = new Map<string, ShareGroupMember>();
   readonly target = new Map<string, Assignment>();
   /** Share-partitions the group has been assigned (ShareGroupStatePartitionMetadata): topic id → name, partitions. */
-  initialized = new Map<string, { topicName: string; partitions: Set<number> }>();
+  initialized: TopicPartitionsMap = new Map();
+  /** Share-partitions being initialised (assigned once initialised). */
+  initializing: TopicPartitionsMap = new Map();
 
   constructor(readonly groupId: string) {}
 
@@ -70,9 +74,22 @@ export class ShareGroup {
 }
 
 class HeartbeatError extends Error {
-  constructor(readonly errorCode: number, message: string) {
-    super(message);
+  constructor(readonly errorCode: number, readonly errorMessage: string | null) {
+    super(errorMessage ?? '');
   }
+}
+
+type TopicPartitionsMap = Map<string, { topicName: string; partitions: Set<number> }>;
+
+function copyTopicPartitions(m: TopicPartitionsMap): TopicPartitionsMap {
+  return new Map([...m].map(([id, v]) => [id, { topicName: v.topicName, partitions: new Set(v.partitions) }]));
+}
+
+const listed = (m: TopicPartitionsMap) => [...m].map(([topicId, v]) => ({ topicId, topicName: v.topicName, partitions: [...v.partitions].sort((x, y) => x - y) }));
+
+/** A ShareGroupStatePartitionMetadata record. */
+function statePartitions(groupId: string, initializing: TopicPartitionsMap, initialized: TopicPartitionsMap): ShareGroupRecord {
+  return { type: 'sg-state-partitions', groupId, value: { initializingTopics: listed(initializing), initializedTopics: listed(initialized), deletingTopics: [] } };
 }
 
 export const shareSessionKey = (g: string, m: string) => `sg-session-${g}-${m}`;
@@ -87,7 +104,7 @@ function errorResponse(errorCode: number, errorMessage: string | null): Response
  * with more members than partitions, member j gets partition j mod P, so every partition is shared
  * by about M/P members. Members and partitions are taken in a stable order (ids, topic names).
  */
-export function simpleAssign(members: ShareGroupMember[], topics: TopicView): Map<string, Assignment> {
+export function simpleAssign(members: ShareGroupMember[], topics: TopicView, eligible: (topicId: string, partition: number) => boolean = () => true): Map<string, Assignment> {
   const out = new Map<string, Assignment>();
   const ids = members.map((m) => m.memberId).sort();
   for (const id of ids) out.set(id, new Map());
@@ -98,7 +115,7 @@ export function simpleAssign(members: ShareGroupMember[], topics: TopicView): Ma
     const t = topics.byName(name);
     if (!t) continue;
     const subscribers = byTopic.get(name)!.sort();
-    for (let p = 0; p < t.partitions; p++) partitions.push({ topicId: t.topicId, partition: p, subscribers });
+    for (let p = 0; p < t.partitions; p++) if (eligible(t.topicId, p)) partitions.push({ topicId: t.topicId, partition: p, subscribers });
   }
   // Per topic subscriber set: spread that topic's partitions over its subscribers.
   const groups = new Map<string, typeof partitions>();
@@ -134,7 +151,7 @@ export class ShareGroupManager {
       return this.regularHeartbeat(hc, req);
     } catch (err) {
       if (!(err instanceof HeartbeatError)) throw err;
-      return { records: [], response: () => errorResponse(err.errorCode, err.message) };
+      return { records: [], response: () => errorResponse(err.errorCode, err.errorMessage) };
     }
   }
 
@@ -142,7 +159,8 @@ export class ShareGroupManager {
   private validate(req: ShareGroupHeartbeatRequest): void {
     const invalid = (message: string) => new HeartbeatError(ErrorCode.INVALID_REQUEST, message);
     if (req.groupId === '') throw invalid("GroupId can't be empty.");
-    if (req.memberId === '') throw invalid("MemberId can't be empty.");
+    // Kafka 4.4 refuses an empty member id before its coordinator runs: no message.
+    if (req.memberId === '') throw new HeartbeatError(ErrorCode.INVALID_REQUEST, null);
     if (req.rackId === '') throw invalid("RackId can't be empty.");
     if (req.memberEpoch === 0) {
       if (req.subscribedTopicNames === null || req.subscribedTopicNames.length === 0) throw invalid('SubscribedTopicNames must be set in first request.');
@@ -170,7 +188,8 @@ export class ShareGroupManager {
       if (group.members.size >= cfg.maxSize) throw new HeartbeatError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The share group has reached its maximum capacity of ${cfg.maxSize} members.`);
       member = new ShareGroupMember(req.memberId);
     } else if (!joining && req.memberEpoch !== member.memberEpoch) {
-      throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The share group member has a different epoch (${member.memberEpoch}) than the one known by the group coordinator (${req.memberEpoch}).`);
+      const relation = req.memberEpoch > member.memberEpoch ? 'greater' : 'smaller';
+      throw new HeartbeatError(ErrorCode.FENCED_MEMBER_EPOCH, `The share group member has a ${relation} member epoch (${req.memberEpoch}) than the one known by the group coordinator (${member.memberEpoch}). The member must abandon all its partitions and rejoin.`);
     }
     const isNew = !group.members.has(req.memberId);
     // The member's metadata: subscription, rack, client.
@@ -185,24 +204,33 @@ export class ShareGroupManager {
     const updated = Object.assign(new ShareGroupMember(member.memberId), member, { subscribedTopicNames: subscription, rackId });
     members.push(updated);
     const hash = this.metadataHash(members);
-    let groupEpoch = group.groupEpoch;
-    if (changedSubscription || hash !== group.metadataHash) {
-      groupEpoch++;
-      records.push({ type: 'sg-metadata', groupId: group.groupId, value: { epoch: groupEpoch, metadataHash: hash } });
-    }
+    // Kafka 4.4 bumps once for a subscription change and once more when the subscribed topics'
+    // metadata moved with it (a first join reaches epoch 2).
+    const groupEpoch = group.groupEpoch + (changedSubscription ? 1 : 0) + (hash !== group.metadataHash ? 1 : 0);
+    if (groupEpoch !== group.groupEpoch) records.push({ type: 'sg-metadata', groupId: group.groupId, value: { epoch: groupEpoch, metadataHash: hash } });
     // The target assignment, when behind.
     let target = group.target;
-    if (groupEpoch > group.assignmentEpoch) {
-      target = simpleAssign(members, this.topics);
+    // Assignment batching (Kafka 4.4, share.assignment.interval.ms): the target is recomputed on
+    // the first heartbeat after the interval since the last one.
+    const due = this.ctx.now() - group.lastAssignmentMs >= cfg.assignmentIntervalMs;
+    const recompute = groupEpoch > group.assignmentEpoch && due;
+    if (recompute) {
+      // Only initialised share-partitions are assigned (Kafka 4.4): new ones are initialised
+      // first, after this heartbeat, and the group epoch bumped then (initializeSharePartitions).
+      target = simpleAssign(members, this.topics, (topicId, p) => group.initialized.get(topicId)?.partitions.has(p) === true);
       for (const [id, a] of target) {
         if (!assignmentsEqual(a, group.target.get(id) ?? new Map())) {
           records.push({ type: 'sg-target-member', groupId: group.groupId, memberId: id, value: { topicPartitions: toTopicPartitions(a) } });
         }
       }
       records.push({ type: 'sg-target-metadata', groupId: group.groupId, value: { assignmentEpoch: groupEpoch, assignmentTimestamp: BigInt(this.ctx.now()) } });
-      records.push(...this.statePartitionsRecord(group, target));
+      const initializing = this.statePartitionsRecord(group, members);
+      if (initializing.length > 0) {
+        records.push(...initializing);
+        this.initializeLater(group.groupId);
+      }
     }
-    const assignmentEpoch = groupEpoch > group.assignmentEpoch ? groupEpoch : group.assignmentEpoch;
+    const assignmentEpoch = recompute ? groupEpoch : group.assignmentEpoch;
     // Share members take their target at once (nothing to revoke).
     const mine = target.get(member.memberId) ?? new Map();
     const assignmentChanged = isNew || !assignmentsEqual(mine, member.assigned);
@@ -236,27 +264,45 @@ export class ShareGroupManager {
     return h;
   }
 
-  /** The share-partitions a target names that the group had not been assigned before. */
-  private statePartitionsRecord(group: ShareGroup, target: Map<string, Assignment>): ShareGroupRecord[] {
-    const next = new Map<string, { topicName: string; partitions: Set<number> }>();
-    for (const [id, v] of group.initialized) next.set(id, { topicName: v.topicName, partitions: new Set(v.partitions) });
+  /**
+   * The subscribed share-partitions that are neither initialised nor being initialised: they go
+   * to ShareGroupStatePartitionMetadata's initializing topics (none: no record).
+   */
+  private statePartitionsRecord(group: ShareGroup, members: ShareGroupMember[]): ShareGroupRecord[] {
+    const initializing = copyTopicPartitions(group.initializing);
     let grew = false;
-    for (const a of target.values()) {
-      for (const [topicId, parts] of a) {
-        const name = this.topics.byId(topicId)?.name ?? '';
-        const e = next.get(topicId) ?? next.set(topicId, { topicName: name, partitions: new Set() }).get(topicId)!;
-        for (const p of parts) if (!e.partitions.has(p)) { e.partitions.add(p); grew = true; }
+    for (const name of new Set(members.flatMap((m) => m.subscribedTopicNames))) {
+      const t = this.topics.byName(name);
+      if (!t) continue;
+      for (let p = 0; p < t.partitions; p++) {
+        if (group.initialized.get(t.topicId)?.partitions.has(p) || initializing.get(t.topicId)?.partitions.has(p)) continue;
+        (initializing.get(t.topicId) ?? initializing.set(t.topicId, { topicName: t.name, partitions: new Set() }).get(t.topicId)!).partitions.add(p);
+        grew = true;
       }
     }
-    if (!grew) return [];
-    return [{
-      type: 'sg-state-partitions', groupId: group.groupId,
-      value: {
-        initializingTopics: [],
-        initializedTopics: [...next].map(([topicId, v]) => ({ topicId, topicName: v.topicName, partitions: [...v.partitions].sort((x, y) => x - y) })),
-        deletingTopics: [],
-      },
-    }];
+    return grew ? [statePartitions(group.groupId, initializing, group.initialized)] : [];
+  }
+
+  /**
+   * Kafka's share-partition initialisation, after the heartbeat that found new partitions: they
+   * move from initializing to initialized and the group epoch is bumped, so each member's next
+   * heartbeat assigns them. (Their start offset is set by share.auto.offset.reset when the
+   * share-partition leader first loads them.)
+   */
+  private initializeLater(groupId: string): void {
+    this.ctx.schedule(`sg-initialize-${groupId}`, 0, () => {
+      const g = this.groups.get(groupId);
+      if (!g || g.initializing.size === 0) return { records: [], response: () => undefined };
+      const initialized = copyTopicPartitions(g.initialized);
+      for (const [id, v] of g.initializing) {
+        const e = initialized.get(id) ?? initialized.set(id, { topicName: v.topicName, partitions: new Set() }).get(id)!;
+        for (const p of v.partitions) e.partitions.add(p);
+      }
+      return {
+        records: [statePartitions(groupId, new Map(), initialized), { type: 'sg-metadata', groupId, value: { epoch: g.groupEpoch + 1, metadataHash: g.metadataHash } }],
+        response: () => undefined,
+      };
+    });
   }
 
   private leave(req: ShareGroupHeartbeatRequest): CoordinatorResult<Response, Rec> {
@@ -315,6 +361,7 @@ export class ShareGroupManager {
       }
       case 'sg-target-metadata':
         g.assignmentEpoch = r.value?.assignmentEpoch ?? 0;
+        g.lastAssignmentMs = this.ctx.now();
         return;
       case 'sg-target-member':
         if (r.value === null) g.target.delete(r.memberId);
@@ -330,13 +377,15 @@ export class ShareGroupManager {
       }
       case 'sg-state-partitions':
         g.initialized = new Map((r.value?.initializedTopics ?? []).map((t) => [t.topicId, { topicName: t.topicName, partitions: new Set(t.partitions) }]));
+        g.initializing = new Map((r.value?.initializingTopics ?? []).map((t) => [t.topicId, { topicName: t.topicName, partitions: new Set(t.partitions) }]));
         return;
     }
   }
 
-  /** After loading: every member's session starts again (Kafka re-arms them on load). */
+  /** After loading: every member's session starts again (Kafka re-arms them on load); unfinished initialisations go on. */
   onLoaded(): void {
     for (const g of this.groups.values()) {
+      if (g.initializing.size > 0) this.initializeLater(g.groupId);
       for (const id of g.members.keys()) this.ctx.schedule(shareSessionKey(g.groupId, id), this.config(g.groupId).sessionTimeoutMs, () => this.expire(g.groupId, id));
     }
   }
@@ -391,6 +440,13 @@ export class ShareGroupManager {
     return out;
   }
 
+  /** An empty share group of this id, created for AlterShareGroupOffsets (as Kafka 4.4 creates it); false when another kind of group has the id. */
+  createEmpty(groupId: string): CoordinatorResult<boolean, Rec> {
+    if (this.groups.has(groupId)) return { records: [], response: () => true };
+    if (this.otherGroupExists(groupId)) return { records: [], response: () => false };
+    return { records: [{ type: 'sg-metadata', groupId, value: { epoch: 0, metadataHash: 0n } }], response: () => true };
+  }
+
   /** DeleteGroups precondition, or undefined when `groupId` is not a share group. */
   deletable(groupId: string): number | undefined {
     const g = this.groups.get(groupId);
@@ -416,11 +472,7 @@ export class ShareGroupManager {
       const e = next.get(t.topicId) ?? next.set(t.topicId, { topicName: t.topicName, partitions: new Set() }).get(t.topicId)!;
       for (const p of t.partitions) e.partitions.add(p);
     }
-    const record: ShareGroupRecord = {
-      type: 'sg-state-partitions', groupId,
-      value: { initializingTopics: [], initializedTopics: [...next].map(([topicId, v]) => ({ topicId, topicName: v.topicName, partitions: [...v.partitions].sort((x, y) => x - y) })), deletingTopics: [] },
-    };
-    return { records: [record], response: () => undefined };
+    return { records: [statePartitions(groupId, g.initializing, next)], response: () => undefined };
   }
 
   groupTombstones(groupId: string): ShareGroupRecord[] {

@@ -7,6 +7,8 @@ export interface ShareGroupConfig {
   heartbeatIntervalMs: number;
   /** group.share.max.size */
   maxSize: number;
+  /** share.assignment.interval.ms (group) / group.share.assignment.interval.ms: assignment batching */
+  assignmentIntervalMs: number;
   /** group.share.delivery.count.limit */
   deliveryCountLimit: number;
   /** group.share.record.lock.duration.ms */
@@ -34,7 +36,7 @@ export interface ShareGroupConfig {
 
 export function defaultShareGroupConfig(over: Partial<ShareGroupConfig> = {}): ShareGroupConfig {
   return {
-    sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, maxSize: 200, deliveryCountLimit: 5, recordLockDurationMs: 30000,
+    sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, maxSize: 200, assignmentIntervalMs: 1000, deliveryCountLimit: 5, recordLockDurationMs: 30000,
     partitionMaxRecordLocks: 2000, maxShareSessions: 2000, autoOffsetReset: 'latest', isolationLevel: 'read_uncommitted',
     deadLetterTopicPrefix: 'dlq.', deadLetterAutoCreate: false, deadLetterTopicName: '', deadLetterCopyRecord: false, redeliveryBackoffMs: 0, redeliveryBackoffMaxMs: 60000,
     ...over,
@@ -48,6 +50,7 @@ export function shareGroupConfigFrom(raw: Record<string, unknown>): ShareGroupCo
     sessionTimeoutMs: num('group.share.session.timeout.ms', d.sessionTimeoutMs),
     heartbeatIntervalMs: num('group.share.heartbeat.interval.ms', d.heartbeatIntervalMs),
     maxSize: num('group.share.max.size', d.maxSize),
+    assignmentIntervalMs: num('group.share.assignment.interval.ms', d.assignmentIntervalMs),
     deliveryCountLimit: num('group.share.delivery.count.limit', d.deliveryCountLimit),
     recordLockDurationMs: num('group.share.record.lock.duration.ms', d.recordLockDurationMs),
     partitionMaxRecordLocks: num('group.share.partition.max.record.locks', d.partitionMaxRecordLocks),
@@ -73,6 +76,7 @@ export function shareConfigOfGroup(base: ShareGroupConfig, lookup: { resolve(gro
     ...base,
     sessionTimeoutMs: n('share.session.timeout.ms', base.sessionTimeoutMs),
     heartbeatIntervalMs: n('share.heartbeat.interval.ms', base.heartbeatIntervalMs),
+    assignmentIntervalMs: n('share.assignment.interval.ms', base.assignmentIntervalMs),
     recordLockDurationMs: n('share.record.lock.duration.ms', base.recordLockDurationMs),
     deliveryCountLimit: n('share.delivery.count.limit', base.deliveryCountLimit),
     partitionMaxRecordLocks: n('share.partition.max.record.locks', base.partitionMaxRecordLocks),
