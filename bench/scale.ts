@@ -2,9 +2,10 @@
  * Scale: many partitions and many idle connections, Samsa and (with --kafka) Apache Kafka.
  *
  *   npm run build && npx tsx bench/scale.ts [--partitions 10000] [--topics 100] [--connections 1000] [--kafka]
- *     [--restarts 1] [--cpu-prof DIR] [--keep-data DIR]
+ *     [--restarts 1] [--cpu-prof DIR] [--keep-data DIR] [--create-batch 10]
  *
- * - partitions: PARTITIONS spread over TOPICS topics created in one CreateTopics request (time to
+ * - partitions: PARTITIONS spread over TOPICS topics created by CreateTopics requests of
+ *   CREATE_BATCH topics (Kafka refuses more than 10,000 partitions in one; time to
  *   the answer, then until Metadata shows every partition with a leader); Metadata for all topics
  *   (median of 20 requests, client-side time); a restart on the same data until a produce to the
  *   last partition is accepted (Samsa: SIGTERM, the stop timed apart; Kafka: SIGKILL); RSS loaded.
@@ -17,7 +18,8 @@
  *   before and after, per connection.
  * Figures only (no assertion), never part of `npm test`.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KafkaConn, apiVersions } from './lib/kafka-conn.js';
@@ -31,6 +33,7 @@ const TOPICS = opt('topics', 100);
 const CONNECTIONS = opt('connections', 1000);
 const withKafka = args.includes('--kafka');
 const RESTARTS = opt('restarts', 1);
+const CREATE_BATCH = opt('create-batch', 10);
 const strOpt = (name: string): string | undefined => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : undefined);
 const CPU_PROF = strOpt('cpu-prof');
 const KEEP_DATA = strOpt('keep-data');
@@ -39,7 +42,7 @@ interface Target {
   name: string;
   port(): number;
   pid(): number;
-  /** Stops (Samsa: SIGTERM, graceful; Kafka: SIGKILL) and starts again on the same data; resolves with the stop's duration. */
+  /** Stops (SIGTERM, graceful) and starts again on the same data; resolves with the stop's duration. */
   restart(): Promise<number>;
   stop(): Promise<void>;
   /** The partitions exist already (--keep-data with a directory from an earlier run). */
@@ -80,13 +83,17 @@ async function partitions(t: Target): Promise<Record<string, number>> {
       return restarts(t, per, out);
     }
     const t0 = performance.now();
-    const res = await c.request(19, 7, {
-      topics: Array.from({ length: TOPICS }, (_, i) => ({ name: `scale-${i}`, numPartitions: per, replicationFactor: 1, assignments: [], configs: [] })),
-      timeoutMs: 600_000, validateOnly: false,
-    });
+    // Kafka's controller refuses more than 10,000 records in one operation (POLICY_VIOLATION,
+    // "excessively large batch"): CreateTopics of CREATE_BATCH topics at a time, for both.
+    for (let first = 0; first < TOPICS; first += CREATE_BATCH) {
+      const res = await c.request(19, 7, {
+        topics: Array.from({ length: Math.min(CREATE_BATCH, TOPICS - first) }, (_, i) => ({ name: `scale-${first + i}`, numPartitions: per, replicationFactor: 1, assignments: [], configs: [] })),
+        timeoutMs: 600_000, validateOnly: false,
+      });
+      const bad = res.topics.filter((x) => x.errorCode !== 0);
+      if (bad.length) throw new Error(`CreateTopics: ${bad.length} failed (${bad[0].errorCode} ${bad[0].errorMessage})`);
+    }
     out.createMs = performance.now() - t0;
-    const bad = res.topics.filter((x) => x.errorCode !== 0);
-    if (bad.length) throw new Error(`CreateTopics: ${bad.length} failed (${bad[0].errorCode} ${bad[0].errorMessage})`);
     for (;;) {
       const md = await metadataAll(c);
       const led = md.topics.filter((x) => x.name?.startsWith('scale-')).reduce((n, x) => n + x.partitions.filter((p) => p.leaderId >= 0).length, 0);
@@ -168,17 +175,27 @@ async function samsaTarget(): Promise<Target> {
 }
 
 async function kafkaTarget(): Promise<Target> {
-  const k = await startKafka({ startTimeoutMs: 300_000, overrides: { 'auto.create.topics.enable': 'false' } });
+  // A directory of ours, so a stop keeps the data for the next start (as Samsa's restart does).
+  const home = mkdtempSync(join(tmpdir(), 'samsa-scale-kafka-'));
+  const settings = { startTimeoutMs: 300_000, dir: home, overrides: { 'auto.create.topics.enable': 'false' } };
+  let k = await startKafka(settings);
   return {
     name: 'kafka',
     port: () => k.port,
     pid: () => k.pid()!,
     async restart() {
-      // Kafka's restart() is SIGKILL and start on the same data; it resolves once every partition serves.
-      await k.restart();
-      return 0;
+      // Graceful, like Samsa's: SIGTERM (Kafka's controlled shutdown, clean-shutdown marker), then
+      // a start on the same data and port; startKafka resolves once the broker answers Metadata.
+      const t0 = performance.now();
+      await k.stop(120_000);
+      const stopMs = performance.now() - t0;
+      k = await startKafka({ ...settings, port: k.port });
+      return stopMs;
     },
-    stop: () => k.stop(15_000),
+    async stop() {
+      await k.stop(60_000);
+      rmSync(home, { recursive: true, force: true });
+    },
   };
 }
 
