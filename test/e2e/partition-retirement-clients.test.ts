@@ -9,6 +9,9 @@
  *   partition the records queued before the first Metadata answer without knowing which are
  *   available, so some keyless records are put on a retired partition and time out there; none
  *   is ever written to it.
+ * - Consumers of a new group, started after the retirement (their first Metadata shows the
+ *   retired partitions without a leader), read every partition: Java (classic and KIP-848
+ *   protocols) and librdkafka.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -56,6 +59,13 @@ test('Java client: keyless records avoid retired partitions with no error; keyed
     assert.match(keyed, /TimeoutException/, keyed);
     assert.equal(ends(b, 'rj').slice(4), [0, 0], 'no keyed record on a retired partition');
     assert.is(ends(b, 'rj').reduce((a, x) => a + x, 0), 400 - failed, 'every other keyed record is written');
+    await fillRetired(b, 'rj');
+    const want = ends(b, 'rj').map((n, p) => `${p}=${n},`).join('');
+    for (const protocol of [[], ['consumer']]) {
+      const drained = await run(javaBin(), ['-Xmx256m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
+        '-cp', jars.classpath, join(process.cwd(), 'test', 'e2e', 'retirement', 'DrainProbe.java'), b.bootstrap, 'rj', `drain-${protocol.length}`, String(400 - failed + 12), ...protocol]);
+      assert.match(drained, `CONSUMED ${want}`, `a new ${protocol[0] ?? 'classic'} group reads every partition: ${drained}`);
+    }
   } finally {
     await b.stop();
   }
@@ -75,6 +85,30 @@ p.flush(30)
 print('FAILED', fails[0])
 `;
 
+const DRAIN_PY = `
+import sys, time
+from confluent_kafka import Consumer
+c = Consumer({'bootstrap.servers': sys.argv[1], 'group.id': 'drain', 'auto.offset.reset': 'earliest'})
+c.subscribe([sys.argv[2]])
+parts = {}
+deadline = time.time() + 30
+while sum(parts.values()) < int(sys.argv[3]) and time.time() < deadline:
+    m = c.poll(0.5)
+    if m is None or m.error(): continue
+    parts[m.partition()] = parts.get(m.partition(), 0) + 1
+c.close()
+print('CONSUMED', ','.join('%d=%d' % kv for kv in sorted(parts.items())))
+`;
+
+/** Six records each on partitions 4 and 5, appended below the retirement (as if from before it). */
+async function fillRetired(b: RunningBroker, topic: string): Promise<void> {
+  const { buildRecordBatch } = await import('../../src/protocol/records/record.js');
+  for (const p of [4, 5]) {
+    const log = b.broker.replicaManager.getPartition(topic, p)!.log;
+    await log.appendAsLeader(buildRecordBatch({ records: Array.from({ length: 6 }, (_, i) => ({ key: null, value: Buffer.from(`old${i}`) })) }), 0);
+  }
+}
+
 test('librdkafka: no keyless record is ever written to a retired partition; the ones it put there time out', async () => {
   if (!existsSync(VENV_PYTHON)) {
     if (IN_CI) throw new Error(`partition-retirement-clients: ${VENV_PYTHON} is required under CI`);
@@ -88,6 +122,10 @@ test('librdkafka: no keyless record is ever written to a retired partition; the 
     assert.equal(ends(b, 'rl').slice(4), [0, 0], out);
     assert.is(ends(b, 'rl').reduce((a, x) => a + x, 0), 300 - failed, out);
     assert.ok(failed < 300, `most records went to partitions 0-3 (${out.trim()})`);
+    // Records on the retired partitions from before the retirement: a new group reads them all.
+    await fillRetired(b, 'rl');
+    const drained = await run(VENV_PYTHON, ['-c', DRAIN_PY, b.bootstrap, 'rl', String(300 - failed + 12)]);
+    assert.match(drained, /4=6,5=6/, drained);
   } finally {
     await b.stop();
   }
