@@ -48,14 +48,17 @@ export const PARTITIONS_KEEP = 'samsa.partitions.keep';
  * The first retired partition of a topic: its `samsa.partitions.keep` when that is below the
  * partition count, else the partition count (nothing retired).
  */
-export function retiredFrom(topic: Pick<TopicRecord, 'partitions' | 'configs'>): number {
+export function retiredFrom(topic: Pick<TopicRecord, 'partitions' | 'configs'> & { name?: string; isInternal?: boolean }): number {
   const raw = topic.configs[PARTITIONS_KEEP];
   if (raw === undefined) return topic.partitions;
+  // Internal topics (the config set by hand with kafka-configs) and views (metadata-only, their
+  // partitions are their source's) are never retired.
+  if (topic.isInternal || topic.name?.startsWith('__') || topic.configs['samsa.view.source'] !== undefined) return topic.partitions;
   const keep = Number(raw);
   return Number.isInteger(keep) && keep >= 1 && keep < topic.partitions ? keep : topic.partitions;
 }
 
-export function isRetired(topic: Pick<TopicRecord, 'partitions' | 'configs'>, partition: number): boolean {
+export function isRetired(topic: Pick<TopicRecord, 'partitions' | 'configs'> & { name?: string; isInternal?: boolean }, partition: number): boolean {
   return topic.configs[PARTITIONS_KEEP] !== undefined && partition >= retiredFrom(topic) && partition < topic.partitions;
 }
 

@@ -29,6 +29,8 @@ test('retiredFrom: samsa.partitions.keep below the count retires the partitions 
   assert.is(retiredFrom(topic(6, 'x')), 6);
   assert.equal([0, 3, 4, 5, 6].map((p) => isRetired(topic(6, '4'), p)), [false, false, true, true, false]);
   assert.is(isRetired(topic(6), 5), false);
+  assert.is(retiredFrom({ ...topic(50, '4'), name: '__consumer_offsets', isInternal: true }), 50, 'internal topics are never retired');
+  assert.is(retiredFrom({ partitions: 6, configs: { [PARTITIONS_KEEP]: '4', 'samsa.view.source': 'src' } }), 6, 'nor views');
 });
 
 test('retirementProblem: internal topics, --keep below 1 or at/above the count are refused with a reason', () => {
