@@ -23,9 +23,9 @@ export interface Io {
   progress: boolean;
 }
 
-const COMMON = { bootstrap: { value: true, alias: 'b' }, 'command-config': { value: true }, help: { alias: 'h' }, progress: {} } as const;
+export const COMMON = { bootstrap: { value: true, alias: 'b' }, 'command-config': { value: true }, help: { alias: 'h' }, progress: {} } as const;
 
-async function withClient<T>(p: Parsed, fn: (c: KafkaClient) => Promise<T>): Promise<T> {
+export async function withClient<T>(p: Parsed, fn: (c: KafkaClient) => Promise<T>): Promise<T> {
   const bootstrap = flag(p, 'bootstrap') ?? process.env.SAMSA_BOOTSTRAP ?? 'localhost:9092';
   const commandConfig = flag(p, 'command-config');
   const c = await KafkaClient.connect({ bootstrap, ...(commandConfig ? { security: clientSecurityFromFile(commandConfig) } : {}) });
@@ -36,17 +36,17 @@ async function withClient<T>(p: Parsed, fn: (c: KafkaClient) => Promise<T>): Pro
   }
 }
 
-function check(code: number, message?: string | null): void {
+export function check(code: number, message?: string | null): void {
   if (code !== ErrorCode.NONE) throw new KafkaError(code, message);
 }
 
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, c.length); });
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n') + '\n';
 }
 
-async function metadata(c: KafkaClient, topics: string[] | null, autoCreate = false): Promise<MetadataResponse> {
+export async function metadata(c: KafkaClient, topics: string[] | null, autoCreate = false): Promise<MetadataResponse> {
   return c.request(3, {
     topics: topics === null ? null : topics.map((name) => ({ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name })),
     allowAutoTopicCreation: autoCreate,
@@ -472,7 +472,9 @@ export async function consumeCommand(argv: string[], io: Io, signal?: AbortSigna
 
 export const GROUPS_HELP = `usage: samsa groups <list|describe> [options]
   samsa groups list                  every consumer group with its state
-  samsa groups describe GROUP ...    members, committed offsets, log end offsets and lag per partition
+  samsa groups describe GROUP ...    members, committed offsets, log end offsets and lag per partition;
+                                     share groups: members, assignment, start offset, lag, in-flight
+                                     and archived records per share-partition
 options: --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP)
 `;
 
@@ -504,7 +506,11 @@ export async function groupsCommand(argv: string[], io: Io): Promise<number> {
     case 'describe': {
       if (names.length === 0) throw new UsageError('groups describe needs at least one group id');
       return withClient(p, async (c) => {
-        const dg = await c.request(15, { groups: names, includeAuthorizedOperations: false });
+        // Share groups first (ShareGroupDescribe); the others are classic or consumer groups.
+        const shared = await (await import('./share-groups.js')).describeShareGroups(c, names, io);
+        const others = names.filter((n) => !shared.has(n));
+        if (others.length === 0) return 0;
+        const dg = await c.request(15, { groups: others, includeAuthorizedOperations: false });
         let failed = 0;
         for (const g of dg.groups) {
           if (g.errorCode !== ErrorCode.NONE) { failed++; io.err(`samsa: group ${g.groupId}: ${new KafkaError(g.errorCode).message}\n`); continue; }

@@ -6,6 +6,7 @@
  *   samsa topics list|create|describe|delete                               manage topics
  *   samsa produce TOPIC / samsa consume TOPIC                              kcat-like data in and out
  *   samsa groups list|describe                                             consumer groups and lag
+ *   samsa dlq tail GROUP                                                   a share group's dead-lettered records
  *   samsa log-dirs --log-dir DIR                                           sizes, dirty ratio, last cleaning
  *   samsa cluster start [--brokers 3]                                      etcd + brokers on loopback
  *
@@ -23,6 +24,7 @@ const HELP = `usage: samsa <command> [options]
   produce TOPIC [--value V | stdin lines]            produce records (key, headers, partition)
   consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group
   groups list|describe GROUP                         consumer groups, committed offsets and lag
+  dlq tail GROUP [consume options]                   a share group's dead-lettered records with their headers
   log-dirs --log-dir DIR [--topic NAME]              per partition: size, cleaner dirty ratio, last cleaning (local read)
   schedule list TOPIC                                pending records of a schedule topic by due minute
   cluster start [--brokers N]                        etcd and N brokers on loopback (development)
@@ -92,6 +94,13 @@ switch (sub) {
   case 'schedule':
     void client(async () => (await import('./schedule.js')).scheduleCommand(rest, io));
     break;
+  case 'dlq': {
+    const abort = new AbortController();
+    process.once('SIGINT', () => abort.abort());
+    process.once('SIGTERM', () => abort.abort());
+    void client(async () => (await import('./share-groups.js')).dlqCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+    break;
+  }
   case 'log-dirs':
     void client(async () => (await import('./log-dirs.js')).logDirsCommand(rest, io));
     break;
