@@ -4,7 +4,8 @@
  * session rules of ShareFetch / ShareAcknowledge, and the offsets APIs on unknown and non-empty
  * groups. Each probe uses a group of its own (`psg-<id>`); member ids are the probe's own.
  */
-import { coordinatorsReady, createTopic, topicId } from './fixtures.js';
+import { CONSUMER_METADATA, coordinatorsReady, createTopic, topicId } from './fixtures.js';
+import { sortAt } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 const TOPIC = 'psg-topic';
@@ -78,6 +79,16 @@ export function shareGroupProbes(): Probe[] {
     p(77, 'describe-joined', 1, 'describe a share group of one member', 'joined', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
     p(77, 'describe-assigned', 1, 'describe a member once its partitions are initialised and assigned: the epochs it took', 'assigned', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
     p(77, 'describe-consumer-group', 1, 'describe a consumer group\'s id as a share group', 'consumer-group', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
+    p(68, 'consumer-join-share-id', 1, 'a consumer-protocol member joins a share group\'s id', 'joined', (_c, g) => ({ groupId: g, memberId: 'psg-member-c', memberEpoch: 0, rebalanceTimeoutMs: 300_000, subscribedTopicNames: [TOPIC], topicPartitions: [] })),
+    p(11, 'classic-join-share-id', 5, 'a classic JoinGroup on a share group\'s id', 'joined', (_c, g) => ({
+      groupId: g, sessionTimeoutMs: 30_000, rebalanceTimeoutMs: 30_000, memberId: '', groupInstanceId: null, protocolType: 'consumer', protocols: [{ name: 'range', metadata: CONSUMER_METADATA([TOPIC]) }],
+    })),
+    p(8, 'commit-share-id', 8, 'an offset commit (generation -1) to a share group\'s id', 'joined', (_c, g) => ({
+      groupId: g, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
+      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' }] }],
+    })),
+    p(15, 'describegroups-share-id', 5, 'DescribeGroups v5 of a share group', 'joined', (_c, g) => ({ groups: [g], includeAuthorizedOperations: false })),
+    { ...p(16, 'listgroups-share', 5, 'ListGroups v5 filtered to share groups in state Stable', 'joined', () => ({ statesFilter: ['Stable'], typesFilter: ['share'] })), normalise: (j) => sortAt(j, 'groups', 'groupId') },
     p(78, 'no-session', 1, 'ShareFetch at epoch 5 without a session: SHARE_SESSION_NOT_FOUND', 'joined', (c, g) => fetchBody(c, g, { shareSessionEpoch: 5 })),
     p(78, 'acks-on-open', 1, 'ShareFetch opening a session with acknowledgements: INVALID_REQUEST', 'joined', (c, g) => fetchBody(c, g, {
       topics: [{ topicId: c.state['psg-topic-id'], partitions: [{ partitionIndex: 0, acknowledgementBatches: [{ firstOffset: 0n, lastOffset: 0n, acknowledgeTypes: [1] }] }] }],

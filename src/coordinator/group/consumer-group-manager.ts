@@ -75,6 +75,8 @@ export class ConsumerGroupManager {
   readonly assignors: PartitionAssignor[];
   /** Classic members of consumer groups, and the online upgrade of classic groups. */
   readonly mixed: ClassicMembersOfConsumerGroups;
+  /** Whether a share group has this id (set by the shard): consumer-protocol joins to it are refused. */
+  isShareGroup: (groupId: string) => boolean = () => false;
   /** Timers to arm once an upgrade's records are written (the converted members' sessions). */
   private pendingUpgrade: (() => void) | null = null;
 
@@ -143,6 +145,7 @@ export class ConsumerGroupManager {
   private groupFor(groupId: string, create: boolean, records: Rec[]): ConsumerGroup {
     const existing = this.groups.get(groupId);
     if (existing) return existing;
+    if (this.isShareGroup(groupId)) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
     const classic = this.classic.groups.get(groupId);
     if (classic && !classic.is('Dead')) {
       if (!classic.is('Empty') || classic.pendingMembers.size > 0) {

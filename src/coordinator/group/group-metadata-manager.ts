@@ -85,6 +85,8 @@ const joinKey = (groupId: string) => `join-${groupId}`;
 const syncKey = (groupId: string) => `sync-${groupId}`;
 
 export class GroupMetadataManager {
+  /** Whether a share group has this id (set by the shard; classic joins to it are refused). */
+  isShareGroup: (groupId: string) => boolean = () => false;
   readonly groups = new Map<string, ClassicGroup>();
 
   constructor(private readonly ctx: ShardContext<Rec>, private readonly config: GroupConfig) {}
@@ -234,6 +236,8 @@ export class GroupMetadataManager {
       return fail(ErrorCode.INVALID_SESSION_TIMEOUT, req.memberId);
     }
     const isUnknown = req.memberId === '';
+    // A share group's id (Kafka 4.4's classicGroupJoin on a group of another type).
+    if (this.isShareGroup(req.groupId)) return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL, isUnknown ? '' : req.memberId);
     if (!existed && !isUnknown) return fail(ErrorCode.UNKNOWN_MEMBER_ID, req.memberId);
     const group = this.getOrCreate(req.groupId);
     if (group.is('Dead')) return fail(ErrorCode.COORDINATOR_NOT_AVAILABLE, req.memberId);

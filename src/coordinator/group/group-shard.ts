@@ -39,6 +39,10 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     this.offsets.consumerGroups = this.consumerQueries;
     const shareBase = config.share ?? defaultShareGroupConfig();
     this.share = new ShareGroupManager(ctx, (groupId) => shareConfigOfGroup(shareBase, groupConfigs, groupId), topics, (id) => this.groups.groups.has(id) || this.consumer.groups.has(id));
+    const isShareGroup = (id: string) => this.share.has(id);
+    this.groups.isShareGroup = isShareGroup;
+    this.offsets.isShareGroup = isShareGroup;
+    this.consumer.isShareGroup = isShareGroup;
   }
 
   replay(record: Rec, txn?: TxnProducer): void {

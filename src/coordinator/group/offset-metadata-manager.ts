@@ -61,6 +61,8 @@ export interface FetchedTopic {
 }
 
 export class OffsetMetadataManager {
+  /** Whether a share group has this id (set by the shard). */
+  isShareGroup: (groupId: string) => boolean = () => false;
   /** group → topic → partition → offset */
   readonly offsets = new Map<string, Map<string, Map<number, OffsetAndMetadata>>>();
 
@@ -164,6 +166,8 @@ export class OffsetMetadataManager {
   validateCommit(req: Pick<CommitRequest, 'groupId' | 'generationId' | 'memberId' | 'groupInstanceId'>, apiVersion: number, transactional = false): number {
     const consumer = this.consumerGroups?.validateOffsetCommit(req, apiVersion, transactional);
     if (consumer !== undefined) return consumer;
+    // Share groups keep no committed offsets (Kafka: GROUP_ID_NOT_FOUND).
+    if (this.isShareGroup(req.groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
     const group = this.groups.groups.get(req.groupId);
     if (!group) {
       if (req.generationId < 0) return ErrorCode.NONE;
