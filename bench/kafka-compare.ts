@@ -1,7 +1,8 @@
 /**
  * Samsa against Apache Kafka on the same machine, in one run, with Kafka's own perf tools.
  *
- *   npm run bench:kafka [-- --rounds 3 --records 1000000 --size 1024 --latency-records 200000]
+ *   npm run bench:kafka [-- --rounds 3 --records 1000000 --size 1024 --latency-records 200000
+ *                        --rdk-count 200000 --loadgen-duration 5 --no-rdk --no-loadgen]
  *
  * Both brokers are single nodes with the settings that matter alike: one node, the default flush
  * policy of both (no fsync per request; the OS writes back), 1 GiB segments, auto-creation off,
@@ -14,6 +15,12 @@
  *   produce acks=1 / acks=all × 1 / 64 partitions   ProducerPerformance, RECORDS × SIZE, as fast as possible
  *   latency p1 @20k/s                             ProducerPerformance at --throughput 20000, LATENCY_RECORDS
  *   consume p1 / p64                               ConsumerPerformance of the records produced with acks=1
+ *   rdk produce acks=1 p1 / p64, rdk consume p64   librdkafka's rdk-bench (../shared/bench-peers, built
+ *                                                  in a scratch dir; left out with one line if it cannot
+ *                                                  be built, or with --no-rdk), RDK_COUNT × SIZE, linger 5 ms
+ *   loadgen produce p8 / loadgen fetch p8          bench/loadgen.ts (Samsa's protocol-level generator:
+ *                                                  pre-built batches, 4 connections × 8 Produce requests
+ *                                                  in flight, then Fetch), LOADGEN_S seconds (--no-loadgen)
  * Per scenario: records/s, MiB/s, latency p50/p99/p99.9 (producer), broker CPU seconds per GiB
  * moved (/proc/PID/stat); per broker: time from spawn to the first accepted produce, idle RSS after
  * start-up and peak RSS (VmHWM) at the end of the round. The table shows medians over the rounds
@@ -26,7 +33,10 @@ import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { KafkaConn, createTopics } from './lib/kafka-conn.js';
-import { median, procCpuSeconds, procRssMiB, sleep, startSamsa } from './lib/proc.js';
+import { REPO_ROOT, median, procCpuSeconds, procRssMiB, sleep, startSamsa } from './lib/proc.js';
+import { buildRdkBench, type RdkBench } from './lib/rdk-bench.js';
+import { runCmd } from './lib/run.js';
+import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KAFKA_VERSION, javaBin, javaMissing, kafkaJars, LOG4J_CONFIG, startKafka } from '../tools/kafka/kafka.js';
 
@@ -40,6 +50,9 @@ const RECORDS = opt('records', 1_000_000);
 const SIZE = opt('size', 1024);
 const LATENCY_RECORDS = opt('latency-records', 200_000);
 const jsonOut = args.includes('--json') ? args[args.indexOf('--json') + 1] : null;
+const RDK_COUNT = opt('rdk-count', 200_000);
+const LOADGEN_S = opt('loadgen-duration', 5);
+let rdk: RdkBench | null = null;
 
 /** What kafka-server-start.sh gives the broker (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS). */
 const KAFKA_JVM = ['-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
@@ -143,10 +156,19 @@ function parseConsumer(out: string): Omit<Figures, 'cpuSPerGiB'> {
   return { recordsPerS: Number(f[9]), mibPerS: Number(f[8]) };
 }
 
+interface RunResult {
+  figures: Omit<Figures, 'cpuSPerGiB'>;
+  bytes: number;
+  /** The generator's own figure (loadgen times its phases apart); else from the broker's CPU over the run. */
+  cpuSPerGiB?: number;
+  /** More rows measured by the same run (loadgen's fetch phase). */
+  also?: { id: string; figures: Omit<Figures, 'cpuSPerGiB'>; cpuSPerGiB: number }[];
+}
+
 interface Scenario {
   id: string;
   partitions: number;
-  run(b: Broker, topic: string): Promise<{ figures: Omit<Figures, 'cpuSPerGiB'>; bytes: number }>;
+  run(b: Broker, topic: string): Promise<RunResult>;
   /** The topic this scenario reads (consume scenarios): the one `from` produced into. */
   from?: string;
 }
@@ -171,11 +193,54 @@ const consume = (partitions: number, from: string): Scenario => ({
   },
 });
 
+const rdkProduce = (partitions: number): Scenario => ({
+  id: `rdk produce acks=1 p${partitions}`,
+  partitions,
+  async run(b, topic) {
+    const r = await rdk!.run(['produce', '-t', topic, '-n', String(RDK_COUNT), '-s', String(SIZE), '-l', '5', '-a', '1', ...(partitions === 1 ? ['-P', '0'] : ['-p', String(partitions)])],
+      `127.0.0.1:${b.port}`, 120, RDK_COUNT);
+    if (!r.ok) throw new Error(`rdk-bench produce: ${r.error}`);
+    return { figures: { recordsPerS: r.msgsPerS, mibPerS: r.mibPerS, p50: r.p50, p99: r.p99 }, bytes: RDK_COUNT * SIZE };
+  },
+});
+
+const rdkConsume = (partitions: number, from: string): Scenario => ({
+  id: `rdk consume p${partitions}`,
+  partitions,
+  from,
+  async run(b, topic) {
+    const r = await rdk!.run(['consume', '-t', topic, '-n', String(RDK_COUNT)], `127.0.0.1:${b.port}`, 120, RDK_COUNT);
+    if (!r.ok) throw new Error(`rdk-bench consume: ${r.error}`);
+    return { figures: { recordsPerS: r.msgsPerS, mibPerS: r.mibPerS }, bytes: RDK_COUNT * SIZE };
+  },
+});
+
+/** bench/loadgen.ts against the running broker: its produce phase, and its fetch phase as a second row. */
+const loadgen: Scenario = {
+  id: 'loadgen produce p8',
+  partitions: 0, // loadgen creates a fresh 8-partition topic itself
+  async run(b) {
+    const r = await runCmd(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'loadgen.ts'), '--bootstrap', `127.0.0.1:${b.port}`, '--broker-pid', String(b.pid),
+      '--duration', String(LOADGEN_S), '--record-size', String(SIZE), '--json'], { cwd: REPO_ROOT, timeoutMs: (LOADGEN_S + 150) * 1000 });
+    const line = r.stdout.trim().split('\n').reverse().find((l) => l.startsWith('{'));
+    if (r.code !== 0 || !line) throw new Error(`loadgen exited ${r.code}: ${(r.stderr || r.stdout).slice(-800)}`);
+    const j = JSON.parse(line) as { produce: { msgsPerSec: number; mibPerSec: number; latencyMs: { p50: number; p99: number }; brokerCpuSPerGiB: number; messages: number }; fetch: { msgsPerSec: number; mibPerSec: number; brokerCpuSPerGiB: number } | null };
+    return {
+      figures: { recordsPerS: j.produce.msgsPerSec, mibPerS: j.produce.mibPerSec, p50: j.produce.latencyMs.p50, p99: j.produce.latencyMs.p99 },
+      bytes: j.produce.messages * SIZE,
+      cpuSPerGiB: j.produce.brokerCpuSPerGiB,
+      also: j.fetch ? [{ id: 'loadgen fetch p8', figures: { recordsPerS: j.fetch.msgsPerSec, mibPerS: j.fetch.mibPerSec }, cpuSPerGiB: j.fetch.brokerCpuSPerGiB }] : [],
+    };
+  },
+};
+
 const SCENARIOS: Scenario[] = [
   produce('1', 1), produce('1', 64), produce('all', 1), produce('all', 64),
   produce('1', 1, 20_000, LATENCY_RECORDS),
   consume(1, 'produce acks=1 p1'), consume(64, 'produce acks=1 p64'),
 ];
+/** Added by main() when their generators are available. */
+const GENERATOR_SCENARIOS: Scenario[] = [];
 
 const topicName = (id: string) => id.replace(/[^a-zA-Z0-9]+/g, '-');
 
@@ -184,21 +249,31 @@ async function round(name: 'samsa' | 'kafka', results: Map<string, Map<string, F
   try {
     const c = await KafkaConn.connect('127.0.0.1', b.port, 5000);
     try {
-      await createTopics(c, SCENARIOS.filter((s) => !s.from).map((s) => ({ name: topicName(s.id), partitions: s.partitions })));
+      await createTopics(c, [...SCENARIOS, ...GENERATOR_SCENARIOS].filter((s) => !s.from && s.partitions > 0).map((s) => ({ name: topicName(s.id), partitions: s.partitions })));
     } finally {
       c.close();
     }
     await sleep(2000); // Kafka serves new partitions a moment after CreateTopics answers
-    for (const s of SCENARIOS) {
+    for (const s of [...SCENARIOS, ...GENERATOR_SCENARIOS]) {
       const topic = topicName(s.from ?? s.id);
       const cpu0 = procCpuSeconds(b.pid);
-      const { figures, bytes } = await s.run(b, topic);
-      const cpuSPerGiB = (procCpuSeconds(b.pid) - cpu0) / (bytes / (1 << 30));
-      const per = results.get(s.id) ?? new Map<string, Figures[]>();
-      results.set(s.id, per);
-      per.set(name, [...(per.get(name) ?? []), { ...figures, cpuSPerGiB }]);
-      console.error(`  ${name.padEnd(5)} ${s.id.padEnd(22)} ${figures.recordsPerS.toFixed(0).padStart(8)} rec/s ${figures.mibPerS.toFixed(1).padStart(7)} MiB/s` +
-        (figures.p99 !== undefined ? `  p50 ${figures.p50} p99 ${figures.p99} p99.9 ${figures.p999} ms` : '') + `  ${cpuSPerGiB.toFixed(1)} CPU-s/GiB`);
+      let res: RunResult;
+      try {
+        res = await s.run(b, topic);
+      } catch (err) {
+        // One generator failing (e.g. a client the broker cannot serve) leaves its row empty for this round.
+        console.error(`  ${name.padEnd(5)} ${s.id.padEnd(22)} FAILED: ${(err as Error).message.split('\n')[0]}`);
+        continue;
+      }
+      const cpuSPerGiB = res.cpuSPerGiB ?? (procCpuSeconds(b.pid) - cpu0) / (res.bytes / (1 << 30));
+      for (const row of [{ id: s.id, figures: res.figures, cpuSPerGiB }, ...(res.also ?? [])]) {
+        const per = results.get(row.id) ?? new Map<string, Figures[]>();
+        results.set(row.id, per);
+        per.set(name, [...(per.get(name) ?? []), { ...row.figures, cpuSPerGiB: row.cpuSPerGiB }]);
+        const f = row.figures;
+        console.error(`  ${name.padEnd(5)} ${row.id.padEnd(22)} ${f.recordsPerS.toFixed(0).padStart(8)} rec/s ${f.mibPerS.toFixed(1).padStart(7)} MiB/s` +
+          (f.p99 !== undefined ? `  p50 ${f.p50} p99 ${f.p99}${f.p999 !== undefined ? ` p99.9 ${f.p999}` : ''} ms` : '') + `  ${row.cpuSPerGiB.toFixed(1)} CPU-s/GiB`);
+      }
     }
     const bf = brokerFigures.get(name) ?? { startMs: [], idle: [], peak: [] };
     brokerFigures.set(name, bf);
@@ -217,6 +292,15 @@ async function main(): Promise<void> {
     return;
   }
   kafkaJars();
+  if (!args.includes('--no-rdk')) {
+    const built = await buildRdkBench();
+    if ('skipped' in built) console.error(`bench:kafka: rdk-bench rows left out: ${built.skipped}`);
+    else {
+      rdk = built;
+      GENERATOR_SCENARIOS.push(rdkProduce(1), rdkProduce(64), rdkConsume(64, 'rdk produce acks=1 p64'));
+    }
+  }
+  if (!args.includes('--no-loadgen')) GENERATOR_SCENARIOS.push(loadgen);
   console.error(`Samsa vs Apache Kafka ${KAFKA_VERSION}: ${ROUNDS} round(s), ${RECORDS} × ${SIZE} B (latency: ${LATENCY_RECORDS} at 20k/s), ${cpus().length} cores, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, node ${process.version}`);
   const results = new Map<string, Map<string, Figures[]>>();
   const brokerFigures = new Map<string, { startMs: number[]; idle: number[]; peak: number[] }>();
@@ -236,7 +320,7 @@ async function main(): Promise<void> {
     const pick = (xs: Figures[], f: keyof Figures) => med(xs.map((x) => x[f]).filter((v): v is number => v !== undefined));
     rows.push([`${id} MiB/s`, fmt(pick(s, 'mibPerS'), 1), fmt(pick(k, 'mibPerS'), 1), `×${fmt(pick(s, 'mibPerS') / pick(k, 'mibPerS'), 2)}`]);
     if (s.some((x) => x.p99 !== undefined)) {
-      for (const f of ['p50', 'p99', 'p999'] as const) rows.push([`${id} ${f} ms`, fmt(pick(s, f), 1), fmt(pick(k, f), 1), `×${fmt(pick(s, f) / pick(k, f), 2)}`]);
+      for (const f of ['p50', 'p99', 'p999'] as const) if (s.some((x) => x[f] !== undefined)) rows.push([`${id} ${f} ms`, fmt(pick(s, f), 1), fmt(pick(k, f), 1), `×${fmt(pick(s, f) / pick(k, f), 2)}`]);
     }
     rows.push([`${id} broker CPU-s/GiB`, fmt(pick(s, 'cpuSPerGiB'), 1), fmt(pick(k, 'cpuSPerGiB'), 1), `×${fmt(pick(s, 'cpuSPerGiB') / pick(k, 'cpuSPerGiB'), 2)}`]);
   }
@@ -251,6 +335,7 @@ async function main(): Promise<void> {
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => r[i].length)));
   console.log(rows.map((r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ')).join('\n'));
   if (jsonOut) writeFileSync(jsonOut, JSON.stringify(json, null, 2) + '\n');
+  rdk?.cleanup();
 }
 
 await main();
