@@ -4,14 +4,14 @@
  * the same clients (confluent-kafka 2.16's ShareConsumer, the Java client 4.4's
  * KafkaShareConsumer, kafkajs for the classic group beside them), the same short share-group
  * sessions and lowered lock-duration bound, the same assertions. What passes here and on Samsa is
- * behaviour the scenarios may rely on. Kafka 4.4 serves share groups without a feature flag (the
+ * behaviour the scenarios may rely on. The scenarios run at once (each on its own topic and group). Kafka 4.4 serves share groups without a feature flag (the
  * share.version feature is on for a freshly formatted cluster).
  * @samsa-timeout 400
  */
 import { test } from 'uvu';
 import type { RunningKafka } from '../tools/kafka/kafka.js';
 import { kafkaOrSkip } from '../test/support/kafka.js';
-import { SHARE_BROKER_CONFIG, confluentDeadLetterScenarios, confluentScenarios, javaScenarios } from '../test/e2e/share-groups-scenarios.js';
+import { SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, javaScenarios } from '../test/e2e/share-groups-scenarios.js';
 
 let kafka: RunningKafka | null = null;
 
@@ -24,7 +24,7 @@ test.after(async () => {
   await kafka?.stop();
 });
 
-for (const s of [...confluentScenarios, ...confluentDeadLetterScenarios, ...javaScenarios({ deadLetters: true })]) {
+for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...javaScenarios({ deadLetters: true })])) {
   test(`Kafka 4.4: ${s.name}`, async () => {
     if (!kafka) return;
     await s.run(kafka.bootstrap, 'kafka');

@@ -5,8 +5,9 @@
  * come back to the others after the lock duration; RELEASE redelivers with delivery count 2; a
  * record at the delivery limit is archived, and with a dead-letter topic (KIP-1191) copied there
  * with its headers, as a rejected one is; a kafkajs classic group reads beside a share group;
- * the share state survives a broker restart. The scenarios (share-groups-scenarios.ts) also run
- * against Kafka 4.4 in compat-tests/share-groups.test.ts.
+ * the share state survives a broker restart. The scenarios (share-groups-scenarios.ts) run at
+ * once, each on its own topic and group, the restart one after them; they also run against
+ * Kafka 4.4 in compat-tests/share-groups.test.ts.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -15,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { VENV_PYTHON, venvPython } from '../support/external.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, confluentDeadLetterScenarios, confluentScenarios } from './share-groups-scenarios.js';
+import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios } from './share-groups-scenarios.js';
 
 let b: RunningBroker;
 
@@ -27,7 +28,7 @@ test.after(async () => {
   await b?.stop();
 });
 
-for (const s of [...confluentScenarios, ...confluentDeadLetterScenarios]) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 /** Runs a venv Python script until its first JSON line, which it resolves with; `stop()` SIGKILLs it. */
 function pythonUntilLine(script: string, args: string[]): { line: Promise<Record<string, any>>; stop(): void } {

@@ -47,6 +47,25 @@ export interface DeadLetter {
   headers: Record<string, string>;
 }
 
+/**
+ * The scenarios run all at once (each has its own topics and groups): the first one asked to run
+ * starts every one against that bootstrap, and each then waits for its own. A test file then takes
+ * as long as its slowest scenario rather than their sum (CI has 2 cores and a time budget).
+ */
+export function concurrently(scenarios: Scenario[]): Scenario[] {
+  let started: { bs: string; runs: Promise<void>[] } | null = null;
+  return scenarios.map((s, i) => ({
+    name: s.name,
+    run: (bs: string, label: string) => {
+      if (started?.bs !== bs) {
+        started = { bs, runs: scenarios.map((x) => x.run(bs, label)) };
+        for (const r of started.runs) r.catch(() => undefined);
+      }
+      return started.runs[i];
+    },
+  }));
+}
+
 async function py(bs: string, script: string, what: string, timeoutMs = 90_000): Promise<Record<string, any>> {
   const res = await venvPython(script, [bs], { timeoutMs });
   assert.is(res.code, 0, `${what}: ${describeRun(res)}`);
@@ -119,7 +138,7 @@ def wait_until(cond, timeout, what):
             return
         time.sleep(0.05)
     raise SystemExit('timed out: ' + what)
-def settle(workers, seconds):
+def settle(workers, seconds=0.5):
     """Polls on for a while: whatever would still be redelivered shows up."""
     time.sleep(seconds)
     for w in workers:
@@ -136,7 +155,7 @@ t0 = time.time()
 ws = [Worker('w%d' % i, 'sg-c-three-g', 'sg-c-three', pause=0.01) for i in range(3)]
 wait_until(lambda: len({v for w in ws for v in w.accepted}) == 300, 60, 'all 300 accepted')
 seconds = round(time.time() - t0, 2)
-settle(ws, 1.0)
+settle(ws)
 out(accepted=[w.accepted for w in ws], counts=[sorted({n for (_, _, n, _) in w.seen}) for w in ws], errors=[w.errors for w in ws], seconds=seconds)
 `, 'three consumers');
   const accepted: string[][] = o.accepted;
@@ -171,7 +190,7 @@ os.kill(victim.pid, signal.SIGKILL)
 victim.wait()
 ws = [Worker('w%d' % i, 'sg-c-kill-g', 'sg-c-kill', pause=0.005) for i in range(2)]
 wait_until(lambda: len({v for w in ws for v in w.accepted}) == 100, 60, 'all 100 accepted by the others')
-settle(ws, 1.0)
+settle(ws)
 again = [s for w in ws for s in w.seen if s[0] in held]
 out(held=held, accepted=[w.accepted for w in ws], again=again, afterSeconds=round(min(s[3] for s in again) - acquired_at, 2) if again else None)
 `, 'killed consumer');
@@ -192,7 +211,7 @@ while not held:
 acquired_at = time.time()
 ws = [Worker('w%d' % i, 'sg-c-freeze-g', 'sg-c-freeze', pause=0.005) for i in range(2)]
 wait_until(lambda: len({v for w in ws for v in w.accepted}) == 100, 60, 'all 100 accepted by the others')
-settle(ws, 1.0)
+settle(ws)
 again = [s for w in ws for s in w.seen if s[0] in held]
 out(held=held, accepted=[w.accepted for w in ws], again=again, afterSeconds=round(min(s[3] for s in again) - acquired_at, 2) if again else None)
 `, 'frozen consumer');
@@ -219,7 +238,7 @@ produce('sg-c-release', ['r%d' % i for i in range(20)])
 released = {'r%d' % i for i in range(5)}
 w = Worker('w', 'sg-c-release-g', 'sg-c-release', decide=lambda v, n: 'release' if v in released and n == 1 else 'accept')
 wait_until(lambda: len(set(w.accepted)) == 20, 30, 'all 20 accepted')
-settle([w], 1.0)
+settle([w])
 deliveries = {}
 for (v, _, n, _) in w.seen:
     deliveries.setdefault(v, []).append(n)
@@ -244,7 +263,7 @@ wait_until(lambda: len(set(w.accepted)) == 8 and [s[2] for s in w.seen if s[0] =
 # record would have come back had it not been archived.
 produce('${prefix}', ['after'])
 wait_until(lambda: 'after' in w.accepted, 30, 'the record after')
-settle([w], 1.0)
+settle([w])
 out(poison=[s[2] for s in w.seen if s[0] == 'r3'], rejected=[s[2] for s in w.seen if s[0] == 'r6'], accepted=w.accepted)
 ${dlqTopic === null ? '' : `
 c = Consumer({'bootstrap.servers': bs, 'group.id': '${prefix}-reader', 'enable.auto.commit': False})

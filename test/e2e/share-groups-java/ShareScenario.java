@@ -1,7 +1,9 @@
 // The Java client (Apache Kafka 4.4) in share groups (KIP-932): KafkaShareConsumer scenarios
 // driven by test/e2e/share-groups-scenarios.ts, run with the single-file source launcher
 // (java -cp <kafka jars> ShareScenario.java MODES BOOTSTRAP), MODES a comma-separated list run
-// one after the other in this JVM. Each prints JSON lines tagged with "mode".
+// at the same time in this JVM, one thread each (their topics and groups are their own): the
+// JVM's start and the compilation are paid once and the run takes as long as the slowest mode.
+// Each mode prints JSON lines tagged with "mode".
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.*;
@@ -153,11 +155,11 @@ public class ShareScenario {
         return String.valueOf(o);
     }
 
-    static String mode;
+    static final ThreadLocal<String> mode = new ThreadLocal<>();
 
     static void out(Object... kv) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("mode", mode);
+        m.put("mode", mode.get());
         for (int i = 0; i < kv.length; i += 2) m.put((String) kv[i], kv[i + 1]);
         System.out.println(json(m));
         System.out.flush();
@@ -169,24 +171,30 @@ public class ShareScenario {
             victim(args[2], args[3]);
             return;
         }
-        int failed = 0;
+        String[] modes = args[0].split(",");
+        ExecutorService pool = Executors.newFixedThreadPool(modes.length);
+        List<Future<Boolean>> runs = new ArrayList<>();
         try (Admin a = Admin.create(Map.of("bootstrap.servers", bs))) {
             admin = a;
-            for (String m : args[0].split(",")) {
-                mode = m;
+            for (String m : modes) runs.add(pool.submit(() -> {
+                mode.set(m);
                 try {
                     run(m);
+                    return true;
                 } catch (Throwable t) {
-                    failed++;
                     System.err.println("mode " + m + " failed:");
                     t.printStackTrace();
                     StringBuilder why = new StringBuilder(String.valueOf(t));
                     for (Throwable c = t.getCause(); c != null; c = c.getCause()) why.append(" / ").append(c);
                     out("error", why.toString());
+                    return false;
                 }
-            }
+            }));
+            int failed = 0;
+            for (Future<Boolean> f : runs) if (!f.get()) failed++;
+            System.out.flush();
+            System.exit(failed == 0 ? 0 : 1);
         }
-        System.exit(failed == 0 ? 0 : 1);
     }
 
     static void run(String m) throws Exception {
@@ -211,7 +219,7 @@ public class ShareScenario {
         for (int i = 0; i < 3; i++) ws.add(new Worker("w" + i, "sg-j-three-g", "sg-j-three", 10));
         waitUntil("all 300 accepted", 60_000, () -> ws.stream().flatMap(w -> w.acceptedSet().stream()).distinct().count() == 300);
         double seconds = (System.currentTimeMillis() - t0) / 1000.0;
-        settle(1000, ws.toArray(new Worker[0]));
+        settle(500, ws.toArray(new Worker[0]));
         out("accepted", ws.stream().map(w -> new ArrayList<>(w.accepted)).collect(Collectors.toList()),
             "counts", ws.stream().map(w -> w.seen.stream().map(Seen::deliveryCount).distinct().sorted().collect(Collectors.toList())).collect(Collectors.toList()),
             "seconds", seconds);
@@ -253,7 +261,7 @@ public class ShareScenario {
     static void redelivered(String topic, List<String> held, long acquiredAt) throws Exception {
         Worker[] ws = { new Worker("w0", topic + "-g", topic, 5), new Worker("w1", topic + "-g", topic, 5) };
         waitUntil("all 100 accepted by the others", 60_000, () -> Arrays.stream(ws).flatMap(w -> w.acceptedSet().stream()).distinct().count() == 100);
-        settle(1000, ws);
+        settle(500, ws);
         List<List<Object>> again = new ArrayList<>();
         long first = Long.MAX_VALUE;
         for (Worker w : ws) for (Seen s : w.seen) if (held.contains(s.value)) {
@@ -300,7 +308,7 @@ public class ShareScenario {
         Set<String> released = new HashSet<>(values(5));
         Worker w = new Worker("w", "sg-j-release-g", "sg-j-release", 0, (v, n) -> released.contains(v) && n == 1 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT);
         waitUntil("all 20 accepted", 30_000, () -> w.acceptedSet().size() == 20);
-        settle(1000, w);
+        settle(500, w);
         Map<String, Object> deliveries = new TreeMap<>();
         for (String v : values(20)) deliveries.put(v, w.deliveriesOf(v));
         out("deliveries", deliveries, "accepted", new ArrayList<>(w.accepted));
@@ -322,7 +330,7 @@ public class ShareScenario {
         // poison record would have come back had it not been archived.
         produce(topic, List.of("after"), 1);
         waitUntil("the record after", 30_000, () -> w.acceptedSet().contains("after"));
-        settle(1000, w);
+        settle(500, w);
         out("poison", w.deliveriesOf("r3"), "rejected", w.deliveriesOf("r6"), "accepted", new ArrayList<>(w.accepted));
         if (dlqTopic == null) return;
         Properties p = new Properties();
