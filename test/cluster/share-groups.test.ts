@@ -1,0 +1,114 @@
+/**
+ * @samsa-timeout 300
+ *
+ * Share groups on three broker processes (etcd, replication factor 3): two confluent-kafka
+ * ShareConsumers accept half of a topic's records, the leader of a partition is SIGKILLed, and
+ * a second pair of consumers reads the rest through the new leader, which loads the
+ * share-partition's state from `__share_group_state` (led by whichever broker the key hashes to).
+ * Every record is accepted exactly once across both runs: nothing acknowledged before the kill
+ * is delivered again, nothing is lost.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import kafkajs from 'kafkajs';
+import { etcdMissing } from '../support/etcd.js';
+import { startCluster, type TestCluster } from '../support/cluster.js';
+import { venvPython } from '../support/external.js';
+import { createTopic, topicOf } from './checker.js';
+import { librdkafkaMissing } from './client-loads.js';
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const missing = etcdMissing() ?? librdkafkaMissing();
+if (missing && IN_CI) throw new Error(`share-groups cluster test: required under CI: ${missing}`);
+
+const TOPIC = 'sg-cluster';
+const GROUP = 'sg-cluster-workers';
+const TOTAL = 200;
+
+let cluster: TestCluster | null = null;
+
+test.before(async () => {
+  if (missing) return;
+  cluster = await startCluster({
+    brokers: 3,
+    config: {
+      'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.lag.time.max.ms': 3000, 'replica.fetch.backoff.ms': 200,
+      'group.share.heartbeat.interval.ms': 500, 'group.share.min.heartbeat.interval.ms': 500,
+      'group.share.session.timeout.ms': 6000, 'group.share.min.session.timeout.ms': 1000,
+      'group.share.assignment.interval.ms': 0, 'share.coordinator.state.topic.num.partitions': 3,
+    },
+  });
+});
+
+test.after(async () => {
+  await cluster?.cleanup();
+});
+
+/** Two share consumers accept records until `want` distinct values were committed (or the deadline); prints them. */
+const CONSUME = `
+import sys, json, time
+from confluent_kafka import ShareConsumer, AcknowledgeType
+bs, group, topic, want, seconds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5])
+cs = [ShareConsumer({'bootstrap.servers': bs, 'group.id': group, 'share.acknowledgement.mode': 'explicit', 'client.id': 'w%d' % i}) for i in range(2)]
+for c in cs: c.subscribe([topic])
+accepted = []
+t0 = time.time()
+while time.time() - t0 < seconds and len(set(accepted)) < want:
+    for c in cs:
+        got = []
+        for m in c.poll(0.3):
+            if m.error() is None:
+                c.acknowledge(m, AcknowledgeType.ACCEPT)
+                got.append(m.value().decode())
+        if got:
+            res = c.commit_sync(30)
+            if all(v is None for v in res.values()): accepted += got
+print(json.dumps({'accepted': accepted}), flush=True)
+for c in cs: c.close()
+`;
+
+async function consume(bootstrap: string, want: number, seconds: number): Promise<string[]> {
+  const r = await venvPython(CONSUME, [bootstrap, GROUP, TOPIC, String(want), String(seconds)], { timeoutMs: (seconds + 60) * 1000 });
+  assert.is(r.code, 0, r.stderr);
+  const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
+  assert.ok(line, r.stdout + r.stderr);
+  return JSON.parse(line!).accepted as string[];
+}
+
+test('SIGKILL of a partition leader: the new leader carries on from the persisted share state; every record accepted once', async () => {
+  if (!cluster) return;
+  const c = cluster;
+  await createTopic(c, TOPIC, 2);
+  const cl = await c.client(c.brokers[0].nodeId);
+  const alter = await cl.send(44, 1, { validateOnly: false, resources: [{ resourceType: 32, resourceName: GROUP, configs: [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }] }] });
+  assert.is(alter.responses[0].errorCode, 0, alter.responses[0].errorMessage ?? '');
+  const kafka = new kafkajs.Kafka({ brokers: c.bootstrapList, logLevel: kafkajs.logLevel.NOTHING });
+  const producer = kafka.producer({ idempotent: true });
+  await producer.connect();
+  for (let i = 0; i < TOTAL; i += 10) {
+    await producer.send({ topic: TOPIC, acks: -1, messages: Array.from({ length: 10 }, (_, k) => ({ value: `v${i + k}`, partition: (i / 10) % 2 })) });
+  }
+  await producer.disconnect();
+
+  const first = await consume(c.bootstrap, TOTAL / 2, 60);
+  assert.ok(first.length >= TOTAL / 2, `first run accepted ${first.length}`);
+  const md = await c.metadata(c.brokers[0].nodeId, [TOPIC]);
+  const leader = topicOf(md, TOPIC)!.partitions.find((p) => p.partitionIndex === 0)!.leaderId;
+  await c.kill(leader);
+  const survivor = c.brokers.find((b) => b.nodeId !== leader)!.nodeId;
+  await c.waitForMetadata(survivor, (m) => (topicOf(m, TOPIC)?.partitions ?? []).every((p) => p.leaderId >= 0 && p.leaderId !== leader), 'new leaders', 30_000);
+  const bootstrap = c.brokers.filter((b) => b.nodeId !== leader).map((b) => `127.0.0.1:${b.port}`).join(',');
+  const second = await consume(bootstrap, TOTAL - new Set(first).size, 90);
+
+  const all = [...first, ...second];
+  const counts = new Map<string, number>();
+  for (const v of all) counts.set(v, (counts.get(v) ?? 0) + 1);
+  const twice = [...counts].filter(([, n]) => n > 1).map(([v]) => v);
+  const lost = Array.from({ length: TOTAL }, (_, i) => `v${i}`).filter((v) => !counts.has(v));
+  console.log(`share groups on 3 brokers: ${first.length} accepted before the SIGKILL of broker ${leader}, ${second.length} after; ${twice.length} twice, ${lost.length} missing`);
+  assert.equal(lost, [], 'every record accepted');
+  assert.equal(twice, [], 'nothing accepted before the kill was delivered again');
+  await c.start(leader);
+});
+
+test.run();
