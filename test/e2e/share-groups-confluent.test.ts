@@ -4,7 +4,8 @@
  * on one partition share the work, each record processed once; a SIGKILLed consumer's records
  * come back to the others after the lock duration; RELEASE redelivers with delivery count 2; a
  * record at the delivery limit is archived, and with a dead-letter topic (KIP-1191) copied there
- * with its headers, as a rejected one is; a kafkajs classic group reads beside a share group;
+ * with its headers, as a rejected one is; Samsa's redelivery backoff spaces redeliveries by at
+ * least base x 2^(n-1); a kafkajs classic group reads beside a share group;
  * the share state survives a broker restart. The scenarios (share-groups-scenarios.ts) run at
  * once, each on its own topic and group, the restart one after them; they also run against
  * Kafka 4.4 in compat-tests/share-groups.test.ts.
@@ -16,7 +17,7 @@ import { spawn } from 'node:child_process';
 import { VENV_PYTHON, venvPython } from '../support/external.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios } from './share-groups-scenarios.js';
+import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, samsaOnlyScenarios } from './share-groups-scenarios.js';
 
 let b: RunningBroker;
 
@@ -28,7 +29,7 @@ test.after(async () => {
   await b?.stop();
 });
 
-for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...samsaOnlyScenarios])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 /** Runs a venv Python script until its first JSON line, which it resolves with; `stop()` SIGKILLs it. */
 function pythonUntilLine(script: string, args: string[]): { line: Promise<Record<string, any>>; stop(): void } {
