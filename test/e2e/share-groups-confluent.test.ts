@@ -2,22 +2,26 @@
  * Share groups (KIP-932) with confluent-kafka 2.16's ShareConsumer (librdkafka 2.16, from the
  * venv tools/ensure-test-deps.sh builds), explicit acknowledgement, against Samsa: three consumers
  * on one partition share the work, each record processed once; a SIGKILLed consumer's records
- * come back to the others after the lock duration; RELEASE redelivers with delivery count 2; a
+ * come back to the others when its connection closes, those of a consumer that stopped polling
+ * after the lock duration; RELEASE redelivers with delivery count 2; a
  * record at the delivery limit is archived, and with a dead-letter topic (KIP-1191) copied there
  * with its headers, as a rejected one is; Samsa's redelivery backoff spaces redeliveries by at
  * least base x 2^(n-1); a kafkajs classic group reads beside a share group;
- * the share state survives a broker restart. The scenarios (share-groups-scenarios.ts) run at
- * once, each on its own topic and group, the restart one after them; they also run against
- * Kafka 4.4 in compat-tests/share-groups.test.ts.
+ * the share state survives a SIGKILL of the broker and a restart. The scenarios
+ * (share-groups-scenarios.ts) run at once, each on its own topic and group (the crash on a broker
+ * process of its own); all but the Samsa-only ones also run against Kafka 4.4 in
+ * compat-tests/share-groups.test.ts.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { spawn } from 'node:child_process';
-import { VENV_PYTHON, venvPython } from '../support/external.js';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
+import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, samsaOnlyScenarios } from './share-groups-scenarios.js';
+import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, samsaOnlyScenarios, type Scenario } from './share-groups-scenarios.js';
 
 let b: RunningBroker;
 
@@ -29,7 +33,19 @@ test.after(async () => {
   await b?.stop();
 });
 
-for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...samsaOnlyScenarios])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+const MAIN = join(process.cwd(), 'src', 'main.ts');
+
+/** A Samsa broker process (SIGKILL is a crash), with the share-group settings of the scenarios. */
+async function brokerProcess(port: number, dir: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const overrides = Object.entries({ ...SHARE_BROKER_CONFIG, listeners: `PLAINTEXT://127.0.0.1:${port}`, 'log.dirs': dir }).flatMap(([k, v]) => ['--override', `${k}=${v}`]);
+  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...overrides], { env: { ...process.env, SAMSA_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d) => { out += d; });
+  child.stderr!.on('data', (d) => { out += d; });
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await waitFor(() => out.includes('Samsa started'), { timeoutMs: 30_000, description: `broker start: ${out.slice(-2000)}` });
+  return { child, exited };
+}
 
 /** Runs a venv Python script until its first JSON line, which it resolves with; `stop()` SIGKILLs it. */
 function pythonUntilLine(script: string, args: string[]): { line: Promise<Record<string, any>>; stop(): void } {
@@ -48,31 +64,38 @@ function pythonUntilLine(script: string, args: string[]): { line: Promise<Record
   return { line, stop: () => void child.kill('SIGKILL') };
 }
 
-test('after a broker restart nothing acknowledged is redelivered and nothing unacknowledged is lost', async () => {
+async function crashAndRestart(): Promise<void> {
   const dir = tmpDir('samsa-share-restart');
-  let r: RunningBroker | null = await startBroker({ port: 0, storage: { dir: dir.path }, config: SHARE_BROKER_CONFIG });
-  const before = pythonUntilLine(PY_RESTART_BEFORE, [hostPort(r.port)]);
+  const port = await freePort();
+  let b = await brokerProcess(port, dir.path);
+  const before = pythonUntilLine(PY_RESTART_BEFORE, [hostPort(port)]);
   try {
-    const { accepted, held } = await before.line;
+    const { accepted, rejected, held } = await before.line;
     assert.is(accepted.length, 20);
-    assert.ok(held.length > 0, 'records acquired and not acknowledged when the broker stops');
-    await r.stop();
-    r = null;
+    assert.equal(rejected, ['r20']);
+    assert.ok(held.length > 0, 'records acquired and not acknowledged when the broker dies');
+    b.child.kill('SIGKILL');
+    await b.exited;
     before.stop();
-    r = await startBroker({ port: 0, storage: { dir: dir.path }, config: SHARE_BROKER_CONFIG });
-    const after = await venvPython(PY_RESTART_AFTER, [hostPort(r.port)], { timeoutMs: 60_000 });
+    b = await brokerProcess(port, dir.path);
+    const after = await venvPython(PY_RESTART_AFTER, [hostPort(port)], { timeoutMs: 60_000 });
     assert.is(after.code, 0, describeRun(after));
     const { seen } = Object.assign({}, ...jsonLines(after, 'after the restart'));
     const values: string[] = seen.map((s: any[]) => s[0]);
-    assert.equal(values.filter((v) => accepted.includes(v)), [], 'nothing acknowledged before the restart is delivered again');
-    assert.equal([...values].sort(), Array.from({ length: 20 }, (_, i) => `r${i + 20}`).sort(), 'every unacknowledged record, once');
+    assert.equal(values.filter((v) => accepted.includes(v) || rejected.includes(v)), [], 'nothing acknowledged before the crash is delivered again');
+    assert.equal([...values].sort(), Array.from({ length: 19 }, (_, i) => `r${i + 21}`).sort(), 'every unacknowledged record, once');
     for (const s of seen) if (!held.includes(s[0])) assert.is(s[2], 1, `${s[0]} was never delivered before`);
-    console.log(`share groups (confluent, samsa): after a restart the ${held.length} records held at the stop came again with delivery counts ${seen.filter((s: any[]) => held.includes(s[0])).map((s: any[]) => s[2]).join(',')}`);
+    console.log(`share groups (confluent, samsa): after a SIGKILL and restart the ${held.length} records held at the crash came again with delivery counts ${seen.filter((s: any[]) => held.includes(s[0])).map((s: any[]) => s[2]).join(',')}`);
   } finally {
     before.stop();
-    await r?.stop();
+    b.child.kill('SIGKILL');
+    await b.exited;
     await dir.cleanup();
   }
-});
+}
+
+const crash: Scenario = { name: 'after the broker is SIGKILLed and restarts nothing acknowledged or rejected is redelivered and nothing unacknowledged is lost', run: crashAndRestart };
+
+for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...samsaOnlyScenarios, crash])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 test.run();

@@ -405,31 +405,40 @@ export const samsaOnlyScenarios: Scenario[] = [
 // ---------------------------------------------------------------------------------------------
 // Samsa only: share state across a broker restart.
 
-/** Before the restart: 20 of 40 records accepted, 10 more acquired and held (the process waits to be killed). */
+/**
+ * Before the restart: of 40 records, r0-r19 accepted and r20 rejected (committed), the records
+ * acquired after r20 held unacknowledged (the process waits to be killed).
+ */
 export const PY_RESTART_BEFORE = `${PY_HEAD}
 create('sg-restart')
 group_config('sg-restart-g', {'share.auto.offset.reset': 'earliest'})
 produce('sg-restart', ['r%d' % i for i in range(40)])
 c = share_consumer('before', 'sg-restart-g', 'sg-restart')
-accepted, held = [], []
+accepted, rejected, held = [], [], []
 end = time.time() + 30
-while len(accepted) < 20 and time.time() < end:
+# r0-r19 accepted, r20 rejected, what comes after it left unacknowledged (and no poll after that).
+while not held and time.time() < end:
     for m in c.poll(0.2):
         if m.error() is None:
-            c.acknowledge(m, AcknowledgeType.ACCEPT)
-            accepted.append(m.value().decode())
-res = c.commit_sync(15)
-assert all(e is None for e in res.values()), res
-while not held and time.time() < end:
-    held = [m.value().decode() for m in c.poll(0.2) if m.error() is None]
-out(accepted=accepted, held=held)
+            v = m.value().decode()
+            if int(v[1:]) < 20:
+                c.acknowledge(m, AcknowledgeType.ACCEPT)
+                accepted.append(v)
+            elif v == 'r20':
+                c.acknowledge(m, AcknowledgeType.REJECT)
+                rejected.append(v)
+            else:
+                held.append(v)
+    res = c.commit_sync(15)
+    assert all(e is None for e in res.values()), res
+out(accepted=accepted, rejected=rejected, held=held)
 time.sleep(600)
 `;
 
-/** After the restart: everything the group is given, until 20 records are accepted and a second passes. */
+/** After the restart: everything the group is given, until 19 records are accepted and a moment passes. */
 export const PY_RESTART_AFTER = `${PY_HEAD}
 w = Worker('after', 'sg-restart-g', 'sg-restart')
-wait_until(lambda: len(w.accepted) >= 20, 30, '20 records after the restart')
+wait_until(lambda: len(w.accepted) >= 19, 30, '19 records after the restart')
 settle([w], 1.5)
 out(seen=[s[:3] for s in w.seen])
 `;
