@@ -406,12 +406,14 @@ export const samsaOnlyScenarios: Scenario[] = [
 // Samsa only: share state across a broker restart.
 
 /**
- * Before the restart: of 40 records, r0-r19 accepted and r20 rejected (committed), the records
- * acquired after r20 held unacknowledged (the process waits to be killed).
+ * Before the restart: of 40 records, r0-r19 accepted and r20 rejected (committed; the group has a
+ * dead-letter topic), the records acquired after r20 held unacknowledged (the process waits to be
+ * killed).
  */
 export const PY_RESTART_BEFORE = `${PY_HEAD}
 create('sg-restart')
-group_config('sg-restart-g', {'share.auto.offset.reset': 'earliest'})
+create('dlq.sg-restart', {'errors.deadletterqueue.group.enable': 'true'})
+group_config('sg-restart-g', {'share.auto.offset.reset': 'earliest', 'errors.deadletterqueue.topic.name': 'dlq.sg-restart'})
 produce('sg-restart', ['r%d' % i for i in range(40)])
 c = share_consumer('before', 'sg-restart-g', 'sg-restart')
 accepted, rejected, held = [], [], []
@@ -435,12 +437,27 @@ out(accepted=accepted, rejected=rejected, held=held)
 time.sleep(600)
 `;
 
-/** After the restart: everything the group is given, until 19 records are accepted and a moment passes. */
+/**
+ * After the restart: everything the group is given, until 19 records are accepted and a moment
+ * passes; then the offsets the dead-letter topic holds.
+ */
 export const PY_RESTART_AFTER = `${PY_HEAD}
 w = Worker('after', 'sg-restart-g', 'sg-restart')
 wait_until(lambda: len(w.accepted) >= 19, 30, '19 records after the restart')
 settle([w], 1.5)
 out(seen=[s[:3] for s in w.seen])
+r = Consumer({'bootstrap.servers': bs, 'group.id': 'sg-restart-reader', 'enable.auto.commit': False})
+r.assign([TopicPartition('dlq.sg-restart', 0, OFFSET_BEGINNING)])
+dead = []
+end = time.time() + 20
+quiet = None
+while time.time() < min(end, quiet or end):
+    m = r.poll(0.2)
+    if m is not None and m.error() is None:
+        dead.append(dict((k, v.decode()) for (k, v) in m.headers())['__dlq.errors.offset'])
+        quiet = time.time() + 1
+r.close()
+out(dead=dead)
 `;
 
 // ---------------------------------------------------------------------------------------------
