@@ -226,7 +226,10 @@ export class SharePartition {
 
   /**
    * Applies a member's acknowledgements; all or nothing: INVALID_RECORD_STATE (false) when an
-   * offset is outside the window, not acquired, or acquired by another member.
+   * offset is outside the window, not acquired, or acquired by another member. A batch wholly
+   * below the start offset (its records acknowledged or archived since, e.g. by the consumer that
+   * had them after this one's lock expired) is ignored without an error, as Kafka 4.4 answers it;
+   * one that reaches into the window still needs every offset acquired by the member.
    */
   acknowledge(memberId: string, batches: readonly { firstOffset: bigint; lastOffset: bigint; acknowledgeTypes: number[] }[], limits: ShareLimits, now: number): boolean {
     for (const b of batches) {
@@ -234,6 +237,7 @@ export class SharePartition {
       const last = Number(b.lastOffset);
       if (last < first || b.acknowledgeTypes.length === 0) return false;
       if (b.acknowledgeTypes.length !== 1 && b.acknowledgeTypes.length !== last - first + 1) return false;
+      if (last < this.startOffset) continue;
       if (first < this.startOffset || last >= this.endOffset) return false;
       for (let o = first; o <= last; o++) {
         const i = o - this.base;
@@ -245,6 +249,7 @@ export class SharePartition {
     for (const b of batches) {
       const first = Number(b.firstOffset);
       const last = Number(b.lastOffset);
+      if (last < this.startOffset) continue;
       for (let o = first; o <= last; o++) {
         const t = b.acknowledgeTypes.length === 1 ? b.acknowledgeTypes[0] : b.acknowledgeTypes[o - first];
         this.apply(o - this.base, t, limits, now);

@@ -31,6 +31,20 @@ test('all or nothing: one bad offset in the batches leaves every record as it wa
   assert.is(sp.stateOf(0)?.state, DeliveryState.ACQUIRED);
 });
 
+test('an acknowledgement wholly below the start offset is ignored; one reaching into the window is refused', () => {
+  const sp = fresh();
+  sp.acquireNew('a', 0, 2, 0);
+  sp.expireLocks(limits, 1000);
+  assert.equal(sp.acquireAvailable('b', 10, 1000), [{ firstOffset: 0, lastOffset: 2, deliveryCount: 2 }]);
+  assert.ok(sp.acknowledge('b', [ack(0, 0, AcknowledgeType.ACCEPT)], limits, 1000));
+  assert.is(sp.acknowledge('a', [ack(0, 2, AcknowledgeType.ACCEPT)], limits, 1000), false, 'offsets 1-2 are b\'s');
+  assert.ok(sp.acknowledge('b', [ack(1, 2, AcknowledgeType.REJECT)], limits, 1000));
+  assert.is(sp.startOffset, 3);
+  assert.ok(sp.acknowledge('a', [ack(0, 2, AcknowledgeType.ACCEPT)], limits, 1000), 'records done since are not an error (Kafka 4.4)');
+  assert.equal(sp.counts(), { available: 0, acquired: 0, acknowledged: 0, archived: 0 });
+  assert.equal(sp.takeArchived().map((r) => r.offset), [1, 2], 'the late ACCEPT changed nothing');
+});
+
 test('RELEASE makes a record available again with its delivery count; at the limit it is archived instead', () => {
   const sp = fresh();
   sp.acquireNew('a', 0, 0, 0);
