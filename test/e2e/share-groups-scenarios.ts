@@ -248,6 +248,48 @@ out(deliveries=deliveries, accepted=w.accepted)
   for (let i = 0; i < 20; i++) assert.equal(o.deliveries[`r${i}`], i < 5 ? [1, 2] : [1], `r${i}: delivery counts the client saw`);
 }
 
+async function confluentLateAck(bs: string): Promise<void> {
+  const o = await py(bs, `${PY_HEAD}
+def late(topic, other_accepts_first):
+    """'slow' acquires 3 records, its 2 s locks expire, 'other' has them (and accepts them first or
+    not); then 'slow' accepts them: what its commit answers."""
+    group = topic + '-g'
+    create(topic)
+    group_config(group, {'share.auto.offset.reset': 'earliest', 'share.record.lock.duration.ms': 2000})
+    produce(topic, ['r%d' % i for i in range(3)])
+    a = share_consumer('slow', group, topic)
+    held = []
+    end = time.time() + 20
+    while not held and time.time() < end:
+        held = [m for m in a.poll(0.3) if m.error() is None]
+    b = share_consumer('other', group, topic)
+    other = []
+    while len(other) < len(held) and time.time() < end:
+        for m in b.poll(0.2):
+            if m.error() is None:
+                other.append(m)
+    def accept_other():
+        for m in other:
+            b.acknowledge(m, AcknowledgeType.ACCEPT)
+        b.commit_sync(10)
+    if other_accepts_first:
+        accept_other()
+    for m in held:
+        a.acknowledge(m, AcknowledgeType.ACCEPT)
+    res = a.commit_sync(10)
+    if not other_accepts_first:
+        accept_other()
+    a.close()
+    b.close()
+    return {'held': len(held), 'otherCounts': [m.delivery_count() for m in other], 'late': [str(v) for v in res.values()]}
+out(whileHeld=late('sg-c-late-held', False), afterAccepted=late('sg-c-late-done', True))
+`, 'late acknowledgement');
+  for (const k of ['whileHeld', 'afterAccepted']) assert.equal(o[k].otherCounts, [2, 2, 2], `${k}: the other consumer had the records after the 2 s lock`);
+  assert.is(o.whileHeld.late.length, 1);
+  assert.match(o.whileHeld.late[0], /INVALID_RECORD_STATE/, 'records another consumer holds cannot be acknowledged');
+  assert.equal(o.afterAccepted.late, ['None'], 'records since acknowledged by the other consumer: the late acknowledgement is ignored, not an error');
+}
+
 function poisonScript(prefix: string, dlqTopic: string | null): string {
   const dlq = dlqTopic === null ? '' : `
 create('${dlqTopic}', {'errors.deadletterqueue.group.enable': 'true'})
@@ -366,6 +408,7 @@ export const confluentScenarios: Scenario[] = [
   { name: 'records a SIGKILLed share consumer held are redelivered to the others when its connection closes', run: confluentKill },
   { name: 'records a share consumer that stopped polling held are redelivered to the others after the lock duration', run: confluentFreeze },
   { name: 'RELEASE redelivers at once, with delivery count 2', run: confluentRelease },
+  { name: 'acknowledging records whose lock expired: INVALID_RECORD_STATE while another consumer holds them, ignored once it accepted them', run: confluentLateAck },
   { name: 'a record released share.delivery.count.limit times is archived and not redelivered; a rejected one is not redelivered', run: confluentPoison },
   { name: 'a classic group (kafkajs) and a share group read the same topic side by side, each sees everything', run: sideBySide(confluentShareReader, 'sg-c') },
 ];
@@ -464,7 +507,7 @@ out(dead=dead)
 // The Java client: share-groups-java/ShareScenario.java, every scenario in one JVM.
 
 const SCENARIO_JAVA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'share-groups-java', 'ShareScenario.java');
-const JAVA_MODES = ['three', 'kill', 'freeze', 'release', 'poison', 'side', 'dlq'] as const;
+const JAVA_MODES = ['three', 'kill', 'freeze', 'release', 'late', 'poison', 'side', 'dlq'] as const;
 type JavaMode = (typeof JAVA_MODES)[number];
 
 let javaRun: { bs: string; modes: string; result: Promise<Map<string, Record<string, any>>> } | null = null;
@@ -536,6 +579,15 @@ function javaScenariosFor(modes: readonly JavaMode[]): Scenario[] {
         const o = await m('release')(bs);
         assert.is(o.accepted.length, 20, 'each record accepted once');
         for (let i = 0; i < 20; i++) assert.equal(o.deliveries[`r${i}`], i < 5 ? [1, 2] : [1], `r${i}: delivery counts the client saw`);
+      },
+    },
+    late: {
+      name: 'Java: acknowledging records whose lock expired: InvalidRecordStateException while another consumer holds them, ignored once it accepted them',
+      run: async (bs) => {
+        const o = await m('late')(bs);
+        for (const k of ['whileHeld', 'afterAccepted']) assert.equal(o[k].otherCounts, [2, 2, 2], `${k}: the other consumer had the records after the 2 s lock`);
+        assert.equal(o.whileHeld.late, ['InvalidRecordStateException'], 'records another consumer holds cannot be acknowledged');
+        assert.equal(o.afterAccepted.late, ['none'], 'records since acknowledged by the other consumer: the late acknowledgement is ignored, not an error');
       },
     },
     poison: {

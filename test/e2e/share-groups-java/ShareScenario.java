@@ -19,6 +19,7 @@ import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.*;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.KafkaException;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.header.Header;
@@ -203,6 +204,7 @@ public class ShareScenario {
             case "kill" -> kill();
             case "freeze" -> freeze();
             case "release" -> release();
+            case "late" -> late();
             case "poison" -> poison("sg-j-poison", null);
             case "dlq" -> poison("sg-j-dlq", "dlq.sg-j-dlq");
             case "side" -> side();
@@ -312,6 +314,47 @@ public class ShareScenario {
         Map<String, Object> deliveries = new TreeMap<>();
         for (String v : values(20)) deliveries.put(v, w.deliveriesOf(v));
         out("deliveries", deliveries, "accepted", new ArrayList<>(w.accepted));
+    }
+
+    static void late() throws Exception {
+        out("whileHeld", late("sg-j-late-held", false), "afterAccepted", late("sg-j-late-done", true));
+    }
+
+    /**
+     * "slow" acquires 3 records, its 2 s locks expire, "other" has them (and accepts them first or
+     * not); then "slow" accepts them: what its commitSync answers.
+     */
+    static Map<String, Object> late(String topic, boolean otherAcceptsFirst) throws Exception {
+        String group = topic + "-g";
+        create(topic, Map.of());
+        groupConfig(group, Map.of("share.auto.offset.reset", "earliest", "share.record.lock.duration.ms", "2000"));
+        produce(topic, values(3), 10);
+        try (KafkaShareConsumer<String, String> a = new KafkaShareConsumer<>(shareProps("slow", group));
+             KafkaShareConsumer<String, String> b = new KafkaShareConsumer<>(shareProps("other", group))) {
+            a.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> held = new ArrayList<>();
+            long end = System.currentTimeMillis() + 20_000;
+            while (held.isEmpty() && System.currentTimeMillis() < end) for (ConsumerRecord<String, String> r : a.poll(Duration.ofMillis(300))) held.add(r);
+            b.subscribe(List.of(topic));
+            List<ConsumerRecord<String, String>> other = new ArrayList<>();
+            while (other.size() < held.size() && System.currentTimeMillis() < end) for (ConsumerRecord<String, String> r : b.poll(Duration.ofMillis(200))) other.add(r);
+            if (otherAcceptsFirst) {
+                for (ConsumerRecord<String, String> r : other) b.acknowledge(r, AcknowledgeType.ACCEPT);
+                b.commitSync();
+            }
+            for (ConsumerRecord<String, String> r : held) a.acknowledge(r, AcknowledgeType.ACCEPT);
+            List<String> late = new ArrayList<>();
+            for (Optional<KafkaException> e : a.commitSync().values()) late.add(e.map(x -> x.getClass().getSimpleName()).orElse("none"));
+            if (!otherAcceptsFirst) {
+                for (ConsumerRecord<String, String> r : other) b.acknowledge(r, AcknowledgeType.ACCEPT);
+                b.commitSync();
+            }
+            Map<String, Object> o = new LinkedHashMap<>();
+            o.put("held", held.size());
+            o.put("otherCounts", other.stream().map(r -> r.deliveryCount().map(Short::intValue).orElse(-1)).collect(Collectors.toList()));
+            o.put("late", late);
+            return o;
+        }
     }
 
     /** r3 is released every time it comes, r6 rejected; share.delivery.count.limit=2. */
