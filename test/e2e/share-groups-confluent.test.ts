@@ -3,14 +3,13 @@
  * venv tools/ensure-test-deps.sh builds), explicit acknowledgement, against Samsa: three consumers
  * on one partition share the work, each record processed once; a SIGKILLed consumer's records
  * come back to the others when its connection closes, those of a consumer that stopped polling
- * after the lock duration; RELEASE redelivers with delivery count 2; a
- * record at the delivery limit is archived, and with a dead-letter topic (KIP-1191) copied there
- * with its headers, as a rejected one is; Samsa's redelivery backoff spaces redeliveries by at
- * least base x 2^(n-1); a kafkajs classic group reads beside a share group;
- * the share state survives a SIGKILL of the broker and a restart. The scenarios
- * (share-groups-scenarios.ts) run at once, each on its own topic and group (the crash on a broker
- * process of its own); all but the Samsa-only ones also run against Kafka 4.4 in
- * compat-tests/share-groups.test.ts.
+ * after the lock duration; RELEASE redelivers with delivery count 2; a record at the delivery
+ * limit is archived, and with a dead-letter topic (KIP-1191) copied there with its headers, as a
+ * rejected one is; a late acknowledgement gets Kafka's answers; a kafkajs classic group reads
+ * beside a share group; the share state survives a SIGKILL of the broker and a restart.
+ * The scenarios (share-groups-scenarios.ts) run at once, each on its own topic and group (the
+ * crash on a broker process of its own); all but the crash also run against Kafka 4.4 in
+ * compat-tests/share-groups.test.ts. The redelivery backoff is in share-groups-backoff.test.ts.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -21,7 +20,7 @@ import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, samsaOnlyScenarios, type Scenario } from './share-groups-scenarios.js';
+import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, type Scenario } from './share-groups-scenarios.js';
 
 let b: RunningBroker;
 
@@ -97,6 +96,6 @@ async function crashAndRestart(): Promise<void> {
 
 const crash: Scenario = { name: 'after the broker is SIGKILLed and restarts nothing acknowledged or rejected is redelivered, nothing unacknowledged is lost, nothing is dead-lettered twice', run: crashAndRestart };
 
-for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...samsaOnlyScenarios, crash])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, crash])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 test.run();

@@ -419,33 +419,6 @@ export const confluentDeadLetterScenarios: Scenario[] = [
 ];
 
 // ---------------------------------------------------------------------------------------------
-// Samsa only: redelivery backoff (samsa.share.redelivery.backoff.ms; Kafka redelivers at once).
-
-async function confluentBackoff(bs: string, label: string): Promise<void> {
-  const o = await py(bs, `${PY_HEAD}
-create('sg-c-backoff')
-group_config('sg-c-backoff-g', {'share.auto.offset.reset': 'earliest', 'samsa.share.redelivery.backoff.ms': 1000, 'samsa.share.redelivery.backoff.max.ms': 10000})
-produce('sg-c-backoff', ['r%d' % i for i in range(5)], batch=1)
-w = Worker('w', 'sg-c-backoff-g', 'sg-c-backoff', decide=lambda v, n: 'release' if v == 'r0' and n < 3 else 'accept')
-wait_until(lambda: 'r0' in w.accepted, 30, 'r0 accepted at its third delivery')
-settle([w])
-out(r0=[[s[2], s[3]] for s in w.seen if s[0] == 'r0'], others=max(s[3] for s in w.seen if s[0] != 'r0'))
-`, 'redelivery backoff');
-  const r0: [number, number][] = o.r0;
-  assert.equal(r0.map((x) => x[0]), [1, 2, 3], 'r0 delivered three times');
-  const gaps = [r0[1][1] - r0[0][1], r0[2][1] - r0[1][1]];
-  assert.ok(gaps[0] >= 1.0, `the second delivery at least 1 s (base) after the first: ${gaps[0]} s`);
-  assert.ok(gaps[1] >= 2.0, `the third at least 2 s (base x 2) after the second: ${gaps[1]} s`);
-  assert.ok(o.others < r0[1][1], 'the records behind r0 were not held up by its backoff');
-  console.log(`share groups (confluent, ${label}): redelivery backoff 1 s base: redelivered after ${gaps.map((g) => g.toFixed(2)).join(' s, ')} s`);
-}
-
-/** Samsa's redelivery backoff: Kafka 4.4 has no such group config (the documented difference). */
-export const samsaOnlyScenarios: Scenario[] = [
-  { name: 'samsa.share.redelivery.backoff.ms delays each redelivery by base x 2^(n-1) without holding up the records behind', run: confluentBackoff },
-];
-
-// ---------------------------------------------------------------------------------------------
 // Samsa only: share state across a broker restart.
 
 /**
