@@ -19,15 +19,21 @@
  * else compete, so figures are comparable within one run only; the busy column is the whole
  * machine's CPU use during that mode. Figures are printed, never asserted.
  *
- *   npm run bench:share [-- records=500000 value-bytes=100 batch=100]
+ *   npm run bench:share [-- records=500000 value-bytes=100 batch=100] [--kafka]
+ *
+ * `--kafka` runs the same against Apache Kafka 4.4 (tools/kafka, the local JVM) instead of Samsa,
+ * for reference.
  */
 import { startBroker } from '../src/testing/start-broker.js';
 import { venvPython } from '../test/support/external.js';
 import { machineCpu } from './lib/run.js';
+import { startKafka } from '../tools/kafka/kafka.js';
 
-const records = Number(process.argv[2] ?? 500000);
-const valueBytes = Number(process.argv[3] ?? 100);
-const batch = Number(process.argv[4] ?? 100);
+const onKafka = process.argv.includes('--kafka');
+const args = process.argv.slice(2).filter((a) => a !== '--kafka');
+const records = Number(args[0] ?? 500000);
+const valueBytes = Number(args[1] ?? 100);
+const batch = Number(args[2] ?? 100);
 
 const PY = `
 import sys, json, time, threading
@@ -118,16 +124,15 @@ async function py(bs: string, mode: string, topic: string): Promise<Record<strin
   return JSON.parse(res.stdout.trim().split('\n').pop()!);
 }
 
-const b = await startBroker({
-  port: 0,
-  config: {
-    'group.initial.rebalance.delay.ms': 0,
-    'group.share.heartbeat.interval.ms': 1000,
-    'group.share.min.heartbeat.interval.ms': 500,
-  },
-  logLevel: 'warn',
-});
-const bs = `127.0.0.1:${b.port}`;
+const settings = {
+  'group.initial.rebalance.delay.ms': '0',
+  'group.share.heartbeat.interval.ms': '1000',
+  'group.share.min.heartbeat.interval.ms': '500',
+};
+const target = onKafka
+  ? await startKafka({ overrides: { ...settings, 'share.coordinator.state.topic.num.partitions': '1', 'offsets.topic.num.partitions': '1' }, jvmOpts: ['-Xms1g', '-Xmx1g', '-XX:+UseG1GC'] })
+  : await startBroker({ port: 0, config: settings, logLevel: 'warn' });
+const bs = `127.0.0.1:${target.port}`;
 const topic = 'bench-share';
 const rows: { label: string; consumers: number; records: number; firstAfter: number; seconds: number; redelivered: number; busy: number }[] = [];
 try {
@@ -141,12 +146,12 @@ try {
     rows.push({ label: mode === 'classic' ? 'classic group' : `share group`, consumers: Number(r.consumers), records: Number(r.records), firstAfter: Number(r.firstAfter), seconds: Number(r.seconds), redelivered: Number(r.redelivered), busy });
   }
 } finally {
-  await b.stop();
+  await target.stop();
 }
 const classic = rows[0];
 const rate = (r: (typeof rows)[number]) => r.records / r.seconds;
 console.log('');
-console.log(`${records} records, one partition, per-record acknowledgement in the share groups (Samsa, confluent-kafka 2.16)`);
+console.log(`${records} records, one partition, per-record acknowledgement in the share groups (${onKafka ? 'Apache Kafka 4.4' : 'Samsa'}, confluent-kafka 2.16)`);
 console.log('reader          consumers   first record after   records   seconds   records/s   vs classic   redelivered   machine busy');
 for (const r of rows) {
   const ratio = rate(r) / rate(classic);
