@@ -20,8 +20,9 @@
  *   the bytes; when nothing can be acquired the answer waits up to max_wait_ms for appends.
  * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER with current_leader and the
  *   leader's endpoint; unknown topic id: UNKNOWN_TOPIC_ID; READ on the group and on each topic.
- * Version notes: v1 stable (max_records, batch_size); v2 share_acquire_mode and is_renew_ack
- * (KIP-1206, KIP-1222: accepted; acquisition is batch-optimized in both modes).
+ * Version notes: v1 stable (max_records, batch_size); v2 share_acquire_mode (KIP-1206:
+ * batch_optimized 0 acquires whole batches, record_limit 1 at most max_records, splitting a batch)
+ * and is_renew_ack (KIP-1222, accepted).
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -32,6 +33,8 @@ import type { RequestContext } from '../request-context.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
 
 const DEFAULT_MAX_RECORDS = 500;
+/** ShareFetchRequest v2 share_acquire_mode: 0 batch_optimized, 1 record_limit (KIP-1206). */
+const SHARE_ACQUIRE_RECORD_LIMIT = 1;
 const NO_RECORDS = Buffer.alloc(0);
 
 function failed(errorCode: number, errorMessage: string | null = null): ShareFetchResponse {
@@ -121,7 +124,7 @@ export const shareFetchHandler = defineHandler({
           const d = slot(topicId, partition);
           if (!readable(topicId)) { d.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED; continue; }
           if (records >= maxRecords || bytes >= maxBytes) continue;
-          const r = await mgr.acquire(groupId, memberId, topicId, partition, maxRecords - records, maxBytes - bytes);
+          const r = await mgr.acquire(groupId, memberId, topicId, partition, maxRecords - records, maxBytes - bytes, req.shareAcquireMode === SHARE_ACQUIRE_RECORD_LIMIT);
           d.errorCode = r.errorCode;
           leaderHint(d, topicId, partition);
           if (r.acquired.length > 0) {

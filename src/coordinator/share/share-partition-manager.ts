@@ -236,7 +236,7 @@ export class SharePartitionManager {
    * Acquires records of one share-partition for a member: redeliveries first, then new records
    * from the log up to the high watermark (the last stable offset for read_committed groups).
    */
-  acquire(groupId: string, memberId: string, topicId: string, partition: number, maxRecords: number, maxBytes: number): Promise<PartitionResult> {
+  acquire(groupId: string, memberId: string, topicId: string, partition: number, maxRecords: number, maxBytes: number, recordLimit = false): Promise<PartitionResult> {
     const l = this.leaderLog(topicId, partition);
     if (typeof l === 'number') return Promise.resolve({ errorCode: l, records: [], acquired: [], bytes: 0 });
     const e = this.entry({ groupId, topicId, partition });
@@ -254,7 +254,7 @@ export class SharePartitionManager {
       if (again.length > 0) {
         await this.readAcquired(log, again, maxOffset, maxBytes, result);
       } else if (sp.room(cfg) > 0 && sp.endOffset < maxOffset) {
-        await this.acquireNew(sp, log, memberId, maxRecords, maxBytes, maxOffset, readCommitted, cfg, result, now);
+        await this.acquireNew(sp, log, memberId, maxRecords, maxBytes, maxOffset, readCommitted, cfg, result, now, recordLimit);
       }
       await this.persist(e);
       this.armTimer(e);
@@ -281,7 +281,13 @@ export class SharePartitionManager {
     for (const r of ranges) out.acquired.push({ firstOffset: BigInt(r.firstOffset), lastOffset: BigInt(r.lastOffset), deliveryCount: r.deliveryCount });
   }
 
-  private async acquireNew(sp: SharePartition, log: PartitionLog, memberId: string, maxRecords: number, maxBytes: number, maxOffset: number, readCommitted: boolean, cfg: ShareGroupConfig, out: PartitionResult, now: number): Promise<void> {
+  /**
+   * New records from endOffset on. Whole batches are acquired (Kafka's batch_optimized mode, so a
+   * batch may take a fetch past maxRecords); with `recordLimit` (ShareFetch v2 record_limit,
+   * KIP-1206) at most maxRecords, the rest of a batch left for the next fetch (the batch still
+   * goes out whole; AcquiredRecords names what was acquired).
+   */
+  private async acquireNew(sp: SharePartition, log: PartitionLog, memberId: string, maxRecords: number, maxBytes: number, maxOffset: number, readCommitted: boolean, cfg: ShareGroupConfig, out: PartitionResult, now: number, recordLimit: boolean): Promise<void> {
     const from = sp.endOffset;
     const read = await log.read(from, readBytes(maxBytes), { minOneMessage: true, maxOffset });
     let aborted: { producerId: number; firstOffset: number; lastOffset: number }[] = [];
@@ -300,7 +306,8 @@ export class SharePartitionManager {
         if ((attributes & ATTR_CONTROL) !== 0 || abortedTxn) {
           sp.archiveNew(base, last);
         } else {
-          const r = sp.acquireNew(memberId, base, last, now);
+          const upTo = recordLimit ? Math.min(last, Math.max(base, sp.endOffset) + (maxRecords - taken) - 1) : last;
+          const r = sp.acquireNew(memberId, base, upTo, now);
           if (r) {
             out.records.push(buf.subarray(pos, pos + size));
             out.bytes += size;
