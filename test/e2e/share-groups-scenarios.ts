@@ -480,7 +480,7 @@ out(dead=dead)
 // The Java client: share-groups-java/ShareScenario.java, every scenario in one JVM.
 
 const SCENARIO_JAVA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'share-groups-java', 'ShareScenario.java');
-const JAVA_MODES = ['three', 'kill', 'freeze', 'release', 'late', 'poison', 'side', 'dlq'] as const;
+const JAVA_MODES = ['three', 'kill', 'freeze', 'release', 'late', 'limit', 'poison', 'side', 'dlq'] as const;
 type JavaMode = (typeof JAVA_MODES)[number];
 
 let javaRun: { bs: string; modes: string; result: Promise<Map<string, Record<string, any>>> } | null = null;
@@ -561,6 +561,14 @@ function javaScenariosFor(modes: readonly JavaMode[]): Scenario[] {
         for (const k of ['whileHeld', 'afterAccepted']) assert.equal(o[k].otherCounts, [2, 2, 2], `${k}: the other consumer had the records after the 2 s lock`);
         assert.equal(o.whileHeld.late, ['InvalidRecordStateException'], 'records another consumer holds cannot be acknowledged');
         assert.equal(o.afterAccepted.late, ['none'], 'records since acknowledged by the other consumer: the late acknowledgement is ignored, not an error');
+      },
+    },
+    limit: {
+      name: 'Java: share.acquire.mode=record_limit acquires max.poll.records of a larger batch, the rest goes to another consumer',
+      run: async (bs) => {
+        const o = await m('limit')(bs);
+        assert.equal(o.first, [0, 1, 2, 3, 4], 'the first poll: five records of the 50-record batch');
+        assert.equal(o.other, [5, 6, 7, 8, 9], 'the next five went to the other consumer while the first held its five');
       },
     },
     poison: {

@@ -205,6 +205,7 @@ public class ShareScenario {
             case "freeze" -> freeze();
             case "release" -> release();
             case "late" -> late();
+            case "limit" -> recordLimit();
             case "poison" -> poison("sg-j-poison", null);
             case "dlq" -> poison("sg-j-dlq", "dlq.sg-j-dlq");
             case "side" -> side();
@@ -354,6 +355,29 @@ public class ShareScenario {
             o.put("otherCounts", other.stream().map(r -> r.deliveryCount().map(Short::intValue).orElse(-1)).collect(Collectors.toList()));
             o.put("late", late);
             return o;
+        }
+    }
+
+    /**
+     * share.acquire.mode=record_limit (ShareFetch v2, KIP-1206) with max.poll.records=5 on one
+     * 50-record batch: a fetch acquires five records, the rest of the batch stays for others.
+     */
+    static void recordLimit() throws Exception {
+        create("sg-j-limit", Map.of());
+        groupConfig("sg-j-limit-g", Map.of("share.auto.offset.reset", "earliest"));
+        produce("sg-j-limit", values(50), 50);
+        Properties p = shareProps("x", "sg-j-limit-g");
+        p.put("max.poll.records", "5");
+        p.put("share.acquire.mode", "record_limit");
+        try (KafkaShareConsumer<String, String> x = new KafkaShareConsumer<>(p); KafkaShareConsumer<String, String> y = new KafkaShareConsumer<>(p)) {
+            x.subscribe(List.of("sg-j-limit"));
+            List<Long> first = new ArrayList<>();
+            long end = System.currentTimeMillis() + 20_000;
+            while (first.isEmpty() && System.currentTimeMillis() < end) for (ConsumerRecord<String, String> r : x.poll(Duration.ofMillis(300))) first.add(r.offset());
+            y.subscribe(List.of("sg-j-limit"));
+            List<Long> other = new ArrayList<>();
+            while (other.isEmpty() && System.currentTimeMillis() < end) for (ConsumerRecord<String, String> r : y.poll(Duration.ofMillis(300))) other.add(r.offset());
+            out("first", first, "other", other);
         }
     }
 
