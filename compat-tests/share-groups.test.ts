@@ -11,12 +11,13 @@
 import { test } from 'uvu';
 import type { RunningKafka } from '../tools/kafka/kafka.js';
 import { kafkaOrSkip } from '../test/support/kafka.js';
-import { SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, javaScenarios } from '../test/e2e/share-groups-scenarios.js';
+import { SHARE_BROKER_CONFIG, concurrently, confluentScenarios, javaScenarios } from '../test/e2e/share-groups-scenarios.js';
 
 let kafka: RunningKafka | null = null;
 
 test.before(async () => {
-  // One partition for __share_group_state (50 by default): created at the first share group.
+  // One partition each for __share_group_state and __consumer_offsets (50 by default): quicker
+  // to create at the first share group and the first group.
   kafka = await kafkaOrSkip('share-group scenarios', { overrides: { ...SHARE_BROKER_CONFIG, 'share.coordinator.state.topic.num.partitions': '1', 'offsets.topic.num.partitions': '1' } });
 });
 
@@ -24,7 +25,7 @@ test.after(async () => {
   await kafka?.stop();
 });
 
-for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, ...javaScenarios({ deadLetters: true })])) {
+for (const s of concurrently([...confluentScenarios, ...javaScenarios])) {
   test(`Kafka 4.4: ${s.name}`, async () => {
     if (!kafka) return;
     await s.run(kafka.bootstrap, 'kafka');

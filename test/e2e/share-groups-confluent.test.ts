@@ -20,7 +20,7 @@ import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentDeadLetterScenarios, confluentScenarios, type Scenario } from './share-groups-scenarios.js';
+import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentScenarios, type Scenario } from './share-groups-scenarios.js';
 
 let b: RunningBroker;
 
@@ -96,6 +96,6 @@ async function crashAndRestart(): Promise<void> {
 
 const crash: Scenario = { name: 'after the broker is SIGKILLed and restarts nothing acknowledged or rejected is redelivered, nothing unacknowledged is lost, nothing is dead-lettered twice', run: crashAndRestart };
 
-for (const s of concurrently([...confluentScenarios, ...confluentDeadLetterScenarios, crash])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+for (const s of concurrently([...confluentScenarios, crash])) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
 
 test.run();

@@ -28,7 +28,7 @@ test.after(async () => {
   await b?.stop();
 });
 
-for (const s of javaScenarios({ deadLetters: true })) {
+for (const s of javaScenarios) {
   test(s.name, async () => {
     if (missing) return void console.log(`skipped: ${missing}`);
     await s.run(hostPort(b.port), 'samsa');
