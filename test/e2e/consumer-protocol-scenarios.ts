@@ -385,6 +385,13 @@ async function mixedGroup(bs: string, label: string): Promise<void> {
 async function mixedCooperative(bs: string, label: string): Promise<void> {
   const o = await py(bs, `${PY_HEAD}
 create('cp-c-coop', 6)
+# The joining consumer-protocol member gets a 30 s session (a group config), so that a loaded
+# machine does not fence it and downgrade the group while the classic members revoke.
+from confluent_kafka.admin import ConfigResource, ConfigEntry, AlterConfigOpType, ResourceType
+a0 = AdminClient({'bootstrap.servers': bs})
+for f in a0.incremental_alter_configs([ConfigResource(ResourceType.GROUP, 'cp-c-coop-group', incremental_configs=[
+        ConfigEntry('consumer.session.timeout.ms', '30000', incremental_operation=AlterConfigOpType.SET)])]).values():
+    f.result(15)
 classic = {'group.protocol': 'classic', 'partition.assignment.strategy': 'cooperative-sticky', 'heartbeat.interval.ms': 500, 'session.timeout.ms': 10000}
 ks = [Member('k%d' % i, 'cp-c-coop-group', ['cp-c-coop'], **classic) for i in range(2)]
 poll_until(ks, lambda: settled(ks, 6) and all(len(m.assigned) == 3 for m in ks), 60, 'two classic members')
