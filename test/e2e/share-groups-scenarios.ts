@@ -291,6 +291,33 @@ out(whileHeld=late('sg-c-late-held', False), afterAccepted=late('sg-c-late-done'
   assert.equal(o.afterAccepted.late, ['None'], 'records since acknowledged by the other consumer: the late acknowledgement is ignored, not an error');
 }
 
+async function confluentReadCommitted(bs: string): Promise<void> {
+  const o = await py(bs, `${PY_HEAD}
+create('sg-c-txn')
+group_config('sg-c-txn-rc', {'share.auto.offset.reset': 'earliest', 'share.isolation.level': 'read_committed'})
+group_config('sg-c-txn-ru', {'share.auto.offset.reset': 'earliest'})
+p = Producer({'bootstrap.servers': bs, 'transactional.id': 'sg-c-txn'})
+p.init_transactions(15)
+for name, commit in [('a', True), ('b', False), ('c', True)]:
+    p.begin_transaction()
+    for i in range(3):
+        p.produce('sg-c-txn', value=('%s%d' % (name, i)).encode(), partition=0)
+    p.flush(10)
+    (p.commit_transaction if commit else p.abort_transaction)(15)
+p.begin_transaction()
+p.produce('sg-c-txn', value=b'open0', partition=0)
+p.flush(10)
+rc = Worker('rc', 'sg-c-txn-rc', 'sg-c-txn')
+ru = Worker('ru', 'sg-c-txn-ru', 'sg-c-txn')
+wait_until(lambda: len(rc.accepted) >= 6 and len(ru.accepted) >= 10, 30, 'both groups read what they may')
+settle([rc, ru], 1.0)
+p.abort_transaction(15)
+out(committed=[[s[1], s[0]] for s in rc.seen], uncommitted=[[s[1], s[0]] for s in ru.seen])
+`, 'read_committed');
+  assert.equal(o.committed, [[0, 'a0'], [1, 'a1'], [2, 'a2'], [8, 'c0'], [9, 'c1'], [10, 'c2']], 'read_committed: the committed transactions only, nothing past the open one');
+  assert.equal(o.uncommitted, [[0, 'a0'], [1, 'a1'], [2, 'a2'], [4, 'b0'], [5, 'b1'], [6, 'b2'], [8, 'c0'], [9, 'c1'], [10, 'c2'], [12, 'open0']], 'read_uncommitted: every record, no control records');
+}
+
 function poisonScript(prefix: string, dlqTopic: string | null): string {
   const dlq = dlqTopic === null ? '' : `
 create('${dlqTopic}', {'errors.deadletterqueue.group.enable': 'true'})
@@ -412,6 +439,7 @@ export const confluentScenarios: Scenario[] = [
   { name: 'acknowledging records whose lock expired: INVALID_RECORD_STATE while another consumer holds them, ignored once it accepted them', run: confluentLateAck },
   { name: 'a record released share.delivery.count.limit times is archived and not redelivered; a rejected one is not redelivered', run: confluentPoison },
   { name: 'a classic group (kafkajs) and a share group read the same topic side by side, each sees everything', run: sideBySide(confluentShareReader, 'sg-c') },
+  { name: 'share.isolation.level=read_committed hands out committed transactions only; read_uncommitted everything but control records', run: confluentReadCommitted },
   { name: 'a record archived at the delivery limit, and a rejected one, land in the dead-letter topic with the KIP-1191 headers', run: confluentDeadLetter },
 ];
 
