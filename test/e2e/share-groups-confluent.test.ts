@@ -6,7 +6,8 @@
  * after the lock duration; RELEASE redelivers with delivery count 2; a record at the delivery
  * limit is archived, and with a dead-letter topic (KIP-1191) copied there with its headers, as a
  * rejected one is; a late acknowledgement gets Kafka's answers; a kafkajs classic group reads
- * beside a share group; read_committed share groups skip aborted and open transactions; the share state survives a SIGKILL of the broker and a restart.
+ * beside a share group; read_committed share groups skip aborted and open transactions; the share
+ * state survives a SIGKILL of the broker and a restart.
  * The scenarios (share-groups-scenarios.ts) run at once, each on its own topic and group (the
  * crash on a broker process of its own); all but the crash also run against Kafka 4.4 in
  * compat-tests/share-groups.test.ts. The redelivery backoff is in share-groups-backoff.test.ts.
