@@ -46,6 +46,14 @@ const io: Io = {
   progress: process.stderr.isTTY === true,
 };
 
+/** Runs a command that reads until SIGINT / SIGTERM (consume, dlq tail): the signal aborts it, then the handlers go. */
+function untilSignal(run: (signal: AbortSignal) => Promise<void>): void {
+  const abort = new AbortController();
+  process.once('SIGINT', () => abort.abort());
+  process.once('SIGTERM', () => abort.abort());
+  void run(abort.signal).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+}
+
 async function client(run: () => Promise<number>): Promise<void> {
   try {
     const code = await run();
@@ -81,26 +89,18 @@ switch (sub) {
   case 'produce':
     void client(async () => (await import('./commands.js')).produceCommand(rest, io));
     break;
-  case 'consume': {
-    const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
-    process.once('SIGTERM', () => abort.abort());
-    void client(async () => (await import('./commands.js')).consumeCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+  case 'consume':
+    untilSignal((signal) => client(async () => (await import('./commands.js')).consumeCommand(rest, io, signal)));
     break;
-  }
   case 'groups':
     void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
     break;
   case 'schedule':
     void client(async () => (await import('./schedule.js')).scheduleCommand(rest, io));
     break;
-  case 'dlq': {
-    const abort = new AbortController();
-    process.once('SIGINT', () => abort.abort());
-    process.once('SIGTERM', () => abort.abort());
-    void client(async () => (await import('./share-groups.js')).dlqCommand(rest, io, abort.signal)).then(() => { process.removeAllListeners('SIGINT'); process.removeAllListeners('SIGTERM'); });
+  case 'dlq':
+    untilSignal((signal) => client(async () => (await import('./share-groups.js')).dlqCommand(rest, io, signal)));
     break;
-  }
   case 'log-dirs':
     void client(async () => (await import('./log-dirs.js')).logDirsCommand(rest, io));
     break;

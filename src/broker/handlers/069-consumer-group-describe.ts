@@ -11,11 +11,8 @@
  * Version notes: v1 (KIP-1099) member_type per member: 1 = consumer protocol.
  */
 import { defineHandler } from '../handler.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/consumer-group-describe-response.js';
-import { GROUP_AUTHORIZED_OPERATIONS } from '../../coordinator/group/group-metadata-manager.js';
-import { KafkaApiError } from '../../errors.js';
-import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { describeGroups } from './group-describe.js';
 
 function failed(groupId: string, errorCode: number, errorMessage: string | null = null): DescribedGroup {
   return { errorCode, errorMessage, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: -2147483648 };
@@ -24,24 +21,12 @@ function failed(groupId: string, errorCode: number, errorMessage: string | null 
 export const consumerGroupDescribeHandler = defineHandler({
   apiKey: 69,
   async handle(ctx, req) {
-    const coordinator = ctx.broker.groupCoordinator;
-    const groups = await Promise.all(req.groupIds.map(async (groupId) => {
-      if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return failed(groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
-      const ops = !req.includeAuthorizedOperations ? null
-        : ctx.broker.authorizer != null ? authorizedOperations(ctx, ResourceType.GROUP, groupId, GROUP_AUTHORIZED_OPERATIONS) : GROUP_AUTHORIZED_OPERATIONS;
-      try {
-        const g = await coordinator.consumerGroupDescribe(groupId, ops);
-        // Kafka's handleConsumerGroupDescribe: every topic of an assignment or target must be describable.
-        const topics = g.members.flatMap((m) => [...(m.assignment?.topicPartitions ?? []), ...(m.targetAssignment?.topicPartitions ?? [])].map((tp) => tp.topicName));
-        if (topics.some((t) => !authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t))) {
-          return failed(groupId, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'The group has described topic(s) that the client is not authorized to describe.');
-        }
-        return g;
-      } catch (err) {
-        if (!(err instanceof KafkaApiError)) throw err;
-        return failed(groupId, err.errorCode);
-      }
-    }));
+    const groups = await describeGroups(ctx, req.groupIds, req.includeAuthorizedOperations, {
+      describe: (groupId, ops) => ctx.broker.groupCoordinator.consumerGroupDescribe(groupId, ops),
+      failed,
+      // Kafka's handleConsumerGroupDescribe: every topic of an assignment or target must be describable.
+      topicsOf: (g) => g.members.flatMap((m) => [...(m.assignment?.topicPartitions ?? []), ...(m.targetAssignment?.topicPartitions ?? [])].map((tp) => tp.topicName)),
+    });
     return { throttleTimeMs: 0, groups };
   },
   errorResponse(req, errorCode) {
