@@ -9,6 +9,7 @@ import { LogCleaner } from '../../src/storage/log-cleaner.js';
 import { ManualClock, systemClock, type Clock } from '../../src/clock.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { describeLogDir } from '../../src/cli/log-dirs.js';
+import { LogManager } from '../../src/storage/log-manager.js';
 import { tempDir } from '../storage/helpers.js';
 
 const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
@@ -63,6 +64,29 @@ test('log-dirs figures: the cleaner dirty ratio before and after a pass, the pas
   assert.ok(table.dirtyRatio < before.dirtyRatio);
   await log.close();
   await other.close();
+});
+
+test('log-dirs reads the log dir\'s checkpoint files (Kafka\'s layout, as a LogManager writes them)', async () => {
+  const clock = new ManualClock(5_000_000);
+  const fs = new MemFs({ now: () => clock.now() });
+  const config = { ...defaultLogConfig, cleanupPolicy: 'compact', segmentBytes: 600, indexIntervalBytes: 100, fileDeleteDelayMs: 0 };
+  const mgr = await LogManager.open({ fs, logDirs: '/data', clock, defaults: config });
+  await mgr.loadAll();
+  mgr.startBackgroundTasks({ cleaner: { backoffMs: 3_600_000 } });
+  const log = await mgr.createLog('table', 0);
+  for (let v = 0; v < 10; v++) {
+    for (let k = 0; k < 4; k++) await log.appendAsLeader(buildRecordBatch({ records: [{ key: Buffer.from(`k${k}`), value: Buffer.from(`v${v}`), timestamp: BigInt(clock.now()) }] }), 0);
+  }
+  clock.advance(1000);
+  const cleanedAt = clock.now();
+  const stats = (await mgr.cleaner!.clean(log))!;
+  assert.ok(stats.endOffset > 0);
+  await mgr.close();
+  assert.not.ok(await fs.exists('/data/table-0/cleaner-offset-checkpoint'), 'no per-partition file');
+  const [row] = await describeLogDir(fs, '/data');
+  assert.is(row.topic, 'table');
+  assert.is(row.firstDirtyOffset, stats.endOffset, 'from the log dir\'s cleaner-offset-checkpoint');
+  assert.is(row.lastCleanedMs, cleanedAt, 'the first segment was rewritten by the pass');
 });
 
 function samsa(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
