@@ -237,6 +237,7 @@ export class SharePartition {
       const last = Number(b.lastOffset);
       if (last < first || b.acknowledgeTypes.length === 0) return false;
       if (b.acknowledgeTypes.length !== 1 && b.acknowledgeTypes.length !== last - first + 1) return false;
+      if (b.acknowledgeTypes.some((t) => t < AcknowledgeType.GAP || t > AcknowledgeType.RENEW)) return false;
       if (last < this.startOffset) continue;
       if (first < this.startOffset || last >= this.endOffset) return false;
       for (let o = first; o <= last; o++) {
