@@ -182,9 +182,18 @@ export class Broker {
     const security = resolveAllListenerSecurity(opts.config, settings.listeners, log);
     // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
     if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, log);
-    const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}) });
+    // The clean-shutdown marker records the broker epoch (KIP-966), known once registered.
+    let brokerEpoch = (): number => -1;
+    const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch() });
     await logs.loadAll();
     const broker = new Broker({ settings, raw: opts.config, clock, log, logs });
+    brokerEpoch = () => {
+      try {
+        return broker.cluster?.lifecycle.brokerEpoch ?? -1;
+      } catch {
+        return -1;
+      }
+    };
     const server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security });
     broker.server = server;
     try {
@@ -236,6 +245,9 @@ export class Broker {
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
     logs.startBackgroundTasks({
       retentionCheckIntervalMs: settings.retentionCheckIntervalMs, flushIntervalMs,
+      recoveryPointCheckpointIntervalMs: Number(opts.config['log.flush.offset.checkpoint.interval.ms']),
+      logStartOffsetCheckpointIntervalMs: Number(opts.config['log.flush.start.offset.checkpoint.interval.ms']),
+      highWatermarkCheckpointIntervalMs: Number(opts.config['replica.high.watermark.checkpoint.interval.ms']),
       producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
       producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
       cleaner: cleanerConfigFor(opts.config),

@@ -395,6 +395,18 @@ export const BROKER_SETTINGS = {
     type: 'long', default: LONG_MAX_TEXT,
     doc: 'How often the flusher checks whether a log needs flushing.',
   },
+  'log.flush.offset.checkpoint.interval.ms': {
+    type: 'int', default: '60000', min: 1,
+    doc: 'How often the log dir\'s recovery-point-offset-checkpoint (every log\'s recovery point: where recovery after a crash starts) is written.',
+  },
+  'log.flush.start.offset.checkpoint.interval.ms': {
+    type: 'int', default: '60000', min: 1,
+    doc: 'How often the log dir\'s log-start-offset-checkpoint is written (DeleteRecords also writes it before answering).',
+  },
+  'replica.high.watermark.checkpoint.interval.ms': {
+    type: 'long', default: '5000', min: 1,
+    doc: 'How often the log dir\'s replication-offset-checkpoint (every partition\'s high watermark) is written; also at shutdown.',
+  },
   'log.segment.delete.delay.ms': {
     type: 'long', default: '60000', min: 0,
     doc: 'Delay before a deleted segment file is removed from disk. Topic config file.delete.delay.ms.',
