@@ -17,6 +17,7 @@
 import type { Broker } from '../../broker/broker.js';
 import type { Timer } from '../../clock.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { KafkaApiError } from '../../errors.js';
 import type { AcquiredRecords, PartitionData } from '../../protocol/generated/messages/share-fetch-response.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { SerialQueue } from '../runtime/serial-queue.js';
@@ -37,6 +38,8 @@ interface Entry {
   timer: Timer | null;
   timerAt: number;
   stateEpoch: number;
+  /** The data partition's leader epoch the window was loaded at: another epoch means reload. */
+  leaderEpoch: number;
 }
 
 export interface ShareSession {
@@ -142,16 +145,22 @@ export class SharePartitionManager {
     const id = entryId(key);
     let e = this.entries.get(id);
     if (!e) {
-      e = { key, queue: new SerialQueue(), sp: null, timer: null, timerAt: Infinity, stateEpoch: 0 };
+      e = { key, queue: new SerialQueue(), sp: null, timer: null, timerAt: Infinity, stateEpoch: 0, leaderEpoch: -1 };
       this.entries.set(id, e);
     }
     return e;
   }
 
-  private async load(e: Entry, log: PartitionLog, cfg: ShareGroupConfig): Promise<SharePartition> {
-    if (e.sp) return e.sp;
-    const name = this.broker.metadata.getById(e.key.topicId)?.name ?? '';
-    const persisted = await this.persister.read(e.key, Math.max(0, this.broker.replicaManager.leaderEpochOf(name, e.key.partition)));
+  /**
+   * The share-partition's window, loaded from the persister on first use and again whenever this
+   * broker leads the data partition at another leader epoch than it loaded at (leadership went
+   * away and came back: what other leaders changed meanwhile is in the persisted state only).
+   */
+  private async load(e: Entry, log: PartitionLog, cfg: ShareGroupConfig, leaderEpoch: number): Promise<SharePartition> {
+    if (e.sp && e.leaderEpoch === leaderEpoch) return e.sp;
+    if (e.sp) this.drop(e);
+    e.leaderEpoch = leaderEpoch;
+    const persisted = await this.persister.read(e.key, Math.max(0, leaderEpoch));
     if (persisted && persisted.startOffset >= 0) {
       e.stateEpoch = persisted.stateEpoch;
       e.sp = SharePartition.fromPersisted(persisted, log.logStartOffset);
@@ -202,18 +211,37 @@ export class SharePartitionManager {
         if (!e.sp) return;
         if (e.sp.expireLocks(this.limits(this.configOf(e.key.groupId)), this.broker.clock.now()) > 0) await this.persist(e);
         this.armTimer(e);
-      }).catch((err) => this.broker.log.error(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: lock expiry failed`, err));
+      }).catch((err) => {
+        if (err instanceof KafkaApiError) this.refused(e, err);
+        else this.broker.log.error(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: lock expiry failed`, err);
+      });
     }, delay);
   }
 
   /** The partition's log if this broker leads it, else the error code. */
-  private leaderLog(topicId: string, partition: number): { name: string; log: PartitionLog } | number {
+  /** Forgets a share-partition's window (a new leader epoch, or a write the persister refused): the next use reloads it. */
+  private drop(e: Entry): void {
+    e.timer?.cancel();
+    e.timer = null;
+    e.timerAt = Infinity;
+    e.sp = null;
+  }
+
+  /** A persister refusal (fenced, coordinator gone) ends the operation with its code; the window is reloaded next time. */
+  private refused(e: Entry, err: unknown): number {
+    if (!(err instanceof KafkaApiError)) throw err;
+    this.broker.log.warn(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: state write refused (${err.message}); reloading it`);
+    this.drop(e);
+    return err.errorCode;
+  }
+
+  private leaderLog(topicId: string, partition: number): { name: string; log: PartitionLog; leaderEpoch: number } | number {
     const info = this.broker.metadata.getById(topicId);
     if (!info) return ErrorCode.UNKNOWN_TOPIC_ID;
     if (partition < 0 || partition >= info.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     const p = this.broker.replicaManager.getPartition(info.name, partition);
     if (!p?.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
-    return { name: info.name, log: p.log };
+    return { name: info.name, log: p.log, leaderEpoch: p.leaderEpoch };
   }
 
   /** Applies a member's acknowledgements to one share-partition: NONE or the error code. */
@@ -223,10 +251,14 @@ export class SharePartitionManager {
     const e = this.entry({ groupId, topicId, partition });
     return e.queue.run(async () => {
       const cfg = this.configOf(groupId);
-      const sp = await this.load(e, l.log, cfg);
-      sp.lockMs = cfg.recordLockDurationMs;
-      if (!sp.acknowledge(memberId, batches, this.limits(cfg), this.broker.clock.now())) return ErrorCode.INVALID_RECORD_STATE;
-      await this.persist(e);
+      try {
+        const sp = await this.load(e, l.log, cfg, l.leaderEpoch);
+        sp.lockMs = cfg.recordLockDurationMs;
+        if (!sp.acknowledge(memberId, batches, this.limits(cfg), this.broker.clock.now())) return ErrorCode.INVALID_RECORD_STATE;
+        await this.persist(e);
+      } catch (err) {
+        return this.refused(e, err);
+      }
       this.armTimer(e);
       return ErrorCode.NONE;
     });
@@ -243,7 +275,12 @@ export class SharePartitionManager {
     return e.queue.run(async () => {
       const cfg = this.configOf(groupId);
       const log = l.log;
-      const sp = await this.load(e, log, cfg);
+      let sp: SharePartition;
+      try {
+        sp = await this.load(e, log, cfg, l.leaderEpoch);
+      } catch (err) {
+        return { errorCode: this.refused(e, err), records: [], acquired: [], bytes: 0 };
+      }
       sp.lockMs = cfg.recordLockDurationMs;
       sp.skipTo(log.logStartOffset);
       const now = this.broker.clock.now();
@@ -256,7 +293,12 @@ export class SharePartitionManager {
       } else if (sp.room(cfg) > 0 && sp.endOffset < maxOffset) {
         await this.acquireNew(sp, log, memberId, maxRecords, maxBytes, maxOffset, readCommitted, cfg, result, now, recordLimit);
       }
-      await this.persist(e);
+      try {
+        await this.persist(e);
+      } catch (err) {
+        // Not handed out: the persisted state does not know of this acquisition.
+        return { errorCode: this.refused(e, err), records: [], acquired: [], bytes: 0 };
+      }
       this.armTimer(e);
       return result;
     });
