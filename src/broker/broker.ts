@@ -14,6 +14,7 @@
  * returns once this broker's metadata cache shows the change (and, for a local change, once the
  * replica manager applied it), so a client that asks this broker next sees it.
  */
+import { setMaxListeners } from 'node:events';
 import { KafkaApiError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
@@ -695,7 +696,8 @@ export class Broker {
     return this.stopController.signal;
   }
 
-  private readonly stopController = new AbortController();
+  /** Aborted when the broker starts stopping; every long poll listens to it (no listener limit: a busy broker has hundreds). */
+  private readonly stopController = unlimitedAbortController();
 
   /** Stops accepting, answers what was received, leaves the cluster, flushes and closes every log. */
   async stop(): Promise<void> {
@@ -724,4 +726,10 @@ export class Broker {
     // Last: /health/ready answers 503 (stopping) while the broker shuts down.
     await this.http?.stop();
   }
+}
+
+function unlimitedAbortController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
 }
