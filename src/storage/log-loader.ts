@@ -8,6 +8,8 @@
  */
 import * as path from 'node:path';
 import type { Fs } from './fs.js';
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { readCheckpoint, readFileIfExists } from './checkpoint-file.js';
@@ -290,12 +292,18 @@ export function floorSegmentIndex(segs: readonly LogSegment[], offset: number): 
   return ans;
 }
 
-/** The topic id stored in partition.metadata (Kafka's "version: 0\ntopic_id: <id>"), if any. */
-export async function readStoredTopicId(fs: Fs, dir: string): Promise<string | undefined> {
+/**
+ * The topic id stored in partition.metadata (Kafka's "version: 0\ntopic_id: <id>"), if any;
+ * INCONSISTENT_TOPIC_ID when it is not `expected` (a log of an older topic with this name).
+ */
+export async function readStoredTopicId(fs: Fs, dir: string, expected?: string): Promise<string | undefined> {
   const bytes = await readFileIfExists(fs, path.join(dir, PARTITION_METADATA_FILE));
   if (bytes === null) return undefined;
-  const m = /topic_id:\s*(\S+)/.exec(bytes.toString('utf8'));
-  return m?.[1];
+  const stored = /topic_id:\s*(\S+)/.exec(bytes.toString('utf8'))?.[1];
+  if (stored && expected && stored !== expected) {
+    throw new KafkaApiError(ErrorCode.INCONSISTENT_TOPIC_ID, `${dir}: partition.metadata has topic id ${stored}, expected ${expected}`);
+  }
+  return stored;
 }
 
 /** This partition's entry of a Kafka offset checkpoint file; null when missing or unreadable. */

@@ -114,6 +114,15 @@ export class ProducerSnapshots {
     await this.deleteBelow(this.offsets.length > 3 ? this.offsets[this.offsets.length - 3] : 0);
   }
 
+  /**
+   * The snapshot at a clean close. Kafka's takeSnapshot skips an unchanged state; an empty log
+   * without producers has nothing to replay on the next load either, so idle partitions write none.
+   */
+  async takeAtClose(offset: number, emptyWithoutProducers: boolean, serialize: () => Uint8Array): Promise<void> {
+    if (emptyWithoutProducers && this.offsets.length === 0) return;
+    await this.take(offset, serialize);
+  }
+
   async deleteBelow(offset: number): Promise<void> {
     for (const o of this.offsets.filter((x) => x < offset)) await this.fs.unlink(producerSnapshotFileName(this.dir, o)).catch(() => undefined);
     this.offsets = this.offsets.filter((x) => x >= offset);

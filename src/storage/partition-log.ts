@@ -60,10 +60,8 @@ import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } fr
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { PARTITION_METADATA_FILE, deleteDirName } from './file-names.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
-  partitionLeaderEpoch as batchPartitionLeaderEpoch,
-  setLogAppendTime, setPartitionLeaderEpoch,
-  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch,
-  producerId as batchProducerId } from '../protocol/records/record-batch.js';
+  partitionLeaderEpoch as batchPartitionLeaderEpoch, setLogAppendTime, setPartitionLeaderEpoch,
+  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
 
 export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
 
@@ -272,10 +270,7 @@ export class PartitionLog {
   }
 
   private async loadTopicId(topicId: string | undefined): Promise<void> {
-    const stored = await readStoredTopicId(this.fs, this.dir);
-    if (stored && topicId && stored !== topicId) {
-      throw new KafkaApiError(ErrorCode.INCONSISTENT_TOPIC_ID, `${this.dir}: partition.metadata has topic id ${stored}, expected ${topicId}`);
-    }
+    const stored = await readStoredTopicId(this.fs, this.dir, topicId);
     this.topicId = stored ?? topicId ?? '';
     if (topicId && !stored) await this.persistTopicId(topicId);
   }
@@ -757,11 +752,7 @@ export class PartitionLog {
       if (healthy) {
         try {
           await this.flush();
-          // Kafka's takeSnapshot skips an unchanged state; an empty log without producers has
-          // nothing to replay on the next load either, so thousands of idle partitions write none.
-          if (this.endOffset > this.startOffset || this.producers.activeProducers().length > 0 || this.snapshots.offsets.length > 0) {
-            await this.snapshots.take(this.endOffset, () => this.producers.serialize());
-          }
+          await this.snapshots.takeAtClose(this.endOffset, this.endOffset === this.startOffset && this.producers.activeProducers().length === 0, () => this.producers.serialize());
         } catch {
           // Stays offline; no marker is written below.
         }
