@@ -85,6 +85,20 @@ class SlabRing {
   }
 }
 
+/** Resolves on `event` (or, with null, once an empty write completes: what is queued went out) or on close; no listener left behind. */
+function untilEither(socket: net.Socket, event: 'drain' | null): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const done = () => {
+      socket.off('close', done);
+      if (event) socket.off(event, done);
+      resolve();
+    };
+    socket.once('close', done);
+    if (event) socket.once(event, done);
+    else socket.write(Buffer.alloc(0), done);
+  });
+}
+
 const readAt = (fd: number, buf: Buffer, len: number, pos: number) =>
   new Promise<number>((resolve, reject) => fsRead(fd, buf, 0, len, pos, (err, n) => (err ? reject(err) : resolve(n))));
 
@@ -94,7 +108,7 @@ async function copyOut(socket: net.Socket, ring: SlabRing, fd: number, pos: numb
   await readAt(fd, slab, len, pos);
   if (header) socket.write(header);
   const ok = socket.write(slab.subarray(0, len), () => ring.give(slab));
-  if (!ok) await new Promise((r) => { socket.once('drain', r); socket.once('close', r); });
+  if (!ok) await untilEither(socket, 'drain');
   if (socket.destroyed) throw new Error('the client went away');
 }
 
@@ -134,7 +148,7 @@ async function serve(socket: net.Socket, fd: number, mode: Mode, addon: { sendfi
       // The send buffer is full: a small piece the copy way, so libuv waits for writability.
       const piece = Math.min(FALLBACK_PIECE, n - sent);
       await copyOut(socket, ring, fd, off + sent, piece, null);
-      await new Promise<void>((r2) => { socket.write(Buffer.alloc(0), () => r2()); socket.once('close', () => r2()); });
+      await untilEither(socket, null);
       if (socket.destroyed) throw new Error('the client went away');
       sent += piece;
     }
