@@ -228,6 +228,9 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       this.known.set(topic.name, topic.topicId);
       const states = cache.partitionsOf(topic.topicId);
       let hosted = this.hosted.get(topic.name);
+      // New partitions of this broker get their logs together (concurrent, one directory fsync).
+      const fresh = states.filter((st) => st.replicas.includes(nodeId) && !hosted?.partitions[st.partition] && !this.opts.logs.getLog(topic.name, st.partition));
+      if (fresh.length > 1) await this.opts.logs.createLogs(topic.name, fresh.map((st) => st.partition), this.logConfigOf(topic.configs), topic.topicId);
       for (const state of states) {
         const mine = state.replicas.includes(nodeId);
         const existing = hosted?.partitions[state.partition];

@@ -267,6 +267,26 @@ export class LogManager implements SharedCheckpointOwner {
     return log;
   }
 
+  /**
+   * Creates the missing logs of several partitions of one topic, `loadConcurrency` at a time, with
+   * one fsync of the log dir for all their new directories (a topic of thousands of partitions
+   * otherwise waits for each partition's fsyncs in turn).
+   */
+  async createLogs(topic: string, partitions: readonly number[], config: LogConfig, topicId: string): Promise<void> {
+    const missing = partitions.filter((p) => !this.logs.has(key(topic, p)));
+    const created: PartitionLog[] = [];
+    try {
+      await forEachLimited(missing, this.loadConcurrency, async (partition) => {
+        const dir = path.join(this.logDir, partitionDirName(topic, partition));
+        created.push(await PartitionLog.open({ fs: this.fs, dir, topic, partition, config, clock: this.clock, topicId, checkpoints: await this.checkpointsFor(topic, partition, dir) }));
+      });
+      if (created.length > 0) await this.fs.syncDir(this.logDir);
+    } finally {
+      // Even after a failure the logs that did open are this manager's to close.
+      for (const log of created) this.logs.set(key(log.topic, log.partition), log);
+    }
+  }
+
   /** Deletes one partition's log (this broker is no longer a replica, or it belonged to an older topic id). */
   async deleteLog(topic: string, partition: number): Promise<boolean> {
     const log = this.logs.get(key(topic, partition));
