@@ -42,6 +42,14 @@ export async function buildRdkBench(peers = process.env.BENCH_PEERS ?? resolve(R
     cleanup();
     return { skipped: `cannot copy ${peers}: ${(err as Error).message}` };
   }
+  // librdkafka's headers (Debian's librdkafka-dev) are installed when missing, as the test command installs what it needs.
+  if (!existsSync('/usr/include/librdkafka/rdkafka.h')) {
+    const apt = await runCmd('bash', ['-c', `. ${JSON.stringify(join(REPO_ROOT, 'tools', 'lib', 'apt-install.sh'))} && apt_install rdk-bench librdkafka-dev gcc`], { timeoutMs: 600_000 });
+    if (apt.code !== 0) {
+      cleanup();
+      return { skipped: `librdkafka-dev missing and not installable: ${apt.stderr.trim().split('\n').slice(-1)[0]}` };
+    }
+  }
   const r = await runCmd('bash', ['build.sh'], { cwd: dir, timeoutMs: 120_000 });
   const bin = join(dir, 'build', 'rdk-bench');
   if (r.code !== 0 || !existsSync(bin)) {
