@@ -76,14 +76,28 @@ export function aliveBrokers(broker: Broker, listenerName: string): { nodeId: nu
  */
 export function describePartitions(broker: Broker, topicId: string, listenerName: string, hideRetiredOf?: TopicInfo): MetadataResponsePartition[] {
   const retiredAt = hideRetiredOf && hideRetiredOf.configs[PARTITIONS_KEEP] !== undefined ? retiredFrom(hideRetiredOf) : Infinity;
+  // Per broker, asked once per topic rather than once per partition (a topic's partitions share
+  // a few brokers): whether it is alive, and whether it has an endpoint on this listener.
+  const alive = new Map<number, boolean>();
+  const isAlive = (id: number) => {
+    let v = alive.get(id);
+    if (v === undefined) alive.set(id, (v = broker.isRegisteredBroker(id)));
+    return v;
+  };
+  const reachable = new Map<number, boolean>();
+  const hasEndpoint = (id: number) => {
+    let v = reachable.get(id);
+    if (v === undefined) reachable.set(id, (v = broker.brokerEndpoint(id, listenerName) !== null));
+    return v;
+  };
   return broker.cache.partitionsOf(topicId).map((p) => {
-    const offline = p.replicas.filter((id) => !broker.isRegisteredBroker(id));
+    const offline = p.replicas.filter((id) => !isAlive(id));
     let errorCode: number = ErrorCode.NONE;
     let leaderId = p.leader;
-    if (leaderId < 0 || !broker.isRegisteredBroker(leaderId)) {
+    if (leaderId < 0 || !isAlive(leaderId)) {
       errorCode = ErrorCode.LEADER_NOT_AVAILABLE;
       leaderId = -1;
-    } else if (!broker.brokerEndpoint(leaderId, listenerName)) {
+    } else if (!hasEndpoint(leaderId)) {
       errorCode = ErrorCode.LISTENER_NOT_FOUND;
       leaderId = -1;
     } else if (p.partition >= retiredAt) {

@@ -285,6 +285,8 @@ function countIn(stats: RequestStats, v: unknown, depth: number): number {
   if (v === null || typeof v !== 'object' || depth > 8 || Buffer.isBuffer(v)) return 0;
   let n = 0;
   if (Array.isArray(v)) {
+    // Message arrays are of one type: an array of numbers or strings (replica lists, ids) holds no error code.
+    if (v.length === 0 || v[0] === null || typeof v[0] !== 'object') return 0;
     for (let i = 0; i < v.length; i++) n += countIn(stats, v[i], depth + 1);
     return n;
   }
