@@ -1,5 +1,6 @@
 /**
- * @samsa-serial (runs alone: every client in parallel against Samsa and real Kafka processes)
+ * @samsa-early (the longest file: it starts first and the rest of the suite runs beside it, one
+ * file at a time; every client runs in parallel against Samsa and real Kafka processes)
  * @samsa-timeout 600
  *
  * The compatibility suite (compat-tests/) with every real client, against Samsa and against real

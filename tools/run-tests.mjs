@@ -9,6 +9,8 @@
  * or SAMSA_TEST_JOBS), each with a deadline (default 180 s, or SAMSA_TEST_TIMEOUT_S) after which the
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
+ * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it (the
+ * files under compat-tests/, which start real Kafka brokers, run last, away from it);
  * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
@@ -29,6 +31,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_ROOTS = ['test', 'compat-tests'];
 const SERIAL_MARKER = '@samsa-serial';
+const EARLY_MARKER = '@samsa-early';
 const TIMEOUT_MARKER = /@samsa-timeout (\d+)/;
 const MAX_CAPTURE = 4 * 1024 * 1024; // keep at most this much of one file's output (head + tail)
 const KILL_GRACE_MS = 3000;
@@ -278,6 +281,10 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
 
 const serial = selected.filter(isSerial);
 const parallel = selected.filter((f) => !serial.includes(f));
+// Long files marked @samsa-early go first; compat-tests/ (each starts a real Kafka) go last, so
+// they do not run beside the early ones; a stable sort keeps the order within each rank.
+const rank = (f) => (head(f).includes(EARLY_MARKER) ? 0 : rel(f).startsWith('compat-tests/') ? 2 : 1);
+parallel.sort((a, b) => rank(a) - rank(b));
 console.log(`run-tests: ${selected.length} file(s), ${jobs} in parallel, timeout ${timeoutS} s per file`);
 await pool(parallel, jobs);
 await pool(serial, 1);
