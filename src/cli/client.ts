@@ -18,7 +18,7 @@ const PREFERRED: Partial<Record<number, number>> = {
   3: 12, // Metadata (topic ids from v10)
   9: 7, // OffsetFetch (single group)
   15: 5, // DescribeGroups
-  16: 4, // ListGroups
+  16: 5, // ListGroups (group type from v5)
   18: 3, // ApiVersions
   19: 7, // CreateTopics (topic id from v7)
   20: 5, // DeleteTopics (names)

@@ -1,6 +1,6 @@
 /**
- * The client commands of `samsa`: topics, produce, consume, groups. Each talks to a broker with
- * KafkaClient (generated codecs over one socket). Data goes to stdout; progress, summaries and
+ * The client commands of `samsa`: topics, produce, consume (groups are in groups.ts). Each talks
+ * to a broker with KafkaClient (generated codecs over one socket). Data goes to stdout; progress, summaries and
  * errors to stderr.
  */
 import { createInterface } from 'node:readline';
@@ -8,8 +8,6 @@ import { KafkaClient, KafkaError } from './client.js';
 import { clientSecurityFromFile } from './command-config.js';
 import { UsageError, bool, flag, flags, intFlag, keyValue, parseArgs, type Parsed } from './args.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { Reader } from '../protocol/reader.js';
-import { readConsumerProtocolAssignment } from '../protocol/generated/messages/consumer-protocol-assignment.js';
 import { buildRecordBatch, decodeRecordBatch, type RecordHeader, type RecordInput } from '../protocol/records/record.js';
 import type { CompressionName } from '../protocol/records/record-batch.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
@@ -56,7 +54,7 @@ export async function metadata(c: KafkaClient, topics: string[] | null, autoCrea
 }
 
 /** ListOffsets for some partitions of one topic: timestamp -2 earliest, -1 latest, else the first offset at/after it. */
-async function listOffsets(c: KafkaClient, topic: string, partitions: number[], timestamp: bigint): Promise<Map<number, bigint>> {
+export async function listOffsets(c: KafkaClient, topic: string, partitions: number[], timestamp: bigint): Promise<Map<number, bigint>> {
   const res = await c.request(2, {
     replicaId: -1,
     isolationLevel: 0,
@@ -465,87 +463,4 @@ export async function consumeCommand(argv: string[], io: Io, signal?: AbortSigna
     io.err(`consumed ${seen} record${seen === 1 ? '' : 's'} from ${topic}\n`);
     return 0;
   });
-}
-
-// ---------------------------------------------------------------------------------------------
-// groups
-
-export const GROUPS_HELP = `usage: samsa groups <list|describe> [options]
-  samsa groups list                  every consumer group with its state
-  samsa groups describe GROUP ...    members, committed offsets, log end offsets and lag per partition;
-                                     share groups: members, assignment, start offset, lag, in-flight
-                                     and archived records per share-partition
-options: --bootstrap host:port (default localhost:9092, or $SAMSA_BOOTSTRAP)
-`;
-
-function decodeAssignment(b: Buffer): { topic: string; partitions: number[] }[] {
-  if (b.length < 2) return [];
-  try {
-    const r = new Reader(b);
-    const v = r.int16();
-    return readConsumerProtocolAssignment(r, Math.min(Math.max(v, 0), 3)).assignedPartitions;
-  } catch {
-    return [];
-  }
-}
-
-export async function groupsCommand(argv: string[], io: Io): Promise<number> {
-  const p = parseArgs(argv, { ...COMMON });
-  const [sub, ...names] = p.positionals;
-  if (bool(p, 'help') || !sub) { io.out(GROUPS_HELP); return sub || bool(p, 'help') ? 0 : 2; }
-  switch (sub) {
-    case 'list':
-      return withClient(p, async (c) => {
-        const res = await c.request(16, { statesFilter: [], typesFilter: [] });
-        check(res.errorCode, 'ListGroups');
-        const rows = [['GROUP', 'STATE', 'PROTOCOL-TYPE']];
-        for (const g of [...res.groups].sort((a, b) => a.groupId.localeCompare(b.groupId))) rows.push([g.groupId, g.groupState, g.protocolType]);
-        io.out(table(rows));
-        return 0;
-      });
-    case 'describe': {
-      if (names.length === 0) throw new UsageError('groups describe needs at least one group id');
-      return withClient(p, async (c) => {
-        // Share groups first (ShareGroupDescribe); the others are classic or consumer groups.
-        const shared = await (await import('./share-groups.js')).describeShareGroups(c, names, io);
-        const others = names.filter((n) => !shared.has(n));
-        if (others.length === 0) return 0;
-        const dg = await c.request(15, { groups: others, includeAuthorizedOperations: false });
-        let failed = 0;
-        for (const g of dg.groups) {
-          if (g.errorCode !== ErrorCode.NONE) { failed++; io.err(`samsa: group ${g.groupId}: ${new KafkaError(g.errorCode).message}\n`); continue; }
-          const owner = new Map<string, { memberId: string; host: string; clientId: string }>();
-          for (const m of g.members) for (const tp of decodeAssignment(m.memberAssignment)) for (const part of tp.partitions) owner.set(`${tp.topic}\0${part}`, { memberId: m.memberId, host: m.clientHost, clientId: m.clientId });
-          const of = await c.send(9, Math.min(c.versionFor(9), 7), { groupId: g.groupId, topics: null, groups: [], requireStable: false });
-          check(of.errorCode, `OffsetFetch ${g.groupId}`);
-          io.out(`Group: ${g.groupId}\tState: ${g.groupState}\tMembers: ${g.members.length}\tProtocol: ${g.protocolData || '-'}\n`);
-          const rows = [['TOPIC', 'PARTITION', 'CURRENT-OFFSET', 'LOG-END-OFFSET', 'LAG', 'CONSUMER-ID', 'HOST', 'CLIENT-ID']];
-          const committed = new Map<string, bigint>();
-          for (const t of of.topics) for (const x of t.partitions) if (x.errorCode === ErrorCode.NONE && x.committedOffset >= 0n) committed.set(`${t.name}\0${x.partitionIndex}`, x.committedOffset);
-          const keys = new Set([...committed.keys(), ...owner.keys()]);
-          const byTopic = new Map<string, number[]>();
-          for (const k of keys) {
-            const [topic, part] = k.split('\0') as [string, string];
-            byTopic.set(topic, [...(byTopic.get(topic) ?? []), Number(part)]);
-          }
-          for (const [topic, parts] of [...byTopic].sort((a, b) => a[0].localeCompare(b[0]))) {
-            parts.sort((a, b) => a - b);
-            const ends = await listOffsets(c, topic, parts, -1n).catch(() => new Map<number, bigint>());
-            for (const part of parts) {
-              const cur = committed.get(`${topic}\0${part}`);
-              const leo = ends.get(part);
-              const o = owner.get(`${topic}\0${part}`);
-              rows.push([topic, String(part), cur === undefined ? '-' : String(cur), leo === undefined ? '-' : String(leo),
-                cur === undefined || leo === undefined ? '-' : String(leo - cur), o?.memberId ?? '-', o?.host ?? '-', o?.clientId ?? '-']);
-            }
-          }
-          if (rows.length === 1 && g.members.length) for (const m of g.members) rows.push(['-', '-', '-', '-', '-', m.memberId, m.clientHost, m.clientId]);
-          io.out(table(rows));
-        }
-        return failed ? 1 : 0;
-      });
-    }
-    default:
-      throw new UsageError(`unknown groups command '${sub}' (list, describe)`);
-  }
 }

@@ -93,7 +93,7 @@ switch (sub) {
     untilSignal((signal) => client(async () => (await import('./commands.js')).consumeCommand(rest, io, signal)));
     break;
   case 'groups':
-    void client(async () => (await import('./commands.js')).groupsCommand(rest, io));
+    void client(async () => (await import('./groups.js')).groupsCommand(rest, io));
     break;
   case 'schedule':
     void client(async () => (await import('./schedule.js')).scheduleCommand(rest, io));

@@ -11,6 +11,7 @@ import { KafkaError } from './client.js';
 import { UsageError, bool, parseArgs } from './args.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { COMMON, check, consumeCommand, metadata, table, withClient, type Io } from './commands.js';
+import { formatAssignment, shareGroupReports, type ShareGroupReader } from '../coordinator/share/share-group-report.js';
 
 const GROUP_RESOURCE = 32;
 
@@ -21,54 +22,45 @@ export const DLQ_HELP = `usage: samsa dlq tail GROUP [consume options]
   the default format is '%o %h\\n'.
 `;
 
-/** In-flight (delivered, not yet done) and archived counts above the start offset, from the persisted state. */
-async function stateCounts(c: KafkaClient, groupId: string, topicId: string, partition: number, leaderEpoch: number): Promise<{ inFlight: string; archived: string }> {
-  if (!c.supports(84)) return { inFlight: '-', archived: '-' };
-  try {
-    const res = await c.send(84, 0, { groupId, topics: [{ topicId, partitions: [{ partition, leaderEpoch: Math.max(0, leaderEpoch) }] }] });
-    const r = res.results[0]?.partitions[0];
-    if (!r || r.errorCode !== ErrorCode.NONE) return { inFlight: '-', archived: '-' };
-    let inFlight = 0;
-    let archived = 0;
-    for (const b of r.stateBatches) {
-      const n = Number(b.lastOffset - b.firstOffset) + 1;
-      if (b.deliveryState === 4) archived += n;
-      else if (b.deliveryState === 0 && b.deliveryCount > 0) inFlight += n;
-    }
-    return { inFlight: String(inFlight), archived: String(archived) };
-  } catch {
-    return { inFlight: '-', archived: '-' };
-  }
+/** The share-group figures over the wire: ShareGroupDescribe, DescribeShareGroupOffsets, ReadShareGroupState. */
+function wireReader(c: KafkaClient): ShareGroupReader {
+  const epochs = new Map<string, number>();
+  return {
+    async describe(groupIds) {
+      return c.supports(77) ? (await c.request(77, { groupIds, includeAuthorizedOperations: false })).groups : [];
+    },
+    async offsets(groupId) {
+      const og = (await c.request(90, { groups: [{ groupId, topics: null }] })).groups[0];
+      if (!og || og.errorCode !== ErrorCode.NONE) return null;
+      // ReadShareGroupState is asked at each partition's current leader epoch (an older one is fenced).
+      const md = og.topics.length > 0 ? await metadata(c, og.topics.map((t) => t.topicName)) : null;
+      for (const t of md?.topics ?? []) for (const p of t.partitions) epochs.set(`${t.name}\u0000${p.partitionIndex}`, p.leaderEpoch);
+      return og.topics;
+    },
+    async stateBatches(groupId, topic, partition) {
+      if (!c.supports(84)) return null;
+      const leaderEpoch = Math.max(0, epochs.get(`${topic.topicName}\u0000${partition}`) ?? 0);
+      const res = await c.send(84, 0, { groupId, topics: [{ topicId: topic.topicId, partitions: [{ partition, leaderEpoch }] }] });
+      const r = res.results[0]?.partitions[0];
+      return r && r.errorCode === ErrorCode.NONE ? r.stateBatches : null;
+    },
+  };
 }
+
+const dash = (v: bigint | number | null) => (v === null ? '-' : String(v));
 
 /** Describes the share groups among `names`; returns the ones that were share groups. */
 export async function describeShareGroups(c: KafkaClient, names: string[], io: Io): Promise<Set<string>> {
   const done = new Set<string>();
-  if (!c.supports(77)) return done;
-  const res = await c.request(77, { groupIds: names, includeAuthorizedOperations: false });
-  for (const g of res.groups) {
-    if (g.errorCode !== ErrorCode.NONE) continue;
+  for (const g of await shareGroupReports(wireReader(c), names)) {
     done.add(g.groupId);
-    io.out(`Share group: ${g.groupId}\tState: ${g.groupState}\tMembers: ${g.members.length}\tGroup epoch: ${g.groupEpoch}\tAssignor: ${g.assignorName}\n`);
+    io.out(`Share group: ${g.groupId}\tState: ${g.state}\tMembers: ${g.members.length}\tGroup epoch: ${g.groupEpoch}\tAssignor: ${g.assignorName}\n`);
     const members = [['MEMBER-ID', 'CLIENT-ID', 'HOST', 'EPOCH', 'ASSIGNMENT']];
-    for (const m of g.members) {
-      const parts = (m.assignment?.topicPartitions ?? []).map((t) => `${t.topicName}:${t.partitions.join(',')}`).join(' ');
-      members.push([m.memberId, m.clientId, m.clientHost, String(m.memberEpoch), parts || '-']);
-    }
+    for (const m of g.members) members.push([m.memberId, m.clientId, m.clientHost, String(m.memberEpoch), formatAssignment(m.assignment)]);
     if (g.members.length > 0) io.out(table(members));
-    const offsets = await c.request(90, { groups: [{ groupId: g.groupId, topics: null }] });
-    const og = offsets.groups[0];
-    if (!og || og.errorCode !== ErrorCode.NONE) continue;
-    const epochs = new Map<string, number>();
-    const md = og.topics.length > 0 ? await metadata(c, og.topics.map((t) => t.topicName)) : null;
-    for (const t of md?.topics ?? []) for (const p of t.partitions) epochs.set(`${t.name}\u0000${p.partitionIndex}`, p.leaderEpoch);
+    if (g.partitions === null) continue;
     const rows = [['TOPIC', 'PARTITION', 'START-OFFSET', 'LAG', 'IN-FLIGHT', 'ARCHIVED']];
-    for (const t of [...og.topics].sort((a, b) => a.topicName.localeCompare(b.topicName))) {
-      for (const p of [...t.partitions].sort((a, b) => a.partitionIndex - b.partitionIndex)) {
-        const counts = await stateCounts(c, g.groupId, t.topicId, p.partitionIndex, epochs.get(`${t.topicName}\u0000${p.partitionIndex}`) ?? 0);
-        rows.push([t.topicName, String(p.partitionIndex), p.startOffset < 0n ? '-' : String(p.startOffset), p.lag < 0n ? '-' : String(p.lag), counts.inFlight, counts.archived]);
-      }
-    }
+    for (const p of g.partitions) rows.push([p.topic, String(p.partition), dash(p.startOffset), dash(p.lag), dash(p.inFlight), dash(p.archived)]);
     io.out(table(rows));
   }
   return done;

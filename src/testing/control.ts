@@ -25,7 +25,7 @@ import type { FetchRequest } from '../protocol/generated/messages/fetch-request.
 import { defaultListOffsetsPartitionResponse, type ListOffsetsResponse } from '../protocol/generated/messages/list-offsets-response.js';
 import type { ListOffsetsRequest } from '../protocol/generated/messages/list-offsets-request.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
-import { groupViewFor, INTERNAL_CONNECTION_ID, type GroupSnapshot, type GroupView } from './group-view.js';
+import { groupViewFor, INTERNAL_CONNECTION_ID, isGroupStable, type GroupSnapshot, type GroupView } from './group-view.js';
 
 /** An API by name (`'Produce'`) or key (`0`). */
 export type ApiName = keyof typeof ApiKey;
@@ -488,12 +488,16 @@ export class BrokerControl {
     return this.wait(`high watermark of ${topic}-${partition} to reach ${target}`, check, opts, (w) => { waiter = w; });
   }
 
-  /** Resolves once the group is Stable (all members joined and synced). */
+  /**
+   * Resolves once the group is Stable: a classic group with all members joined and synced, a
+   * KIP-848 consumer group with every member reconciled to the current target assignment, a share
+   * group with members that all hold the current assignment (group-view.ts, `isGroupStable`).
+   */
   waitForGroupStable(groupId: string, opts: WaitOptions = {}): Promise<GroupSnapshot> {
     let last: GroupSnapshot | null = null;
     return this.wait(`group '${groupId}' to become Stable`, async () => {
       last = await this.groups.describeGroup(groupId);
-      return last?.state === 'Stable';
+      return isGroupStable(last);
     }, opts).then(() => last!);
   }
 

@@ -1,21 +1,84 @@
 /**
- * What the test control needs to know about consumer groups, behind a small interface so it can
- * be served by the group coordinator directly or, as here, through the broker's own request path:
- * DescribeGroups and OffsetFetch encoded with the generated codecs and handed to the dispatcher
- * in-process (no socket). The control re-evaluates its waits after every response the broker
- * sends (group state only changes while requests are handled, or when a session expires, which a
- * client then observes through its next request), so nothing polls on a timer.
+ * What the test control needs to know about groups, behind a small interface so it can be served
+ * by the group coordinator directly or, as here, through the broker's own request path:
+ * DescribeGroups, ConsumerGroupDescribe, ShareGroupDescribe and OffsetFetch encoded with the
+ * generated codecs and handed to the dispatcher in-process (no socket). The control re-evaluates
+ * its waits after every response the broker sends (group state only changes while requests are
+ * handled, or when a session expires, which a client then observes through its next request), so
+ * nothing polls on a timer.
+ *
+ * Groups of every type are described: classic (DescribeGroups), KIP-848 consumer
+ * (ConsumerGroupDescribe) and KIP-932 share groups (ShareGroupDescribe). `isGroupStable` says when
+ * each counts as Stable (see there).
  */
 import type { Broker } from '../broker/broker.js';
 import type { ApiTypes } from '../protocol/generated/api-table.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { DescribedGroup as ClassicDescribed } from '../protocol/generated/messages/describe-groups-response.js';
+import type { DescribedGroup as ConsumerDescribed } from '../protocol/generated/messages/consumer-group-describe-response.js';
+import type { DescribedGroup as ShareDescribed } from '../protocol/generated/messages/share-group-describe-response.js';
 import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../cli/wire.js';
+
+export type GroupType = 'classic' | 'consumer' | 'share';
 
 export interface GroupSnapshot {
   groupId: string;
-  /** Kafka's state name: 'Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable', 'Dead'. */
+  /** 'classic', 'consumer' (KIP-848) or 'share' (KIP-932). */
+  type: GroupType;
+  /**
+   * Kafka's state name. Classic: 'Empty', 'PreparingRebalance', 'CompletingRebalance', 'Stable',
+   * 'Dead'; consumer: 'Empty', 'Assigning', 'Reconciling', 'Stable'; share: 'Empty', 'Stable'.
+   */
   state: string;
-  members: { memberId: string; clientId: string; clientHost: string }[];
+  /** Consumer and share groups: the group epoch and the epoch of the target assignment. */
+  groupEpoch?: number;
+  assignmentEpoch?: number;
+  /** memberEpoch: consumer and share groups only; assignment: consumer and share groups only. */
+  members: { memberId: string; clientId: string; clientHost: string; memberEpoch?: number; assignment?: { topic: string; partitions: number[] }[] }[];
+}
+
+/**
+ * Whether a group counts as Stable for `waitForGroupStable`. Classic and consumer groups: the
+ * state their coordinator reports (a KIP-848 group is Stable once the target assignment is
+ * computed for the current group epoch and every member has reconciled to it). A share group
+ * reports Stable as soon as it has a member, so more is asked of it, to the same effect: state
+ * Stable, the target assignment computed for the current group epoch, and every member
+ * heartbeated since (its member epoch is the assignment epoch), so each knows its share-partitions.
+ */
+export function isGroupStable(g: GroupSnapshot | null): boolean {
+  if (g === null || g.state !== 'Stable') return false;
+  if (g.type !== 'share') return true;
+  return g.assignmentEpoch === g.groupEpoch && g.members.every((m) => m.memberEpoch === g.assignmentEpoch);
+}
+
+function modernMembers(members: (ConsumerDescribed['members'][number] | ShareDescribed['members'][number])[]): GroupSnapshot['members'] {
+  return members.map((m) => ({
+    memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberEpoch: m.memberEpoch,
+    assignment: (m.assignment?.topicPartitions ?? []).map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
+  }));
+}
+
+/**
+ * One group from the three describes: the classic one first; a group it does not know (Dead, or
+ * refused as not classic) is asked for as a consumer group, then as a share group. A group none
+ * knows is the classic answer (Dead), or null when that was an error.
+ */
+async function describeAny(groupId: string, ask: {
+  classic(): Promise<ClassicDescribed | null>;
+  consumer(): Promise<ConsumerDescribed | null>;
+  share(): Promise<ShareDescribed | null>;
+}): Promise<GroupSnapshot | null> {
+  const c = await ask.classic();
+  if (c && c.errorCode === ErrorCode.NONE && c.groupState !== 'Dead') {
+    return { groupId, type: 'classic', state: c.groupState, members: c.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost })) };
+  }
+  const modern = (type: GroupType, d: ConsumerDescribed | ShareDescribed): GroupSnapshot => ({ groupId, type, state: d.groupState, groupEpoch: d.groupEpoch, assignmentEpoch: d.assignmentEpoch, members: modernMembers(d.members) });
+  const consumer = await ask.consumer();
+  if (consumer && consumer.errorCode === ErrorCode.NONE) return modern('consumer', consumer);
+  const share = await ask.share();
+  if (share && share.errorCode === ErrorCode.NONE) return modern('share', share);
+  if (!c || c.errorCode !== ErrorCode.NONE) return null;
+  return { groupId, type: 'classic', state: c.groupState, members: [] };
 }
 
 export interface GroupView {
@@ -62,10 +125,14 @@ export class DispatchGroupView implements GroupView {
   async describeGroup(groupId: string): Promise<GroupSnapshot | null> {
     const v = this.maxVersion(15);
     if (v === null) throw new Error('this broker does not serve DescribeGroups (consumer groups are not available)');
-    const res = await this.call(15, v, { groups: [groupId], includeAuthorizedOperations: false });
-    const g = res.groups.find((x) => x.groupId === groupId);
-    if (!g || g.errorCode !== ErrorCode.NONE) return null;
-    return { groupId, state: g.groupState, members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost })) };
+    const ask = { groupIds: [groupId], includeAuthorizedOperations: false };
+    const cv = this.maxVersion(69);
+    const sv = this.maxVersion(77);
+    return describeAny(groupId, {
+      classic: async () => (await this.call(15, v, { groups: [groupId], includeAuthorizedOperations: false })).groups[0] ?? null,
+      consumer: async () => (cv === null ? null : (await this.call(69, cv, ask)).groups[0] ?? null),
+      share: async () => (sv === null ? null : (await this.call(77, sv, ask)).groups[0] ?? null),
+    });
   }
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<bigint | null> {
@@ -87,7 +154,9 @@ export class DispatchGroupView implements GroupView {
 
 /** The part of the group coordinator (src/coordinator/group) the control reads. */
 export interface GroupCoordinatorLike {
-  describeGroup(groupId: string, includeAuthorizedOperations: boolean): Promise<{ errorCode: number; groupState: string; members: { memberId: string; clientId: string; clientHost: string }[] }>;
+  describeGroup(groupId: string, includeAuthorizedOperations: boolean): Promise<ClassicDescribed>;
+  consumerGroupDescribe?(groupId: string, authorizedOperations: number | null): Promise<ConsumerDescribed>;
+  shareGroupDescribe?(groupId: string, authorizedOperations: number | null): Promise<ShareDescribed>;
   fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): Promise<{ name: string; partitions: { partitionIndex: number; committedOffset: bigint; errorCode: number }[] }[]>;
 }
 
@@ -96,10 +165,13 @@ export class CoordinatorGroupView implements GroupView {
   readonly available = true;
   constructor(private readonly coordinator: GroupCoordinatorLike) {}
 
-  async describeGroup(groupId: string): Promise<GroupSnapshot | null> {
-    const g = await this.coordinator.describeGroup(groupId, false);
-    if (g.errorCode !== ErrorCode.NONE) return null;
-    return { groupId, state: g.groupState, members: g.members.map((m) => ({ memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost })) };
+  describeGroup(groupId: string): Promise<GroupSnapshot | null> {
+    const gc = this.coordinator;
+    return describeAny(groupId, {
+      classic: () => gc.describeGroup(groupId, false),
+      consumer: async () => (gc.consumerGroupDescribe ? gc.consumerGroupDescribe(groupId, null) : null),
+      share: async () => (gc.shareGroupDescribe ? gc.shareGroupDescribe(groupId, null) : null),
+    });
   }
 
   async committedOffset(groupId: string, topic: string, partition: number): Promise<bigint | null> {

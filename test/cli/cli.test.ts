@@ -145,7 +145,7 @@ test('groups list and describe with lag', async () => {
 
   const l = await samsa(['groups', 'list']);
   assert.is(l.code, 0, l.stderr);
-  assert.match(l.stdout, /GROUP\s+STATE\s+PROTOCOL-TYPE\ncli-group\s+Empty\s+consumer/);
+  assert.match(l.stdout, /GROUP\s+TYPE\s+STATE\s+PROTOCOL-TYPE\ncli-group\s+classic\s+Empty\s+consumer/);
   const d = await samsa(['groups', 'describe', 'cli-group']);
   assert.is(d.code, 0, d.stderr);
   assert.match(d.stdout, /Group: cli-group\tState: Empty/);

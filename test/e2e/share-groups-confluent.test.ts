@@ -17,7 +17,8 @@ import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
+import { venvPython, waitFor } from '../support/external.js';
+import { pythonUntilLine } from '../support/python-groups.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from './_clients.js';
@@ -45,23 +46,6 @@ async function brokerProcess(port: number, dir: string): Promise<{ child: ChildP
   const exited = new Promise((resolve) => child.on('exit', resolve));
   await waitFor(() => out.includes('Samsa started'), { timeoutMs: 30_000, description: `broker start: ${out.slice(-2000)}` });
   return { child, exited };
-}
-
-/** Runs a venv Python script until its first JSON line, which it resolves with; `stop()` SIGKILLs it. */
-function pythonUntilLine(script: string, args: string[]): { line: Promise<Record<string, any>>; stop(): void } {
-  const child = spawn(VENV_PYTHON, ['-c', script, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1' } });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d) => { err += d; });
-  const line = new Promise<Record<string, any>>((resolve, reject) => {
-    child.stdout.on('data', (d) => {
-      out += d;
-      const nl = out.indexOf('\n');
-      if (nl >= 0) resolve(JSON.parse(out.slice(0, nl)));
-    });
-    child.on('exit', (code) => reject(new Error(`exited (${code}) before its line: ${out}\n${err.slice(-3000)}`)));
-  });
-  return { line, stop: () => void child.kill('SIGKILL') };
 }
 
 async function crashAndRestart(): Promise<void> {
