@@ -497,7 +497,7 @@ export class BrokerControl {
     let last: GroupSnapshot | null = null;
     return this.wait(`group '${groupId}' to become Stable`, async () => {
       last = await this.groups.describeGroup(groupId);
-      return isGroupStable(last);
+      return isGroupStable(last, (topic) => this.broker.metadata.get(topic)?.partitions ?? null);
     }, opts).then(() => last!);
   }
 

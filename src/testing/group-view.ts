@@ -33,27 +33,35 @@ export interface GroupSnapshot {
   /** Consumer and share groups: the group epoch and the epoch of the target assignment. */
   groupEpoch?: number;
   assignmentEpoch?: number;
-  /** memberEpoch: consumer and share groups only; assignment: consumer and share groups only. */
-  members: { memberId: string; clientId: string; clientHost: string; memberEpoch?: number; assignment?: { topic: string; partitions: number[] }[] }[];
+  /** memberEpoch, subscribedTopicNames and assignment: consumer and share groups only. */
+  members: { memberId: string; clientId: string; clientHost: string; memberEpoch?: number; subscribedTopicNames?: string[]; assignment?: { topic: string; partitions: number[] }[] }[];
 }
 
 /**
  * Whether a group counts as Stable for `waitForGroupStable`. Classic and consumer groups: the
  * state their coordinator reports (a KIP-848 group is Stable once the target assignment is
  * computed for the current group epoch and every member has reconciled to it). A share group
- * reports Stable as soon as it has a member, so more is asked of it, to the same effect: state
- * Stable, the target assignment computed for the current group epoch, and every member
- * heartbeated since (its member epoch is the assignment epoch), so each knows its share-partitions.
+ * reports Stable as soon as it has a member, before its share-partitions are initialised and
+ * assigned, so more is asked of it: state Stable, the target assignment computed for the current
+ * group epoch, every member heartbeated since (its member epoch is the assignment epoch), and
+ * every partition of the topics the members subscribe to assigned to one of them
+ * (`partitionCount` gives a topic's partitions; null for a topic that does not exist).
  */
-export function isGroupStable(g: GroupSnapshot | null): boolean {
+export function isGroupStable(g: GroupSnapshot | null, partitionCount: (topic: string) => number | null = () => null): boolean {
   if (g === null || g.state !== 'Stable') return false;
   if (g.type !== 'share') return true;
-  return g.assignmentEpoch === g.groupEpoch && g.members.every((m) => m.memberEpoch === g.assignmentEpoch);
+  if (g.assignmentEpoch !== g.groupEpoch || !g.members.every((m) => m.memberEpoch === g.assignmentEpoch)) return false;
+  const held = new Set(g.members.flatMap((m) => (m.assignment ?? []).flatMap((a) => a.partitions.map((p) => `${a.topic}\u0000${p}`))));
+  for (const topic of new Set(g.members.flatMap((m) => m.subscribedTopicNames ?? []))) {
+    const n = partitionCount(topic) ?? 0;
+    for (let p = 0; p < n; p++) if (!held.has(`${topic}\u0000${p}`)) return false;
+  }
+  return true;
 }
 
 function modernMembers(members: (ConsumerDescribed['members'][number] | ShareDescribed['members'][number])[]): GroupSnapshot['members'] {
   return members.map((m) => ({
-    memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberEpoch: m.memberEpoch,
+    memberId: m.memberId, clientId: m.clientId, clientHost: m.clientHost, memberEpoch: m.memberEpoch, subscribedTopicNames: m.subscribedTopicNames,
     assignment: (m.assignment?.topicPartitions ?? []).map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
   }));
 }

@@ -1,5 +1,6 @@
 /**
- * Every test control exercised with kafkajs, asserting what the client observably does.
+ * Every test control exercised with kafkajs, asserting what the client observably does;
+ * waitForGroupStable also with confluent-kafka's KIP-848 consumers and ShareConsumer.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -7,6 +8,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 import type { ProduceRequest } from '../../src/protocol/generated/messages/produce-request.js';
 import type { ProduceResponse } from '../../src/protocol/generated/messages/produce-response.js';
+import { startGroup } from '../support/python-groups.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -14,7 +16,7 @@ let b: RunningBroker;
 let n = 0;
 
 test.before(async () => {
-  b = await startBroker({ storage: 'memory', 'num.partitions': 1 });
+  b = await startBroker({ storage: 'memory', 'num.partitions': 1, config: { 'group.share.assignment.interval.ms': '0' } });
 });
 test.after(async () => {
   await b.stop();
@@ -306,6 +308,29 @@ test('waitForHighWatermark resolves on the append, and times out with a clear me
     assert.unreachable();
   } catch (err) {
     assert.match((err as Error).message, /timed out after 50 ms waiting for high watermark of hw-0 to reach 10/);
+  }
+});
+
+test('waitForGroupStable: a KIP-848 consumer group once every member has reconciled, a share group once its members hold the assignment', async () => {
+  // The share group's wait starts before the group exists; it resolves on a later response.
+  const shareWait = b.control.waitForGroupStable('ctl-sg', { timeoutMs: 30_000 });
+  const groups = await Promise.all([
+    startGroup(b.bootstrap, 'consumer', 'ctl-cg', 'ctl-cg-t', { members: 2, records: 4 }),
+    startGroup(b.bootstrap, 'share', 'ctl-sg', 'ctl-sg-t', { records: 3 }),
+  ]);
+  try {
+    const [cg, sg] = await Promise.all([b.control.waitForGroupStable('ctl-cg', { timeoutMs: 30_000 }), shareWait]);
+    assert.is(cg.type, 'consumer');
+    assert.is(cg.state, 'Stable');
+    assert.ok(cg.members.length >= 1 && cg.members.every((m) => m.memberEpoch === cg.groupEpoch), `every member at the group epoch ${cg.groupEpoch}: ${cg.members.map((m) => m.memberEpoch)}`);
+    const held = cg.members.flatMap((m) => m.assignment!.flatMap((a) => a.partitions.map((p) => `${a.topic}:${p}`)));
+    assert.equal(held.sort(), ['ctl-cg-t:0', 'ctl-cg-t:1'], 'the members hold every partition once');
+    assert.is(sg.type, 'share');
+    assert.is(sg.state, 'Stable');
+    assert.equal(sg.members.map((m) => m.assignment), [[{ topic: 'ctl-sg-t', partitions: [0] }]]);
+    assert.is(sg.members[0].clientId, 'ctl-sg-0');
+  } finally {
+    for (const g of groups) g.stop();
   }
 });
 
