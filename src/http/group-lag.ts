@@ -1,8 +1,8 @@
 /**
- * Consumer groups as the metrics and the console show them: state, members, assignments and, per
- * committed partition, the lag (high watermark − committed offset) where the partition's log is
- * on this broker. Read from the group coordinator in-process (the groups of the
- * `__consumer_offsets` partitions this broker leads).
+ * Consumer groups (classic and KIP-848; share groups are in share-groups.ts) as the metrics and
+ * the console show them: state, members, assignments and, per committed partition, the lag (high
+ * watermark − committed offset) where the partition's log is on this broker. Read from the group
+ * coordinator in-process (the groups of the `__consumer_offsets` partitions this broker leads).
  */
 import type { Broker } from '../broker/broker.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -33,6 +33,8 @@ export interface GroupMemberView {
   clientHost: string;
   /** Decoded from the consumer protocol's assignment; null when it is not one. */
   assignment: { topic: string; partitions: number[] }[] | null;
+  /** KIP-848 groups: the member's epoch. */
+  memberEpoch?: number;
 }
 
 /**
@@ -92,6 +94,8 @@ interface Described {
   /** The classic group's protocol (assignor), or the consumer group's assignor. */
   protocol: string;
   members: GroupMemberView[];
+  /** KIP-848 groups: the group epoch and the target assignment's epoch. */
+  epochs?: { group: number; assignment: number };
 }
 
 /**
@@ -106,8 +110,9 @@ async function describe(broker: Broker, groupId: string): Promise<Described | nu
     if (c.errorCode === ErrorCode.NONE) {
       return {
         groupType: 'consumer', state: c.groupState, protocolType: 'consumer', protocol: c.assignorName,
+        epochs: { group: c.groupEpoch, assignment: c.assignmentEpoch },
         members: c.members.map((m) => ({
-          memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost,
+          memberId: m.memberId, groupInstanceId: m.instanceId, clientId: m.clientId, clientHost: m.clientHost, memberEpoch: m.memberEpoch,
           assignment: (m.assignment?.topicPartitions ?? []).map((t) => ({ topic: t.topicName, partitions: [...t.partitions].sort((a, b) => a - b) })),
         })),
       };
@@ -124,11 +129,15 @@ async function describe(broker: Broker, groupId: string): Promise<Described | nu
   };
 }
 
-/** Every group this broker coordinates, with its committed partitions' lag (a group that cannot be read is shown by its listing). */
+/**
+ * Every consumer group this broker coordinates (share groups left out: they commit no offsets and
+ * DescribeGroups would call them Dead), with its committed partitions' lag (a group that cannot be
+ * read is shown by its listing).
+ */
 export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return [];
-  const listed = await gc.listGroups([], []);
+  const listed = (await gc.listGroups([], [])).filter((g) => g.groupType !== 'share');
   const out: GroupSummary[] = [];
   for (const g of listed.sort((a, b) => (a.groupId < b.groupId ? -1 : 1))) {
     const [d, offsets] = await Promise.all([describe(broker, g.groupId).catch(() => null), gc.fetchOffsets(g.groupId, null).catch(() => [])]);
@@ -141,14 +150,14 @@ export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
 }
 
 /** One group with its members and their assignments; null when it does not exist. */
-export async function describeGroupWithLag(broker: Broker, groupId: string): Promise<{ summary: GroupSummary; members: GroupMemberView[]; protocol: string } | null> {
+export async function describeGroupWithLag(broker: Broker, groupId: string): Promise<{ summary: GroupSummary; members: GroupMemberView[]; protocol: string; epochs?: { group: number; assignment: number } } | null> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return null;
   const [d, offsets] = await Promise.all([describe(broker, groupId), gc.fetchOffsets(groupId, null)]);
   if (d === null || (d.state === 'Dead' && offsets.length === 0)) return null;
   return {
     summary: { groupId, state: d.state, protocolType: d.protocolType, groupType: d.groupType, members: d.members.length, partitions: lagRows(broker, offsets) },
-    members: d.members, protocol: d.protocol,
+    members: d.members, protocol: d.protocol, epochs: d.epochs,
   };
 }
 

@@ -2,8 +2,10 @@
  * The web console in a real browser: Debian's chromium, headless, driven by playwright-core
  * (tools/ensure-test-deps.sh installs it). Creates a topic, changes its config, produces through
  * the page and finds the message (HTML in key, value and header shown as text), watches a kafkajs
- * group's lag fall to zero, resets the group's offsets, checks the live chart draws, and that the
- * read-only pages work without JavaScript. A screenshot of each page goes to
+ * group's lag fall to zero, resets the group's offsets, shows a confluent-kafka KIP-848 consumer
+ * group (group.protocol=consumer) on the groups pages and a confluent-kafka ShareConsumer's share
+ * group (members, share-partition start offset, lag, in-flight and archived records) on the share
+ * groups pages, checks the live chart draws, and that the read-only pages work without JavaScript. A screenshot of each page goes to
  * test-output/console/ (SAMSA_UPDATE_DOCS_IMAGES=1 also copies them to docs/images/).
  */
 import { test } from 'uvu';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { startGroup } from '../support/python-groups.js';
 
 const { Kafka, logLevel, CompressionTypes } = kafkajs;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -59,7 +62,7 @@ async function reloadUntil(selector: string, ok: (t: string) => boolean, what: s
 test.before(async () => {
   assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run tools/ensure-test-deps.sh (apt-get install chromium)`);
   mkdirSync(OUT, { recursive: true });
-  b = await startBroker({ http: true, 'offsets.topic.num.partitions': 1, 'group.initial.rebalance.delay.ms': 0 });
+  b = await startBroker({ http: true, 'offsets.topic.num.partitions': 1, 'group.initial.rebalance.delay.ms': 0, 'group.share.assignment.interval.ms': 0 });
   userDataDir = mkdtempSync(path.join(tmpdir(), 'samsa-chromium-'));
   context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 800 },
@@ -184,10 +187,68 @@ test('a kafkajs group: lag shown, falling to zero; reset to earliest once it is 
   await producer.disconnect();
 });
 
-test('share groups page says there are none; the live chart draws samples', async () => {
-  await page.goto(`${b.httpUrl}/share-groups`);
-  assert.match(await text('#share-groups'), /None/);
-  await shot('share-groups');
+test('a KIP-848 consumer group on the groups pages: type, members with their epochs and assignments, lag', async () => {
+  const g = await startGroup(b.bootstrap, 'consumer', 'console-cg', 'console-cg-t', { members: 2, records: 10 });
+  try {
+    const stable = await b.control.waitForGroupStable('console-cg', { timeoutMs: 20_000 });
+    await page.goto(`${b.httpUrl}/groups`);
+    assert.match(await text('#groups'), /console-cg\s*consumer\s*Stable\s*consumer\s*\d\s*2\s*0/);
+    await page.goto(`${b.httpUrl}/groups/console-cg`);
+    assert.is(await text('#group-state'), 'Stable');
+    assert.is(await text('#group-type'), 'consumer');
+    assert.is(await text('#group-epoch'), String(stable.groupEpoch));
+    const rows = page.locator('#members tbody tr');
+    assert.is(await rows.count(), stable.members.length);
+    for (const m of stable.members) {
+      const row = rows.filter({ hasText: m.memberId });
+      const t = (await row.textContent()) ?? '';
+      assert.ok(t.includes(m.clientId), `member ${m.memberId} with its client id: ${t}`);
+      assert.is(await row.locator('.member-epoch').textContent(), String(m.memberEpoch));
+      for (const a of m.assignment!) assert.ok(t.includes(`${a.topic}: ${a.partitions.join(', ')}`), `its assignment: ${t}`);
+    }
+    assert.equal(await page.locator('#lag .committed').allTextContents(), ['5', '5'], 'both partitions committed');
+    assert.is(await text('#group-lag'), '0');
+  } finally {
+    g.stop();
+  }
+});
+
+test('a confluent-kafka share group: listed with its members; its page shows members, assignment and share-partition counts', async () => {
+  const g = await startGroup(b.bootstrap, 'share', 'console-sg', 'console-sg-t', { records: 6 });
+  try {
+    const acquired: number[] = g.line.acquired;
+    assert.equal(acquired, [0, 1, 2, 3, 4, 5], 'the one batch acquired whole');
+    await b.control.waitForGroupStable('console-sg', { timeoutMs: 20_000 });
+    await page.goto(`${b.httpUrl}/share-groups`);
+    assert.match(await text('#share-groups'), /console-sg\s*Stable\s*1\s*1\s*4/);
+    await shot('share-groups');
+    await page.goto(`${b.httpUrl}/groups`);
+    assert.not.match(await text('#groups'), /console-sg/, 'share groups are not on the consumer groups page');
+    await page.goto(`${b.httpUrl}/groups/console-sg`);
+    assert.match(page.url(), /\/share-groups\/console-sg$/, 'a share group under /groups goes to its own page');
+    await page.goto(`${b.httpUrl}/share-groups`);
+    await page.click('#share-groups a >> text=console-sg');
+    assert.is(await text('#share-group-state'), 'Stable');
+    const members = await page.locator('#share-members tbody tr').allTextContents();
+    assert.is(members.length, 1);
+    assert.match(members[0], /console-sg-0/);
+    assert.match(members[0], /console-sg-t: 0/);
+    // Offsets 0-5 acquired; 1 rejected (archived), 2 accepted: the start offset stays 0, four are in flight.
+    const cells = async (cls: string) => page.locator(`#share-partitions .${cls}`).allTextContents();
+    assert.equal(await cells('start'), ['0']);
+    assert.equal(await cells('lag'), ['4']);
+    assert.equal(await cells('in-flight'), ['4']);
+    assert.equal(await cells('archived'), ['1']);
+    assert.is(await text('#share-group-lag'), '4');
+    await shot('share-group');
+    const missing = await page.goto(`${b.httpUrl}/share-groups/no-such-group`);
+    assert.is(missing?.status(), 404);
+  } finally {
+    g.stop();
+  }
+});
+
+test('the live chart draws samples', async () => {
   await page.goto(`${b.httpUrl}/`);
   await page.waitForSelector('svg.chart[data-samples="2"]', { timeout: 15_000 });
   const points = await page.getAttribute('svg.chart polyline.in', 'points');

@@ -39,8 +39,3 @@ export function clusterPage(ctx: HttpContext): void {
     + `<p class="muted">Prometheus: <a href="/metrics">/metrics</a> · health: <a href="/health/ready">/health/ready</a></p>`;
   sendHtml(ctx.res, 200, page(ctx, 'Cluster', body, { section: '/', script: true }));
 }
-
-export function shareGroupsPage(ctx: HttpContext): void {
-  const body = '<p class="empty" id="share-groups">None: Samsa does not implement share groups (KIP-932) yet, so there are none to show.</p>';
-  sendHtml(ctx.res, 200, page(ctx, 'Share groups', body, { section: '/share-groups' }));
-}

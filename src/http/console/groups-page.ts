@@ -1,8 +1,9 @@
 /**
- * `/groups` (every consumer group this broker coordinates: state, members, lag) and
- * `/groups/<id>` (members with their assignments, committed offset / high watermark / lag per
- * partition, the live lag chart, and resetting the offsets of an Empty group to the earliest,
- * the latest or a time, as kafka-consumer-groups --reset-offsets does).
+ * `/groups` (every consumer group this broker coordinates, classic and KIP-848: type, state,
+ * members, lag; share groups have their own pages, share-groups-page.ts) and
+ * `/groups/<id>` (members with their assignments, and member epochs in KIP-848 groups; committed
+ * offset / high watermark / lag per partition, the live lag chart, and resetting the offsets of an
+ * Empty group to the earliest, the latest or a time, as kafka-consumer-groups --reset-offsets does).
  */
 import type { HttpContext } from '../server.js';
 import { BadRequest } from '../server.js';
@@ -27,9 +28,13 @@ export async function groupsPage(ctx: HttpContext): Promise<void> {
 
 export async function groupPage(ctx: HttpContext, groupId: string): Promise<void> {
   const g = await describeGroupWithLag(ctx.broker, groupId);
-  if (!g) throw new BadRequest(404, `no group ${groupId} on this coordinator`);
+  if (!g) {
+    // A share group's id under /groups (e.g. typed by hand): its own page.
+    if (await ctx.broker.groupCoordinator.sharePartitionsOf(groupId).catch(() => null) !== null) return redirect(ctx.res, pathFor('share-groups', groupId));
+    throw new BadRequest(404, `no group ${groupId} on this coordinator`);
+  }
   const members = g.members.map((m) => [
-    `<code>${esc(m.memberId)}</code>`, esc(m.groupInstanceId ?? '—'), esc(m.clientId), esc(m.clientHost),
+    `<code>${esc(m.memberId)}</code>`, esc(m.groupInstanceId ?? '—'), esc(m.clientId), esc(m.clientHost), `<span class="num member-epoch">${esc(m.memberEpoch ?? '—')}</span>`,
     m.assignment === null ? '<span class="muted">(not a consumer assignment)</span>'
       : m.assignment.map((a) => `${esc(a.topic)}: ${esc(a.partitions.join(', '))}`).join('<br>') || '<span class="muted">nothing</span>',
   ]);
@@ -51,8 +56,9 @@ export async function groupPage(ctx: HttpContext, groupId: string): Promise<void
     + `<button type="submit" id="reset-submit"${empty ? '' : ' disabled'}>Reset</button></fieldset>`, { id: 'reset' });
   const body = `<p>State <b id="group-state">${esc(g.summary.state)}</b> · <span id="group-type">${esc(g.summary.groupType)}</span> group`
     + ` · protocol ${esc(g.summary.protocolType || '—')}${g.protocol ? ` (${esc(g.protocol)})` : ''}`
+    + (g.epochs ? ` · group epoch <span id="group-epoch">${esc(g.epochs.group)}</span> · assignment epoch ${esc(g.epochs.assignment)}` : '')
     + ` · ${esc(g.members.length)} members · total lag <b id="group-lag">${esc(total)}</b></p>`
-    + `<h2>Members</h2>${table(['Member', 'Instance', 'Client id', 'Host', 'Assignment'], members, { id: 'members', empty: 'No members.' })}`
+    + `<h2>Members</h2>${table(['Member', 'Instance', 'Client id', 'Host', 'Member epoch', 'Assignment'], members, { id: 'members', empty: 'No members.' })}`
     + `<h2>Offsets and lag</h2>${table(['Topic', 'Partition', 'Committed', 'High watermark', 'Log end', 'Lag'], lagRows, { id: 'lag', empty: 'No committed offsets.' })}`
     + `<h2>Live lag</h2>${liveChart({ group: groupId })}${reset}`;
   sendHtml(ctx.res, 200, page(ctx, `Group ${groupId}`, body, { section: '/groups', script: true }));

@@ -6,15 +6,16 @@
  *   GET  /topics/<t>                topics-page.ts    partitions, configs     POST /topics/<t>/config, /delete
  *   GET  /topics/<t>/messages       messages-page.ts  browser, produce form   POST /topics/<t>/produce
  *   GET  /groups, /groups/<g>       groups-page.ts    lag, members, reset     POST /groups/<g>/reset
- *   GET  /share-groups              cluster-page.ts   (none: not implemented)
+ *   GET  /share-groups, /share-groups/<g>  share-groups-page.ts  members, share-partitions
  *   GET  /console/app.js, live.json live.ts           the live chart
  *
- * Path segments arrive decoded (server.ts); a group id may contain '/', so /groups/<g> takes
- * the rest of the path when the last segment is not an action.
+ * Path segments arrive decoded (server.ts); a group id may contain '/', so /groups/<g> and
+ * /share-groups/<g> take the rest of the path when the last segment is not an action.
  */
 import type { HttpContext } from '../server.js';
 import { BadRequest } from '../server.js';
-import { clusterPage, shareGroupsPage } from './cluster-page.js';
+import { clusterPage } from './cluster-page.js';
+import { shareGroupPage, shareGroupsPage } from './share-groups-page.js';
 import { createTopicPost, topicConfigPost, topicDeletePost, topicPage, topicsPage } from './topics-page.js';
 import { messagesPage, producePost } from './messages-page.js';
 import { groupPage, groupResetPost, groupsPage } from './groups-page.js';
@@ -29,7 +30,7 @@ export async function consoleRoute(ctx: HttpContext): Promise<void> {
     if (s[1] === 'app.js') return appJs(ctx);
     if (s[1] === 'live.json') return liveJson(ctx);
   }
-  if (first === 'share-groups' && s.length === 1 && get) return shareGroupsPage(ctx);
+  if (first === 'share-groups' && get) return s.length === 1 ? shareGroupsPage(ctx) : shareGroupPage(ctx, s.slice(1).join('/'));
   if (first === 'topics') {
     if (s.length === 1) return get ? topicsPage(ctx) : createTopicPost(ctx);
     const topic = s[1];
