@@ -62,6 +62,13 @@ interface Entry {
   adv: AdvertisedApi;
 }
 
+/** One row of the ApiVersions table. */
+export interface ApiVersionEntry {
+  readonly apiKey: number;
+  readonly minVersion: number;
+  readonly maxVersion: number;
+}
+
 /** An encoded response; `sendStats` (with /metrics on) receives its socket send time (ResponseSendTimeMs). */
 export type ResponseChunks = Buffer[] & { sendStats?: RequestStats };
 
@@ -80,13 +87,20 @@ export class Dispatcher {
     const adv = advertisedApis.find((a) => a.apiKey === handler.apiKey);
     if (!codec || !adv) throw new Error(`no codec or advertised range for api key ${handler.apiKey}`);
     this.entries.set(handler.apiKey, { handler, codec, adv });
+    this.table = null;
   }
 
-  /** The ApiVersions table: every registered API with its advertised range. */
-  advertised(): { apiKey: number; minVersion: number; maxVersion: number }[] {
-    return [...this.entries.values()]
+  private table: readonly ApiVersionEntry[] | null = null;
+
+  /**
+   * The ApiVersions table: every registered API with its advertised range. Built once (every
+   * connection asks for it first) and frozen: callers read it, never change it.
+   */
+  advertised(): ApiVersionEntry[] {
+    this.table ??= Object.freeze([...this.entries.values()]
       .sort((a, b) => a.adv.apiKey - b.adv.apiKey)
-      .map((e) => ({ apiKey: e.adv.apiKey, minVersion: e.adv.min, maxVersion: e.adv.max }));
+      .map((e) => Object.freeze({ apiKey: e.adv.apiKey, minVersion: e.adv.min, maxVersion: e.adv.max })));
+    return this.table as ApiVersionEntry[];
   }
 
   /**

@@ -11,7 +11,7 @@ import type { Socket } from 'node:net';
 import { ProtocolError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
-import type { FramePool, FrameReader } from './frame-reader.js';
+import type { FramePool, FrameReader, FrameSink } from './frame-reader.js';
 import { SlabLease, type SlabPool } from './read-slabs.js';
 import type { Dispatcher, ResponseChunks } from '../broker/dispatch.js';
 import type { RequestContext } from '../broker/request-context.js';
@@ -50,6 +50,8 @@ export interface ConnectionOptions {
   sasl?: SaslSession;
   /** The identity before any SASL authentication (an SSL client certificate's mapped DN). */
   principal?: string;
+  /** Called once when the connection has closed (one function for all connections: no closure each). */
+  onClosed?: (c: Connection) => void;
 }
 
 interface QueuedFrame {
@@ -60,15 +62,18 @@ interface QueuedFrame {
   at: number;
 }
 
-export class Connection {
+/**
+ * Per-connection state is kept small (issue 19: an idle connection costs memory for as long as it
+ * stays open): the connection is its reader's FrameSink itself, and reports its close through the
+ * server's one `onClosed` function rather than a promise of its own.
+ */
+export class Connection implements FrameSink {
   private readonly decoder: FrameDecoder | null;
   private readonly queue: QueuedFrame[] = [];
   private queuedBytes = 0;
   private processing = false;
   private draining = false;
   private closedFlag = false;
-  private resolveClosed!: () => void;
-  readonly closed: Promise<void>;
   /** Aborted on close; handed to requests as RequestContext.closed. */
   private readonly closeController = new AbortController();
   /** Producer or consumer requests seen on this connection (cluster/partition-retirement.ts). */
@@ -82,22 +87,19 @@ export class Connection {
   private idleWaiters: (() => void)[] = [];
   /** Replies that are not ready yet, in request order; later replies wait behind them. */
   private deferred: Promise<Buffer[] | null>[] = [];
-  private deferredTail: Promise<void> = Promise.resolve();
+  /** The last deferred reply's write (null until a reply is deferred: most connections never do). */
+  private deferredTail: Promise<void> | null = null;
   /** Why the connection ends, logged at close (the client closed it unless something else said why). */
   private closeReason: string | null = null;
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
-    this.closed = new Promise((resolve) => { this.resolveClosed = resolve; });
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
     this.sasl = opts.sasl ?? null;
     if (opts.principal !== undefined) this.principal = opts.principal;
     socket.setNoDelay(true);
     if (opts.reader) {
       this.decoder = null;
-      opts.reader.reader.sink = {
-        onFrame: (frame, pooled) => this.onFrame(frame, pooled),
-        onError: (err) => this.fail(err),
-      };
+      opts.reader.reader.sink = this;
     } else {
       this.decoder = new FrameDecoder(opts.maxFrameBytes);
       socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -126,7 +128,17 @@ export class Connection {
     for (const frame of frames) this.onFrame(frame, false);
   }
 
-  private onFrame(frame: Buffer, pooled: boolean): void {
+  get listenerName(): string {
+    return this.opts.listenerName;
+  }
+
+  /** FrameSink: a ProtocolError from the reader closes this connection. */
+  onError(err: unknown): void {
+    this.fail(err);
+  }
+
+  /** FrameSink (and the 'data' path): one complete request frame. */
+  onFrame(frame: Buffer, pooled: boolean): void {
     if (this.closedFlag || this.draining) return;
     this.queue.push({ frame, pooled, at: performance.now() });
     this.queuedBytes += frame.length;
@@ -222,7 +234,7 @@ export class Connection {
   private defer(p: Promise<Buffer[] | null>, lease: SlabLease | undefined): void {
     p.catch(() => undefined);
     this.deferred.push(p);
-    this.deferredTail = this.deferredTail.then(async () => {
+    this.deferredTail = (this.deferredTail ?? Promise.resolve()).then(async () => {
       let written = false;
       try {
         const chunks = await p;
@@ -325,7 +337,7 @@ export class Connection {
     this.closeController.abort();
     this.queue.length = 0;
     this.queuedBytes = 0;
-    this.resolveClosed();
+    this.opts.onClosed?.(this);
     const waiters = this.idleWaiters;
     this.idleWaiters = [];
     for (const w of waiters) w();

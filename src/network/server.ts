@@ -153,17 +153,18 @@ export class SocketServer {
       slabs: this.slabPool,
       sasl,
       principal,
+      onClosed: this.connectionClosed,
     });
     if (!adopted) accepted.resume();
     this.connections.add(c);
-    const metrics = broker.metrics;
-    metrics?.connectionOpened(listenerName);
-    void c.closed.then(() => {
-      this.connections.delete(c);
-      metrics?.connectionClosed(listenerName);
-    });
+    broker.metrics?.connectionOpened(listenerName);
     this.onConnection?.(c);
   }
+
+  private readonly connectionClosed = (c: Connection): void => {
+    this.connections.delete(c);
+    this.opts.broker.metrics?.connectionClosed(c.listenerName);
+  };
 
   /** Starts serving, and serves the connections that waited; until then listen() only binds. */
   enableRequestProcessing(): void {
