@@ -6,13 +6,11 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/index.js';
+import { runSamsa } from '../support/samsa-cli.js';
 import { KafkaClient } from '../../src/cli/client.js';
 
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 const GROUP = 'cli-share';
 const TOPIC = 'cli-share-t';
 const DLQ = 'dlq.cli-share';
@@ -26,17 +24,7 @@ test.after(async () => {
   await b?.stop();
 });
 
-function samsa(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args, '--bootstrap', b.bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`samsa ${args.join(' ')} timed out; ${stderr}`)); }, 20000);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-  });
-}
+const samsa = (args: string[]) => runSamsa(b.bootstrap, args);
 
 test('groups describe shows a share group\'s share-partition; dlq tail prints what was rejected', async () => {
   const kafka = new kafkajs.Kafka({ brokers: [b.bootstrap], logLevel: kafkajs.logLevel.NOTHING });
