@@ -10,7 +10,29 @@ import { sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 const TOPIC = 'pcg-topic';
-const topicReady = (ctx: ProbeCtx) => ctx.once('consumer-group-topic', () => createTopic(ctx, TOPIC, 3));
+const topicReady = (ctx: ProbeCtx) => ctx.once('consumer-group-topic', async () => {
+  await createTopic(ctx, TOPIC, 3);
+  await groupCoordinatorSees(ctx);
+});
+
+/**
+ * Kafka's group coordinator reads topics from its own metadata image, which can trail Metadata on
+ * a loaded machine: a first join then gets an empty assignment. A scratch member heartbeats until
+ * it is assigned the topic's partitions, then leaves, so every probe starts from the same view.
+ */
+async function groupCoordinatorSees(ctx: ProbeCtx): Promise<void> {
+  const g = 'pcg-warm-up';
+  let epoch = 0;
+  await ctx.waitFor(`${g}: the group coordinator assigns ${TOPIC}`, async () => {
+    const r = await ctx.call(68, 1, epoch === 0 ? joinBody(g, 'pcg-warm-up-member') : { groupId: g, memberId: 'pcg-warm-up-member', memberEpoch: epoch });
+    if (r.errorCode !== 0) return false;
+    epoch = r.memberEpoch;
+    const d = await ctx.call(69, 1, { groupIds: [g], includeAuthorizedOperations: false });
+    const parts = d.groups[0]?.members[0]?.assignment?.topicPartitions ?? [];
+    return parts.reduce((n: number, tp: { partitions: number[] }) => n + tp.partitions.length, 0) === 3;
+  }, 30_000);
+  await ctx.call(68, 1, { groupId: g, memberId: 'pcg-warm-up-member', memberEpoch: -1 });
+}
 
 interface Joined {
   memberId: string;
