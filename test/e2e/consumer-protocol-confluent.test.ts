@@ -8,20 +8,9 @@
  * compat-tests/consumer-protocol.test.ts.
  */
 import { test } from 'uvu';
-import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { hostPort } from './_clients.js';
 import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios } from './consumer-protocol-scenarios.js';
+import { scenarioTestsOnSamsa } from './_scenario-tests.js';
 
-let b: RunningBroker;
-
-test.before(async () => {
-  b = await startBroker({ port: 0, config: CONSUMER_PROTOCOL_BROKER_CONFIG });
-});
-
-test.after(async () => {
-  await b?.stop();
-});
-
-for (const s of confluentScenarios) test(s.name, () => s.run(hostPort(b.port), 'samsa'));
+scenarioTestsOnSamsa(CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios);
 
 test.run();

@@ -8,28 +8,10 @@
  * @samsa-timeout 300
  */
 import { test } from 'uvu';
-import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { javaMissing } from '../../tools/kafka/kafka.js';
-import { hostPort } from './_clients.js';
 import { CONSUMER_PROTOCOL_BROKER_CONFIG, javaScenarios } from './consumer-protocol-scenarios.js';
+import { scenarioTestsOnSamsa } from './_scenario-tests.js';
 
-const missing = javaMissing();
-let b: RunningBroker;
-
-test.before(async () => {
-  if (missing) return;
-  b = await startBroker({ port: 0, config: CONSUMER_PROTOCOL_BROKER_CONFIG });
-});
-
-test.after(async () => {
-  await b?.stop();
-});
-
-for (const s of javaScenarios) {
-  test(s.name, async () => {
-    if (missing) return void console.log(`skipped: ${missing}`);
-    await s.run(hostPort(b.port), 'samsa');
-  });
-}
+scenarioTestsOnSamsa(CONSUMER_PROTOCOL_BROKER_CONFIG, javaScenarios, javaMissing());
 
 test.run();
