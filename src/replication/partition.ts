@@ -59,6 +59,8 @@ export interface PartitionEnv {
   alterIsr(known: PartitionState, newIsr: number[]): Promise<AlterPartitionOutcome>;
 }
 
+const NO_FOLLOWERS: ReadonlyMap<number, FollowerState> = new Map();
+
 interface Waiter {
   offset: number;
   resolve: (code: number) => void;
@@ -78,7 +80,8 @@ export class Partition {
   minInsyncReplicas = 1;
   /** Where the current leader epoch started on this broker (ISR expansion needs followers past it). */
   private leaderEpochStartOffset = -1;
-  private readonly followers = new Map<number, FollowerState>();
+  /** Made when there is a follower to know of (a partition with one replica never has one). */
+  private followerMap: Map<number, FollowerState> | null = null;
   private waiters: Waiter[] = [];
   private lowWatermarkWaiters: LowWatermarkWaiter[] = [];
   private isrChangeInFlight = false;
@@ -93,6 +96,14 @@ export class Partition {
     private readonly localNodeId: number,
     private readonly env: PartitionEnv,
   ) {}
+
+  private get followers(): ReadonlyMap<number, FollowerState> {
+    return this.followerMap ?? NO_FOLLOWERS;
+  }
+
+  private addFollower(id: number, f: FollowerState): void {
+    (this.followerMap ??= new Map()).set(id, f);
+  }
 
   /** Whether this broker serves produce and consumer fetches for the partition. */
   get isLeader(): boolean {
@@ -138,10 +149,10 @@ export class Partition {
    */
   async makeLeader(): Promise<void> {
     const now = this.env.clock.now();
-    this.followers.clear();
+    this.followerMap = null;
     for (const id of this.replicas) {
       if (id === this.localNodeId) continue;
-      this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
+      this.addFollower(id, { logEndOffset: -1, lastCaughtUpTimeMs: this.isr.includes(id) ? now : 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
     }
     const epoch = this.leaderEpoch;
     this.leaderEpochStartOffset = this.log.logEndOffset;
@@ -156,7 +167,7 @@ export class Partition {
    * leader must not show consumers more than the ISR has (Kafka keeps a checkpointed HW instead).
    */
   makeFollower(): void {
-    this.followers.clear();
+    this.followerMap = null;
     this.log.setHighWatermarkFollowsLogEnd(false);
     this.log.updateHighWatermark(this.log.logStartOffset);
     this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -192,9 +203,9 @@ export class Partition {
   /** The ISR (or this leader's view of it) changed: who moves the HW, and maybe it moves now. */
   private onIsrChanged(): void {
     // Followers not (or no longer) replicas are forgotten; new replicas start unknown.
-    for (const id of [...this.followers.keys()]) if (!this.replicas.includes(id)) this.followers.delete(id);
+    if (this.followerMap) for (const id of [...this.followerMap.keys()]) if (!this.replicas.includes(id)) this.followerMap.delete(id);
     for (const id of this.replicas) {
-      if (id !== this.localNodeId && !this.followers.has(id)) this.followers.set(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
+      if (id !== this.localNodeId && !this.followers.has(id)) this.addFollower(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
     }
     this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
     this.maybeIncrementLeaderHW();

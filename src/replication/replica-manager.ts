@@ -54,6 +54,9 @@ export interface ReplicaManagerOptions {
   onTopicDeleted?: (topic: string) => Promise<void>;
 }
 
+/** Partitions of a topic taking their role (and writing their leader-epoch checkpoints) at once. */
+const ROLE_CONCURRENCY = 16;
+
 interface HostedTopic {
   topicId: string;
   configs: Readonly<Record<string, string>>;
@@ -231,6 +234,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       // New partitions of this broker get their logs together (concurrent, one directory fsync).
       const fresh = states.filter((st) => st.replicas.includes(nodeId) && !hosted?.partitions[st.partition] && !this.opts.logs.getLog(topic.name, st.partition));
       if (fresh.length > 1) await this.opts.logs.createLogs(topic.name, fresh.map((st) => st.partition), this.logConfigOf(topic.configs), topic.topicId);
+      const roles: { partition: Partition; state: PartitionState }[] = [];
       for (const state of states) {
         const mine = state.replicas.includes(nodeId);
         const existing = hosted?.partitions[state.partition];
@@ -246,8 +250,9 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
         hosted.partitions[state.partition] = partition;
         // Capped at the replica count, so a topic with fewer replicas than the setting can be written.
         partition.minInsyncReplicas = Math.min(this.opts.minInsyncReplicas(topic), state.replicas.length);
-        await this.applyState(partition, state);
+        roles.push({ partition, state });
       }
+      await this.applyStates(roles);
       // Partitions the topic no longer has (retired, then deleted: cluster/partition-retirement.ts).
       if (hosted && hosted.partitions.length > topic.partitions) {
         for (let i = topic.partitions; i < hosted.partitions.length; i++) if (hosted.partitions[i]) await this.removePartition(topic.name, hosted, i);
@@ -259,6 +264,30 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
         for (const p of hosted.partitions) if (p) p.log.config = lc;
       }
     }
+  }
+
+  /**
+   * The roles of a topic's partitions, ROLE_CONCURRENCY at a time: becoming leader waits for the
+   * leader-epoch checkpoint's two fsyncs (still made before the partition counts as led), and a
+   * topic of thousands of partitions otherwise waits for each partition's in turn. Each partition
+   * is its own log's queue, so their order does not matter; a failure stops none of the others
+   * and is thrown once they are done (the next metadata change retries).
+   */
+  private async applyStates(items: readonly { partition: Partition; state: PartitionState }[]): Promise<void> {
+    let next = 0;
+    let failed: { err: unknown } | null = null;
+    const worker = async (): Promise<void> => {
+      while (next < items.length) {
+        const { partition, state } = items[next++];
+        try {
+          await this.applyState(partition, state);
+        } catch (err) {
+          failed ??= { err };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(ROLE_CONCURRENCY, items.length) }, worker));
+    if (failed) throw (failed as { err: unknown }).err;
   }
 
   private async applyState(partition: Partition, state: PartitionState): Promise<void> {

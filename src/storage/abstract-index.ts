@@ -30,6 +30,18 @@ export class CorruptIndexError extends Error {
 /** Entries buffered in memory before they are written to the file in one call. */
 export const WRITE_BEHIND_ENTRIES = 128;
 
+/** Entries the first append of an empty index makes room for (the buffer then doubles). */
+const FIRST_CAPACITY_ENTRIES = 64;
+
+/** What an empty index holds until its first append: no memory of its own (10,000 idle partitions). */
+const NO_ENTRIES = Buffer.alloc(0);
+
+/**
+ * One entry being encoded by a subclass's append, shared by every index: appends are synchronous
+ * and copy it into their own buffer at once.
+ */
+export const ENTRY_SCRATCH = Buffer.alloc(16);
+
 export abstract class AbstractIndex {
   protected buf: Buffer;
   protected entryCount: number;
@@ -48,8 +60,18 @@ export abstract class AbstractIndex {
     this.entryCount = Math.floor(initial.length / entrySize);
     this.tornBytes = initial.length - this.entryCount * entrySize;
     this.writtenEntries = this.entryCount;
-    this.buf = Buffer.alloc(Math.max(initial.length, entrySize * 64));
-    initial.copy(this.buf, 0, 0, this.entryCount * entrySize);
+    // Memory is allocated for the entries there are; an empty index gets its buffer with its
+    // first append (most segments of an idle partition never get one).
+    if (this.entryCount === 0) this.buf = NO_ENTRIES;
+    else {
+      this.buf = Buffer.alloc(this.entryCount * entrySize);
+      initial.copy(this.buf, 0, 0, this.entryCount * entrySize);
+    }
+  }
+
+  /** Bytes of memory the entries take now (tests: an empty index holds none). */
+  get allocatedBytes(): number {
+    return this.buf.length;
   }
 
   /** Opens (or creates) an index file and reads what it holds, for a subclass's `open`. */
@@ -93,11 +115,12 @@ export abstract class AbstractIndex {
   protected appendEntry(entry: Buffer): void {
     const at = this.entryCount * this.entrySize;
     if (at + this.entrySize > this.buf.length) {
-      const next = Buffer.alloc(Math.min(Math.max(this.buf.length * 2, at + this.entrySize), Math.max(this.maxIndexSize, at + this.entrySize)));
+      const wanted = Math.max(this.buf.length * 2, this.entrySize * FIRST_CAPACITY_ENTRIES, at + this.entrySize);
+      const next = Buffer.alloc(Math.min(wanted, Math.max(this.maxIndexSize, at + this.entrySize)));
       this.buf.copy(next, 0, 0, at);
       this.buf = next;
     }
-    entry.copy(this.buf, at);
+    entry.copy(this.buf, at, 0, this.entrySize);
     this.entryCount++;
     if (this.entryCount - this.writtenEntries >= WRITE_BEHIND_ENTRIES) this.writePending();
   }
@@ -138,12 +161,12 @@ export abstract class AbstractIndex {
     }
   }
 
-  /** Drops every entry. */
+  /** Drops every entry (an empty file is left as it is: no open and truncate of a new segment's index). */
   reset(): void {
     this.entryCount = 0;
     this.writtenEntries = 0;
     this.tornBytes = 0;
-    this.file.truncate(0);
+    if (this.file.size() > 0) this.file.truncate(0);
   }
 
   sync(): Promise<void> {

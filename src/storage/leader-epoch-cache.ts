@@ -24,11 +24,16 @@ export class LeaderEpochCache {
 
   private constructor(
     private readonly fs: Fs,
-    private readonly file: string,
+    /** The partition directory (the log's own string: the file's path is made when it is used). */
+    private readonly dir: string,
   ) {}
 
+  private get file(): string {
+    return path.join(this.dir, LEADER_EPOCH_CHECKPOINT_FILE);
+  }
+
   static async load(fs: Fs, dir: string): Promise<LeaderEpochCache> {
-    const cache = new LeaderEpochCache(fs, path.join(dir, LEADER_EPOCH_CHECKPOINT_FILE));
+    const cache = new LeaderEpochCache(fs, dir);
     try {
       const rows = await readCheckpoint(fs, cache.file);
       for (const [e, o] of rows ?? []) cache.assign(Number(e), Number(o));
@@ -59,7 +64,9 @@ export class LeaderEpochCache {
     const last = this.entries[this.entries.length - 1];
     if (last && epoch <= last.epoch) return false;
     while (this.entries.length && this.entries[this.entries.length - 1].startOffset >= startOffset) this.entries.pop();
-    this.entries.push({ epoch, startOffset });
+    // A new array of exactly its length: a push onto an empty one makes room for 17 entries, and
+    // most partitions only ever hold one.
+    this.entries = [...this.entries, { epoch, startOffset }];
     this.dirty = true;
     return true;
   }
@@ -102,7 +109,8 @@ export class LeaderEpochCache {
     }
   }
 
-  private writing: Promise<void> = Promise.resolve();
+  /** The checkpoint write running now, if any (writes are serialised). */
+  private writing: Promise<void> | null = null;
 
   clear(): void {
     if (this.entries.length) this.dirty = true;
@@ -111,7 +119,7 @@ export class LeaderEpochCache {
 
   /** Writes the checkpoint (atomically, fsynced) if it changed; concurrent calls are serialised. */
   flushIfDirty(): Promise<void> {
-    const run = this.writing.then(async () => {
+    const run = (this.writing ?? Promise.resolve()).then(async () => {
       if (!this.dirty) return;
       this.dirty = false;
       // A truncation at load followed by the same assignment (an empty log: its epoch starts at
@@ -126,7 +134,12 @@ export class LeaderEpochCache {
         throw err;
       }
     });
-    this.writing = run.catch(() => undefined);
+    const settled = run.catch(() => undefined);
+    this.writing = settled;
+    // Nothing keeps a finished write alive (a promise per partition on a broker of thousands).
+    void settled.then(() => {
+      if (this.writing === settled) this.writing = null;
+    });
     return run;
   }
 }

@@ -116,3 +116,9 @@ export function storageError(err: unknown, what: string): KafkaApiError {
 export function hasCleanupPolicy(cleanupPolicy: string | undefined, policy: 'delete' | 'compact'): boolean {
   return cleanupPolicy !== undefined && cleanupPolicy.split(',').some((p) => p.trim() === policy);
 }
+
+/** A new segment's share of segment.jitter.ms (random, fixed for the segment's life). */
+export function rollJitterMs(config: LogConfig): number {
+  const j = config.segmentJitterMs ?? 0;
+  return j > 0 ? Math.floor(Math.random() * j) : 0;
+}

@@ -5,21 +5,22 @@
  *
  * Group commit: `flushUpTo(offset)` resolves once every offset below `offset` is fsynced. Callers
  * arriving while an fsync is running share the next one, so N concurrent producers cost about two
- * fsyncs, not N. The log supplies the sync itself (`sync(full)`: .log files only, or logs and
- * indexes) and marks itself offline when it fails (`fail`).
+ * fsyncs, not N. The log supplies the sync itself (`syncUnflushed(full)`: .log files only, or logs and
+ * indexes) and marks itself offline when it fails.
  */
 import type { Clock } from '../clock.js';
 
-export interface LogFlusherEnv {
-  clock: Clock;
+/**
+ * The log a flusher works for (the PartitionLog itself: no closures per partition, which cost
+ * a few hundred bytes each on a broker of 10,000 partitions).
+ */
+export interface LogFlusherHost {
   /** The log end offset now (what a sync round started now covers). */
-  endOffset(): number;
-  /** fsyncs what is unsynced (`full`: indexes too); rejects with the I/O error. */
-  sync(full: boolean): Promise<void>;
+  readonly logEndOffset: number;
+  /** fsyncs what is unsynced (`full`: indexes too); a failure takes the log offline and rejects with the error to throw. */
+  syncUnflushed(full: boolean): Promise<void>;
   /** The error to reject with once the log is offline, or null. */
-  offline(): Error | null;
-  /** Marks the log offline after a failed fsync; returns the error to throw. */
-  fail(err: unknown): Error;
+  readonly offlineCause: Error | null;
 }
 
 export class LogFlusher {
@@ -29,8 +30,11 @@ export class LogFlusher {
   private inFlight: { target: number; promise: Promise<void> } | null = null;
   private next: Promise<void> | null = null;
 
-  constructor(private readonly env: LogFlusherEnv) {
-    this.lastMs = env.clock.now();
+  constructor(
+    private readonly clock: Clock,
+    private readonly host: LogFlusherHost,
+  ) {
+    this.lastMs = clock.now();
   }
 
   get flushedOffset(): number {
@@ -67,7 +71,7 @@ export class LogFlusher {
   }
 
   flushUpTo(offset: number): Promise<void> {
-    const offline = this.env.offline();
+    const offline = this.host.offlineCause;
     if (offline) return Promise.reject(offline);
     if (offset <= this.flushed) return Promise.resolve();
     if (this.inFlight && this.inFlight.target >= offset) return this.inFlight.promise;
@@ -88,19 +92,14 @@ export class LogFlusher {
   }
 
   private startRound(full: boolean): Promise<void> {
-    const offline = this.env.offline();
+    const offline = this.host.offlineCause;
     if (offline) return Promise.reject(offline);
-    const target = this.env.endOffset();
-    const promise = this.env.sync(full).then(
-      () => {
-        if (target > this.flushed) this.flushed = target;
-        if (this.flushed > this.recovery) this.recovery = this.flushed;
-        this.lastMs = this.env.clock.now();
-      },
-      (err) => {
-        throw this.env.fail(err);
-      },
-    );
+    const target = this.host.logEndOffset;
+    const promise = this.host.syncUnflushed(full).then(() => {
+      if (target > this.flushed) this.flushed = target;
+      if (this.flushed > this.recovery) this.recovery = this.flushed;
+      this.lastMs = this.clock.now();
+    });
     const entry = { target, promise };
     this.inFlight = entry;
     const clear = (): void => {

@@ -132,8 +132,13 @@ export class LogSegment {
     if (fresh) this.nextOff = baseOffset;
   }
 
-  /** Creates a new, empty segment (stale files with the same base offset are emptied). */
-  static async create(opts: { fs: Fs; dir: string; baseOffset: number; config: SegmentConfig; nowMs: number; rollJitterMs?: number }): Promise<LogSegment> {
+  /**
+   * Creates a new, empty segment (stale files with the same base offset are emptied). Its
+   * `.index` and `.timeindex` files are created as Kafka creates them; with `idle` (a new or
+   * emptied log, not a roll) their in-memory indexes are let go again, and the first append
+   * reads the empty files back (as after a restart), so an idle partition holds no index.
+   */
+  static async create(opts: { fs: Fs; dir: string; baseOffset: number; config: SegmentConfig; nowMs: number; rollJitterMs?: number; idle?: boolean }): Promise<LogSegment> {
     const log = await opts.fs.open(logFileName(opts.dir, opts.baseOffset));
     if (log.size() > 0) log.truncate(0);
     const seg = new LogSegment(opts.fs, opts.dir, opts.baseOffset, log, opts.config, opts.nowMs, opts.rollJitterMs ?? 0, true);
@@ -141,7 +146,17 @@ export class LogSegment {
     seg.offsetIdx!.reset();
     seg.timeIdx!.reset();
     (await seg.existingTxnIndex())?.truncateTo(opts.baseOffset);
+    if (opts.idle) await seg.releaseIndexes();
     return seg;
+  }
+
+  /** Writes back and lets go of the in-memory indexes; the next use loads them from their files. */
+  private async releaseIndexes(): Promise<void> {
+    const oi = this.offsetIdx;
+    const ti = this.timeIdx;
+    this.offsetIdx = null;
+    this.timeIdx = null;
+    await Promise.all([oi?.close(), ti?.close()]);
   }
 
   /** Opens an existing segment. Indexes load on first use. */
@@ -385,6 +400,8 @@ export class LogSegment {
   async read(startOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number; alloc?: (n: number) => Buffer }): Promise<Buffer | null> {
     this.pin();
     try {
+      // An empty segment has nothing to find: its indexes stay unread (idle partitions polled).
+      if (this.log.size() === 0) return null;
       await this.loadIndexes();
       const endPos = this.log.size();
       const maxOffset = opts.maxOffset ?? Number.MAX_SAFE_INTEGER;

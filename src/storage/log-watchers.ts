@@ -9,26 +9,29 @@ export class LogWatchers {
   appends = 0;
   /** High-watermark moves so far. */
   highWatermarkMoves = 0;
-  private readonly appendListeners = new Set<() => void>();
-  private readonly hwListeners = new Set<() => void>();
+  /** Created by the first listener of each kind: most partitions of a big broker never get one. */
+  private appendListeners: Set<() => void> | null = null;
+  private hwListeners: Set<() => void> | null = null;
   private hwMovePending = false;
 
   /** Listeners registered now, of both kinds (a long poll that ended must have removed its own). */
   get listenerCount(): number {
-    return this.appendListeners.size + this.hwListeners.size;
+    return (this.appendListeners?.size ?? 0) + (this.hwListeners?.size ?? 0);
   }
 
   onAppend(listener: () => void): () => void {
-    this.appendListeners.add(listener);
+    const set = (this.appendListeners ??= new Set());
+    set.add(listener);
     return () => {
-      this.appendListeners.delete(listener);
+      set.delete(listener);
     };
   }
 
   onHighWatermark(listener: () => void): () => void {
-    this.hwListeners.add(listener);
+    const set = (this.hwListeners ??= new Set());
+    set.add(listener);
     return () => {
-      this.hwListeners.delete(listener);
+      set.delete(listener);
     };
   }
 
@@ -51,8 +54,8 @@ export class LogWatchers {
   }
 
   clear(): void {
-    this.appendListeners.clear();
-    this.hwListeners.clear();
+    this.appendListeners?.clear();
+    this.hwListeners?.clear();
   }
 
   private tellHighWatermark(): void {
@@ -61,8 +64,8 @@ export class LogWatchers {
   }
 }
 
-function callAll(listeners: Set<() => void>): void {
-  if (listeners.size === 0) return;
+function callAll(listeners: Set<() => void> | null): void {
+  if (listeners === null || listeners.size === 0) return;
   for (const l of [...listeners]) {
     try {
       l();

@@ -9,7 +9,7 @@
  * never decrease. `lookup(t)` returns the entry with the largest offset <= t (or the segment start),
  * from where a forward scan of batch headers finds the batch containing t.
  */
-import { AbstractIndex, CorruptIndexError } from './abstract-index.js';
+import { AbstractIndex, CorruptIndexError, ENTRY_SCRATCH } from './abstract-index.js';
 import type { Fs } from './fs.js';
 
 export interface OffsetPosition {
@@ -19,7 +19,6 @@ export interface OffsetPosition {
 
 export class OffsetIndex extends AbstractIndex {
   static readonly ENTRY_SIZE = 8;
-  private readonly scratch = Buffer.alloc(OffsetIndex.ENTRY_SIZE);
 
   static async open(fs: Fs, filePath: string, baseOffset: number, maxIndexSize: number): Promise<OffsetIndex> {
     const { file, initial } = await AbstractIndex.openFile(fs, filePath);
@@ -51,9 +50,9 @@ export class OffsetIndex extends AbstractIndex {
       throw new RangeError(`index entry offset ${offset} is not above the last entry ${this.lastOffset} in ${this.path}`);
     }
     if (this.isFull) throw new RangeError(`offset index ${this.path} is full`);
-    this.scratch.writeInt32BE(this.relativeOffset(offset), 0);
-    this.scratch.writeInt32BE(position, 4);
-    this.appendEntry(this.scratch);
+    ENTRY_SCRATCH.writeInt32BE(this.relativeOffset(offset), 0);
+    ENTRY_SCRATCH.writeInt32BE(position, 4);
+    this.appendEntry(ENTRY_SCRATCH);
   }
 
   /** The entry with the largest offset <= target, or (baseOffset, 0). */

@@ -46,13 +46,13 @@ import { KafkaApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Fs } from './fs.js';
-import { LogSegment, type SegmentConfig } from './log-segment.js';
+import { LogSegment } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { validateRecords, type AppendOrigin } from './log-validator.js';
 import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogWatchers } from './log-watchers.js';
-import { hasCleanupPolicy, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
+import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { OwnDirCheckpoints, ProducerSnapshots, type PartitionCheckpoints } from './partition-files.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { LogFlusher } from './log-flusher.js';
@@ -64,6 +64,9 @@ import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
 
 export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
+
+/** The queue and roll-flush chain of a log that has run nothing yet (one promise for all of them). */
+const SETTLED: Promise<void> = Promise.resolve();
 
 export class PartitionLog {
   readonly topic: string;
@@ -85,12 +88,12 @@ export class PartitionLog {
   private hwFollowsLogEnd = true;
   private readonly flusher: LogFlusher;
   private epochs!: LeaderEpochCache;
-  private queue: Promise<unknown> = Promise.resolve();
+  private queue: Promise<unknown> = SETTLED;
   private offlineError: KafkaApiError | null = null;
   private closed = false;
   private readonly watchers = new LogWatchers();
-  private rollFlushChain: Promise<void> = Promise.resolve();
-  private readonly deleter: SegmentDeleter;
+  private rollFlushChain: Promise<void> = SETTLED;
+  private segmentDeleter: SegmentDeleter | null = null;
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
   private readonly snapshots: ProducerSnapshots;
@@ -108,17 +111,26 @@ export class PartitionLog {
     this.config = opts.config;
     this.clock = opts.clock;
     this.topicId = opts.topicId ?? '';
-    this.flusher = new LogFlusher({
-      clock: opts.clock,
-      endOffset: () => this.endOffset,
-      sync: (full) => {
-        const segs = this.segments.filter((s) => !s.isClosed && (full ? s.needsFlush : s.needsSync));
-        return Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(() => undefined);
-      },
-      offline: () => this.offlineError,
-      fail: (err) => this.markOffline(err, 'fsync'),
-    });
-    this.deleter = new SegmentDeleter(opts.clock, () => this.config.fileDeleteDelayMs);
+    this.flusher = new LogFlusher(opts.clock, this);
+  }
+
+  /** LogFlusher's sync: segments written since their last fsync (`full`: indexes too), the epoch checkpoint; a failure takes the log offline. */
+  syncUnflushed(full: boolean): Promise<void> {
+    const segs = this.segments.filter((s) => !s.isClosed && (full ? s.needsFlush : s.needsSync));
+    return Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(
+      () => undefined,
+      (err) => { throw this.markOffline(err, 'fsync'); },
+    );
+  }
+
+  /** Why the log is offline (the error every call then fails with), or null. */
+  get offlineCause(): KafkaApiError | null {
+    return this.offlineError;
+  }
+
+  /** Made by the first segment deletion (most partitions never delete one). */
+  private get deleter(): SegmentDeleter {
+    return (this.segmentDeleter ??= new SegmentDeleter(this.clock, () => this.config.fileDeleteDelayMs));
   }
 
   get logStartOffset(): number {
@@ -207,15 +219,6 @@ export class PartitionLog {
     return this.endOffset - this.flusher.flushedOffset;
   }
 
-  private get segmentConfig(): SegmentConfig {
-    return { indexIntervalBytes: this.config.indexIntervalBytes, segmentIndexBytes: this.config.segmentIndexBytes };
-  }
-
-  private rollJitter(): number {
-    const j = this.config.segmentJitterMs ?? 0;
-    return j > 0 ? Math.floor(Math.random() * j) : 0;
-  }
-
   // -------------------------------------------------------------------------------------------
   // Loading
 
@@ -234,20 +237,23 @@ export class PartitionLog {
   private async load(topicId: string | undefined): Promise<void> {
     const { fs, dir } = this;
     if (!this.dirExists) await fs.mkdir(dir);
-    await this.loadTopicId(topicId);
+    const stored = await readStoredTopicId(fs, dir, topicId);
+    this.topicId = stored ?? topicId ?? '';
+    if (topicId && !stored) await this.persistTopicId(topicId);
 
     const now = this.clock.now();
     const loaded = await loadSegments({
-      fs, dir, nowMs: now, segmentConfig: this.segmentConfig, rollJitter: () => this.rollJitter(),
+      fs, dir, nowMs: now, segmentConfig: this.config, rollJitter: () => rollJitterMs(this.config),
       checkpointed: await this.checkpoints.load(),
     });
     this.checkpoints.afterLoad?.(loaded.names);
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
-      createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.segmentConfig, nowMs: now, rollJitterMs: this.rollJitter() }),
+      createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.config, nowMs: now, rollJitterMs: rollJitterMs(this.config), idle: true }),
       writeRecoveryPoint: (offset) => this.checkpoints.writeRecoveryPoint(offset),
     });
-    this.segments = settled.segments;
+    // A copy of exactly its length (the loader's list grew by push: room for 17 segments).
+    this.segments = settled.segments.slice();
     this.startOffset = settled.startOffset;
     this.endOffset = settled.endOffset;
     this.flusher.resetTo(settled.recoveryPoint);
@@ -264,15 +270,7 @@ export class PartitionLog {
   /** Adds an aborted transaction to the .txnindex of the segment holding its marker. */
   private async indexAbortedTxn(t: AbortedTxn): Promise<void> {
     const segs = this.segments;
-    const idx = floorSegmentIndex(segs, t.lastOffset);
-    const seg = segs[Math.max(0, idx)];
-    await seg.appendAbortedTxn(t);
-  }
-
-  private async loadTopicId(topicId: string | undefined): Promise<void> {
-    const stored = await readStoredTopicId(this.fs, this.dir, topicId);
-    this.topicId = stored ?? topicId ?? '';
-    if (topicId && !stored) await this.persistTopicId(topicId);
+    await segs[Math.max(0, floorSegmentIndex(segs, t.lastOffset))].appendAbortedTxn(t);
   }
 
   /** Sets the topic id and writes partition.metadata (Kafka's format). */
@@ -285,10 +283,15 @@ export class PartitionLog {
   // Queue and state checks
 
   private enqueue<T>(op: () => Promise<T> | T): Promise<T> {
-    const run = this.queue.then(() => {
+    return this.serially(() => {
       this.checkOnline();
       return op();
     });
+  }
+
+  /** Runs `op` in the queue, offline or closed as the log may be (close, delete). */
+  private serially<T>(op: () => Promise<T> | T): Promise<T> {
+    const run = this.queue.then(op);
     this.queue = run.catch(() => undefined);
     return run;
   }
@@ -496,7 +499,7 @@ export class PartitionLog {
     try {
       await this.rollFlushChain;
       await this.retire(this.segments);
-      this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() })];
+      this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.config, nowMs: this.clock.now(), rollJitterMs: rollJitterMs(this.config), idle: true })];
       this.startOffset = offset;
       this.endOffset = offset;
       this.hw = offset;
@@ -539,7 +542,7 @@ export class PartitionLog {
     old.onBecomeInactive();
     // Kafka takes a producer snapshot at every roll, so loading never replays more than a segment.
     await this.snapshots.take(newBaseOffset, () => this.producers.serialize());
-    const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.segmentConfig, nowMs: this.clock.now(), rollJitterMs: this.rollJitter() });
+    const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.config, nowMs: this.clock.now(), rollJitterMs: rollJitterMs(this.config) });
     this.segments = [...this.segments, seg];
     // Like Kafka's roll: flush the finished segment asynchronously, then move the recovery point.
     this.rollFlushChain = this.rollFlushChain
@@ -745,7 +748,7 @@ export class PartitionLog {
    */
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    const run = this.queue.then(async () => {
+    return this.serially(async () => {
       if (this.closed) return;
       await this.rollFlushChain;
       const healthy = !this.offlineError;
@@ -757,19 +760,23 @@ export class PartitionLog {
           // Stays offline; no marker is written below.
         }
       }
-      this.closed = true;
-      this.watchers.clear();
-      await this.deleter.finishAll();
-      for (const seg of this.segments) await seg.close().catch(() => undefined);
+      await this.closeFiles();
       if (healthy && !this.offlineError) await this.checkpoints.closedCleanly(this.endOffset);
     });
-    this.queue = run.catch(() => undefined);
-    return run;
+  }
+
+  /** No more calls; pending deletions done, every segment closed (after reads in flight). */
+  private async closeFiles(): Promise<void> {
+    this.closed = true;
+    this.watchers.clear();
+    await this.rollFlushChain;
+    await this.segmentDeleter?.finishAll();
+    for (const seg of this.segments) await seg.close().catch(() => undefined);
   }
 
   /** Resolves when segment deletions whose delay has passed are done (tests, shutdown). */
   deletionsSettled(): Promise<void> {
-    return this.deleter.settled();
+    return this.segmentDeleter?.settled() ?? Promise.resolve();
   }
 
   /**
@@ -778,12 +785,8 @@ export class PartitionLog {
    * partition that would load again) and removes it. LogManager.loadAll removes leftovers.
    */
   delete(): Promise<void> {
-    const run = this.queue.then(async () => {
-      this.closed = true;
-      this.watchers.clear();
-      await this.rollFlushChain;
-      await this.deleter.finishAll();
-      for (const seg of this.segments) await seg.close().catch(() => undefined);
+    return this.serially(async () => {
+      await this.closeFiles();
       this.segments = [];
       const parent = path.dirname(this.dir);
       const renamed = path.join(parent, deleteDirName(this.topic, this.partition, randomUUID().replace(/-/g, '')));
@@ -791,8 +794,6 @@ export class PartitionLog {
       await this.fs.syncDir(parent);
       await this.fs.rmdir(renamed);
     });
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 }
 

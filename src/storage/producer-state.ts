@@ -139,12 +139,31 @@ function err(code: number, message: string): KafkaApiError {
   return new KafkaApiError(code, message);
 }
 
+/** What a partition without producer state reads (shared, never written). */
+const NO_PRODUCERS: ReadonlyMap<number, ProducerStateEntry> = new Map();
+const NO_TXNS: ReadonlyMap<number, number> = new Map();
+
 export class ProducerStateManager {
-  private readonly producers = new Map<number, ProducerStateEntry>();
-  /** producerId → first offset of its open transaction. */
-  private readonly ongoing = new Map<number, number>();
+  /** Made by the first producer written: most partitions of a big broker never see one. */
+  private producerMap: Map<number, ProducerStateEntry> | null = null;
+  /** producerId → first offset of its open transaction (made by the first one). */
+  private ongoingMap: Map<number, number> | null = null;
 
   constructor(readonly topicPartition: string) {}
+
+  private get producers(): ReadonlyMap<number, ProducerStateEntry> {
+    return this.producerMap ?? NO_PRODUCERS;
+  }
+
+  private get ongoing(): ReadonlyMap<number, number> {
+    return this.ongoingMap ?? NO_TXNS;
+  }
+
+  private setProducer(pid: number, e: ProducerStateEntry): void {
+    (this.producerMap ??= new Map()).set(pid, e);
+    if (e.currentTxnFirstOffset >= 0) (this.ongoingMap ??= new Map()).set(pid, e.currentTxnFirstOffset);
+    else this.ongoingMap?.delete(pid);
+  }
 
   get size(): number {
     return this.producers.size;
@@ -269,11 +288,7 @@ export class ProducerStateManager {
    * the .txnindex, each with the last stable offset right after it completed.
    */
   commit(staged: StagedAppend): AbortedTxn[] {
-    for (const [pid, e] of staged.entries) {
-      this.producers.set(pid, e);
-      if (e.currentTxnFirstOffset >= 0) this.ongoing.set(pid, e.currentTxnFirstOffset);
-      else this.ongoing.delete(pid);
-    }
+    for (const [pid, e] of staged.entries) this.setProducer(pid, e);
     const aborted: AbortedTxn[] = [];
     for (const c of staged.completed) {
       if (!c.isAborted) continue;
@@ -297,7 +312,7 @@ export class ProducerStateManager {
     let n = 0;
     for (const [pid, e] of this.producers) {
       if (e.currentTxnFirstOffset < 0 && nowMs - e.lastTimestamp >= expirationMs) {
-        this.producers.delete(pid);
+        this.producerMap?.delete(pid);
         n++;
       }
     }
@@ -311,13 +326,13 @@ export class ProducerStateManager {
   truncateHead(logStartOffset: number): void {
     for (const [pid, e] of this.producers) {
       const last = lastOffsetOf(e);
-      if (e.currentTxnFirstOffset < 0 && last >= 0 && last < logStartOffset) this.producers.delete(pid);
+      if (e.currentTxnFirstOffset < 0 && last >= 0 && last < logStartOffset) this.producerMap?.delete(pid);
     }
   }
 
   clear(): void {
-    this.producers.clear();
-    this.ongoing.clear();
+    this.producerMap = null;
+    this.ongoingMap = null;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -368,8 +383,7 @@ export class ProducerStateManager {
       const batches: BatchMetadata[] = lastOffset >= 0
         ? [{ firstSeq: Math.max(0, lastSeq - offsetDelta), lastSeq, firstOffset: lastOffset - offsetDelta, lastOffset, timestamp }]
         : [];
-      this.producers.set(producerId, { producerId, producerEpoch, batches, coordinatorEpoch, lastTimestamp: timestamp, currentTxnFirstOffset });
-      if (currentTxnFirstOffset >= 0) this.ongoing.set(producerId, currentTxnFirstOffset);
+      this.setProducer(producerId, { producerId, producerEpoch, batches, coordinatorEpoch, lastTimestamp: timestamp, currentTxnFirstOffset });
       pos += 46;
     }
   }

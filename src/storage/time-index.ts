@@ -8,7 +8,7 @@
  * batch has a max timestamp below t, so a scan from there finds the first batch with
  * maxTimestamp >= t.
  */
-import { AbstractIndex, CorruptIndexError } from './abstract-index.js';
+import { AbstractIndex, CorruptIndexError, ENTRY_SCRATCH } from './abstract-index.js';
 import type { FileHandle, Fs } from './fs.js';
 import { readInt64AsNumber, writeInt64FromNumber } from '../protocol/records/record-batch.js';
 
@@ -19,7 +19,6 @@ export interface TimestampOffset {
 
 export class TimeIndex extends AbstractIndex {
   static readonly ENTRY_SIZE = 12;
-  private readonly scratch = Buffer.alloc(TimeIndex.ENTRY_SIZE);
 
   static async open(fs: Fs, filePath: string, baseOffset: number, maxIndexSize: number): Promise<TimeIndex> {
     const { file, initial } = await AbstractIndex.openFile(fs, filePath);
@@ -56,9 +55,9 @@ export class TimeIndex extends AbstractIndex {
     const last = this.lastEntry();
     if (this.entryCount > 0 && (timestamp <= last.timestamp || offset < last.offset)) return;
     if (this.entryCount === 0 && timestamp < 0) return;
-    writeInt64FromNumber(this.scratch, 0, timestamp);
-    this.scratch.writeInt32BE(this.relativeOffset(offset), 8);
-    this.appendEntry(this.scratch);
+    writeInt64FromNumber(ENTRY_SCRATCH, 0, timestamp);
+    ENTRY_SCRATCH.writeInt32BE(this.relativeOffset(offset), 8);
+    this.appendEntry(ENTRY_SCRATCH);
   }
 
   /** The entry with the largest timestamp <= target, or (-1, baseOffset). */
