@@ -233,7 +233,11 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       let hosted = this.hosted.get(topic.name);
       // New partitions of this broker get their logs together (concurrent, one directory fsync).
       const fresh = states.filter((st) => st.replicas.includes(nodeId) && !hosted?.partitions[st.partition] && !this.opts.logs.getLog(topic.name, st.partition));
-      if (fresh.length > 1) await this.opts.logs.createLogs(topic.name, fresh.map((st) => st.partition), this.logConfigOf(topic.configs), topic.topicId);
+      if (fresh.length > 1) {
+        // The epochs of those it leads are written with the logs (one directory fsync for both files).
+        const leading = new Map(fresh.filter((st) => st.leader === nodeId && !this.fenced).map((st) => [st.partition, st.leaderEpoch]));
+        await this.opts.logs.createLogs(topic.name, fresh.map((st) => st.partition), this.logConfigOf(topic.configs), topic.topicId, (p) => leading.get(p));
+      }
       const roles: { partition: Partition; state: PartitionState }[] = [];
       for (const state of states) {
         const mine = state.replicas.includes(nodeId);

@@ -28,8 +28,13 @@ export async function readCheckpoint(fs: Fs, filePath: string): Promise<string[]
 }
 
 export async function writeCheckpoint(fs: Fs, filePath: string, entries: (string | number)[][]): Promise<void> {
+  await fs.writeFileAtomic(filePath, checkpointBytes(entries));
+}
+
+/** A checkpoint file's bytes. */
+export function checkpointBytes(entries: (string | number)[][]): Buffer {
   const text = ['0', String(entries.length), ...entries.map((e) => e.join(' '))].join('\n') + '\n';
-  await fs.writeFileAtomic(filePath, Buffer.from(text, 'utf8'));
+  return Buffer.from(text, 'utf8');
 }
 
 /** One read (no separate existence check: a start-up reads thousands of these). Null when missing. */

@@ -9,7 +9,7 @@
 import * as path from 'node:path';
 import type { Fs } from './fs.js';
 import { LEADER_EPOCH_CHECKPOINT_FILE } from './file-names.js';
-import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
+import { checkpointBytes, readCheckpoint } from './checkpoint-file.js';
 
 export interface EpochEntry {
   epoch: number;
@@ -117,22 +117,39 @@ export class LeaderEpochCache {
     this.entries = [];
   }
 
+  /**
+   * The checkpoint file's path and bytes when the cache differs from it, else null; `written()`
+   * once they are durable. A new log writes them with its partition.metadata (one directory
+   * fsync for both); `flushIfDirty` otherwise.
+   */
+  pendingCheckpoint(): { path: string; data: Buffer; written: () => void } | null {
+    if (!this.dirty) return null;
+    // A truncation at load followed by the same assignment (an empty log: its epoch starts at
+    // the log end) leaves the entries as the file has them: no write, no fsyncs at start-up.
+    const now = this.serialized();
+    if (now === this.persisted) {
+      this.dirty = false;
+      return null;
+    }
+    const data = checkpointBytes(this.entries.map((e) => [e.epoch, e.startOffset]));
+    return {
+      path: this.file,
+      data,
+      written: () => {
+        this.persisted = now;
+        // Still dirty if the cache changed while the file was written.
+        if (this.serialized() === now) this.dirty = false;
+      },
+    };
+  }
+
   /** Writes the checkpoint (atomically, fsynced) if it changed; concurrent calls are serialised. */
   flushIfDirty(): Promise<void> {
     const run = (this.writing ?? Promise.resolve()).then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      // A truncation at load followed by the same assignment (an empty log: its epoch starts at
-      // the log end) leaves the entries as the file has them: no write, no fsyncs at start-up.
-      const now = this.serialized();
-      if (now === this.persisted) return;
-      try {
-        await writeCheckpoint(this.fs, this.file, this.entries.map((e) => [e.epoch, e.startOffset]));
-        this.persisted = now;
-      } catch (err) {
-        this.dirty = true;
-        throw err;
-      }
+      const pending = this.pendingCheckpoint();
+      if (!pending) return;
+      await this.fs.writeFileAtomic(pending.path, pending.data);
+      pending.written();
     });
     const settled = run.catch(() => undefined);
     this.writing = settled;

@@ -104,6 +104,11 @@ export interface PartitionLogOptions {
   checkpoints?: PartitionCheckpoints;
   /** The directory is known to exist (LogManager.loadAll found it): no mkdir. */
   dirExists?: boolean;
+  /**
+   * A new log this broker leads: its epoch, from the log end, is checkpointed with the log's
+   * partition.metadata (one directory fsync; makeLeader then has nothing left to write).
+   */
+  initialLeaderEpoch?: number;
 }
 
 export function storageError(err: unknown, what: string): KafkaApiError {

@@ -7,7 +7,7 @@
  * (later segments deleted), and the indexes and leader epochs are rebuilt.
  */
 import * as path from 'node:path';
-import type { Fs } from './fs.js';
+import { writeFilesAtomic, type AtomicFile, type Fs } from './fs.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
@@ -176,6 +176,11 @@ async function nextOffsetOfFile(fs: Fs, file: string, base: number): Promise<num
 export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   createSegment: (baseOffset: number) => Promise<LogSegment>;
   writeRecoveryPoint: (offset: number) => Promise<void>;
+  fs: Fs;
+  /** Small files to write now (a new log's partition.metadata), in one go with the epoch checkpoint. */
+  files: AtomicFile[];
+  /** The leader epoch this broker starts leading a new log at, from its log end (Kafka's makeLeader assignment). */
+  leaderEpoch?: number;
 }): Promise<{ segments: LogSegment[]; startOffset: number; endOffset: number; recoveryPoint: number }> {
   const { clean, recovered, checkpointedStart, checkpointedRecovery, epochs } = loaded;
   let segments = loaded.segments;
@@ -198,11 +203,18 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   // the leader assigns again right away: written by the next flush if it still differs (as Kafka's
   // truncateFromEndAsyncFlush), not with two fsyncs per partition here. Every load cuts it again.
   if (recovered) await epochs.flushIfDirty();
+  // A new leader's epoch goes to disk with the log's partition.metadata: one directory fsync for
+  // both, and the replica manager's makeLeader then finds it assigned and writes nothing.
+  if (opts.leaderEpoch !== undefined) epochs.assign(opts.leaderEpoch, endOffset);
+  const epochFile = opts.leaderEpoch !== undefined ? epochs.pendingCheckpoint() : null;
+  await writeFilesAtomic(opts.fs, epochFile ? [...opts.files, epochFile] : opts.files);
+  epochFile?.written();
   if (recovered) {
     for (const s of segments) await s.flush();
     await opts.writeRecoveryPoint(endOffset);
   }
-  return { segments, startOffset, endOffset, recoveryPoint: clean || recovered ? endOffset : checkpointedRecovery ?? 0 };
+  // A copy of exactly its length: the list grew by push, which makes room for 17 segments.
+  return { segments: segments.slice(), startOffset, endOffset, recoveryPoint: clean || recovered ? endOffset : checkpointedRecovery ?? 0 };
 }
 
 /**

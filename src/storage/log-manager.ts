@@ -270,15 +270,17 @@ export class LogManager implements SharedCheckpointOwner {
   /**
    * Creates the missing logs of several partitions of one topic, `loadConcurrency` at a time, with
    * one fsync of the log dir for all their new directories (a topic of thousands of partitions
-   * otherwise waits for each partition's fsyncs in turn).
+   * otherwise waits for each partition's fsyncs in turn). `leaderEpochOf` gives the epoch of the
+   * partitions this broker will lead: checkpointed with each log's partition.metadata.
    */
-  async createLogs(topic: string, partitions: readonly number[], config: LogConfig, topicId: string): Promise<void> {
+  async createLogs(topic: string, partitions: readonly number[], config: LogConfig, topicId: string, leaderEpochOf?: (partition: number) => number | undefined): Promise<void> {
     const missing = partitions.filter((p) => !this.logs.has(key(topic, p)));
     const created: PartitionLog[] = [];
     try {
       await forEachLimited(missing, this.loadConcurrency, async (partition) => {
         const dir = path.join(this.logDir, partitionDirName(topic, partition));
-        created.push(await PartitionLog.open({ fs: this.fs, dir, topic, partition, config, clock: this.clock, topicId, checkpoints: await this.checkpointsFor(topic, partition, dir) }));
+        const checkpoints = await this.checkpointsFor(topic, partition, dir);
+        created.push(await PartitionLog.open({ fs: this.fs, dir, topic, partition, config, clock: this.clock, topicId, checkpoints, initialLeaderEpoch: leaderEpochOf?.(partition) }));
       });
       if (created.length > 0) await this.fs.syncDir(this.logDir);
     } finally {

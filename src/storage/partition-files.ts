@@ -7,11 +7,16 @@
  * - producer state snapshots (`<offset>.snapshot`), of which the newest three are kept.
  */
 import path from 'node:path';
-import type { Fs } from './fs.js';
+import type { AtomicFile, Fs } from './fs.js';
 import { writeCheckpoint } from './checkpoint-file.js';
 import { readPartitionCheckpoint } from './log-loader.js';
-import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE,
+import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE, RECOVERY_POINT_CHECKPOINT_FILE,
   producerSnapshotFileName } from './file-names.js';
+
+/** `partition.metadata` in Kafka's format, for writeFileAtomic / writeFilesAtomic. */
+export function topicIdFile(dir: string, topicId: string): AtomicFile {
+  return { path: path.join(dir, PARTITION_METADATA_FILE), data: Buffer.from(`version: 0\ntopic_id: ${topicId}\n`, 'utf8') };
+}
 
 /** What the last run left for one partition. */
 export interface CheckpointedState {

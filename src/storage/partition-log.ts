@@ -53,12 +53,12 @@ import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerStat
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogWatchers } from './log-watchers.js';
 import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
-import { OwnDirCheckpoints, ProducerSnapshots, type PartitionCheckpoints } from './partition-files.js';
+import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { LogFlusher } from './log-flusher.js';
 import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
-import { PARTITION_METADATA_FILE, deleteDirName } from './file-names.js';
+import { deleteDirName } from './file-names.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
   partitionLeaderEpoch as batchPartitionLeaderEpoch, setLogAppendTime, setPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
@@ -230,16 +230,15 @@ export class PartitionLog {
    */
   static async open(opts: PartitionLogOptions): Promise<PartitionLog> {
     const log = new PartitionLog(opts);
-    await log.load(opts.topicId);
+    await log.load(opts.topicId, opts.initialLeaderEpoch);
     return log;
   }
 
-  private async load(topicId: string | undefined): Promise<void> {
+  private async load(topicId: string | undefined, leaderEpoch: number | undefined): Promise<void> {
     const { fs, dir } = this;
     if (!this.dirExists) await fs.mkdir(dir);
     const stored = await readStoredTopicId(fs, dir, topicId);
     this.topicId = stored ?? topicId ?? '';
-    if (topicId && !stored) await this.persistTopicId(topicId);
 
     const now = this.clock.now();
     const loaded = await loadSegments({
@@ -251,9 +250,9 @@ export class PartitionLog {
     const settled = await settleLoadedLog(loaded, {
       createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.config, nowMs: now, rollJitterMs: rollJitterMs(this.config), idle: true }),
       writeRecoveryPoint: (offset) => this.checkpoints.writeRecoveryPoint(offset),
+      fs, files: topicId && !stored ? [topicIdFile(dir, topicId)] : [], leaderEpoch,
     });
-    // A copy of exactly its length (the loader's list grew by push: room for 17 segments).
-    this.segments = settled.segments.slice();
+    this.segments = settled.segments;
     this.startOffset = settled.startOffset;
     this.endOffset = settled.endOffset;
     this.flusher.resetTo(settled.recoveryPoint);
@@ -275,7 +274,8 @@ export class PartitionLog {
 
   /** Sets the topic id and writes partition.metadata (Kafka's format). */
   async persistTopicId(topicId: string): Promise<void> {
-    await this.fs.writeFileAtomic(path.join(this.dir, PARTITION_METADATA_FILE), Buffer.from(`version: 0\ntopic_id: ${topicId}\n`, 'utf8'));
+    const file = topicIdFile(this.dir, topicId);
+    await this.fs.writeFileAtomic(file.path, file.data);
     this.topicId = topicId;
   }
 

@@ -13,7 +13,7 @@
  * before from then on (their file handles are nodeFs's own).
  */
 import * as nodefs from 'node:fs';
-import { DetachedFileHandle, NodeFileHandle, nodeFs, type FileHandle, type FileStat, type Fs } from './fs.js';
+import { DetachedFileHandle, NodeFileHandle, nodeFs, type AtomicFile, type FileHandle, type FileStat, type Fs } from './fs.js';
 
 const RW_CREATE = nodefs.constants.O_RDWR | nodefs.constants.O_CREAT;
 
@@ -58,6 +58,10 @@ export class StartupFs implements Fs {
 
   writeFileAtomic(filePath: string, data: Uint8Array): Promise<void> {
     return nodeFs.writeFileAtomic(filePath, data);
+  }
+
+  writeFilesAtomic(files: readonly AtomicFile[]): Promise<void> {
+    return nodeFs.writeFilesAtomic!(files);
   }
 
   async rename(from: string, to: string): Promise<void> {

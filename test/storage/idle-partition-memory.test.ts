@@ -79,17 +79,23 @@ test('a new log keeps no index in memory, yet creates the index files; appends a
   await again.close();
 });
 
-test('on disk: logs created together have empty .index and .timeindex files, as Kafka lays them out', async () => {
+test('on disk: logs created together have empty .index and .timeindex files (Kafka layout) and the epoch of a leader beside partition.metadata', async () => {
   const t = tempDir();
   try {
     const mgr = await LogManager.open({ fs: nodeFs, logDirs: t.dir, clock: new ManualClock(), defaults: config() });
     await mgr.loadAll();
-    await mgr.createLogs('many', [0, 1, 2, 3], config(), 'bWFueXBhcnRpdGlvbnMwMA');
+    // Even partitions are led here at epoch 3: their epoch is written with partition.metadata.
+    await mgr.createLogs('many', [0, 1, 2, 3], config(), 'bWFueXBhcnRpdGlvbnMwMA', (p) => (p % 2 === 0 ? 3 : undefined));
     for (let p = 0; p < 4; p++) {
       const dir = path.join(t.dir, `many-${p}`);
       assert.equal(nodefs.readdirSync(dir).filter((f) => /^0+\./.test(f)).sort(), ['00000000000000000000.index', '00000000000000000000.log', '00000000000000000000.timeindex']);
       assert.is(nodefs.statSync(path.join(dir, '00000000000000000000.index')).size, 0);
       assert.not.ok(mgr.getLog('many', p)!.segmentList[0].indexesLoaded);
+      assert.is(nodefs.readFileSync(path.join(dir, 'partition.metadata'), 'utf8'), 'version: 0\ntopic_id: bWFueXBhcnRpdGlvbnMwMA\n');
+      const epochs = path.join(dir, 'leader-epoch-checkpoint');
+      if (p % 2 === 0) assert.is(nodefs.readFileSync(epochs, 'utf8'), '0\n1\n3 0\n', `partition ${p}: its leader's epoch`);
+      else assert.not.ok(nodefs.existsSync(epochs), `partition ${p}: no epoch yet`);
+      assert.equal(nodefs.readdirSync(dir).filter((f) => f.endsWith('.tmp')), [], 'no temporary file left');
     }
     await mgr.getLog('many', 2)!.appendAsLeader(batch(2), 0);
     await mgr.close();
