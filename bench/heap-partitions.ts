@@ -1,11 +1,16 @@
 /**
  * What one partition costs in memory: a heap snapshot of a Samsa process before and after it
  * creates PARTITIONS partitions, summarised by constructor (self sizes; the difference divided
- * by the partition count is the cost per partition), plus RSS and V8's own heap figures.
+ * by the partition count is the cost per partition), plus RSS (by mapping, bench/lib/smaps.ts) and
+ * V8's heap spaces (the broker runs with bench/lib/memory-report.mjs preloaded). RSS after the
+ * first snapshot includes what writing it left in malloc's heap.
  *
  *   npm run build && npx tsx bench/heap-partitions.ts [--partitions 10000] [--topics 100] [--top 30]
  *     [--keep DIR]   (keeps the two .heapsnapshot files in DIR)
  *   npx tsx bench/heap-partitions.ts --summarise BEFORE.heapsnapshot AFTER.heapsnapshot [--per 10000]
+ *   npx tsx bench/heap-partitions.ts --owners AFTER.heapsnapshot [--depth 1] [--min 5000] [--per 10000]
+ *     (self sizes by the chain of first holders, e.g. "_PartitionLog.epochs → _LeaderEpochCache.entries
+ *     → Array.elements → array": which field of which class the bytes belong to)
  *
  * A snapshot forces a full GC first, so both sides count live objects only. Node's "native" nodes
  * include ArrayBuffer backing stores (Buffer.alloc memory lives outside the JS heap but is in the
