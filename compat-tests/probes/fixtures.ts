@@ -191,6 +191,13 @@ export async function endTransaction(ctx: ProbeCtx, name: string, p: { producerI
   const r = await ctx.call(26, 3, { transactionalId: name, producerId: p.producerId, producerEpoch: p.producerEpoch, committed: commit });
   if (r.errorCode !== 0) throw new Error(`EndTxn ${name}: error ${r.errorCode}`);
   await waitStable(ctx, topic);
+  // The markers are written before the coordinator logs CompleteCommit/CompleteAbort; until then
+  // Kafka answers the next EndTxn CONCURRENT_TRANSACTIONS (seen on a loaded machine).
+  const done = commit ? 'CompleteCommit' : 'CompleteAbort';
+  await ctx.waitFor(`${name} ${done}`, async () => {
+    const d = await ctx.call(65, 0, { transactionalIds: [name] });
+    return d.transactionStates[0]?.transactionState === done;
+  });
 }
 
 /** Waits until partition 0 of `topic` has no open transaction (read_committed end = read_uncommitted end). */
