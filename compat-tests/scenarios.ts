@@ -569,7 +569,9 @@ const idempotentRetries: Scenario = {
     check(ctx.observed.responseDropped, 'the proxy saw no Produce from this client id: nothing was retried');
     const offs = await ctx.harnessFor(bs).offsets(t);
     ctx.observed.highWatermark = offs[0].high;
-    const got = await readAll(d, t, [0], 10, 'read back', { timeoutMs: 4000 });
+    // Asks for more than the 5 stored so that a duplicate would show; clients that wait for the
+    // count wait the whole limit, kcat (-e) stops at the end but needs its start-up under load.
+    const got = await readAll(d, t, [0], 10, 'read back', { timeoutMs: 10_000 });
     ctx.observed.values = got.map((g) => text(g.value));
     eq(ctx.observed.values, recs.map((x) => text(x.value)), 'stored records (exactly once, in order)');
     eq(offs[0].high, 5, 'high watermark');

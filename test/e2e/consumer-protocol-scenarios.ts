@@ -415,7 +415,8 @@ refused = []
 # consumer group: under load the new member can miss its 6 s session and be fenced, and the group
 # is downgraded to classic (bidirectional migration); Samsa also refuses to upgrade a classic group
 # that is not Stable. librdkafka makes it a fatal error of that consumer: once the classic group is
-# Stable again, start a new one, at most three times.
+# Stable again, start a new one, at most five times (Kafka 4.4 refused three in a row on a loaded
+# CI machine).
 def refused_join(n):
     return any('group id does not exist' in e for e in n.errors)
 attempts = 0
@@ -431,7 +432,7 @@ while True:
     poll_until(ms, lambda: refused_join(n) or (len(n.assigned) >= 2 and settled(ms, 6)), 60, 'consumer-protocol member')
     if refused_join(n):
         refused.append([e for e in n.errors if 'group id does not exist' in e][0])
-    if not refused_join(n) or attempts == 3:
+    if not refused_join(n) or attempts == 5:
         break
     n.c.close()
 out(before=before, after=[m.parts() for m in ms], revoked=[[p for (_, p) in m.revoked] for m in ks], values=len(set(v for m in ks for v in m.values)), seconds=round(time.time() - t0, 2), attempts=attempts, refused=refused)
