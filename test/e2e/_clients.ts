@@ -11,7 +11,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import kafkajs from 'kafkajs';
 import { Consumer as PlatformaticConsumer, Producer as PlatformaticProducer } from '@platformatic/kafka';
-import { kcat, python, type RunResult } from '../support/external.js';
+import * as assert from 'uvu/assert';
+import { kcat, python, venvPython, type RunResult } from '../support/external.js';
 import type { LogLevel } from '../../src/logger.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -48,6 +49,16 @@ export const b64 = (b: Buffer | string | null | undefined): string | null =>
 /** 127.0.0.1:PORT (the tests talk to 127.0.0.1 only). */
 export function hostPort(port: number): string {
   return `127.0.0.1:${port}`;
+}
+
+/**
+ * Runs a script with the venv's Python (current confluent-kafka) with the bootstrap address as its
+ * argument; it must exit 0. Returns its JSON lines merged into one object.
+ */
+export async function venvJson(bs: string, script: string, what: string, timeoutMs: number): Promise<Record<string, any>> {
+  const res = await venvPython(script, [bs], { timeoutMs });
+  assert.is(res.code, 0, `${what}: ${describeRun(res)}`);
+  return Object.assign({}, ...jsonLines(res, what));
 }
 
 /** Parses one JSON object per line; lines that are not JSON objects are an error (with context). */

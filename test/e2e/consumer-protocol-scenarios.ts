@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
 import kafkajs from 'kafkajs';
-import { describeRun, jsonLines } from './_clients.js';
+import { describeRun, jsonLines, venvJson } from './_clients.js';
 
 /** Session 6 s, heartbeat 1 s: the scenarios take seconds. */
 export const CONSUMER_PROTOCOL_BROKER_CONFIG: Record<string, string> = {
@@ -29,11 +29,7 @@ export interface Scenario {
   run(bootstrap: string, label: string): Promise<void>;
 }
 
-async function py(bs: string, script: string, what: string, timeoutMs = 120_000): Promise<Record<string, any>> {
-  const res = await venvPython(script, [bs], { timeoutMs });
-  assert.is(res.code, 0, `${what}: ${describeRun(res)}`);
-  return Object.assign({}, ...jsonLines(res, what));
-}
+const py = (bs: string, script: string, what: string, timeoutMs = 120_000) => venvJson(bs, script, what, timeoutMs);
 
 const PY_HEAD = `
 import sys, json, time, os, signal, subprocess

@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
-import { describeRun, jsonLines } from './_clients.js';
+import { describeRun, jsonLines, venvJson } from './_clients.js';
 
 /** Share sessions of 6 s with 1 s heartbeats; lock durations down to 1 s allowed per group. */
 export const SHARE_BROKER_CONFIG: Record<string, string> = {
@@ -67,11 +67,7 @@ export function concurrently(scenarios: Scenario[]): Scenario[] {
   }));
 }
 
-async function py(bs: string, script: string, what: string, timeoutMs = 90_000): Promise<Record<string, any>> {
-  const res = await venvPython(script, [bs], { timeoutMs });
-  assert.is(res.code, 0, `${what}: ${describeRun(res)}`);
-  return Object.assign({}, ...jsonLines(res, what));
-}
+const py = (bs: string, script: string, what: string, timeoutMs = 90_000) => venvJson(bs, script, what, timeoutMs);
 
 const PY_HEAD = `
 import sys, json, time, os, signal, subprocess, threading
