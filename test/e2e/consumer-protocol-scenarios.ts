@@ -436,6 +436,13 @@ for m in ms:
     m.c.close()
 `, 'mixed cooperative');
   assert.is(o.values, 120, 'the classic members read everything once');
+  if (label !== 'samsa' && o.refused.length === o.attempts) {
+    // Kafka 4.4 refused every join with GROUP_ID_NOT_FOUND in about half of this session's loaded
+    // runs (five in a row once): the reference cannot show the upgrade then, so its half is
+    // inconclusive (printed); Samsa's half (test/e2e/consumer-protocol-mixed.test.ts) never is.
+    console.log(`consumer-protocol (mixed cooperative, ${label}): inconclusive, every one of ${o.attempts} consumer-protocol joins refused: ${o.refused[0]}`);
+    return;
+  }
   assert.is(o.refused.length, o.attempts - 1, `joined at attempt ${o.attempts} (refused: ${o.refused.join('; ')})`);
   const after: number[][] = o.after;
   assert.equal(after.flat().sort(), [0, 1, 2, 3, 4, 5]);
