@@ -16,7 +16,9 @@
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
  * than one) and the exit status: failed = Total - Passed; a file that exits non-zero, crashes,
  * times out or prints no summary counts at least 1 failed. The output of every failing file is
- * printed. The last line is always `N passed, N failed` (tests summed over files); exit status 1 if
+ * printed. Where GNU time is installed (/usr/bin/time) each file's line also gives its CPU seconds, and
+ * the run ends with its wall time and the CPU-minutes of all files. The last line is always
+ * `N passed, N failed` (tests summed over files); exit status 1 if
  * anything failed or nothing matched a filter.
  *
  * Filters: an argument naming an existing directory selects the *.test.ts files under it, one
@@ -24,7 +26,8 @@
  * discovered test files whose path relative to the repository contains it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +38,11 @@ const EARLY_MARKER = '@samsa-early';
 const TIMEOUT_MARKER = /@samsa-timeout (\d+)/;
 const MAX_CAPTURE = 4 * 1024 * 1024; // keep at most this much of one file's output (head + tail)
 const KILL_GRACE_MS = 3000;
+// GNU time (Debian's `time` package), where present, reports each file's CPU seconds: the file's
+// process and every process it waited for (brokers, JVMs, client scripts it reaped).
+const GNU_TIME = '/usr/bin/time';
+const cpuDir = existsSync(GNU_TIME) ? mkdtempSync(path.join(os.tmpdir(), 'samsa-run-tests-')) : null;
+let cpuFiles = 0;
 
 function usage(msg) {
   if (msg) console.error(msg);
@@ -179,7 +187,10 @@ function runFile(file) {
         }
       }
     };
-    const child = spawn(process.execPath, ['--import', 'tsx', file], {
+    const cpuFile = cpuDir ? path.join(cpuDir, `${cpuFiles++}.cpu`) : null;
+    const argv = [process.execPath, '--import', 'tsx', file];
+    if (cpuFile) argv.unshift(GNU_TIME, '-q', '-f', '%U %S', '-o', cpuFile);
+    const child = spawn(argv[0], argv.slice(1), {
       cwd: ROOT,
       detached: true, // own process group, so a timeout kills everything the test started
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -207,7 +218,7 @@ function runFile(file) {
       if (dropped > 0) chunks.splice(1, 0, Buffer.from(`\n[run-tests: ${dropped} bytes of output dropped here]\n`));
       const output = Buffer.concat(chunks).toString('utf8');
       const { code, signal } = exitInfo ?? { code: null, signal: null };
-      resolve({ file, code, signal, timedOut, timeoutS: fileTimeoutS, output, ms: Date.now() - started });
+      resolve({ file, code, signal, timedOut, timeoutS: fileTimeoutS, output, ms: Date.now() - started, cpuS: cpuSeconds(cpuFile) });
     };
     child.on('error', (err) => {
       chunks.push(Buffer.from(`\n[run-tests: could not start: ${err.message}]\n`));
@@ -223,6 +234,17 @@ function runFile(file) {
     });
     child.on('close', finish);
   });
+}
+
+/** User + system seconds from GNU time's output file (null without one). */
+function cpuSeconds(file) {
+  if (!file) return null;
+  try {
+    const [user, sys] = readFileSync(file, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+    return Number.isFinite(user + sys) ? user + sys : null;
+  } catch {
+    return null;
+  }
 }
 
 function judge(r) {
@@ -252,7 +274,8 @@ function report(j) {
   const mark = j.failed > 0 ? 'FAIL' : 'ok  ';
   const extra = j.skipped > 0 ? `, ${j.skipped} skipped` : '';
   const why = j.reasons.length > 0 ? ` [${j.reasons.join('; ')}]` : '';
-  console.log(`${mark} ${rel(j.file)}  ${j.passed} passed, ${j.failed} failed${extra} (${secs}s)${why}`);
+  const cpu = j.cpuS === null ? '' : `, cpu ${j.cpuS.toFixed(1)}s`;
+  console.log(`${mark} ${rel(j.file)}  ${j.passed} passed, ${j.failed} failed${extra} (${secs}s${cpu})${why}`);
 }
 
 async function pool(files, width) {
@@ -285,6 +308,7 @@ const parallel = selected.filter((f) => !serial.includes(f));
 // they do not run beside the early ones; a stable sort keeps the order within each rank.
 const rank = (f) => (head(f).includes(EARLY_MARKER) ? 0 : rel(f).startsWith('compat-tests/') ? 2 : 1);
 parallel.sort((a, b) => rank(a) - rank(b));
+const runStarted = Date.now();
 console.log(`run-tests: ${selected.length} file(s), ${jobs} in parallel, timeout ${timeoutS} s per file`);
 await pool(parallel, jobs);
 await pool(serial, 1);
@@ -300,7 +324,11 @@ for (const j of failing) {
 const passed = results.reduce((a, j) => a + j.passed, 0);
 const failed = results.reduce((a, j) => a + j.failed, 0);
 const skipped = results.reduce((a, j) => a + j.skipped, 0);
+if (cpuDir) rmSync(cpuDir, { recursive: true, force: true });
 console.log('');
+const wall = (Date.now() - runStarted) / 1000;
+const cpuTotal = results.reduce((a, j) => a + (j.cpuS ?? 0), 0);
+console.log(`run-tests: ${(wall / 60).toFixed(1)} min${cpuDir ? `, ${(cpuTotal / 60).toFixed(1)} CPU-min in the test files` : ''}`);
 if (failing.length > 0) console.log(`failing files: ${failing.map((j) => rel(j.file)).join(' ')}`);
 if (skipped > 0) console.log(`${skipped} skipped`);
 console.log(`${passed} passed, ${failed} failed`);
