@@ -128,6 +128,7 @@ function heartbeatProbes(): Probe[] {
     }),
     hb('v1-left-member', 1, 'a member that left heartbeats again', 'left', (_c, g, m) => ({ groupId: g, memberId: m.memberId, memberEpoch: m.memberEpoch })),
     hb('v1-classic-group', 1, 'joining a classic group that has members', 'classic', (_c, g) => joinBody(g, 'pcg-member-a')),
+    ...classicUpgradeProbes(hb),
     hb('v1-empty-member-id', 1, 'v1 join with an empty member id: INVALID_REQUEST', 'none', (_c, g) => joinBody(g, '')),
     hb('v1-empty-group-id', 1, 'empty group id: INVALID_REQUEST', 'none', () => joinBody('', 'pcg-member-a')),
     hb('v1-empty-instance-id', 1, 'empty instance id: INVALID_REQUEST', 'none', (_c, g) => joinBody(g, 'pcg-member-a', { instanceId: '' })),
@@ -141,6 +142,57 @@ function heartbeatProbes(): Probe[] {
     hb('v1-unsupported-assignor', 1, 'an unknown server assignor: UNSUPPORTED_ASSIGNOR', 'none', (_c, g) => joinBody(g, 'pcg-member-a', { serverAssignor: 'sticky' })),
     hb('v1-regex-lookahead', 1, 'a regex RE2/J refuses (lookahead): INVALID_REGULAR_EXPRESSION', 'none', (_c, g) => joinBody(g, 'pcg-member-a', { subscribedTopicNames: null, subscribedTopicRegex: '(?=pcg).*' })),
     hb('v1-regex-unbalanced', 1, 'an unbalanced regex: INVALID_REGULAR_EXPRESSION', 'none', (_c, g) => joinBody(g, 'pcg-member-a', { subscribedTopicNames: null, subscribedTopicRegex: 'pcg-(' })),
+  ];
+}
+
+/** A ConsumerProtocolAssignment v0 of the probe topic's partition 0, with user data or without (null). */
+function classicAssignment(userData: Buffer | null): Buffer {
+  const name = Buffer.from(TOPIC);
+  const head = Buffer.alloc(2 + 4 + 2 + name.length + 4 + 4 + 4);
+  let o = head.writeInt16BE(0, 0);
+  o = head.writeInt32BE(1, o);
+  o = head.writeInt16BE(name.length, o);
+  o += name.copy(head, o);
+  o = head.writeInt32BE(1, o);
+  o = head.writeInt32BE(0, o);
+  head.writeInt32BE(userData ? userData.length : -1, o);
+  return userData ? Buffer.concat([head, userData]) : head;
+}
+
+/**
+ * Kafka's online upgrade of a classic group with members (validateOnlineUpgrade, then
+ * ConsumerGroup.fromClassicGroup): refused for user data in a member's assignment (a custom
+ * assignor's, or what librdkafka's leader echoes back from a sticky member's subscription) and
+ * for another protocol type; a group still completing its rebalance (a member that joined and
+ * never synced) is upgraded.
+ */
+function classicUpgradeProbes(hb: (id: string, version: number, about: string, setup: Setup, body: (ctx: ProbeCtx, group: string, m: Joined) => Record<string, unknown>, extra: Partial<Probe>) => Probe): Probe[] {
+  const classic = (id: string, about: string, prepare: (ctx: ProbeCtx, group: string) => Promise<void>) =>
+    hb(id, 1, about, 'none', (_c, g) => joinBody(g, 'pcg-member-a'), {
+      setup: async (ctx) => {
+        await coordinatorsReady(ctx);
+        await topicReady(ctx);
+        await prepare(ctx, `pcg-${id}`);
+      },
+    });
+  const synced = (userData: Buffer | null) => async (ctx: ProbeCtx, group: string) => {
+    const m = await joinAlone(ctx, group, { topics: [TOPIC], sync: false });
+    const s = await ctx.call(14, 3, { groupId: group, generationId: m.generationId, memberId: m.memberId, groupInstanceId: null, assignments: [{ memberId: m.memberId, assignment: classicAssignment(userData) }] });
+    if (s.errorCode !== 0) throw new Error(`SyncGroup ${group}: error ${s.errorCode}`);
+  };
+  return [
+    classic('v1-classic-assigned', 'joining a Stable classic group whose member owns partition 0', synced(null)),
+    classic('v1-classic-user-data', 'joining a classic group whose assignment carries user data: GROUP_ID_NOT_FOUND', synced(Buffer.from([1, 2, 3]))),
+    classic('v1-classic-completing', 'joining a classic group whose member joined and never synced (CompletingRebalance)', async (ctx, group) => {
+      await joinAlone(ctx, group, { topics: [TOPIC], sync: false });
+    }),
+    classic('v1-classic-connect', 'joining a classic group of protocol type "connect": GROUP_ID_NOT_FOUND', async (ctx, group) => {
+      const body = { groupId: group, sessionTimeoutMs: 60_000, rebalanceTimeoutMs: 60_000, memberId: '', groupInstanceId: null, protocolType: 'connect', protocols: [{ name: 'default', metadata: Buffer.from([0]) }] };
+      let r = await ctx.call(11, 5, body);
+      if (r.errorCode === 79) r = await ctx.call(11, 5, { ...body, memberId: r.memberId });
+      if (r.errorCode !== 0) throw new Error(`JoinGroup ${group}: error ${r.errorCode}`);
+      ctx.symbols.set('member', r.memberId, `member:${group}`);
+    }),
   ];
 }
 

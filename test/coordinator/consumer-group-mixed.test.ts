@@ -1,5 +1,5 @@
 /**
- * Mixed groups: a Stable classic group upgraded online when a consumer-protocol member joins,
+ * Mixed groups: a classic group upgraded online when a consumer-protocol member joins,
  * classic members (JoinGroup/SyncGroup/Heartbeat/LeaveGroup) reconciling inside the consumer
  * group, their own session timeouts, their offsets and their state across a restart.
  */
@@ -22,10 +22,10 @@ function joinReq(memberId: string, over: Partial<JoinGroupRequest> = {}): JoinGr
   };
 }
 
-function assignmentBytes(partitions: number[]): Buffer {
+function assignmentBytes(partitions: number[], userData: Buffer | null = null): Buffer {
   const w = new Writer(64);
   w.int16(0);
-  writeConsumerProtocolAssignment(w, 0, { assignedPartitions: [{ topic: 't', partitions }], userData: null });
+  writeConsumerProtocolAssignment(w, 0, { assignedPartitions: [{ topic: 't', partitions }], userData });
   return w.toBuffer();
 }
 
@@ -39,6 +39,8 @@ function partitionsOf(assignment: Buffer): number[] {
 class ClassicConsumer {
   generation = -1;
   partitions: number[] = [];
+  /** User data the leader puts in its assignment (librdkafka's leader echoes a sticky member's). */
+  userData: Buffer | null = null;
   constructor(readonly h: ConsumerHarness, public memberId = '') {}
 
   async join(): Promise<number> {
@@ -55,7 +57,7 @@ class ClassicConsumer {
     const leader = r.leader === this.memberId;
     const s = await this.h.coord.syncGroup({
       groupId: GROUP, generationId: this.generation, memberId: this.memberId, groupInstanceId: null, protocolType: 'consumer', protocolName: 'RoundRobinAssigner',
-      assignments: leader ? [{ memberId: this.memberId, assignment: assignmentBytes([0, 1, 2, 3, 4, 5]) }] : [],
+      assignments: leader ? [{ memberId: this.memberId, assignment: assignmentBytes([0, 1, 2, 3, 4, 5], this.userData) }] : [],
     });
     if (s.errorCode !== ErrorCode.NONE) return s.errorCode;
     this.partitions = partitionsOf(s.assignment);
@@ -227,7 +229,43 @@ test('with group.consumer.migration.policy=disabled a classic group with members
   await stableClassicGroup(h);
   const r = await new SimConsumer(h, 'kip848').join();
   assert.is(r.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
-  assert.is(r.errorMessage, `Group ${GROUP} is not a consumer group.`);
+  assert.is(r.errorMessage, `Cannot upgrade classic group ${GROUP} to consumer group because online upgrade is disabled.`);
+});
+
+test('user data in a classic assignment: not upgraded (Kafka\'s custom-assignor refusal), the group stays classic and Stable', async () => {
+  const h = await consumerHarness({ migrationPolicy: 'bidirectional' });
+  const k = new ClassicConsumer(h);
+  k.userData = Buffer.from([0, 0, 0, 1]);
+  assert.is(await k.join(), ErrorCode.NONE);
+  const r = await new SimConsumer(h, 'kip848').join();
+  assert.is(r.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+  assert.is(r.errorMessage, `Cannot upgrade classic group ${GROUP} to consumer group because an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade.`);
+  assert.equal((await h.coord.listGroups([], [])).map((g) => [g.groupType, g.groupState]), [['classic', 'Stable']]);
+  assert.is(await k.beat(), ErrorCode.NONE);
+});
+
+test('a classic group in the middle of a rebalance is upgraded: a parked JoinGroup is answered REBALANCE_IN_PROGRESS and joins the consumer group', async () => {
+  const h = await consumerHarness({ migrationPolicy: 'bidirectional' });
+  const k = await stableClassicGroup(h);
+  const second = new ClassicConsumer(h);
+  const first = await h.coord.joinGroup(jc, joinReq(''));
+  assert.is(first.errorCode, ErrorCode.MEMBER_ID_REQUIRED);
+  second.memberId = first.memberId;
+  // The group waits for k to rejoin: the new member's JoinGroup is parked.
+  const parked = h.coord.joinGroup(jc, joinReq(second.memberId));
+  assert.equal((await h.coord.listGroups([], [])).map((g) => g.groupState), ['PreparingRebalance']);
+  const c = new SimConsumer(h, 'kip848');
+  const r = await c.join();
+  assert.is(r.errorCode, ErrorCode.NONE);
+  assert.is((await parked).errorCode, ErrorCode.REBALANCE_IN_PROGRESS);
+  assert.equal((await h.coord.listGroups([], [])).map((g) => g.groupType), ['consumer']);
+  // Both classic members reconcile inside the consumer group; every partition is owned once.
+  for (let i = 0; i < 10; i++) {
+    await c.beat();
+    for (const m of [k, second]) await m.beat();
+  }
+  const owned = [...k.partitions, ...second.partitions, ...c.partitions()].sort((a, b) => a - b);
+  assert.equal(owned, [0, 1, 2, 3, 4, 5]);
 });
 
 test.run();

@@ -3,7 +3,7 @@
  * consumer group, and the online upgrade of a classic group when a consumer-protocol member joins
  * (group.consumer.migration.policy upgrade or bidirectional).
  *
- * - Upgrade: a Stable classic group speaking the consumer protocol becomes a consumer group whose
+ * - Upgrade: a classic group speaking the consumer protocol becomes a consumer group whose
  *   group epoch, target assignment epoch and member epochs are the classic generation, each
  *   member's target its current assignment (nothing moves until the joining member bumps the
  *   epoch). Records: the classic group's tombstone, then the consumer group's records.
@@ -90,26 +90,41 @@ export class ClassicMembersOfConsumerGroups {
   // Online upgrade
 
   /**
-   * The consumer group a Stable classic group becomes, and the records that make it so; null when
-   * it cannot be upgraded (policy, state, protocol type, undecodable subscriptions, size).
+   * The consumer group a classic group with members becomes, and the records that make it so; or
+   * why it cannot (Kafka's validateOnlineUpgrade and ConsumerGroup.fromClassicGroup, whose
+   * GROUP_ID_NOT_FOUND texts these are): the policy, another protocol type, more members than a
+   * consumer group may have, a subscription or assignment that does not decode, or user data in
+   * an assignment (a custom assignor's, or what librdkafka's leader echoes back from a sticky
+   * member's subscription), which a consumer group could not hand back. A group in the middle of
+   * a rebalance is upgraded too: its parked JoinGroup and SyncGroup calls are answered
+   * REBALANCE_IN_PROGRESS, so those members join again, into the consumer group.
    */
-  upgrade(classic: ClassicGroup, policy: string, maxSize: number): { group: ConsumerGroup; records: Rec[] } | null {
-    if (policy !== 'upgrade' && policy !== 'bidirectional') return null;
-    if (!classic.is('Stable') || classic.protocolType !== CONSUMER_PROTOCOL_TYPE || classic.members.size >= maxSize) return null;
+  upgrade(classic: ClassicGroup, policy: string, maxSize: number): { group: ConsumerGroup; records: Rec[] } | { refused: string } {
+    const refused = (why: string) => ({ refused: `Cannot upgrade classic group ${classic.groupId} to consumer group because ${why}.` });
+    if (policy !== 'upgrade' && policy !== 'bidirectional') return refused('online upgrade is disabled');
+    if (classic.protocolType !== CONSUMER_PROTOCOL_TYPE) return refused('the group does not use the consumer embedded protocol');
+    if (classic.members.size > maxSize) return refused('the group size exceeds the consumer group maximum size');
     const group = new ConsumerGroup(classic.groupId);
     group.groupEpoch = classic.generationId;
     group.assignmentEpoch = classic.generationId;
     for (const cm of classic.members.values()) {
-      const sub = decodeSubscription(cm.metadata(classic.protocolName));
-      if (!sub) return null;
       let assigned: Assignment = new Map();
-      try {
-        const r = new Reader(cm.assignment);
-        const version = r.int16();
-        assigned = this.byName(readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3)).assignedPartitions);
-      } catch {
-        if (cm.assignment.length > 0) return null;
+      if (cm.assignment.length > 0) {
+        let a;
+        try {
+          const r = new Reader(cm.assignment);
+          const version = r.int16();
+          a = readConsumerProtocolAssignment(r, Math.min(Math.max(version, 0), 3));
+        } catch {
+          return refused('the embedded consumer protocol is malformed');
+        }
+        if (a.userData !== null && a.userData.length > 0) {
+          return refused('an unsupported custom assignor is in use. Please refer to the documentation or switch to a default assignor before re-attempting the upgrade');
+        }
+        assigned = this.byName(a.assignedPartitions);
       }
+      const sub = decodeSubscription(cm.metadata(classic.protocolName));
+      if (!sub) return refused('the embedded consumer protocol is malformed');
       const m = new ConsumerGroupMember(cm.memberId);
       m.instanceId = cm.groupInstanceId;
       m.clientId = cm.clientId;
@@ -137,6 +152,12 @@ export class ClassicMembersOfConsumerGroups {
     }
     records.push({ type: 'cg-target-metadata', groupId: gid, value: { assignmentEpoch: group.assignmentEpoch } });
     for (const m of group.members.values()) records.push(this.manager.currentAssignmentRecord(gid, m));
+    for (const cm of classic.members.values()) {
+      cm.awaitingJoin?.complete(errorJoinResponse(ErrorCode.REBALANCE_IN_PROGRESS, cm.memberId));
+      cm.awaitingJoin = null;
+      cm.awaitingSync?.complete(errorSyncResponse(ErrorCode.REBALANCE_IN_PROGRESS));
+      cm.awaitingSync = null;
+    }
     return { group, records };
   }
 

@@ -149,10 +149,11 @@ export class ConsumerGroupManager {
     const classic = this.classic.groups.get(groupId);
     if (classic && !classic.is('Dead')) {
       if (!classic.is('Empty') || classic.pendingMembers.size > 0) {
-        // Kafka's online upgrade (group.consumer.migration.policy): a Stable classic group of
+        // Kafka's online upgrade (group.consumer.migration.policy): a classic group of
         // consumer-protocol members becomes a consumer group this member joins.
-        const upgraded = create ? this.mixed.upgrade(classic, this.config.consumer.migrationPolicy, this.config.consumer.maxSize) : null;
-        if (!upgraded) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+        if (!create) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${groupId} is not a consumer group.`);
+        const upgraded = this.mixed.upgrade(classic, this.config.consumer.migrationPolicy, this.config.consumer.maxSize);
+        if ('refused' in upgraded) throw new HeartbeatError(ErrorCode.GROUP_ID_NOT_FOUND, upgraded.refused);
         records.push(...upgraded.records);
         const classicIds = [...upgraded.group.members.keys()];
         this.pendingUpgrade = () => { for (const id of classicIds) this.armSession(groupId, id); };
