@@ -7,6 +7,7 @@ import { dataProbes } from './probes-fetch.js';
 import { groupProbes } from './probes-groups.js';
 import { consumerGroupProbes } from './probes-consumer-groups.js';
 import { groupConfigProbes } from './probes-group-configs.js';
+import { listConfigResourcesProbes } from './probes-list-config-resources.js';
 import { produceProbes } from './probes-produce.js';
 import { txnProbes } from './probes-txn.js';
 import { scramProbes } from './probes-scram.js';
@@ -15,5 +16,5 @@ import { shareGroupProbes } from './probes-share-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

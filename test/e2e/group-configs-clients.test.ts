@@ -1,7 +1,8 @@
 /**
  * Group configs (GROUP resources, KIP-848) with real clients against Samsa:
  * - Kafka 4.4's own kafka-configs (ConfigCommand --entity-type groups, the pinned tools/kafka jars):
- *   add, describe, refuse an out-of-bounds value with Kafka's message, delete;
+ *   add, describe, refuse an out-of-bounds value with Kafka's message, delete; describe without a
+ *   group name lists every group that has configs (ListConfigResources);
  * - confluent-kafka 2.x (librdkafka, group.protocol=consumer): a member heartbeats at the group's
  *   consumer.heartbeat.interval.ms, and at the broker's again from the heartbeat after the override
  *   is deleted; a SIGKILLed member is fenced after the group's consumer.session.timeout.ms, not
@@ -59,6 +60,29 @@ test('kafka-configs --entity-type groups (Kafka 4.4 ConfigCommand): add, describ
   const del = await tool('--alter', ...entity, '--delete-config', 'share.record.lock.duration.ms');
   assert.is(del.code, 0, describeRun(del));
   assert.equal(b.broker.groupConfigs.overrides('gcc-cli'), { 'consumer.session.timeout.ms': '50000' });
+});
+
+test('kafka-configs --describe --entity-type groups without a name (ListConfigResources v1): every group that has configs', async () => {
+  const missing = javaMissing();
+  if (missing) return void console.log(`skipped: ${missing}`);
+  await alterGroup('gcc-list-a', [{ name: 'consumer.heartbeat.interval.ms', configOperation: 0, value: '3000' }]);
+  await alterGroup('gcc-list-b', [{ name: 'share.auto.offset.reset', configOperation: 0, value: 'earliest' }]);
+  // A group whose only override was deleted has no configs any more: not listed (as Kafka 4.4).
+  await alterGroup('gcc-list-gone', [{ name: 'consumer.heartbeat.interval.ms', configOperation: 0, value: '3000' }]);
+  await alterGroup('gcc-list-gone', [{ name: 'consumer.heartbeat.interval.ms', configOperation: 1, value: null }]);
+  const rt = await javaRuntime();
+  const rec = b.control.record({ apiKeys: ['ListConfigResources'] });
+  const res = await run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', hostPort(b.port), '--describe', '--entity-type', 'groups'], { timeoutMs: 60_000 });
+  rec.stop();
+  assert.is(res.code, 0, describeRun(res));
+  const groups = [...res.stdout.matchAll(/Dynamic configs for group (\S+) are:/g)].map((m) => m[1]).sort();
+  // gcc-cli keeps consumer.session.timeout.ms from the test before when run in order.
+  assert.equal(groups.filter((g) => g !== 'gcc-cli'), ['gcc-list-a', 'gcc-list-b'], res.stdout);
+  assert.match(res.stdout, /consumer\.heartbeat\.interval\.ms=3000/);
+  assert.match(res.stdout, /share\.auto\.offset\.reset=earliest/);
+  const asked = rec.of('ListConfigResources');
+  assert.ok(asked.length >= 1 && asked.every((x) => x.apiVersion === 1), `asked with ListConfigResources v1: ${asked.map((x) => x.apiVersion)}`);
+  assert.equal((asked[0].request as { resourceTypes: number[] }).resourceTypes, [GROUP]);
 });
 
 const PY_MEMBER = `

@@ -12,6 +12,7 @@ import { incrementalAlterConfigsHandler } from './044-incremental-alter-configs.
 import { alterPartitionReassignmentsHandler } from './045-alter-partition-reassignments.js';
 import { listPartitionReassignmentsHandler } from './046-list-partition-reassignments.js';
 import { describeClusterHandler } from './060-describe-cluster.js';
+import { listConfigResourcesHandler } from './074-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './075-describe-topic-partitions.js';
 
 export const adminHandlers: Handler<any>[] = [
@@ -27,5 +28,6 @@ export const adminHandlers: Handler<any>[] = [
   alterPartitionReassignmentsHandler,
   listPartitionReassignmentsHandler,
   describeClusterHandler,
+  listConfigResourcesHandler,
   describeTopicPartitionsHandler,
 ];

@@ -59,6 +59,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 66, name: 'ListTransactions', min: 0, max: 1, refuse: null },
   { apiKey: 68, name: 'ConsumerGroupHeartbeat', min: 0, max: 1, refuse: null },
   { apiKey: 69, name: 'ConsumerGroupDescribe', min: 0, max: 1, refuse: null },
+  { apiKey: 74, name: 'ListConfigResources', min: 0, max: 1, refuse: null },
   { apiKey: 75, name: 'DescribeTopicPartitions', min: 0, max: 0, refuse: null },
   { apiKey: 76, name: 'ShareGroupHeartbeat', min: 1, max: 1, refuse: null },
   { apiKey: 77, name: 'ShareGroupDescribe', min: 1, max: 1, refuse: null },

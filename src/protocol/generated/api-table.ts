@@ -98,6 +98,8 @@ import { readConsumerGroupHeartbeatRequest, writeConsumerGroupHeartbeatRequest, 
 import { readConsumerGroupHeartbeatResponse, writeConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatResponse } from './messages/consumer-group-heartbeat-response.js';
 import { readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest, type ConsumerGroupDescribeRequest } from './messages/consumer-group-describe-request.js';
 import { readConsumerGroupDescribeResponse, writeConsumerGroupDescribeResponse, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe-response.js';
+import { readListConfigResourcesRequest, writeListConfigResourcesRequest, type ListConfigResourcesRequest } from './messages/list-config-resources-request.js';
+import { readListConfigResourcesResponse, writeListConfigResourcesResponse, type ListConfigResourcesResponse } from './messages/list-config-resources-response.js';
 import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './messages/describe-topic-partitions-request.js';
 import { readDescribeTopicPartitionsResponse, writeDescribeTopicPartitionsResponse, type DescribeTopicPartitionsResponse } from './messages/describe-topic-partitions-response.js';
 import { readShareGroupHeartbeatRequest, writeShareGroupHeartbeatRequest, type ShareGroupHeartbeatRequest } from './messages/share-group-heartbeat-request.js';
@@ -190,6 +192,7 @@ export const ApiKey = {
   ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
+  ListConfigResources: 74,
   DescribeTopicPartitions: 75,
   ShareGroupHeartbeat: 76,
   ShareGroupDescribe: 77,
@@ -255,6 +258,7 @@ export interface ApiTypes {
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse };
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse };
   69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse };
+  74: { request: ListConfigResourcesRequest; response: ListConfigResourcesResponse };
   75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse };
   76: { request: ShareGroupHeartbeatRequest; response: ShareGroupHeartbeatResponse };
   77: { request: ShareGroupDescribeRequest; response: ShareGroupDescribeResponse };
@@ -515,6 +519,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 69, name: 'ConsumerGroupDescribe', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readConsumerGroupDescribeRequest, writeRequest: writeConsumerGroupDescribeRequest,
     readResponse: readConsumerGroupDescribeResponse, writeResponse: writeConsumerGroupDescribeResponse,
+  },
+  74: {
+    apiKey: 74, name: 'ListConfigResources', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readListConfigResourcesRequest, writeRequest: writeListConfigResourcesRequest,
+    readResponse: readListConfigResourcesResponse, writeResponse: writeListConfigResourcesResponse,
   },
   75: {
     apiKey: 75, name: 'DescribeTopicPartitions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
