@@ -5,12 +5,13 @@
  *   node tools/run-tests.mjs [--jobs N] [--timeout SECONDS] [PATH_OR_SUBSTRING ...]
  *
  * Finds test/**\/*.test.ts and compat-tests/**\/*.test.ts, runs each file in its own
- * `node --import tsx FILE` child process (in its own process group), `--jobs` at a time (default 2,
+ * `node --import tsx FILE` child process (in its own process group), `--jobs` at a time (default 3,
  * or SAMSA_TEST_JOBS), each with a deadline (default 180 s, or SAMSA_TEST_TIMEOUT_S) after which the
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
- * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it (the
- * files under compat-tests/, which start real Kafka brokers, run last, away from it);
+ * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it, one
+ * file at a time beside it (the files under compat-tests/, which start real Kafka brokers, run
+ * last, away from it);
  * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
@@ -52,7 +53,7 @@ function usage(msg) {
 }
 
 // ---- arguments -------------------------------------------------------------------------------
-let jobs = Number(process.env.SAMSA_TEST_JOBS ?? 2);
+let jobs = Number(process.env.SAMSA_TEST_JOBS ?? 3);
 let timeoutS = Number(process.env.SAMSA_TEST_TIMEOUT_S ?? 180);
 const filters = [];
 {
@@ -278,17 +279,35 @@ function report(j) {
   console.log(`${mark} ${rel(j.file)}  ${j.passed} passed, ${j.failed} failed${extra} (${secs}s${cpu})${why}`);
 }
 
-async function pool(files, width) {
+/**
+ * Runs `files`, `width` slots at a time. An `@samsa-early` file (long, and busy itself: many
+ * clients in parallel) takes every slot but one while it runs, so at most one other file runs
+ * beside it; the others take one slot each.
+ */
+function pool(files, width) {
+  const weightOf = (f) => (head(f).includes(EARLY_MARKER) ? Math.max(1, width - 1) : 1);
   let next = 0;
-  const worker = async () => {
-    while (next < files.length) {
-      const f = files[next++];
-      const j = judge(await runFile(f));
-      results.push(j);
-      report(j);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, files.length) }, worker));
+  let busy = 0;
+  return new Promise((resolve) => {
+    const launch = () => {
+      while (next < files.length) {
+        const f = files[next];
+        const w = weightOf(f);
+        if (busy > 0 && busy + w > width) break;
+        next++;
+        busy += w;
+        runFile(f).then((r) => {
+          const j = judge(r);
+          results.push(j);
+          report(j);
+          busy -= w;
+          launch();
+        });
+      }
+      if (next >= files.length && busy === 0) resolve();
+    };
+    launch();
+  });
 }
 
 for (const sig of ['SIGINT', 'SIGTERM']) {

@@ -54,6 +54,7 @@ bs, group, topic, want, seconds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys
 cs = [ShareConsumer({'bootstrap.servers': bs, 'group.id': group, 'share.acknowledgement.mode': 'explicit', 'client.id': 'w%d' % i}) for i in range(2)]
 for c in cs: c.subscribe([topic])
 accepted = []
+errors = []
 t0 = time.time()
 while time.time() - t0 < seconds and len(set(accepted)) < want:
     for c in cs:
@@ -61,6 +62,8 @@ while time.time() - t0 < seconds and len(set(accepted)) < want:
         msgs = c.poll(0.3)
         msgs_seen = len(msgs) > 0
         for m in msgs:
+            if m.error() is not None and len(errors) < 10:
+                errors.append(str(m.error()))
             if m.error() is None:
                 # Up to \`want\`; what comes beyond goes back to the group.
                 if len(set(accepted)) + len(got) < want:
@@ -71,7 +74,7 @@ while time.time() - t0 < seconds and len(set(accepted)) < want:
         if msgs_seen:
             res = c.commit_sync(30)
             if all(v is None for v in res.values()): accepted += got
-print(json.dumps({'accepted': accepted}), flush=True)
+print(json.dumps({'accepted': accepted, 'errors': errors}), flush=True)
 for c in cs: c.close()
 `;
 
@@ -80,7 +83,9 @@ async function consume(bootstrap: string, want: number, seconds: number, group =
   assert.is(r.code, 0, r.stderr);
   const line = r.stdout.split('\n').find((l) => l.startsWith('{'));
   assert.ok(line, r.stdout + r.stderr);
-  return JSON.parse(line!).accepted as string[];
+  const o = JSON.parse(line!) as { accepted: string[]; errors: string[] };
+  if (o.accepted.length < want) console.log(`share consumers accepted ${o.accepted.length} of ${want} in ${seconds} s; errors: ${o.errors.join(' | ') || 'none'}; stderr: ${r.stderr.slice(-1500)}`);
+  return o.accepted;
 }
 
 test('SIGKILL of a partition leader: the new leader carries on from the persisted share state; every record accepted once', async () => {
@@ -152,6 +157,13 @@ test('leadership moves away from a live broker and back: it reloads the share st
   const all = runs.flat();
   const twice = [...new Set(all.filter((v, i) => all.indexOf(v) !== i))];
   console.log(`share groups: leader ${first[0]} -> ${first[1]} -> ${first[0]}: accepted ${runs.map((r) => r.length).join(' + ')}, ${twice.length} twice`);
+  if (new Set(all).size !== 60) {
+    // What the brokers said about the group and its partition (for a failure that only a loaded machine shows).
+    for (const b of c.brokers) {
+      const lines = b.output().split('\n').filter((l) => /WARN|ERROR|sg-bounce|share/i.test(l)).slice(-40);
+      console.log(`broker ${b.nodeId}:\n${lines.join('\n')}`);
+    }
+  }
   assert.equal(twice, [], 'records accepted under the other leader were not delivered again by the first');
   assert.is(new Set(all).size, 60, 'every record accepted');
 });

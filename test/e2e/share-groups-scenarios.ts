@@ -335,7 +335,8 @@ ${dlqTopic === null ? '' : `
 c = Consumer({'bootstrap.servers': bs, 'group.id': '${prefix}-reader', 'enable.auto.commit': False})
 c.assign([TopicPartition('${dlqTopic}', 0, OFFSET_BEGINNING)])
 dead = []
-end = time.time() + 20
+# Kafka 4.4 writes the dead-letter records asynchronously; a loaded machine has taken over 20 s.
+end = time.time() + 45
 while time.time() < end and len(dead) < 2:
     m = c.poll(0.2)
     if m is not None and m.error() is None:
