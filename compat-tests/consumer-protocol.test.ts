@@ -4,6 +4,7 @@
  * 2.x, the Java client 4.4, kafkajs in the mixed group), the same short consumer-group timeouts, the same assertions. What
  * passes here and on Samsa is behaviour the scenarios may rely on.
  * @samsa-timeout 400
+ * @samsa-long (about two minutes: it starts first among compat-tests/)
  */
 import { test } from 'uvu';
 import type { RunningKafka } from '../tools/kafka/kafka.js';

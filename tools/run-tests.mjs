@@ -11,7 +11,8 @@
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
  * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it, one
  * file at a time beside it (the files under compat-tests/, which start real Kafka brokers, run
- * last, away from it);
+ * last, away from it); `@samsa-long` starts a file first among its peers (test/ or compat-tests/),
+ * so that the run does not end waiting on it alone;
  * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
@@ -36,6 +37,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_ROOTS = ['test', 'compat-tests'];
 const SERIAL_MARKER = '@samsa-serial';
 const EARLY_MARKER = '@samsa-early';
+const LONG_MARKER = '@samsa-long';
 const TIMEOUT_MARKER = /@samsa-timeout (\d+)/;
 const MAX_CAPTURE = 4 * 1024 * 1024; // keep at most this much of one file's output (head + tail)
 const KILL_GRACE_MS = 3000;
@@ -326,7 +328,9 @@ const parallel = selected.filter((f) => !serial.includes(f));
 // Long files marked @samsa-early go first; compat-tests/ (each starts a real Kafka) go last, so
 // they do not run beside the early ones; a stable sort keeps the order within each rank.
 const rank = (f) => (head(f).includes(EARLY_MARKER) ? 0 : rel(f).startsWith('compat-tests/') ? 2 : 1);
-parallel.sort((a, b) => rank(a) - rank(b));
+// Within a rank, `@samsa-long` files start first, so the run does not end waiting on one of them.
+const long = (f) => (head(f).includes(LONG_MARKER) ? 0 : 1);
+parallel.sort((a, b) => rank(a) - rank(b) || long(a) - long(b));
 const runStarted = Date.now();
 console.log(`run-tests: ${selected.length} file(s), ${jobs} in parallel, timeout ${timeoutS} s per file`);
 await pool(parallel, jobs);
