@@ -10,9 +10,9 @@
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
  * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it, one
- * file at a time beside it (the files under compat-tests/, which start real Kafka brokers, run
- * last, away from it); `@samsa-long` starts a file first among its peers (test/ or compat-tests/),
- * so that the run does not end waiting on it alone;
+ * file at a time beside it (the files under compat-tests/, which start real Kafka brokers, never
+ * run beside it: they start as soon as it has ended); `@samsa-long` starts a file first among its
+ * peers (test/ or compat-tests/), so that the run does not end waiting on it alone;
  * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
  * Per file it parses uvu's summary (`Total:`, `Passed:`, `Skipped:`; summed when a file prints more
@@ -282,31 +282,45 @@ function report(j) {
 }
 
 /**
- * Runs `files`, `width` slots at a time. An `@samsa-early` file (long, and busy itself: many
- * clients in parallel) takes every slot but one while it runs, so at most one other file runs
- * beside it; the others take one slot each.
+ * Runs `files`, `width` slots at a time, in their order except for one rule: files under
+ * compat-tests/ (each starts a real Kafka) never run beside an `@samsa-early` file, and start as
+ * soon as none is running (so the run does not end with them). An early file (long, and busy
+ * itself: many clients in parallel) takes every slot but one while it runs, so at most one other
+ * file runs beside it; the others take one slot each.
  */
 function pool(files, width) {
-  const weightOf = (f) => (head(f).includes(EARLY_MARKER) ? Math.max(1, width - 1) : 1);
-  let next = 0;
+  const isEarly = (f) => head(f).includes(EARLY_MARKER);
+  const isCompat = (f) => rel(f).startsWith('compat-tests/');
+  const weightOf = (f) => (isEarly(f) ? Math.max(1, width - 1) : 1);
+  const pending = [...files];
   let busy = 0;
+  let earlyRunning = 0;
   return new Promise((resolve) => {
+    const pick = () => {
+      if (earlyRunning > 0 || pending.some(isEarly)) return pending.findIndex((f) => !isCompat(f));
+      const compat = pending.findIndex(isCompat);
+      return compat >= 0 ? compat : pending.length > 0 ? 0 : -1;
+    };
     const launch = () => {
-      while (next < files.length) {
-        const f = files[next];
+      for (;;) {
+        const i = pick();
+        if (i < 0) break;
+        const f = pending[i];
         const w = weightOf(f);
         if (busy > 0 && busy + w > width) break;
-        next++;
+        pending.splice(i, 1);
         busy += w;
+        if (isEarly(f)) earlyRunning++;
         runFile(f).then((r) => {
           const j = judge(r);
           results.push(j);
           report(j);
           busy -= w;
+          if (isEarly(f)) earlyRunning--;
           launch();
         });
       }
-      if (next >= files.length && busy === 0) resolve();
+      if (pending.length === 0 && busy === 0) resolve();
     };
     launch();
   });
