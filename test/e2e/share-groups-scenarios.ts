@@ -580,7 +580,12 @@ function javaScenariosFor(modes: readonly JavaMode[]): Scenario[] {
       name: 'Java: acknowledging records whose lock expired: InvalidRecordStateException while another consumer holds them, ignored once it accepted them',
       run: async (bs) => {
         const o = await m('late')(bs);
-        for (const k of ['whileHeld', 'afterAccepted']) assert.equal(o[k].otherCounts, [2, 2, 2], `${k}: the other consumer had the records after the 2 s lock`);
+        // At least the second delivery: on a loaded machine the other consumer's own 2 s lock can
+        // also run out before its poll returns them, and they come back a third time.
+        for (const k of ['whileHeld', 'afterAccepted']) {
+          const counts: number[] = o[k].otherCounts;
+          assert.ok(counts.length === 3 && counts.every((n) => n >= 2), `${k}: the other consumer had the records after the 2 s lock: delivery counts ${counts}`);
+        }
         assert.equal(o.whileHeld.late, ['InvalidRecordStateException'], 'records another consumer holds cannot be acknowledged');
         assert.equal(o.afterAccepted.late, ['none'], 'records since acknowledged by the other consumer: the late acknowledgement is ignored, not an error');
       },
