@@ -233,7 +233,7 @@ export interface Member {
  * One member joins `group` alone (JoinGroup v5: MEMBER_ID_REQUIRED, then the rejoin) and, unless
  * `sync` is false, syncs as leader so the group is Stable. Names the member id `member:<group>`.
  */
-export async function joinAlone(ctx: ProbeCtx, group: string, o: { sync?: boolean; instanceId?: string | null; topics?: string[]; clientSuffix?: string } = {}): Promise<Member> {
+export async function joinAlone(ctx: ProbeCtx, group: string, o: { sync?: boolean; instanceId?: string | null; topics?: string[]; clientSuffix?: string; protocol?: { type: string; name: string; metadata: Buffer } } = {}): Promise<Member> {
   await coordinatorsReady(ctx);
   const body = {
     groupId: group,
@@ -241,8 +241,8 @@ export async function joinAlone(ctx: ProbeCtx, group: string, o: { sync?: boolea
     rebalanceTimeoutMs: 60_000,
     memberId: '',
     groupInstanceId: o.instanceId ?? null,
-    protocolType: 'consumer',
-    protocols: [{ name: 'range', metadata: CONSUMER_METADATA(o.topics ?? ['probe-any']) }],
+    protocolType: o.protocol?.type ?? 'consumer',
+    protocols: [o.protocol ? { name: o.protocol.name, metadata: o.protocol.metadata } : { name: 'range', metadata: CONSUMER_METADATA(o.topics ?? ['probe-any']) }],
   };
   let r = await ctx.call(11, 5, body);
   if (r.errorCode === ERR.MEMBER_ID_REQUIRED) r = await ctx.call(11, 5, { ...body, memberId: r.memberId });

@@ -187,11 +187,7 @@ function classicUpgradeProbes(hb: (id: string, version: number, about: string, s
       await joinAlone(ctx, group, { topics: [TOPIC], sync: false });
     }),
     classic('v1-classic-connect', 'joining a classic group of protocol type "connect": GROUP_ID_NOT_FOUND', async (ctx, group) => {
-      const body = { groupId: group, sessionTimeoutMs: 60_000, rebalanceTimeoutMs: 60_000, memberId: '', groupInstanceId: null, protocolType: 'connect', protocols: [{ name: 'default', metadata: Buffer.from([0]) }] };
-      let r = await ctx.call(11, 5, body);
-      if (r.errorCode === 79) r = await ctx.call(11, 5, { ...body, memberId: r.memberId });
-      if (r.errorCode !== 0) throw new Error(`JoinGroup ${group}: error ${r.errorCode}`);
-      ctx.symbols.set('member', r.memberId, `member:${group}`);
+      await joinAlone(ctx, group, { sync: false, protocol: { type: 'connect', name: 'default', metadata: Buffer.from([0]) } });
     }),
   ];
 }
