@@ -11,6 +11,7 @@
  *   brokers: the offsets are the producer's transactional batch in __consumer_offsets, committed by
  *   the COMMIT marker (WriteTxnMarkers to the group coordinator), dropped by ABORT, and loaded by
  *   a new group coordinator after a SIGKILL; the output is exactly the committed transactions'.
+ * - OffsetFetch with require_stable while transactional commits land (test/support/txn-offset-race.ts).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +20,7 @@ import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { until } from '../support/until.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+import { commitWhileFetching } from '../support/txn-offset-race.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -239,6 +241,17 @@ test('sendOffsetsToTransaction with the group and the transaction on different c
     await c.start(groupCoordinator);
     alive.add(groupCoordinator);
   }
+});
+
+test('200 rounds of commit-while-fetching on three brokers: require_stable never answers a stale -1 (issue 23, defect 1)', async () => {
+  if (!c) return console.log('cluster transactions: skipped:', missing);
+  const admin = kafka('txn-race-admin').admin();
+  await admin.connect();
+  await admin.createTopics({ topics: [{ topic: 'txn-race', numPartitions: 2, replicationFactor: 3 }], waitForLeaders: true });
+  await admin.disconnect();
+  const r = await commitWhileFetching(c.bootstrapList.filter((_, i) => alive.has(c!.brokers[i].nodeId)).join(','), 'txn-race', 200, 'three');
+  assert.is(r.stale, 0, JSON.stringify(r));
+  assert.ok(r.answers >= 200, JSON.stringify(r));
 });
 
 test.run();

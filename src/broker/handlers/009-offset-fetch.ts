@@ -4,9 +4,10 @@
  * Behavior (behaviours.md OF1-OF5): unknown group or never-committed partition: offset -1,
  * leader epoch -1, metadata "", NONE; topics null (v2+) = every committed partition of the
  * group; a null group_id (v8+) INVALID_GROUP_ID, "" is a group like any other. require_stable
- * (v7+): a named partition with a transactional commit still pending (TxnOffsetCommit before its
- * EndTxn) answers UNSTABLE_OFFSET_COMMIT with offset -1 (OF4); without it the pending offset is
- * simply not visible.
+ * (v7+): a partition with a transactional commit still pending (TxnOffsetCommit before its
+ * EndTxn) answers UNSTABLE_OFFSET_COMMIT with offset -1 (OF4; with topics null, for the committed
+ * partitions listed, as Kafka's fetchAllOffsets); without it the pending offset is simply not
+ * visible. The read and that check are one operation of the group's coordinator shard.
  * Version notes: v1 errors per partition only; v2 top-level error_code and topics null; v3
  * throttle time; v5 committed_leader_epoch; v6 flexible; v7 require_stable; v8 batches groups
  * (`groups` in, `groups` out, per-group error_code); v9 member id/epoch: checked for KIP-848
@@ -32,13 +33,14 @@ function failedTopics(topics: Topics, errorCode: number): OffsetFetchResponseTop
 }
 
 /** One group's answer: its topics and error code. */
-async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, groupId: string | null, topics: Topics, pending?: (groupId: string, topic: string, partition: number) => boolean, member?: { memberId: string | null; memberEpoch: number }): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
+async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, groupId: string | null, topics: Topics, requireStable: boolean, member?: { memberId: string | null; memberEpoch: number }): Promise<{ topics: OffsetFetchResponseTopic[]; errorCode: number }> {
   // Only a null id (v8+) is refused: Kafka 4.4 fetches the offsets of group "" like any other.
   if (groupId === null) return { topics: [], errorCode: ErrorCode.INVALID_GROUP_ID };
   // ACLs: DESCRIBE on the group; DESCRIBE on each topic (named ones answer TOPIC_AUTHORIZATION_FAILED, "all" leaves them out).
   if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, groupId)) return { topics: [], errorCode: ErrorCode.GROUP_AUTHORIZATION_FAILED };
   try {
-    let fetched = await coordinator.fetchOffsets(groupId, topics, member);
+    // The read and require_stable's pending check are one operation of the group's shard.
+    let fetched = await coordinator.fetchOffsets(groupId, topics, member, requireStable);
     if (ctx.broker.authorizer != null) {
       const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
       if (topics === null) fetched = fetched.filter((t) => describable(t.name));
@@ -46,15 +48,6 @@ async function fetchGroup(ctx: RequestContext, coordinator: GroupCoordinator, gr
         for (const t of fetched) {
           if (describable(t.name)) continue;
           for (const p of t.partitions) Object.assign(p, { errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' });
-        }
-      }
-    }
-    if (pending && topics !== null) {
-      for (const t of fetched) {
-        for (const p of t.partitions) {
-          if (p.errorCode === ErrorCode.NONE && pending(groupId, t.name, p.partitionIndex)) {
-            Object.assign(p, { errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '' });
-          }
         }
       }
     }
@@ -78,16 +71,16 @@ export const offsetFetchHandler = defineHandler({
   async handle(ctx, req) {
     const v = ctx.apiVersion;
     const coordinator = ctx.broker.groupCoordinator;
-    const pending = v >= 7 && req.requireStable ? (g: string, t: string, p: number) => coordinator.hasPendingTxnOffset(g, t, p) : undefined;
+    const requireStable = v >= 7 && req.requireStable;
     if (v >= 8) {
       const groups = await Promise.all(req.groups.map(async (g) => {
         const member = v >= 9 ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : undefined;
-        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), pending, member);
+        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), requireStable, member);
         return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
       }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }
-    const r = await fetchGroup(ctx, coordinator, req.groupId, req.topics, pending);
+    const r = await fetchGroup(ctx, coordinator, req.groupId, req.topics, requireStable);
     if (r.errorCode !== ErrorCode.NONE) return errorForVersion(req, v, r.errorCode);
     return { throttleTimeMs: 0, topics: r.topics, errorCode: ErrorCode.NONE, groups: [] };
   },

@@ -52,26 +52,17 @@ export const txnOffsetCommitHandler = defineHandler({
     if (offsets.length > 0) {
       const notAdded = ctx.apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
       const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
-      const commit = async (): Promise<number> => {
-        const checked = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
-        if (checked !== ErrorCode.NONE) return checked;
+      // Kafka verifies the transaction first (a read-only look at the coordinator's state), then
+      // validates the group and appends in one write of the group's shard.
+      code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
+      if (code === ErrorCode.NONE) {
         try {
-          await broker.groupCoordinator.txnOffsetCommit(req.groupId, producer, offsets);
-          return ErrorCode.NONE;
+          const member = { groupId: req.groupId, generationId: req.generationId, memberId: req.memberId, groupInstanceId: req.groupInstanceId };
+          code = await broker.groupCoordinator.txnOffsetCommit(member, producer, offsets);
         } catch (err) {
-          if (err instanceof KafkaApiError) return err.errorCode;
-          throw err;
+          if (!(err instanceof KafkaApiError)) throw err;
+          code = err.errorCode;
         }
-      };
-      // Kafka verifies the transaction first, then the group (the write operation's validation).
-      const groupCode = await broker.groupCoordinator.validateTransactionalCommit({ groupId: req.groupId, generationId: req.generationId, memberId: req.memberId, groupInstanceId: req.groupInstanceId });
-      if (groupCode === ErrorCode.NONE) {
-        code = await commit();
-      } else {
-        const offsetsPartition = broker.groupCoordinator.partitionFor(req.groupId);
-        const verified = await broker.txnCoordinator.verifyPartition(req.transactionalId, Number(req.producerId), req.producerEpoch, '__consumer_offsets', offsetsPartition);
-        // A failing verification answers as before (nothing is stored then); else the group's error.
-        code = verified === ErrorCode.NONE ? groupCode : await commit();
       }
       if (code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
     }

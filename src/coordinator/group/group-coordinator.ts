@@ -270,17 +270,19 @@ export class GroupCoordinator {
     return this.run(req.groupId, (s) => s.offsets.commit(req, apiVersion));
   }
 
-  /** The group-level checks of a TxnOffsetCommit (TO3-TO5): NONE, or the error for every partition. */
-  validateTransactionalCommit(req: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }): Promise<number> {
-    return this.run(req.groupId, (s) => answer(s.offsets.validateCommit(req, 0, true)));
-  }
-
   /**
-   * TxnOffsetCommit, once the transaction allowed it: the offsets are written to the group's
-   * partition as the producer's transactional batch and stay pending until its marker.
+   * TxnOffsetCommit, once the transaction allowed it: the group-level checks (TO3-TO5) and, when
+   * they pass, the write of the offsets to the group's partition as the producer's transactional
+   * batch (pending until its marker), in one operation of the group's shard, as Kafka validates
+   * and appends in one write: a rebalance cannot slip between them and let a zombie's commit in.
+   * Resolves NONE, or the group's error for every partition (nothing written).
    */
-  txnOffsetCommit(groupId: string, producer: TxnProducer, offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string }[]): Promise<void> {
-    return this.run(groupId, (s) => ({ records: s.offsets.transactionalCommit(groupId, offsets), response: () => undefined, transactional: producer }));
+  txnOffsetCommit(member: { groupId: string; generationId: number; memberId: string; groupInstanceId: string | null }, producer: TxnProducer, offsets: { topic: string; partition: number; offset: bigint; leaderEpoch: number; metadata: string }[]): Promise<number> {
+    return this.run(member.groupId, (s) => {
+      const code = s.offsets.validateCommit(member, 0, true);
+      if (code !== ErrorCode.NONE) return answer(code);
+      return { records: s.offsets.transactionalCommit(member.groupId, offsets), response: () => ErrorCode.NONE, transactional: producer };
+    });
   }
 
   /** A COMMIT/ABORT marker was written to `__consumer_offsets-partition` (here, its leader). */
@@ -288,17 +290,17 @@ export class GroupCoordinator {
     return this.runtime.completeTransaction(partition, producerId, commit);
   }
 
-  /** Whether a transactional commit for the group's partition awaits its transaction's end (OF4). */
-  hasPendingTxnOffset(groupId: string, topic: string, partition: number): boolean {
-    return this.runtime.shardOf(this.partitionFor(groupId))?.offsets.hasPendingTxnOffset(groupId, topic, partition) ?? false;
-  }
-
-  /** `member` (OffsetFetch v9+): checked against a consumer group's member and its epoch. */
-  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, member?: { memberId: string | null; memberEpoch: number }): Promise<FetchedTopic[]> {
+  /**
+   * `member` (OffsetFetch v9+): checked against a consumer group's member and its epoch.
+   * `requireStable` (v7+): partitions with a pending transactional commit answer
+   * UNSTABLE_OFFSET_COMMIT, judged in the same shard operation as the read (see
+   * OffsetMetadataManager.fetch).
+   */
+  fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, member?: { memberId: string | null; memberEpoch: number }, requireStable = false): Promise<FetchedTopic[]> {
     return this.run(groupId, (s) => {
       const code = member ? s.consumerQueries.validateOffsetFetch(groupId, member.memberId, member.memberEpoch) : ErrorCode.NONE;
       if (code !== ErrorCode.NONE) throw new KafkaApiError(code);
-      return answer(s.offsets.fetch(groupId, topics));
+      return answer(s.offsets.fetch(groupId, topics, requireStable));
     });
   }
 

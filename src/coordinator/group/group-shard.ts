@@ -45,12 +45,12 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     this.consumer.isShareGroup = isShareGroup;
   }
 
-  replay(record: Rec, txn?: TxnProducer): void {
+  replay(record: Rec, txn?: TxnProducer, offset?: number): void {
     if (isShareGroupRecord(record)) this.share.replay(record);
     else if (isConsumerGroupRecord(record)) this.consumer.replay(record);
     else if (record.type === 'group') this.groups.replay(record);
-    else if (txn) this.offsets.replayTransactional(txn.producerId, record);
-    else this.offsets.replay(record);
+    else if (txn) this.offsets.replayTransactional(txn.producerId, record, offset);
+    else this.offsets.replay(record, offset);
   }
 
   replayEndTransaction(producerId: number, commit: boolean): void {

@@ -25,6 +25,8 @@ export interface OffsetAndMetadata {
   commitTimestampMs: number;
   /** Explicit expiry (OffsetCommit v2-4 retention_time_ms), else null. */
   expireTimestampMs: number | null;
+  /** The commit record's offset in `__consumer_offsets`, when the log gave it. */
+  recordOffset?: number;
 }
 
 export interface CommitRequest {
@@ -73,28 +75,31 @@ export class OffsetMetadataManager {
    * pendingTransactionalOffsets): written to the log at once as the producer's transactional
    * batch, applied when its COMMIT marker lands in this partition, dropped on ABORT.
    */
-  readonly pendingTxn = new Map<number, OffsetCommitRecord[]>();
+  readonly pendingTxn = new Map<number, { record: OffsetCommitRecord; recordOffset?: number }[]>();
 
-  replayTransactional(producerId: number, r: OffsetCommitRecord): void {
+  replayTransactional(producerId: number, record: OffsetCommitRecord, recordOffset?: number): void {
+    // A transactional tombstone is not something a TxnOffsetCommit writes; keep it pending like the rest.
     let list = this.pendingTxn.get(producerId);
     if (!list) this.pendingTxn.set(producerId, (list = []));
-    list.push(r);
+    list.push({ record, recordOffset });
   }
 
-  /** The producer's COMMIT or ABORT marker: its pending offsets become committed, or go. */
+  /**
+   * The producer's COMMIT or ABORT marker: its pending offsets become committed, or go. As in
+   * Kafka, a committed transactional offset replaces the partition's offset only when its record
+   * is later in the log than the one committed now (a plain commit made while the transaction
+   * was open wins), so compaction of `__consumer_offsets` cannot change which one is current.
+   */
   completeTransaction(producerId: number, commit: boolean): void {
     const list = this.pendingTxn.get(producerId);
     if (!list) return;
     this.pendingTxn.delete(producerId);
-    if (commit) for (const r of list) this.replay(r);
-  }
-
-  /** Whether a transactional commit of the group's partition awaits its transaction's end (OF4). */
-  hasPendingTxnOffset(groupId: string, topic: string, partition: number): boolean {
-    for (const list of this.pendingTxn.values()) {
-      if (list.some((r) => r.groupId === groupId && r.topic === topic && r.partition === partition)) return true;
+    if (!commit) return;
+    for (const { record, recordOffset } of list) {
+      const current = record.value === null ? undefined : this.offsets.get(record.groupId)?.get(record.topic)?.get(record.partition);
+      if (current?.recordOffset !== undefined && recordOffset !== undefined && recordOffset < current.recordOffset) continue;
+      this.replay(record, recordOffset);
     }
-    return false;
   }
 
   /** The records of a TxnOffsetCommit (written as the producer's transactional batch). */
@@ -106,10 +111,17 @@ export class OffsetMetadataManager {
     }));
   }
 
-  replay(r: GroupCoordinatorRecord): void {
+  replay(r: GroupCoordinatorRecord, recordOffset?: number): void {
     if (r.type !== 'offset') return;
     const v = r.value;
     if (v === null) {
+      // A tombstone also drops the partition's pending transactional offsets (Kafka's replay).
+      for (const list of this.pendingTxn.values()) {
+        for (let i = list.length - 1; i >= 0; i--) {
+          const p = list[i].record;
+          if (p.groupId === r.groupId && p.topic === r.topic && p.partition === r.partition) list.splice(i, 1);
+        }
+      }
       const topics = this.offsets.get(r.groupId);
       const parts = topics?.get(r.topic);
       if (!topics || !parts) return;
@@ -130,6 +142,7 @@ export class OffsetMetadataManager {
       metadata: v.metadata,
       commitTimestampMs: Number(v.commitTimestamp),
       expireTimestampMs: v.expireTimestamp === -1n ? null : Number(v.expireTimestamp),
+      recordOffset,
     });
   }
 
@@ -212,20 +225,41 @@ export class OffsetMetadataManager {
     return { records, response: () => topics };
   }
 
-  /** Committed offsets; `topics` null = every committed partition of the group. */
-  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null): FetchedTopic[] {
+  /**
+   * Committed offsets; `topics` null = every committed partition of the group. `requireStable`
+   * (OffsetFetch v7+): a partition with a transactional commit still pending answers
+   * UNSTABLE_OFFSET_COMMIT and offset -1 (OF4), for named partitions and, as Kafka's
+   * fetchAllOffsets, for the committed ones listed when `topics` is null. The read and the
+   * pending check run in this one shard operation: the COMMIT marker that turns a pending offset
+   * into a committed one runs through the same queue, so the answer is never the stale "no offset"
+   * of a check made after the marker landed.
+   */
+  fetch(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, requireStable = false): FetchedTopic[] {
     const committed = this.offsets.get(groupId);
-    const entry = (p: number, o: OffsetAndMetadata | undefined): FetchedPartition => o
-      ? { partitionIndex: p, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE }
-      : { partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+    const pending = requireStable ? this.pendingPartitionsOf(groupId) : null;
+    const entry = (topic: string, p: number, o: OffsetAndMetadata | undefined): FetchedPartition => {
+      if (pending?.has(`${topic}\u0000${p}`)) return { partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.UNSTABLE_OFFSET_COMMIT };
+      return o
+        ? { partitionIndex: p, committedOffset: o.offset, committedLeaderEpoch: o.leaderEpoch, metadata: o.metadata, errorCode: ErrorCode.NONE }
+        : { partitionIndex: p, committedOffset: -1n, committedLeaderEpoch: -1, metadata: '', errorCode: ErrorCode.NONE };
+    };
     if (topics === null) {
       if (!committed) return [];
       return [...committed].map(([name, parts]) => ({
         name,
-        partitions: [...parts].sort((a, b) => a[0] - b[0]).map(([p, o]) => entry(p, o)),
+        partitions: [...parts].sort((a, b) => a[0] - b[0]).map(([p, o]) => entry(name, p, o)),
       }));
     }
-    return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(p, committed?.get(t.name)?.get(p))) }));
+    return topics.map((t) => ({ name: t.name, partitions: t.partitionIndexes.map((p) => entry(t.name, p, committed?.get(t.name)?.get(p))) }));
+  }
+
+  /** The `topic\0partition` keys of the group with a transactional commit awaiting its marker (null: none). */
+  private pendingPartitionsOf(groupId: string): Set<string> | null {
+    let out: Set<string> | null = null;
+    for (const list of this.pendingTxn.values()) {
+      for (const { record: r } of list) if (r.groupId === groupId) (out ??= new Set()).add(`${r.topic}\u0000${r.partition}`);
+    }
+    return out;
   }
 
   /** OffsetDelete: top-level error, or per-partition codes and the tombstones to write. */
