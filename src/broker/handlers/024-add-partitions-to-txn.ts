@@ -31,9 +31,11 @@ export const addPartitionsToTxnHandler = defineHandler({
   apiKey: 24,
   async handle(ctx, req) {
     const broker = ctx.broker;
+    // The cluster's metadata decides (Kafka's metadataCache.contains): the coordinator need not
+    // host a replica of the partition; its leader gets the marker through WriteTxnMarkers.
     const known = (topic: string, p: number): boolean => {
       const info = broker.metadata.get(topic);
-      return !!info && p >= 0 && p < info.partitions && !!broker.getLog(topic, p);
+      return !!info && p >= 0 && p < info.partitions;
     };
     // ACLs: WRITE on the transactional id, then WRITE on each topic (Kafka's handleAddPartitionsToTxnRequest).
     if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.v3AndBelowTransactionalId)) {
