@@ -9,7 +9,7 @@ import type { Broker } from '../../broker/broker.js';
 import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
 import { ledEpochOf } from '../group/group-coordinator.js';
-import { writeMarker } from './txn-markers.js';
+import { writeMarkers } from './txn-markers.js';
 import { ProducerIdManager } from './producer-id-manager.js';
 import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from './txn-coordinator.js';
 
@@ -43,8 +43,8 @@ export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string):
       });
     },
     stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
-    // Markers go to each partition's leader: appended here, or WriteTxnMarkers to it.
-    writeMarker: (topic, partition, marker) => writeMarker(broker, topic, partition, marker),
+    // Markers go to each partition's leader: appended here, or one WriteTxnMarkers per leader.
+    writeMarkers: (partitions, marker) => writeMarkers(broker, partitions, marker),
     offsetsPartitionFor: async (groupId) => {
       await broker.groupCoordinator.ensureActive();
       return broker.groupCoordinator.partitionFor(groupId);

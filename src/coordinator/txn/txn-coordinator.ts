@@ -48,10 +48,11 @@ export interface TxnEnvironment {
   createStateTopic(numPartitions: number): Promise<void>;
   stateLog(partition: number): CoordinatorLog;
   /**
-   * Writes a COMMIT/ABORT marker wherever the partition is led (on a broker: txn-markers.ts); the
-   * error code (NONE once written), or 'gone' when the partition no longer exists.
+   * Writes a COMMIT/ABORT marker into each partition wherever it is led, all at once (on a
+   * broker: txn-markers.ts); per partition, in order, the error code (NONE once written), or
+   * 'gone' when the partition no longer exists.
    */
-  writeMarker(topic: string, partition: number, marker: TxnMarker): Promise<number | 'gone'>;
+  writeMarkers(partitions: readonly { topic: string; partition: number }[], marker: TxnMarker): Promise<(number | 'gone')[]>;
   /**
    * The leader epoch this broker leads a __transaction_state partition at (it coordinates the
    * partition's ids), or null when another broker leads it. Absent: always led here, at epoch 0.
@@ -316,26 +317,32 @@ export class TxnCoordinator {
     this.markerWork.add(work);
   }
 
-  private async writeMarkers(partition: number, txn: Readonly<TxnMetadata>, attempt: number): Promise<void> {
+  /**
+   * Writes the transaction's markers into every partition at once, then retries, with backoff,
+   * only the partitions that failed, until all are written; then completes the transaction.
+   */
+  private async writeMarkers(partition: number, txn: Readonly<TxnMetadata>, attempt: number, only?: readonly { topic: string; partition: number }[]): Promise<void> {
     const commit = txn.state === TxnState.PrepareCommit;
-    const env = this.opts.env;
-    let failed = false;
-    for (const k of txn.partitions) {
-      // Stopped, or this broker no longer coordinates the transaction (the new coordinator
-      // completes it when it loads the partition).
-      if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
-      const { topic, partition: p } = splitTpKey(k);
-      try {
-        const code = await env.writeMarker(topic, p, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
-        // Written, or nothing to mark: a deleted partition (Kafka skips unknown partitions), or a
-        // newer epoch already wrote there (this marker is obsolete).
-        if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || OBSOLETE_MARKER.has(code)) continue;
-        throw new KafkaApiError(code, `error ${code}`);
-      } catch (err) {
-        this.opts.logger.warn?.(`transaction ${txn.transactionalId}: marker to ${topic}-${p} failed: ${(err as Error).message}`);
-        failed = true;
-      }
+    // Stopped, or this broker no longer coordinates the transaction (the new coordinator
+    // completes it when it loads the partition).
+    if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
+    const targets = only ?? [...txn.partitions].map(splitTpKey);
+    let codes: (number | 'gone')[];
+    try {
+      codes = await this.opts.env.writeMarkers(targets, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
+    } catch (err) {
+      this.opts.logger.warn?.(`transaction ${txn.transactionalId}: markers failed: ${(err as Error).message}`);
+      codes = targets.map(() => ErrorCode.UNKNOWN_SERVER_ERROR);
     }
+    // Written, or nothing to mark: a deleted partition (Kafka skips unknown partitions), or a
+    // newer epoch already wrote there (this marker is obsolete).
+    const retry = targets.filter((t, i) => {
+      const code = codes[i];
+      if (code === 'gone' || code === ErrorCode.NONE || code === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION || OBSOLETE_MARKER.has(code)) return false;
+      this.opts.logger.warn?.(`transaction ${txn.transactionalId}: marker to ${t.topic}-${t.partition} failed: error ${code}`);
+      return true;
+    });
+    const failed = retry.length > 0;
     if (this.closed || this.runtime.loadedEpoch(partition) === null) return;
     if (failed) {
       const delay = Math.min(MARKER_RETRY_MS * 2 ** attempt, MARKER_MAX_RETRY_MS);
@@ -344,7 +351,7 @@ export class TxnCoordinator {
         this.retryTimers.add(t);
       });
       if (this.closed) return;
-      return this.writeMarkers(partition, txn, attempt + 1);
+      return this.writeMarkers(partition, txn, attempt + 1, retry);
     }
     try {
       await this.runtime.schedule(partition, (s) => s.completeTransaction(txn.transactionalId, txn.producerId, txn.producerEpoch));
@@ -393,7 +400,11 @@ export class MemoryTxnEnvironment implements TxnEnvironment {
     return this.logs.get(partition)!;
   }
 
-  async writeMarker(topic: string, partition: number, m: TxnMarker): Promise<number | 'gone'> {
+  writeMarkers(partitions: readonly { topic: string; partition: number }[], m: TxnMarker): Promise<(number | 'gone')[]> {
+    return Promise.all(partitions.map(({ topic, partition }) => this.writeMarker(topic, partition, m)));
+  }
+
+  private async writeMarker(topic: string, partition: number, m: TxnMarker): Promise<number | 'gone'> {
     const log = this.dataLogs.get(`${topic}-${partition}`);
     if (!log) return 'gone';
     try {

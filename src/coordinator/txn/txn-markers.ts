@@ -3,9 +3,9 @@
  * WriteTxnMarkers path of ReplicaManager).
  *
  * The coordinator writes a transaction's COMMIT or ABORT marker into every partition of the
- * transaction. A partition this broker leads gets it straight from `appendMarker`; one led
- * elsewhere gets it through WriteTxnMarkers (v1) sent to its leader, which runs the same
- * `appendMarker`. Like Kafka's, a marker append waits for the ISR (acks=-1) before it counts, so
+ * transaction at once. A partition this broker leads gets it straight from `appendMarker`; the
+ * partitions led elsewhere get it through one WriteTxnMarkers (v1) per leader, which runs the
+ * same `appendMarker` for each, in parallel. Like Kafka's, a marker append waits for the ISR (acks=-1) before it counts, so
  * a transaction is completed only once its markers survive the loss of a leader. A marker in a
  * `__consumer_offsets` partition then completes the producer's pending transactional offsets in
  * the group coordinator's shard there.
@@ -45,30 +45,69 @@ export async function appendMarker(broker: Broker, topic: string, partition: num
   }
 }
 
+/** One partition a marker goes to. */
+export interface MarkerTarget {
+  topic: string;
+  partition: number;
+}
+
 /**
- * Writes `m` into `topic-partition` wherever it is led: here, or through WriteTxnMarkers to its
- * leader. 'gone' when the partition no longer exists (nothing to mark, as Kafka skips it).
+ * Writes `m` into every partition of `targets` wherever each is led, all at once (Kafka's
+ * TransactionMarkerChannelManager): the partitions this broker leads are appended here in
+ * parallel, and each other leader gets one WriteTxnMarkers request with all of its partitions,
+ * every leader at the same time. Each target's answer, in `targets`' order: an error code (NONE
+ * once written and in the ISR) or 'gone' when the partition no longer exists (nothing to mark, as
+ * Kafka skips it).
  */
-export async function writeMarker(broker: Broker, topic: string, partition: number, m: TxnMarker): Promise<number | 'gone'> {
-  const local = broker.replicaManager.getPartition(topic, partition);
-  if (local?.isLeader) return appendMarker(broker, topic, partition, m);
-  const t = broker.cluster.cache.topic(topic);
-  const state = t ? broker.cluster.cache.partition(t.topicId, partition) : undefined;
-  if (!state) return 'gone';
-  if (state.leader < 0 || state.leader === broker.nodeId) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
-  const client = broker.brokerClients.get(state.leader, 'txn-markers');
-  if (!client) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
+export async function writeMarkers(broker: Broker, targets: readonly MarkerTarget[], m: TxnMarker): Promise<(number | 'gone')[]> {
+  const out = new Array<number | 'gone'>(targets.length);
+  const local: Promise<void>[] = [];
+  const remote = new Map<number, number[]>(); // leader id -> indexes into targets
+  targets.forEach(({ topic, partition }, i) => {
+    if (broker.replicaManager.getPartition(topic, partition)?.isLeader) {
+      local.push(appendMarker(broker, topic, partition, m).then((code) => { out[i] = code; }));
+      return;
+    }
+    const t = broker.cluster.cache.topic(topic);
+    const state = t ? broker.cluster.cache.partition(t.topicId, partition) : undefined;
+    if (!state) out[i] = 'gone';
+    else if (state.leader < 0 || state.leader === broker.nodeId) out[i] = ErrorCode.NOT_LEADER_OR_FOLLOWER;
+    else {
+      let list = remote.get(state.leader);
+      if (!list) remote.set(state.leader, (list = []));
+      list.push(i);
+    }
+  });
+  const sends = [...remote].map(async ([leader, indexes]) => {
+    const codes = await sendMarkers(broker, leader, indexes.map((i) => targets[i]), m);
+    indexes.forEach((i, j) => { out[i] = codes[j]; });
+  });
+  await Promise.all([...local, ...sends]);
+  return out;
+}
+
+/** One WriteTxnMarkers (v1) to `leader` for `targets`; each target's code, in order. */
+async function sendMarkers(broker: Broker, leader: number, targets: readonly MarkerTarget[], m: TxnMarker): Promise<number[]> {
+  const client = broker.brokerClients.get(leader, 'txn-markers');
+  if (!client) return targets.map(() => ErrorCode.NOT_LEADER_OR_FOLLOWER);
+  const byTopic = new Map<string, number[]>();
+  for (const t of targets) {
+    let list = byTopic.get(t.topic);
+    if (!list) byTopic.set(t.topic, (list = []));
+    list.push(t.partition);
+  }
   try {
     const r = await client.send(27, 1, {
       markers: [{
         producerId: BigInt(m.producerId), producerEpoch: m.producerEpoch, transactionResult: m.commit,
-        coordinatorEpoch: m.coordinatorEpoch, topics: [{ name: topic, partitionIndexes: [partition] }],
+        coordinatorEpoch: m.coordinatorEpoch, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
       }],
     }, MARKER_REPLICATION_TIMEOUT_MS + 5000);
-    const code = r.markers[0]?.topics[0]?.partitions[0]?.errorCode;
-    return code ?? ErrorCode.UNKNOWN_SERVER_ERROR;
+    const codes = new Map<string, number>();
+    for (const t of r.markers[0]?.topics ?? []) for (const p of t.partitions) codes.set(`${t.name}\u0000${p.partitionIndex}`, p.errorCode);
+    return targets.map((t) => codes.get(`${t.topic}\u0000${t.partition}`) ?? ErrorCode.UNKNOWN_SERVER_ERROR);
   } catch (err) {
-    if (err instanceof BrokerConnectionError) return ErrorCode.NETWORK_EXCEPTION;
+    if (err instanceof BrokerConnectionError) return targets.map(() => ErrorCode.NETWORK_EXCEPTION);
     throw err;
   }
 }
