@@ -11,6 +11,11 @@ export interface Clock {
   now(): number;
   /** Runs fn once after delayMs (by this clock). */
   setTimeout(fn: () => void, delayMs: number): Timer;
+  /**
+   * Runs fn once the I/O that has already arrived was read and its handlers have run (Node's
+   * check phase, after the poll phase); absent on clocks without real I/O (ManualClock).
+   */
+  afterPendingIo?(fn: () => void): void;
 }
 
 /** Node timers hold at most 2^31-1 ms; longer delays re-arm until due. */
@@ -31,6 +36,9 @@ export const systemClock: Clock = {
     };
     arm(delayMs);
     return { cancel: () => clearTimeout(t) };
+  },
+  afterPendingIo(fn) {
+    setImmediate(fn);
   },
 };
 

@@ -233,18 +233,21 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
         if (rt.status === 'closed') return;
         rt.timers.get(key)?.handle.cancel();
         const entry: TimerEntry = { handle: { cancel() {} } };
-        entry.handle = clock.setTimeout(() => {
-          void rt.queue.run(async () => {
-            // Cancelled or replaced after firing but before running: nothing to do.
-            if (rt.timers.get(key) !== entry || rt.status !== 'active') return;
-            rt.timers.delete(key);
-            try {
-              await this.execute(rt, op());
-            } catch (err) {
-              if (!(err instanceof KafkaApiError)) logger.error(`${this.opts.name} partition ${rt.partition}: timer ${key} failed`, err);
-            }
-          });
-        }, delayMs);
+        const fire = () => void rt.queue.run(async () => {
+          // Cancelled or replaced after firing but before running: nothing to do.
+          if (rt.timers.get(key) !== entry || rt.status !== 'active') return;
+          rt.timers.delete(key);
+          try {
+            await this.execute(rt, op());
+          } catch (err) {
+            if (!(err instanceof KafkaApiError)) logger.error(`${this.opts.name} partition ${rt.partition}: timer ${key} failed`, err);
+          }
+        });
+        // A zero delay (e.g. group.initial.rebalance.delay.ms=0) queues its operation only after
+        // the requests already received were read and queued: Node fires a 0 ms timer before the
+        // poll phase, so a JoinGroup that arrived with it would otherwise land in a generation of
+        // its own (Kafka's timer thread hands its task to the shard's queue behind them).
+        entry.handle = clock.setTimeout(delayMs <= 0 && clock.afterPendingIo ? () => clock.afterPendingIo!(fire) : fire, delayMs);
         rt.timers.set(key, entry);
       },
       cancel: (key) => {
