@@ -4,44 +4,17 @@
  * metadata store (a file for one node, etcd for a cluster); changes go through the controller
  * (Broker.createTopic and friends), never through this view.
  *
- * Topic rules follow Kafka's controller (ReplicationControlManager / Topic.validate): legal names
- * are 1-249 chars of [a-zA-Z0-9._-] and not "." or ".."; names that collide once '.' and '_' are
- * treated as equal are refused.
+ * Names that collide once '.' and '_' are treated as equal are refused (Kafka's controller); the
+ * name rules themselves are in cluster/topic-names.ts.
  */
-import { randomBytes } from 'node:crypto';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
+import { topicNameProblem } from '../cluster/topic-names.js';
 
 /** A topic as the metadata holds it (name, id, partition count, replication factor, config overrides). */
 export type TopicInfo = TopicRecord;
-
-export const MAX_TOPIC_NAME_LENGTH = 249;
-const LEGAL = /^[a-zA-Z0-9._-]+$/;
-
-/** null when legal, else Kafka's reason. */
-export function topicNameProblem(name: string): string | null {
-  if (name.length === 0) return 'Topic name is invalid: the empty string is not allowed';
-  if (name === '.' || name === '..') return `Topic name is invalid: '${name}' is not allowed`;
-  if (name.length > MAX_TOPIC_NAME_LENGTH) return `Topic name is invalid: the length of '${name}' is longer than the max allowed length ${MAX_TOPIC_NAME_LENGTH}`;
-  if (!LEGAL.test(name)) return `Topic name is invalid: '${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`;
-  return null;
-}
-
-export function newUuid(): string {
-  for (;;) {
-    const b = randomBytes(16);
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    const s = b.toString('base64url');
-    // Kafka reserves the zero uuid and ids starting with '-' (they look like CLI flags).
-    if (!s.startsWith('-') && s !== 'AAAAAAAAAAAAAAAAAAAAAA') return s;
-  }
-}
-
-/** Kafka 4.4's Topic.INTERNAL_TOPICS. */
-export const INTERNAL_TOPICS = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
 
 export class ClusterMetadata {
   constructor(private readonly cache: MetadataCache, readonly nodeId: number) {}

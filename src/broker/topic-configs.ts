@@ -13,7 +13,7 @@
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
-import { topicNameProblem } from './metadata.js';
+import { topicNameProblem } from '../cluster/topic-names.js';
 import { checkViewAlter } from '../views/views.js';
 import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';

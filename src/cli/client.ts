@@ -8,7 +8,7 @@ import tls from 'node:tls';
 import { saslClient, type SaslClientCredentials } from '../security/sasl/client.js';
 import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
 import { errorName } from '../protocol/generated/error-codes.js';
-import { decodeResponse, encodeRequest, type ApiKeyNumber } from './wire.js';
+import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../protocol/wire.js';
 
 /** The version the CLI fills its request bodies for (fields differ between versions). */
 const PREFERRED: Partial<Record<number, number>> = {

@@ -3,6 +3,7 @@
  * to a broker with KafkaClient (generated codecs over one socket). Data goes to stdout; progress, summaries and
  * errors to stderr.
  */
+import { partitionForKey } from '../protocol/murmur2.js';
 import { createInterface } from 'node:readline';
 import { KafkaClient, KafkaError } from './client.js';
 import { clientSecurityFromFile } from './command-config.js';
@@ -198,31 +199,6 @@ export const PRODUCE_HELP = `usage: samsa produce TOPIC [options]
       --progress           print progress every second on stderr
 `;
 
-/** Kafka's murmur2 (Utils.murmur2), for the default partitioner of keyed records. */
-export function murmur2(data: Uint8Array): number {
-  const m = 0x5bd1e995;
-  const length = data.length;
-  let h = 0x9747b28c ^ length;
-  const n4 = length >> 2;
-  for (let i = 0; i < n4; i++) {
-    const j = i * 4;
-    let k = data[j]! | (data[j + 1]! << 8) | (data[j + 2]! << 16) | (data[j + 3]! << 24);
-    k = Math.imul(k, m);
-    k ^= k >>> 24;
-    k = Math.imul(k, m);
-    h = Math.imul(h, m) ^ k;
-  }
-  const rest = length & 3;
-  const j = n4 * 4;
-  if (rest === 3) h ^= data[j + 2]! << 16;
-  if (rest >= 2) h ^= data[j + 1]! << 8;
-  if (rest >= 1) { h ^= data[j]!; h = Math.imul(h, m); }
-  h ^= h >>> 13;
-  h = Math.imul(h, m);
-  h ^= h >>> 15;
-  return h | 0;
-}
-
 export async function produceCommand(argv: string[], io: Io): Promise<number> {
   const p = parseArgs(argv, {
     ...COMMON, value: { value: true, alias: 'v' }, key: { value: true, alias: 'k' }, 'key-separator': { value: true, alias: 'K' },
@@ -259,7 +235,7 @@ export async function produceCommand(argv: string[], io: Io): Promise<number> {
     let buffered = 0;
     const partitionOf = (key: Buffer | null): number => {
       if (fixedPartition !== undefined) return fixedPartition;
-      if (key) return (murmur2(key) & 0x7fffffff) % partitions;
+      if (key) return partitionForKey(key, partitions);
       return rr;
     };
     const flush = async () => {

@@ -13,7 +13,7 @@
 import { EventEmitter } from 'node:events';
 import type { BrokerConfig } from '../config/settings.js';
 import type { Logger } from '../logger.js';
-import { newUuid } from '../broker/metadata.js';
+import { newUuid } from './topic-names.js';
 import { BrokerLifecycleManager } from './broker-lifecycle.js';
 import { Controller, type ControllerConfig } from './controller.js';
 import { EtcdMetadataStore } from './etcd-metadata-store.js';

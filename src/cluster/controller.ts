@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
-import { newUuid, topicNameProblem } from '../broker/metadata.js';
+import { newUuid, topicNameProblem } from './topic-names.js';
 import type { MetadataCache } from './metadata-cache.js';
 import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
 import { brokerLossChange, initialPartitionState } from './partition-state.js';

@@ -12,7 +12,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { saslClient, type SaslClientCredentials } from '../security/sasl/client.js';
 import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
-import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../cli/wire.js';
+import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../protocol/wire.js';
 import type { Logger } from '../logger.js';
 
 export interface BrokerAddress {

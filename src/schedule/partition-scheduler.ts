@@ -31,7 +31,7 @@
  */
 import { decodeRecordBatch, buildRecordBatch, type DecodedRecord, type RecordInput } from '../protocol/records/record.js';
 import { RECORD_BATCH_OVERHEAD, batchSize, baseOffset, isControl, isTransactional, lastOffsetDelta, producerId } from '../protocol/records/record-batch.js';
-import { murmur2 } from '../cli/commands.js';
+import { partitionForKey } from '../protocol/murmur2.js';
 import type { Clock } from '../clock.js';
 import { TimingWheel } from './timing-wheel.js';
 import { SCHEDULED_FROM_HEADER } from './deliver-at.js';
@@ -439,7 +439,7 @@ export class PartitionScheduler {
 
   private targetPartitionOf(key: Buffer | null, n: number): number {
     if (n === this.o.source.partitions()) return this.partition;
-    if (key !== null) return (murmur2(key) & 0x7fffffff) % n;
+    if (key !== null) return partitionForKey(key, n);
     return this.partition % n;
   }
 

@@ -17,7 +17,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { DescribedGroup as ClassicDescribed } from '../protocol/generated/messages/describe-groups-response.js';
 import type { DescribedGroup as ConsumerDescribed } from '../protocol/generated/messages/consumer-group-describe-response.js';
 import type { DescribedGroup as ShareDescribed } from '../protocol/generated/messages/share-group-describe-response.js';
-import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../cli/wire.js';
+import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../protocol/wire.js';
 
 export type GroupType = 'classic' | 'consumer' | 'share';
 

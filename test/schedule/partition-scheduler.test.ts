@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ManualClock } from '../../src/clock.js';
 import { PartitionScheduler, type PartitionSchedulerOptions } from '../../src/schedule/partition-scheduler.js';
-import { murmur2 } from '../../src/cli/commands.js';
+import { murmur2 } from '../../src/protocol/murmur2.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { MemCheckpoints, MemLog, MemSource, MemTarget, hdr } from './_mem.js';
 

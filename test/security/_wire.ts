@@ -1,7 +1,7 @@
 /** Raw Kafka frames over a socket (plain or TLS) for the security tests. */
 import net from 'node:net';
 import tls from 'node:tls';
-import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../../src/cli/wire.js';
+import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../../src/protocol/wire.js';
 import type { ApiTypes } from '../../src/protocol/generated/api-table.js';
 
 export class RawConnection {

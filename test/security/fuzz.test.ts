@@ -9,7 +9,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { KafkaClient, type ClientSecurity } from '../../src/cli/client.js';
-import { encodeRequest } from '../../src/cli/wire.js';
+import { encodeRequest } from '../../src/protocol/wire.js';
 import { saslClient } from '../../src/security/sasl/client.js';
 
 let b: RunningBroker;

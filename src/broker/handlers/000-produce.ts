@@ -49,7 +49,7 @@ import { DeferredResponse, defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionProduceResponse, TopicProduceResponse } from '../../protocol/generated/messages/produce-response.js';
 import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
-import { INTERNAL_TOPICS } from '../metadata.js';
+import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { RecordValidationError } from '../../storage/log-validator.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';

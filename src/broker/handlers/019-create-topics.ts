@@ -38,7 +38,7 @@ import {
 import type { CreatableTopic } from '../../protocol/generated/messages/create-topics-request.js';
 import { resolveTopicConfig } from '../../config.js';
 import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
-import { newUuid } from '../metadata.js';
+import { newUuid } from '../../cluster/topic-names.js';
 import { checkReplicaList } from '../../cluster/replica-placement.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';

@@ -25,7 +25,7 @@ import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeletableTopicResult } from '../../protocol/generated/messages/delete-topics-response.js';
-import { INTERNAL_TOPICS } from '../metadata.js';
+import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';

@@ -24,7 +24,7 @@ import type { Broker } from '../broker.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeleteRecordsPartitionResult } from '../../protocol/generated/messages/delete-records-response.js';
 import { KafkaApiError } from '../../errors.js';
-import { INTERNAL_TOPICS } from '../metadata.js';
+import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { leaderPartition } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
 

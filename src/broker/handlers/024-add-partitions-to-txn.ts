@@ -13,7 +13,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AddPartitionsToTxnRequest } from '../../protocol/generated/messages/add-partitions-to-txn-request.js';
 import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/messages/add-partitions-to-txn-response.js';
-import { INTERNAL_TOPICS } from '../metadata.js';
+import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
 
 function uniform(req: AddPartitionsToTxnRequest, code: number | ((topic: string, p: number) => number)): AddPartitionsToTxnTopicResult[] {

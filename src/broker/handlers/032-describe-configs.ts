@@ -40,7 +40,7 @@ import type { DescribeConfigsResource } from '../../protocol/generated/messages/
 import type { Broker } from '../broker.js';
 import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
 import { ResourceType, apiErrorMessage, parseJavaInt, resourceTypeName } from '../topic-configs.js';
-import { topicNameProblem } from '../metadata.js';
+import { topicNameProblem } from '../../cluster/topic-names.js';
 import { ConfigSource, ConfigType, type ConfigSynonym } from '../../config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../../cluster/metadata-store.js';
 import { DYNAMIC_BROKER_CONFIG_NAMES } from '../../replication/replication-quota.js';

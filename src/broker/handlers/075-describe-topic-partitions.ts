@@ -42,7 +42,8 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type {
   Cursor, DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
 } from '../../protocol/generated/messages/describe-topic-partitions-response.js';
-import { INTERNAL_TOPICS, topicNameProblem, type TopicInfo } from '../metadata.js';
+import { type TopicInfo } from '../metadata.js';
+import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NOT_PROVIDED = -2147483648;

@@ -11,7 +11,7 @@ import { BadRequest } from '../server.js';
 import { redirect, sendHtml } from '../respond.js';
 import { esc, form, page, pathFor, query, table } from './layout.js';
 import { buildRecordBatch, decodeRecordBatches, type DecodedRecord } from '../../protocol/records/record.js';
-import { decodeResponse, encodeRequest } from '../../cli/wire.js';
+import { decodeResponse, encodeRequest } from '../../protocol/wire.js';
 import { ErrorCode, errorName } from '../../protocol/generated/error-codes.js';
 
 const MAX_READ_BYTES = 1024 * 1024;

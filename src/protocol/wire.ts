@@ -1,11 +1,12 @@
 /**
- * Request/response framing with the generated codecs, shared by the CLI's socket client
- * (client.ts) and the test control's in-process calls (testing/group-view.ts).
+ * Request/response framing with the generated codecs, for every Kafka client inside Samsa: the
+ * CLI's socket client (cli/client.ts), the inter-broker client (replication/broker-client.ts),
+ * the console and the test control's in-process calls (testing/group-view.ts).
  */
-import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
-import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from '../protocol/headers.js';
-import { Reader } from '../protocol/reader.js';
-import { Writer } from '../protocol/writer.js';
+import { apiCodecs, type ApiTypes } from './generated/api-table.js';
+import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from './headers.js';
+import { Reader } from './reader.js';
+import { Writer } from './writer.js';
 
 export type ApiKeyNumber = keyof ApiTypes;
 
