@@ -14,6 +14,7 @@
  * returns once this broker's metadata cache shows the change (and, for a local change, once the
  * replica manager applied it), so a client that asks this broker next sees it.
  */
+import type { ConnectionObserver } from '../network/request-processor.js';
 import { setMaxListeners } from 'node:events';
 import { KafkaApiError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -158,7 +159,7 @@ export class Broker {
     this.log = opts.log;
     this.logs = opts.logs;
     this.nodeId = opts.settings.nodeId;
-    this.dispatcher = new Dispatcher(opts.log);
+    this.dispatcher = new Dispatcher(opts.log, this);
     for (const h of allHandlers) this.dispatcher.register(h);
     this.metrics = new BrokerMetrics((apiKey) => codecFor(apiKey)?.name ?? `ApiKey${apiKey}`);
     this.dispatcher.metrics = this.metrics;
@@ -196,7 +197,10 @@ export class Broker {
         return -1;
       }
     };
-    const server = new SocketServer({ dispatcher: broker.dispatcher, broker, log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security });
+    const server = new SocketServer({
+      processor: broker.dispatcher, observer: connectionObserver(broker), log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security,
+      sasl: { now: () => broker.clock.now(), scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism) },
+    });
     broker.server = server;
     try {
       await server.listen(settings.listeners);
@@ -733,4 +737,19 @@ function unlimitedAbortController(): AbortController {
   const c = new AbortController();
   setMaxListeners(0, c.signal);
   return c;
+}
+
+/** The network layer's view of the broker's metrics and quotas. */
+function connectionObserver(broker: Broker): ConnectionObserver {
+  return {
+    connectionOpened: (listener) => broker.metrics?.connectionOpened(listener),
+    connectionClosed: (listener) => broker.metrics?.connectionClosed(listener),
+    authenticated: (listener, ok) => {
+      const m = broker.metrics?.listener(listener);
+      if (!m) return;
+      if (ok) m.successfulAuthentication++;
+      else m.failedAuthentication++;
+    },
+    takeThrottle: (connectionId) => broker.quotas?.takeThrottle(connectionId) ?? 0,
+  };
 }

@@ -19,6 +19,8 @@ import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
+import type { Broker } from './broker.js';
+import type { ConnectionContext, Reply, RequestProcessor, ResponseChunks } from '../network/request-processor.js';
 import { noteClientRole } from '../cluster/partition-retirement.js';
 import type { Logger } from '../logger.js';
 import { countResponseErrors, type BrokerMetrics, type RequestStats } from '../http/metrics/broker-metrics.js';
@@ -69,10 +71,13 @@ export interface ApiVersionEntry {
   readonly maxVersion: number;
 }
 
-/** An encoded response; `sendStats` (with /metrics on) receives its socket send time (ResponseSendTimeMs). */
-export type ResponseChunks = Buffer[] & { sendStats?: RequestStats };
+export type { ResponseChunks };
 
-export class Dispatcher {
+/**
+ * The network layer's RequestProcessor: decodes a frame, runs its handler with a RequestContext
+ * (the connection's context plus the broker's services), encodes the answer.
+ */
+export class Dispatcher implements RequestProcessor {
   private readonly entries = new Map<number, Entry>();
   interceptor: DispatchInterceptor | null = null;
   /** Request counters and timings (/metrics); null: nothing is measured. */
@@ -80,7 +85,7 @@ export class Dispatcher {
   /** Kafka's kafka.request.logger: one debug line per request (client id, API, version, duration). */
   requestLog: Logger | null = null;
 
-  constructor(private readonly log: Logger) {}
+  constructor(private readonly log: Logger, private readonly broker: Broker) {}
 
   register(handler: Handler<any>): void {
     const codec = codecFor(handler.apiKey);
@@ -129,7 +134,7 @@ export class Dispatcher {
    * Throws (or the promise rejects with) ProtocolError when the connection must be closed.
    * `receivedAt`: performance.now() when the frame arrived (request queue time), else now.
    */
-  async dispatch(frame: Buffer, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>, receivedAt = -1): Promise<Buffer[] | null | { later: Promise<Buffer[] | null> }> {
+  async process(frame: Buffer, conn: ConnectionContext, receivedAt = -1): Promise<Reply> {
     const metrics = this.metrics;
     const dispatchedAt = metrics !== null || this.requestLog !== null ? performance.now() : 0;
     const r = new Reader(frame);
@@ -155,7 +160,7 @@ export class Dispatcher {
     if (r.remaining !== 0 && this.log.level === 'debug') {
       this.log.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
     }
-    const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
+    const ctx: RequestContext = { ...conn, broker: this.broker, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
     if (ctx.clientRole) noteClientRole(ctx.clientRole, h.apiKey, h.apiKey === 10 && (body as { keyType?: number }).keyType === 0, ctx.broker.clientRoles, ctx.remoteAddress, ctx.clientId);
     const decoded: DecodedRequest = { apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId, body };
 
@@ -209,7 +214,7 @@ export class Dispatcher {
     const now = performance.now();
     stats.requestQueueTime.observe(dispatchedAt - received);
     stats.localTime.observe(now - dispatchedAt);
-    if (apiKey === 0) this.metrics!.onProduce(body as ProduceRequest, response, stats);
+    if (apiKey === 0) this.metrics!.onProduce(body as ProduceRequest, response, stats, response instanceof DeferredResponse ? response.promise : undefined);
     return now;
   }
 
@@ -218,14 +223,14 @@ export class Dispatcher {
    * SASL connection answers a request that arrives mid-authentication this way, then closes).
    * Throws ProtocolError when the frame is not a request of an advertised API and version.
    */
-  errorAnswer(frame: Buffer, errorCode: number, ctxBase: Omit<RequestContext, 'apiKey' | 'apiVersion' | 'correlationId' | 'clientId'>): Buffer[] {
+  errorAnswer(frame: Buffer, errorCode: number, conn: ConnectionContext): Buffer[] {
     const r = new Reader(frame);
     const h = readRequestHeaderStart(r);
     const entry = this.entries.get(h.apiKey);
     if (!entry || h.apiVersion < entry.adv.min || h.apiVersion > entry.adv.max) throw new ProtocolError(`unsupported api key ${h.apiKey} v${h.apiVersion}`);
     if (entry.codec.flexibleFrom >= 0 && h.apiVersion >= entry.codec.flexibleFrom) r.taggedFields();
     const body = entry.codec.readRequest(r, h.apiVersion);
-    const ctx: RequestContext = { ...ctxBase, apiKey: h.apiKey, apiVersion: h.apiVersion, correlationId: h.correlationId, clientId: h.clientId };
+    const ctx: RequestContext = { ...conn, broker: this.broker, apiKey: h.apiKey, apiVersion: h.apiVersion, correlationId: h.correlationId, clientId: h.clientId };
     return this.encode(entry.codec, h.correlationId, h.apiVersion, entry.handler.errorResponse(body as never, errorCode, ctx));
   }
 

@@ -13,8 +13,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { FrameDecoder } from '../protocol/framing.js';
 import type { FramePool, FrameReader, FrameSink } from './frame-reader.js';
 import { SlabLease, type SlabPool } from './read-slabs.js';
-import type { Dispatcher, ResponseChunks } from '../broker/dispatch.js';
-import type { RequestContext } from '../broker/request-context.js';
+import type { ConnectionContext, ConnectionObserver, RequestProcessor, ResponseChunks } from './request-processor.js';
 import type { Logger } from '../logger.js';
 import type { SaslSession } from '../security/sasl/authenticator.js';
 import { newClientRole } from '../cluster/partition-retirement.js';
@@ -35,9 +34,9 @@ export interface ConnectionOptions {
   id: number;
   maxFrameBytes: number;
   listenerName: string;
-  dispatcher: Dispatcher;
+  processor: RequestProcessor;
+  observer: ConnectionObserver;
   log: Logger;
-  baseContext: Pick<RequestContext, 'broker'>;
   /**
    * When set, the socket's reads go through this reader (see frame-reader.ts) and large Produce
    * frames go back to `pool` once their batches are written; otherwise 'data' events and a
@@ -164,7 +163,7 @@ export class Connection implements FrameSink {
           }
           if (admission === 'refuse') {
             try {
-              this.write(this.opts.dispatcher.errorAnswer(frame, ErrorCode.ILLEGAL_SASL_STATE, this.baseContext()));
+              this.write(this.opts.processor.errorAnswer(frame, ErrorCode.ILLEGAL_SASL_STATE, this.baseContext()));
             } catch (err) {
               this.opts.log.debug(`connection ${this.opts.id}: ${(err as Error).message}`);
             }
@@ -175,10 +174,9 @@ export class Connection implements FrameSink {
             break;
           }
         }
-        const recyclable = pooled && this.opts.dispatcher.recyclable(frame);
-        const lease = this.opts.slabs && this.opts.dispatcher.lendsReadBuffers(frame) ? new SlabLease(this.opts.slabs) : undefined;
-        const reply = await this.opts.dispatcher.dispatch(frame, {
-          broker: this.opts.baseContext.broker,
+        const recyclable = pooled && this.opts.processor.recyclable(frame);
+        const lease = this.opts.slabs && this.opts.processor.lendsReadBuffers(frame) ? new SlabLease(this.opts.slabs) : undefined;
+        const reply = await this.opts.processor.process(frame, {
           connectionId: this.opts.id,
           remoteAddress: this.remoteAddress,
           listenerName: this.opts.listenerName,
@@ -189,7 +187,7 @@ export class Connection implements FrameSink {
           clientRole: this.clientRole,
         }, at);
         // The request's batches are in the segment and nothing refers to the frame any more.
-        if (recyclable && this.opts.dispatcher.recyclable(frame)) this.opts.reader!.pool.release(frame);
+        if (recyclable && this.opts.processor.recyclable(frame)) this.opts.reader!.pool.release(frame);
         if (reply && 'later' in reply) {
           this.defer(reply.later, lease);
           if (this.deferred.length >= MAX_DEFERRED_REPLIES) await this.deferred[0].catch(() => undefined);
@@ -203,8 +201,7 @@ export class Connection implements FrameSink {
         if (sasl !== null) {
           if (sasl.principal !== null && this.principal !== sasl.principal) {
             this.principal = sasl.principal;
-            const m = this.opts.baseContext.broker.metrics;
-            if (m) m.listener(this.opts.listenerName).successfulAuthentication++;
+            this.opts.observer.authenticated(this.opts.listenerName, true);
           }
           if (sasl.closeAfterReply) {
             if (sasl.failure !== null) this.authenticationFailed(sasl.failure);
@@ -215,7 +212,7 @@ export class Connection implements FrameSink {
         }
         this.maybeResume();
         // A client over its quota: nothing more is read from it for the throttle time (Kafka mutes the channel).
-        const mute = this.opts.baseContext.broker.quotas?.takeThrottle(this.opts.id) ?? 0;
+        const mute = this.opts.observer.takeThrottle(this.opts.id);
         if (mute > 0) await new Promise((r) => setTimeout(r, mute));
       }
     } catch (err) {
@@ -285,8 +282,7 @@ export class Connection implements FrameSink {
   private authenticationFailed(failure: string): void {
     this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${failure})`, { listener: this.opts.listenerName, remote: this.remoteAddress });
     this.closeReason ??= `authentication failed (${failure})`;
-    const m = this.opts.baseContext.broker.metrics;
-    if (m) m.listener(this.opts.listenerName).failedAuthentication++;
+    this.opts.observer.authenticated(this.opts.listenerName, false);
   }
 
   private fail(err: unknown): void {
@@ -300,9 +296,9 @@ export class Connection implements FrameSink {
   }
 
   /** The request context without a request (for answers built outside dispatch). */
-  private baseContext() {
+  private baseContext(): ConnectionContext {
     return {
-      broker: this.opts.baseContext.broker, connectionId: this.opts.id, remoteAddress: this.remoteAddress,
+      connectionId: this.opts.id, remoteAddress: this.remoteAddress,
       listenerName: this.opts.listenerName, principal: this.principal, closed: this.closeController.signal,
     };
   }

@@ -12,11 +12,10 @@ import { createServer as createTlsServer, type TLSSocket } from 'node:tls';
 import { Connection } from './connection.js';
 import { FramePool, FrameReader, adoptSocket } from './frame-reader.js';
 import { SlabPool } from './read-slabs.js';
-import type { Dispatcher } from '../broker/dispatch.js';
-import type { Broker } from '../broker/broker.js';
+import type { ConnectionObserver, RequestProcessor } from './request-processor.js';
+import { SaslSession, type SaslDeps } from '../security/sasl/authenticator.js';
 import type { Logger } from '../logger.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
-import { SaslSession } from '../security/sasl/authenticator.js';
 import { ANONYMOUS, subjectDn } from '../security/principal.js';
 
 export interface ListenerSpec {
@@ -46,7 +45,9 @@ export class SocketServer {
 
   /** `processing: false`: bind now, serve after enableRequestProcessing(). */
   constructor(private readonly opts: {
-    dispatcher: Dispatcher; broker: Broker; log: Logger; maxFrameBytes: number; processing?: boolean;
+    processor: RequestProcessor; observer: ConnectionObserver; log: Logger; maxFrameBytes: number; processing?: boolean;
+    /** SASL's needs: the time, and SCRAM credentials by user and mechanism. */
+    sasl?: SaslDeps;
     /** Per listener name; a listener without an entry is PLAINTEXT. */
     security?: ReadonlyMap<string, ListenerSecurity>;
   }) {
@@ -138,17 +139,14 @@ export class SocketServer {
     const reader = new FrameReader(this.opts.maxFrameBytes, this.framePool);
     const adopted = tls ? null : adoptSocket(accepted, reader);
     const socket = adopted ?? accepted;
-    const broker = this.opts.broker;
-    const sasl = security?.sasl
-      ? new SaslSession(security.sasl, { now: () => broker.clock.now(), scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism) })
-      : undefined;
+    const sasl = security?.sasl && this.opts.sasl ? new SaslSession(security.sasl, this.opts.sasl) : undefined;
     const c = new Connection(socket, {
       id: this.nextId++,
       maxFrameBytes: this.opts.maxFrameBytes,
       listenerName,
-      dispatcher: this.opts.dispatcher,
+      processor: this.opts.processor,
+      observer: this.opts.observer,
       log: this.opts.log,
-      baseContext: { broker: this.opts.broker },
       reader: adopted ? { reader, pool: this.framePool } : undefined,
       slabs: this.slabPool,
       sasl,
@@ -157,13 +155,13 @@ export class SocketServer {
     });
     if (!adopted) accepted.resume();
     this.connections.add(c);
-    broker.metrics?.connectionOpened(listenerName);
+    this.opts.observer.connectionOpened(listenerName);
     this.onConnection?.(c);
   }
 
   private readonly connectionClosed = (c: Connection): void => {
     this.connections.delete(c);
-    this.opts.broker.metrics?.connectionClosed(c.listenerName);
+    this.opts.observer.connectionClosed(c.listenerName);
   };
 
   /** Starts serving, and serves the connections that waited; until then listen() only binds. */

@@ -116,8 +116,7 @@ export class DispatchGroupView implements GroupView {
   private async call<K extends ApiKeyNumber>(apiKey: K, version: number, body: ApiTypes[K]['request']): Promise<ApiTypes[K]['response']> {
     const cid = this.correlationId++;
     const frame = encodeRequest(apiKey, version, cid, 'samsa-test-control', body);
-    const reply: unknown = await this.broker.dispatcher.dispatch(frame, {
-      broker: this.broker,
+    const reply: unknown = await this.broker.dispatcher.process(frame, {
       connectionId: INTERNAL_CONNECTION_ID,
       remoteAddress: 'in-process',
       listenerName: this.broker.listeners[0]?.name ?? 'PLAINTEXT',

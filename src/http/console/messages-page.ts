@@ -125,8 +125,8 @@ async function produceInProcess(ctx: HttpContext, topic: string, partition: numb
   const frame = encodeRequest(0, version, 1, 'samsa-console', {
     transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
   });
-  const reply: unknown = await b.dispatcher.dispatch(frame, {
-    broker: b, connectionId: -1, remoteAddress: 'http-console', listenerName: b.listeners[0]?.name ?? 'PLAINTEXT',
+  const reply: unknown = await b.dispatcher.process(frame, {
+    connectionId: -1, remoteAddress: 'http-console', listenerName: b.listeners[0]?.name ?? 'PLAINTEXT',
     principal: ctx.user ? `User:${ctx.user}` : 'User:ANONYMOUS', closed: new AbortController().signal,
   });
   const out = reply && typeof reply === 'object' && 'later' in reply ? await (reply as { later: Promise<Buffer[] | null> }).later : (reply as Buffer[] | null);

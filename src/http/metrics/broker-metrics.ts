@@ -12,7 +12,6 @@
  * counts are kept until the reply, as the request's frame may be reused meanwhile.
  */
 import { Histogram } from './registry.js';
-import { DeferredResponse } from '../../broker/handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ProduceRequest } from '../../protocol/generated/messages/produce-request.js';
 import type { ProduceResponse } from '../../protocol/generated/messages/produce-response.js';
@@ -203,15 +202,15 @@ export class BrokerMetrics {
 
   /**
    * A Produce handler returned (called before the request's frame may be reused). `response`:
-   * the reply, undefined for acks=0 (every partition appended, else the handler threw), or a
-   * DeferredResponse whose partitions are counted when it resolves.
+   * the reply, undefined for acks=0 (every partition appended, else the handler threw); or
+   * `later`, a reply that comes later (a deferred response), whose partitions are counted then.
    */
-  onProduce(req: ProduceRequest, response: unknown, stats: RequestStats): void {
-    if (response instanceof DeferredResponse) {
+  onProduce(req: ProduceRequest, response: unknown, stats: RequestStats, later?: Promise<unknown>): void {
+    if (later !== undefined) {
       const counts: number[] = [];
       for (const t of req.topicData) for (const p of t.partitionData) counts.push(batchRecords(p.records), recordsBytes(p.records));
       this.delayedProduce++;
-      response.promise.then((res) => this.countProduce(req, res as ProduceResponse | undefined, stats, counts), () => undefined)
+      later.then((res) => this.countProduce(req, res as ProduceResponse | undefined, stats, counts), () => undefined)
         .finally(() => { this.delayedProduce--; });
       return;
     }
