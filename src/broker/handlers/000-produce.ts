@@ -52,7 +52,7 @@ import type { ProduceRequest } from '../../protocol/generated/messages/produce-r
 import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { RecordValidationError } from '../../storage/log-validator.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { VIEW_SOURCE, viewProduceError } from '../../views/views.js';
 import { SCHEDULE_TARGET, checkDeliverAtHeaders } from '../../schedule/deliver-at.js';
 import { PARTITIONS_KEEP, isRetired, keyedRecords, retiredFrom, retiredMessage } from '../../cluster/partition-retirement.js';

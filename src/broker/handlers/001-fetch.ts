@@ -53,7 +53,7 @@ import type { PartitionLog } from '../../storage/partition-log.js';
 import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
 import { epochEndOffset } from './023-offset-for-leader-epoch.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
-import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
 import { VIEW_SOURCE } from '../../views/views.js';
 import { viewRead, viewRecords, type ViewRead } from '../../views/view-fetch.js';
 import { LEADER_THROTTLED_REPLICAS } from '../../replication/replication-quota.js';

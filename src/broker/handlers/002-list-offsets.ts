@@ -20,7 +20,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ListOffsetsPartitionResponse } from '../../protocol/generated/messages/list-offsets-response.js';
 import { leaderPartition } from '../leader-hints.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { VIEW_SOURCE } from '../../views/views.js';
 import { viewRead } from '../../views/view-fetch.js';
 

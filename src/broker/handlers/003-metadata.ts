@@ -42,7 +42,7 @@ import { type TopicInfo } from '../metadata.js';
 import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
 import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
-import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from './auth-helper.js';
 import { PARTITIONS_KEEP, retiredFrom, steersAwayFromRetired } from '../../cluster/partition-retirement.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';

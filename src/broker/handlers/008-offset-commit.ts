@@ -15,7 +15,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 import { codesInRequestOrder, existingPartitions } from './partition-results.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';

@@ -21,7 +21,7 @@ import type { OffsetFetchRequest } from '../../protocol/generated/messages/offse
 import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protocol/generated/messages/offset-fetch-response.js';
 import type { GroupCoordinator } from '../../coordinator/group/group-coordinator.js';
 import type { RequestContext } from '../request-context.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 
 type Topics = { name: string; partitionIndexes: number[] }[] | null;
 

@@ -24,7 +24,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { Broker } from '../broker.js';
 import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
-import { AclOperation, authorize, requireCluster, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, requireCluster, ResourceType } from './auth-helper.js';
 import { errorMessageOf, partitionForShareKey, SHARE_GROUP_STATE_TOPIC } from '../../coordinator/share-state/share-coordinator.js';
 
 const OFFSETS_TOPIC = '__consumer_offsets';

@@ -15,7 +15,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { JoinGroupResponse } from '../../protocol/generated/messages/join-group-response.js';
 import { errorJoinResponse } from '../../coordinator/group/classic-group.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 
 /** Kafka's clientHost: "/" + the client's IP address. */
 export function clientHost(remoteAddress: string): string {

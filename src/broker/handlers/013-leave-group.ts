@@ -10,7 +10,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import type { LeaveGroupRequest } from '../../protocol/generated/messages/leave-group-request.js';
 
 function leaving(req: LeaveGroupRequest, v: number) {

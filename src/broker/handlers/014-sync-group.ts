@@ -11,7 +11,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { errorSyncResponse } from '../../coordinator/group/classic-group.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 
 export const syncGroupHandler = defineHandler({
   apiKey: 14,

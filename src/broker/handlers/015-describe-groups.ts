@@ -15,7 +15,7 @@ import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from '../../coordinator/group/group-metadata-manager.js';
-import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizedOperations, ResourceType } from './auth-helper.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
 
 function failed(groupId: string, errorCode: number, errorMessage: string | null = null): DescribedGroup {

@@ -9,7 +9,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
 
 export const listGroupsHandler = defineHandler({
   apiKey: 16,

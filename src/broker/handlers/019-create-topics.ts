@@ -41,7 +41,7 @@ import { apiErrorMessage, validateTopicConfigs } from '../topic-configs.js';
 import { newUuid } from '../../cluster/topic-names.js';
 import { checkReplicaList } from '../../cluster/replica-placement.js';
 import { isForwarded } from '../controller-channel.js';
-import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
+import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from './auth-helper.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 export { checkReplicaList };

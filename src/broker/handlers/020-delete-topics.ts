@@ -28,7 +28,7 @@ import type { DeletableTopicResult } from '../../protocol/generated/messages/del
 import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
-import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from '../../security/authz.js';
+import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from './auth-helper.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';

@@ -26,7 +26,7 @@ import type { DeleteRecordsPartitionResult } from '../../protocol/generated/mess
 import { KafkaApiError } from '../../errors.js';
 import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { leaderPartition } from '../leader-hints.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 
 const INVALID_LOW_WATERMARK = -1n;
 

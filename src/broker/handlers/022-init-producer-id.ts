@@ -14,7 +14,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, authorizeByResourceType, authorizeCluster, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizeByResourceType, authorizeCluster, ResourceType } from './auth-helper.js';
 
 export const initProducerIdHandler = defineHandler({
   apiKey: 22,

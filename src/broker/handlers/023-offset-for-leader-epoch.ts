@@ -21,7 +21,7 @@ import type { PartitionLog } from '../../storage/partition-log.js';
 import { leaderPartition } from '../leader-hints.js';
 import { VIEW_SOURCE } from '../../views/views.js';
 import { viewRead } from '../../views/view-fetch.js';
-import { AclOperation, authorize, authorizeCluster, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
 
 function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffset = -1n): EpochEndOffset {
   return { errorCode, partition, leaderEpoch, endOffset };

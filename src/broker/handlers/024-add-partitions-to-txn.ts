@@ -14,7 +14,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AddPartitionsToTxnRequest } from '../../protocol/generated/messages/add-partitions-to-txn-request.js';
 import type { AddPartitionsToTxnResponse, AddPartitionsToTxnTopicResult } from '../../protocol/generated/messages/add-partitions-to-txn-response.js';
 import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
-import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 
 function uniform(req: AddPartitionsToTxnRequest, code: number | ((topic: string, p: number) => number)): AddPartitionsToTxnTopicResult[] {
   return req.v3AndBelowTopics.map((t) => ({

@@ -7,7 +7,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { AclOperation } from '../../security/acl.js';
-import { requireCluster } from '../../security/authz.js';
+import { requireCluster } from './auth-helper.js';
 import { appendMarker } from '../../coordinator/txn/txn-markers.js';
 
 export const writeTxnMarkersHandler = defineHandler({

@@ -15,7 +15,7 @@
 import { defineHandler } from '../handler.js';
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
 import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';

@@ -32,7 +32,7 @@
  * v2 same as v1; v3 include_documentation, config_type, documentation; v4 flexible.
  */
 import { KafkaApiError } from '../../errors.js';
-import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../../protocol/generated/messages/describe-configs-response.js';

@@ -27,7 +27,7 @@
  * Version notes: v1 same as v0; v2 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from './auth-helper.js';
 import { alterConfigResources, OpType } from '../topic-configs.js';
 
 export const alterConfigsHandler = defineHandler({

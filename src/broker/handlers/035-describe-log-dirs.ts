@@ -17,7 +17,7 @@ import { statfsSync } from 'node:fs';
 import path from 'node:path';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, requireCluster } from '../../security/authz.js';
+import { AclOperation, requireCluster } from './auth-helper.js';
 import type { DescribeLogDirsResult, DescribeLogDirsTopic } from '../../protocol/generated/messages/describe-log-dirs-response.js';
 
 function diskSpace(dir: string): { totalBytes: bigint; usableBytes: bigint } {

@@ -23,7 +23,7 @@ import type { CreatePartitionsTopicResult } from '../../protocol/generated/messa
 import { apiErrorMessage } from '../topic-configs.js';
 import { checkReplicaList } from './019-create-topics.js';
 import { isForwarded } from '../controller-channel.js';
-import { AclOperation, authorizeTopic } from '../../security/authz.js';
+import { AclOperation, authorizeTopic } from './auth-helper.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
 
 export const createPartitionsHandler = defineHandler({

@@ -32,7 +32,7 @@
  * Version notes: v1 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from '../../security/authz.js';
+import { AclOperation, AUTHORIZATION_MESSAGES, configResourceDenied } from './auth-helper.js';
 import { alterConfigResources } from '../topic-configs.js';
 
 export const incrementalAlterConfigsHandler = defineHandler({

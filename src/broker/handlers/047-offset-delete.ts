@@ -9,7 +9,7 @@
 import { defineHandler } from '../handler.js';
 import { codesInRequestOrder, existingPartitions } from './partition-results.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, deniedTopics, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 import type { OffsetDeleteRequest } from '../../protocol/generated/messages/offset-delete-request.js';
 
 function failed(req: OffsetDeleteRequest, errorCode: number) {

@@ -11,7 +11,7 @@
  * Version notes: v1 flexible.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorizeCluster } from '../../security/authz.js';
+import { AclOperation, authorizeCluster } from './auth-helper.js';
 import { describeQuotas } from '../../security/quotas.js';
 import { defineHandler } from '../handler.js';
 

@@ -14,7 +14,7 @@
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { cloneQuota, quotaEntityKey, type ClientQuotaRecord } from '../../cluster/metadata-store.js';
-import { AclOperation, authorizeCluster } from '../../security/authz.js';
+import { AclOperation, authorizeCluster } from './auth-helper.js';
 import { validateEntity, validateQuotaValue } from '../../security/quotas.js';
 import { defineHandler } from '../handler.js';
 

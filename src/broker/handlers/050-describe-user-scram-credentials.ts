@@ -12,7 +12,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, requireCluster } from '../../security/authz.js';
+import { AclOperation, requireCluster } from './auth-helper.js';
 import { SCRAM_MECHANISMS } from '../../security/sasl/scram.js';
 import type { ScramCredentialRecord } from '../../cluster/scram-credentials.js';
 

@@ -17,7 +17,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, requireCluster } from '../../security/authz.js';
+import { AclOperation, requireCluster } from './auth-helper.js';
 import { SCRAM_MECHANISMS, scramCredentialFromSaltedPassword, scramMechanismByType } from '../../security/sasl/scram.js';
 import { scramKey, type ScramCredentialChange, type ScramMechanismName } from '../../cluster/scram-credentials.js';
 

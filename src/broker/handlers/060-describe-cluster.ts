@@ -17,7 +17,7 @@
  * Version notes: v0 flexible; v1 adds endpoint_type (KIP-919).
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation, authorizeCluster, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorizeCluster, authorizedOperations, ResourceType } from './auth-helper.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { defaultDescribeClusterResponse } from '../../protocol/generated/messages/describe-cluster-response.js';
 import { aliveBrokers } from './003-metadata.js';

@@ -7,7 +7,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { leaderPartition } from '../leader-hints.js';
 
 export const describeProducersHandler = defineHandler({

@@ -5,7 +5,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { TXN_STATE_NAMES } from '../../coordinator/txn/txn-shard.js';
 
 export const listTransactionsHandler = defineHandler({

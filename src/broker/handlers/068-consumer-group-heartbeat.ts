@@ -20,7 +20,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ConsumerGroupHeartbeatResponse } from '../../protocol/generated/messages/consumer-group-heartbeat-response.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { clientHost } from './011-join-group.js';
 
 const TOPIC_AUTHORIZATION_MESSAGE = 'Not authorized to access topics: [Topic authorization failed.]';

@@ -13,7 +13,7 @@
  * Version notes: v0 flexible, the response names only (resource type implied: CLIENT_METRICS);
  * v1 adds ResourceTypes to the request and ResourceType to each listed resource.
  */
-import { AclOperation, authorizeCluster } from '../../security/authz.js';
+import { AclOperation, authorizeCluster } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ConfigResource } from '../../protocol/generated/messages/list-config-resources-response.js';

@@ -36,7 +36,7 @@
  *   __transaction_state, __share_group_state, also on UNKNOWN_TOPIC_OR_PARTITION entries.
  */
 import { KafkaApiError } from '../../errors.js';
-import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizedOperations, ResourceType } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type {

@@ -17,7 +17,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ShareGroupHeartbeatResponse } from '../../protocol/generated/messages/share-group-heartbeat-response.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { clientHost } from './011-join-group.js';
 
 function failed(errorCode: number, errorMessage: string | null = null): ShareGroupHeartbeatResponse {

@@ -27,7 +27,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionData, ShareFetchResponse } from '../../protocol/generated/messages/share-fetch-response.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { sharePartitionManager, type SharePartitionManager, type ShareSession } from '../../coordinator/share/share-partition-manager.js';
 import type { RequestContext } from '../request-context.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';

@@ -13,7 +13,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ShareAcknowledgeResponse } from '../../protocol/generated/messages/share-acknowledge-response.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
 

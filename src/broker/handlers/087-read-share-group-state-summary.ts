@@ -10,7 +10,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { AclOperation } from '../../security/acl.js';
-import { requireCluster } from '../../security/authz.js';
+import { requireCluster } from './auth-helper.js';
 import { errorMessageOf } from '../../coordinator/share-state/share-coordinator.js';
 
 export const readShareGroupStateSummaryHandler = defineHandler({

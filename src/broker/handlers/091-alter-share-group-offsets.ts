@@ -11,7 +11,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AlterShareGroupOffsetsResponse } from '../../protocol/generated/messages/alter-share-group-offsets-response.js';
-import { AclOperation, authorize, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';

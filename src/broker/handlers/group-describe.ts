@@ -8,7 +8,7 @@
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { GROUP_AUTHORIZED_OPERATIONS } from '../../coordinator/group/group-metadata-manager.js';
 import { KafkaApiError } from '../../errors.js';
-import { AclOperation, authorize, authorizedOperations, ResourceType } from '../../security/authz.js';
+import { AclOperation, authorize, authorizedOperations, ResourceType } from './auth-helper.js';
 import type { RequestContext } from '../request-context.js';
 
 export interface GroupDescriber<G> {

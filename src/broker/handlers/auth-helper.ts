@@ -2,12 +2,12 @@
  * What handlers ask the authorizer (Kafka's AuthHelper). Without an authorizer every check is one
  * null test and answers yes.
  */
-import type { Broker } from '../broker/broker.js';
-import type { RequestContext } from '../broker/request-context.js';
-import { KafkaApiError } from '../errors.js';
-import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { isForwarded } from '../broker/controller-channel.js';
-import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from './acl.js';
+import type { Broker } from '../broker.js';
+import type { RequestContext } from '../request-context.js';
+import { KafkaApiError } from '../../errors.js';
+import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { isForwarded } from '../controller-channel.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from '../../security/acl.js';
 
 /** Kafka's default messages of the authorization errors (Errors.message()). */
 export const AUTHORIZATION_MESSAGES: Readonly<Record<number, string>> = {
