@@ -39,8 +39,9 @@ import { ClientRoles } from '../cluster/partition-retirement.js';
 import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
-import { txnCoordinatorForBroker } from '../coordinator/txn/broker-env.js';
-import { shareCoordinatorForBroker, sharePersisterForBroker } from '../coordinator/share-state/broker-env.js';
+import { groupCoordinatorForBroker } from './coordinators/group-environment.js';
+import { txnCoordinatorForBroker } from './coordinators/txn-environment.js';
+import { shareCoordinatorForBroker, sharePersisterForBroker } from './coordinators/share-state-environment.js';
 import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
 import type { CoordinatorPersister } from '../coordinator/share-state/coordinator-persister.js';
 import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
@@ -228,7 +229,7 @@ export class Broker {
     broker.quotas.mutationBurstSeconds = Number(opts.config['controller.quota.window.num']) * Number(opts.config['controller.quota.window.size.seconds']);
     broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.cache);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
-    broker.groupCoordinator = GroupCoordinator.forBroker(broker);
+    broker.groupCoordinator = groupCoordinatorForBroker(broker);
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();

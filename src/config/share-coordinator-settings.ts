@@ -1,6 +1,6 @@
 /**
  * The share coordinator settings (Kafka 4.4's ShareCoordinatorConfig, `share.coordinator.*`),
- * merged into BROKER_SETTINGS; coordinator/share-state/broker-env.ts reads them. Defaults and
+ * merged into BROKER_SETTINGS; broker/coordinators/share-state-environment.ts reads them. Defaults and
  * bounds are Kafka 4.4.0's.
  */
 import type { SettingSpec } from './settings.js';

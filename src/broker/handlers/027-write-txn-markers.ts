@@ -1,6 +1,6 @@
 /**
  * WriteTxnMarkers (key 27), version 1: a transaction coordinator on another broker asks this one
- * to write COMMIT/ABORT markers into partitions it leads (coordinator/txn/txn-markers.ts). Each
+ * to write COMMIT/ABORT markers into partitions it leads (broker/coordinators/txn-markers.ts). Each
  * partition answers on its own: NONE once the marker is in the ISR, NOT_LEADER_OR_FOLLOWER,
  * UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT or the log's
  * error. Kafka requires CLUSTER_ACTION on the cluster (CLUSTER_AUTHORIZATION_FAILED otherwise).
@@ -8,7 +8,7 @@
 import { defineHandler } from '../handler.js';
 import { AclOperation } from '../../security/acl.js';
 import { requireCluster } from './auth-helper.js';
-import { appendMarker } from '../../coordinator/txn/txn-markers.js';
+import { appendMarker } from '../coordinators/txn-markers.js';
 
 export const writeTxnMarkersHandler = defineHandler({
   apiKey: 27,

@@ -20,11 +20,10 @@ import type { SyncGroupRequest } from '../../protocol/generated/messages/sync-gr
 import type { SyncGroupResponse } from '../../protocol/generated/messages/sync-group-response.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/describe-groups-response.js';
 import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
-import type { Broker } from '../../broker/broker.js';
-import { PartitionCoordinatorLog, type CoordinatorLog, MemoryCoordinatorLog, type TxnProducer } from '../runtime/coordinator-log.js';
+import { type CoordinatorLog, MemoryCoordinatorLog, type TxnProducer } from '../runtime/coordinator-log.js';
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../runtime/runtime.js';
 import { CoordinatorLeadership } from '../runtime/coordinator-leadership.js';
-import { groupConfigFrom, type GroupConfig } from './group-config.js';
+import type { GroupConfig } from './group-config.js';
 import type { GroupConfigLookup } from './group-configs.js';
 import { GroupCoordinatorShard } from './group-shard.js';
 import type { JoinContext, LeaveResult, LeavingMember } from './group-metadata-manager.js';
@@ -91,38 +90,6 @@ export class MemoryOffsetsTopic implements OffsetsTopic {
   }
 }
 
-function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
-  return {
-    partitions: () => broker.metadata.get(OFFSETS_TOPIC)?.partitions ?? null,
-    create: async (numPartitions) => {
-      if (broker.metadata.get(OFFSETS_TOPIC)) return;
-      await broker.createTopic({
-        name: OFFSETS_TOPIC,
-        numPartitions,
-        // offsets.topic.replication.factor, capped at the live broker count (Kafka refuses instead).
-        replicationFactor: broker.internalTopicReplicationFactor('offsets.topic.replication.factor'),
-        configs: { 'cleanup.policy': 'compact', 'compression.type': 'producer', 'segment.bytes': String(config.segmentBytes) },
-      });
-    },
-    log: (partition) => {
-      const log = broker.getLog(OFFSETS_TOPIC, partition);
-      if (!log) throw new KafkaApiError(ErrorCode.COORDINATOR_NOT_AVAILABLE, `${OFFSETS_TOPIC}-${partition} has no log`);
-      return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(OFFSETS_TOPIC, partition), {
-        flush: broker.flushOnAcksAll,
-        leader: () => broker.replicaManager.getPartition(OFFSETS_TOPIC, partition),
-        replicationTimeoutMs: config.commitTimeoutMs,
-      });
-    },
-    ledEpoch: (partition) => ledEpochOf(broker, OFFSETS_TOPIC, partition),
-  };
-}
-
-/** The leader epoch `broker` leads an internal partition at, or null when it does not lead it. */
-export function ledEpochOf(broker: Broker, topic: string, partition: number): number | null {
-  const p = broker.replicaManager.getPartition(topic, partition);
-  return p?.isLeader ? p.leaderEpoch : null;
-}
-
 export interface GroupCoordinatorOptions {
   clock: Clock;
   logger: Logger;
@@ -132,23 +99,6 @@ export interface GroupCoordinatorOptions {
   topics?: TopicView;
   /** Per-group configs (GROUP resources); absent: the broker's group.consumer.* settings for every group. */
   groupConfigs?: GroupConfigLookup;
-}
-
-/** The consumer groups' view of the broker's topics (internal ones included, regexes skip them). */
-function brokerTopicView(broker: Broker): TopicView {
-  const describe = (t: { name: string; topicId: string; partitions: number } | undefined) => t && { name: t.name, topicId: t.topicId, partitions: t.partitions };
-  return {
-    byName: (name) => describe(broker.metadata.get(name)),
-    byId: (id) => describe(broker.metadata.getById(id)),
-    names: () => broker.metadata.topics.keys(),
-    partitionRacks: (topicId) => {
-      const racks: string[][] = [];
-      for (const p of broker.cache.partitionsOf(topicId)) {
-        racks[p.partition] = [...new Set(p.replicas.map((id) => broker.cache.brokers.get(id)?.rack).filter((r): r is string => typeof r === 'string'))].sort();
-      }
-      return racks;
-    },
-  };
 }
 
 export class GroupCoordinator {
@@ -173,13 +123,6 @@ export class GroupCoordinator {
       ledEpoch: (p) => (topic.ledEpoch ? topic.ledEpoch(p) : 0),
       log: (p) => topic.log(p),
     }, opts.logger, 'group coordinator');
-  }
-
-  static forBroker(broker: Broker): GroupCoordinator {
-    const config = groupConfigFrom(broker.rawConfig);
-    return new GroupCoordinator({
-      clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker), groupConfigs: broker.groupConfigs,
-    });
   }
 
   get config(): GroupConfig {

@@ -17,10 +17,10 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../../broker/broker.js';
+import type { Broker } from '../broker.js';
 import { BrokerConnectionError } from '../../replication/broker-client.js';
-import { buildMarkerBatch, type TxnMarker } from './txn-coordinator.js';
-import { OFFSETS_TOPIC } from '../group/group-coordinator.js';
+import { buildMarkerBatch, type TxnMarker } from '../../coordinator/txn/txn-coordinator.js';
+import { OFFSETS_TOPIC } from '../../coordinator/group/group-coordinator.js';
 
 /** How long a marker waits for the ISR (Kafka: the coordinator's request timeout). */
 const MARKER_REPLICATION_TIMEOUT_MS = 30_000;

@@ -7,12 +7,12 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../../broker/broker.js';
-import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
-import { ledEpochOf } from '../group/group-coordinator.js';
-import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator, type ShareStateTopic } from './share-coordinator.js';
-import { CoordinatorPersister } from './coordinator-persister.js';
-import { BrokerStateChannel } from './state-channel.js';
+import type { Broker } from '../broker.js';
+import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
+import { ledEpochOf } from './group-environment.js';
+import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator, type ShareStateTopic } from '../../coordinator/share-state/share-coordinator.js';
+import { CoordinatorPersister } from '../../coordinator/share-state/coordinator-persister.js';
+import { BrokerStateChannel } from '../../coordinator/share-state/state-channel.js';
 
 export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
   const c = broker.rawConfig as Record<string, unknown>;

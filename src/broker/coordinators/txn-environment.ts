@@ -5,13 +5,13 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../../broker/broker.js';
+import type { Broker } from '../broker.js';
 import type { Fs } from '../../storage/fs.js';
-import { PartitionCoordinatorLog } from '../runtime/coordinator-log.js';
-import { ledEpochOf } from '../group/group-coordinator.js';
+import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
+import { ledEpochOf } from './group-environment.js';
 import { writeMarkers } from './txn-markers.js';
-import { ProducerIdManager } from './producer-id-manager.js';
-import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from './txn-coordinator.js';
+import { ProducerIdManager } from '../../coordinator/txn/producer-id-manager.js';
+import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
 
 export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string): TxnCoordinator {
   const c = broker.rawConfig as Record<string, unknown>;
