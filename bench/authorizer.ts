@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { StandardAuthorizer } from '../src/security/authorizer.js';
-import type { AclBinding } from '../src/security/acl.js';
+import type { AclBinding } from '../src/protocol/acl.js';
 
 const cache = Object.assign(new EventEmitter(), { acls: new Map<string, AclBinding>() });
 for (let i = 0; i < 1000; i++) {

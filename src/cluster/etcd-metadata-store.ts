@@ -41,7 +41,7 @@ import {
   type MetadataImage, type MetadataSession, type MetadataStore, type MetadataWatch, type PartitionState,
   type ProducerIdBlock, type TopicRecord, type ClientQuotaRecord,
 } from './metadata-store.js';
-import type { AclBinding } from '../security/acl.js';
+import type { AclBinding } from '../protocol/acl.js';
 
 /** Below etcd's default --max-txn-ops (128), leaving room for compares and the topic key. */
 const MAX_OPS_PER_TXN = 100;

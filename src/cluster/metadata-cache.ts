@@ -17,7 +17,7 @@ import {
   type BrokerRegistration, type ControllerRegistration, type MetadataEvent, type MetadataImage, type MetadataStore,
   type MetadataWatch, type PartitionState, type TopicRecord, type ClientQuotaRecord,
 } from './metadata-store.js';
-import type { AclBinding } from '../security/acl.js';
+import type { AclBinding } from '../protocol/acl.js';
 
 export interface MetadataChange {
   events: MetadataEvent[];

@@ -32,7 +32,7 @@ import { join } from 'node:path';
 import { applyScramChanges, scramKey, type ScramCredentialChange, type ScramCredentialRecord, type ScramMechanismName } from './scram-credentials.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import type { AclBinding } from '../security/acl.js';
+import type { AclBinding } from '../protocol/acl.js';
 
 /** Kafka's NO_LEADER (-1) in partition states. */
 export const NO_LEADER = -1;

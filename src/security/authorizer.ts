@@ -23,7 +23,7 @@ import type { BrokerConfig } from '../config.js';
 import {
   AclOperation, AclPermissionType, bindingKey, filterMatches, PatternType, WILDCARD, WILDCARD_PRINCIPAL,
   type AclBinding, type AclBindingFilter,
-} from './acl.js';
+} from '../protocol/acl.js';
 
 export const STANDARD_AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';
 

@@ -11,7 +11,7 @@ import { StandardAuthorizer, clientHost, parseSuperUsers } from '../../src/secur
 import {
   AclOperation as Op, AclPermissionType as Perm, PatternType as Pat, ResourceType as Res, filterMatches, hasUnknown, normalizeBinding,
   validateNewAcl, type AclBinding,
-} from '../../src/security/acl.js';
+} from '../../src/protocol/acl.js';
 
 class FakeCache extends EventEmitter {
   readonly acls = new Map<string, AclBinding>();

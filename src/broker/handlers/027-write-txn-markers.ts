@@ -6,7 +6,7 @@
  * error. Kafka requires CLUSTER_ACTION on the cluster (CLUSTER_AUTHORIZATION_FAILED otherwise).
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation } from '../../security/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { requireCluster } from './auth-helper.js';
 import { appendMarker } from '../coordinators/txn-markers.js';
 

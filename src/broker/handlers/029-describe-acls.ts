@@ -14,7 +14,7 @@
 import { ProtocolError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeAclsResource } from '../../protocol/generated/messages/describe-acls-response.js';
-import { hasUnknown, normalizeBinding, type AclBinding, type AclBindingFilter } from '../../security/acl.js';
+import { hasUnknown, normalizeBinding, type AclBinding, type AclBindingFilter } from '../../protocol/acl.js';
 import { AclOperation, requireCluster } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 

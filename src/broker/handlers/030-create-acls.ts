@@ -14,7 +14,7 @@
  */
 import { ProtocolError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { hasUnknown, normalizeBinding, principalParses, validateNewAcl, type AclBinding } from '../../security/acl.js';
+import { hasUnknown, normalizeBinding, principalParses, validateNewAcl, type AclBinding } from '../../protocol/acl.js';
 import { aclWriter, AclOperation, authorizeCluster } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 

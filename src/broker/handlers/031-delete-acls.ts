@@ -12,7 +12,7 @@
  */
 import { ProtocolError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { hasUnknown, normalizeBinding, validateFilter, type AclBindingFilter } from '../../security/acl.js';
+import { hasUnknown, normalizeBinding, validateFilter, type AclBindingFilter } from '../../protocol/acl.js';
 import { aclWriter, AclOperation, authorizeCluster } from './auth-helper.js';
 import { defineHandler } from '../handler.js';
 

@@ -9,7 +9,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ElectLeadersRequest } from '../../protocol/generated/messages/elect-leaders-request.js';
 import type { ElectLeadersResponse } from '../../protocol/generated/messages/elect-leaders-response.js';
-import { AclOperation } from '../../security/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { authorizeCluster } from './auth-helper.js';
 import { isForwarded } from '../controller-channel.js';
 import type { ElectionResult } from '../../cluster/controller.js';

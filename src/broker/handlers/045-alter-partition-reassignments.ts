@@ -9,7 +9,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AlterPartitionReassignmentsRequest } from '../../protocol/generated/messages/alter-partition-reassignments-request.js';
 import type { AlterPartitionReassignmentsResponse } from '../../protocol/generated/messages/alter-partition-reassignments-response.js';
-import { AclOperation } from '../../security/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { authorizeCluster } from './auth-helper.js';
 import { isForwarded } from '../controller-channel.js';
 import type { ElectionResult } from '../../cluster/controller.js';

@@ -8,7 +8,7 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ListPartitionReassignmentsResponse } from '../../protocol/generated/messages/list-partition-reassignments-response.js';
-import { AclOperation } from '../../security/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { authorizeCluster } from './auth-helper.js';
 
 function failed(errorCode: number): ListPartitionReassignmentsResponse {

@@ -9,7 +9,7 @@
  * when another broker leads that partition (coordinator/share-state/share-coordinator.ts).
  */
 import { defineHandler } from '../handler.js';
-import { AclOperation } from '../../security/acl.js';
+import { AclOperation } from '../../protocol/acl.js';
 import { requireCluster } from './auth-helper.js';
 import { errorMessageOf } from '../../coordinator/share-state/share-coordinator.js';
 

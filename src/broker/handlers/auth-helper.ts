@@ -7,7 +7,7 @@ import type { RequestContext } from '../request-context.js';
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { isForwarded } from '../controller-channel.js';
-import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from '../../security/acl.js';
+import { AclOperation, CLUSTER_NAME, ResourceType, SUPPORTED_OPERATIONS, type AclBinding } from '../../protocol/acl.js';
 
 /** Kafka's default messages of the authorization errors (Errors.message()). */
 export const AUTHORIZATION_MESSAGES: Readonly<Record<number, string>> = {
