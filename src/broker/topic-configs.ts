@@ -13,6 +13,7 @@
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
+import { checkViewFilter } from '../views/filter.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
 import { checkViewAlter } from '../views/views.js';
 import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
@@ -37,11 +38,21 @@ export function validateTopicConfigs(configs: Record<string, string | null>): Re
   const out: Record<string, string> = {};
   for (const name of names) {
     const value = configs[name] as string;
-    const problem = validateTopicConfig(name, value);
+    const problem = validateTopicConfig(name, value) ?? featureConfigProblem(name, value);
     if (problem !== null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, problem);
     out[name] = value;
   }
   return out;
+}
+
+/**
+ * What the settings table cannot check because the language lives with a topic feature above
+ * config/: a view's header filter (views/filter.ts).
+ */
+function featureConfigProblem(name: string, value: string): string | null {
+  if (name !== 'samsa.view.filter') return null;
+  const problem = checkViewFilter(value);
+  return problem === null ? null : `Invalid value ${value} for configuration ${name}: ${problem}`;
 }
 
 /** IncrementalAlterConfigs operation codes. */
