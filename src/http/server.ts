@@ -23,7 +23,7 @@ import type { Broker } from '../broker/broker.js';
 import { namedLogger, type Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
 import { HttpAuthenticator } from './auth.js';
-import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics/collect.js';
+import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics-page.js';
 import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
 import { sendText } from './respond.js';

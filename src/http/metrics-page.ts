@@ -12,12 +12,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { Broker } from '../../broker/broker.js';
-import { errorName } from '../../protocol/generated/error-codes.js';
-import { CONTENT_TYPE, ExpositionWriter, labelText, type Labels } from './registry.js';
-import type { TopicStats } from './broker-metrics.js';
-import { send } from '../respond.js';
-import { groupLag } from '../group-lag.js';
+import type { Broker } from '../broker/broker.js';
+import { errorName } from '../protocol/generated/error-codes.js';
+import { CONTENT_TYPE, ExpositionWriter, labelText, type Labels } from './metrics/registry.js';
+import type { TopicStats } from './metrics/broker-metrics.js';
+import { send } from './respond.js';
+import { groupLag } from './group-lag.js';
 
 let loopDelay: IntervalHistogram | null = null;
 let loopDelayUsers = 0;
