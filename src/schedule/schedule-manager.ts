@@ -15,7 +15,22 @@
  * a second, by recovering from the checkpoint (the crash path).
  */
 import path from 'node:path';
-import type { Broker } from '../broker/broker.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import type { PartitionState, TopicRecord } from '../cluster/metadata-store.js';
+import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { BrokerClientPool } from '../replication/broker-client.js';
+
+/** What the schedule topics need of the broker (the Broker itself provides it). */
+export interface ScheduleEnv {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly nodeId: number;
+  readonly replicaManager: ReplicaManager;
+  readonly brokerClients: BrokerClientPool;
+  readonly metadata: { readonly topics: ReadonlyMap<string, TopicRecord>; get(name: string): TopicRecord | undefined };
+  partitionState(topicId: string, partition: number): PartitionState | undefined;
+}
 import type { Fs } from '../storage/fs.js';
 import type { Timer } from '../clock.js';
 import { PartitionScheduler, type CheckpointStore, type ScheduleCheckpoint, type ScheduleSource, type ScheduleTarget } from './partition-scheduler.js';
@@ -46,7 +61,7 @@ class Runner {
   private wake: (() => void) | null = null;
   readonly done: Promise<void>;
 
-  constructor(readonly scheduler: PartitionScheduler, readonly signature: string, private readonly broker: Broker, private readonly tickMs: number) {
+  constructor(readonly scheduler: PartitionScheduler, readonly signature: string, private readonly broker: ScheduleEnv, private readonly tickMs: number) {
     this.done = this.run();
   }
 
@@ -93,7 +108,7 @@ export class ScheduleManager {
   private stopped = false;
   private reconciling: Promise<void> = Promise.resolve();
 
-  constructor(private readonly broker: Broker, private readonly fs: Fs) {}
+  constructor(private readonly broker: ScheduleEnv, private readonly fs: Fs) {}
 
   start(): void {
     this.broker.replicaManager.on('leadershipChange', () => this.reconcileSoon());

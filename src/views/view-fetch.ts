@@ -7,7 +7,6 @@
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import type { Broker } from '../broker/broker.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { HeaderFilter } from './filter.js';
 import { filterBatches } from './view-batches.js';
@@ -19,8 +18,14 @@ export interface ViewRead {
   filter: HeaderFilter | null;
 }
 
+/** What a view's read needs of the broker: the source topic, and the partition it leads. */
+export interface ViewSources {
+  readonly metadata: { get(name: string): { name: string; partitions: number } | undefined };
+  readonly replicaManager: { getPartition(topic: string, partition: number): { isLeader: boolean; log: PartitionLog } | undefined };
+}
+
 /** The source log and filter of partition `index` of view `info`, or an error code for the partition. */
-export function viewRead(broker: Broker, info: { configs: Record<string, string> }, index: number): ViewRead | number {
+export function viewRead(broker: ViewSources, info: { configs: Record<string, string> }, index: number): ViewRead | number {
   const source = broker.metadata.get(viewSource(info));
   if (!source || index >= source.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   const partition = broker.replicaManager.getPartition(source.name, index);
