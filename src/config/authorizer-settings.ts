@@ -2,7 +2,7 @@
  * Kafka's authorizer and client-quota broker settings, merged into BROKER_SETTINGS (see
  * security/authorizer.ts and security/quotas.ts for what they do).
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 export const AUTHORIZER_SETTINGS = {
   'authorizer.class.name': {

@@ -2,7 +2,7 @@
  * The KIP-848 consumer group settings (Kafka's GroupCoordinatorConfig `group.consumer.*`),
  * merged into BROKER_SETTINGS; coordinator/group/group-config.ts reads them.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 export const CONSUMER_GROUP_SETTINGS = {
   'group.consumer.session.timeout.ms': {

@@ -4,7 +4,7 @@
  * reads them. KIP-848 and share groups have theirs in consumer-group-settings.ts and
  * share-group-settings.ts.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 const INT_MAX_TEXT = '2147483647';
 

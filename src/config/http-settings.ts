@@ -2,7 +2,7 @@
  * Samsa's HTTP listener (metrics, health, console) and log format settings, merged into
  * BROKER_SETTINGS (see src/http/ and src/logger.ts).
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 function checkHttpListeners(value: never): string | null {
   for (const l of value as unknown as string[]) {

@@ -1,5 +1,12 @@
 /** Listener strings (`listeners`, `advertised.listeners`, `listener.security.protocol.map`). */
-import type { BrokerConfig } from './settings.js';
+
+/** The broker settings the listeners are read from. */
+export interface ListenerSettings {
+  readonly listeners: string;
+  readonly 'advertised.listeners': string | null;
+  readonly 'listener.security.protocol.map': string;
+  readonly 'controller.listener.names': string | null;
+}
 
 export const SECURITY_PROTOCOLS = ['PLAINTEXT', 'SSL', 'SASL_PLAINTEXT', 'SASL_SSL'] as const;
 
@@ -56,7 +63,7 @@ export function parseSecurityProtocolMap(text: string): Map<string, SecurityProt
 }
 
 /** The security protocol of a listener name under this config (null when not mapped). */
-export function listenerSecurityProtocol(config: BrokerConfig, listenerName: string): SecurityProtocol | null {
+export function listenerSecurityProtocol(config: ListenerSettings, listenerName: string): SecurityProtocol | null {
   const name = listenerName.toUpperCase();
   const map = parseSecurityProtocolMap(config['listener.security.protocol.map']);
   const p = map.get(name);
@@ -64,13 +71,13 @@ export function listenerSecurityProtocol(config: BrokerConfig, listenerName: str
   return (SECURITY_PROTOCOLS as readonly string[]).includes(name) ? (name as SecurityProtocol) : null;
 }
 
-function controllerListenerNames(config: BrokerConfig): Set<string> {
+function controllerListenerNames(config: ListenerSettings): Set<string> {
   const v = config['controller.listener.names'];
   return new Set(v === null ? [] : v.split(',').map((s) => s.trim().toUpperCase()).filter((s) => s !== ''));
 }
 
 /** The listeners the broker opens for clients: `listeners` minus the controller listeners. */
-export function brokerListeners(config: BrokerConfig): Listener[] {
+export function brokerListeners(config: ListenerSettings): Listener[] {
   const controllers = controllerListenerNames(config);
   return parseListeners(config.listeners).filter((l) => !controllers.has(l.name));
 }
@@ -83,7 +90,7 @@ const WILDCARD_HOSTS = new Set(['', '0.0.0.0', '::', '[::]']);
  * replaced by the port actually bound for that listener when `boundPorts` (listener name → port)
  * has it, so tests on port 0 advertise the real port.
  */
-export function advertisedListeners(config: BrokerConfig, boundPorts?: ReadonlyMap<string, number>): Listener[] {
+export function advertisedListeners(config: ListenerSettings, boundPorts?: ReadonlyMap<string, number>): Listener[] {
   const controllers = controllerListenerNames(config);
   const adv = config['advertised.listeners'];
   const base = adv === null ? brokerListeners(config) : parseListeners(adv).filter((l) => !controllers.has(l.name));

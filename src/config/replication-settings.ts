@@ -2,7 +2,7 @@
  * Replication settings (Kafka's ReplicationConfigs: follower fetches, the ISR, replication
  * quotas), merged into BROKER_SETTINGS; broker.ts and replication/ read them.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 export const REPLICATION_SETTINGS = {
   'replica.lag.time.max.ms': {

@@ -5,7 +5,7 @@
  * mechanism (`listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config`). See
  * security/listener-security.ts for how a listener's effective settings are resolved.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 const SSL_PROTOCOLS = ['TLSv1.2', 'TLSv1.3'];
 

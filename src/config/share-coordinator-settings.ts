@@ -3,7 +3,7 @@
  * merged into BROKER_SETTINGS; broker/coordinators/share-state-environment.ts reads them. Defaults and
  * bounds are Kafka 4.4.0's.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 export const SHARE_COORDINATOR_SETTINGS = {
   'share.coordinator.state.topic.num.partitions': {

@@ -4,7 +4,7 @@
  * BROKER_SETTINGS; coordinator/share/share-config.ts reads them. Defaults and bounds are Kafka
  * 4.4.0's.
  */
-import type { SettingSpec } from './settings.js';
+import type { SettingSpec } from './setting-spec.js';
 
 const int = (def: string, min: number, max: number | undefined, doc: string): SettingSpec => ({ type: 'int', default: def, min, ...(max === undefined ? {} : { max }), doc });
 

@@ -12,7 +12,7 @@ import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { LogSegment, type SegmentConfig } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
-import { readCheckpoint, readFileIfExists } from './checkpoint-file.js';
+import { readFileIfExists } from './checkpoint-file.js';
 import { ProducerStateManager, batchInfoAt, type AbortedTxn } from './producer-state.js';
 import type { ReadResult } from './log-config.js';
 import type { CheckpointedState } from './partition-files.js';
@@ -318,14 +318,3 @@ export async function readStoredTopicId(fs: Fs, dir: string, expected?: string):
   return stored;
 }
 
-/** This partition's entry of a Kafka offset checkpoint file; null when missing or unreadable. */
-export async function readPartitionCheckpoint(fs: Fs, file: string, topic: string, partition: number): Promise<number | null> {
-  try {
-    const rows = await readCheckpoint(fs, file);
-    const row = rows?.find((r) => r[0] === topic && Number(r[1]) === partition);
-    const v = row ? Number(row[2]) : NaN;
-    return Number.isSafeInteger(v) && v >= 0 ? v : null;
-  } catch {
-    return null;
-  }
-}

@@ -8,8 +8,7 @@
  */
 import path from 'node:path';
 import type { AtomicFile, Fs } from './fs.js';
-import { writeCheckpoint } from './checkpoint-file.js';
-import { readPartitionCheckpoint } from './log-loader.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint-file.js';
 import { CLEAN_SHUTDOWN_FILE, CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, PARTITION_METADATA_FILE, RECOVERY_POINT_CHECKPOINT_FILE,
   producerSnapshotFileName } from './file-names.js';
 
@@ -131,5 +130,17 @@ export class ProducerSnapshots {
   async deleteBelow(offset: number): Promise<void> {
     for (const o of this.offsets.filter((x) => x < offset)) await this.fs.unlink(producerSnapshotFileName(this.dir, o)).catch(() => undefined);
     this.offsets = this.offsets.filter((x) => x >= offset);
+  }
+}
+
+/** This partition's entry of a Kafka offset checkpoint file; null when missing or unreadable. */
+export async function readPartitionCheckpoint(fs: Fs, file: string, topic: string, partition: number): Promise<number | null> {
+  try {
+    const rows = await readCheckpoint(fs, file);
+    const row = rows?.find((r) => r[0] === topic && Number(r[1]) === partition);
+    const v = row ? Number(row[2]) : NaN;
+    return Number.isSafeInteger(v) && v >= 0 ? v : null;
+  } catch {
+    return null;
   }
 }

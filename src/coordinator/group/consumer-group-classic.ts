@@ -34,11 +34,30 @@ import { Writer } from '../../protocol/writer.js';
 import { answer, type CoordinatorResult } from '../runtime/runtime.js';
 import { addPartition, type Assignment } from './assignor/types.js';
 import { ClassicGroup, Pending, errorJoinResponse, errorSyncResponse } from './classic-group.js';
-import { ConsumerGroup, ConsumerGroupMember, MemberState, toTopicPartitions } from './consumer-group.js';
-import { newMemberId, type ConsumerGroupManager } from './consumer-group-manager.js';
+import { ConsumerGroup, ConsumerGroupMember, MemberState, newMemberId, toTopicPartitions } from './consumer-group.js';
+import type { ConsumerGroupRecord } from './consumer-group-records.js';
 import type { LeaveResult, LeavingMember, JoinContext } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
 import type { TopicView } from './topic-view.js';
+
+/**
+ * What the classic members of consumer groups use of the consumer group manager that owns them
+ * (ConsumerGroupManager implements it): its records, timers and member reconciliation.
+ */
+export interface ConsumerGroupOps {
+  readonly maxSize: number;
+  subscriptionMetadata(members: Iterable<ConsumerGroupMember>, regexPendingFor?: string | null): Map<string, { topicId: string; partitions: number }>;
+  partitionMetadataRecord(groupId: string, metadata: Map<string, { topicId: string; partitions: number }>): ConsumerGroupRecord;
+  memberRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord;
+  currentAssignmentRecord(groupId: string, m: ConsumerGroupMember): ConsumerGroupRecord;
+  memberTombstones(groupId: string, memberId: string): ConsumerGroupRecord[];
+  applyMember(group: ConsumerGroup, member: ConsumerGroupMember, updated: ConsumerGroupMember, replaced: ConsumerGroupMember | null, isNew: boolean, owned: Assignment | null, records: GroupCoordinatorRecord[]): { reconciled: ConsumerGroupMember; assignmentChanged: boolean };
+  armSession(groupId: string, memberId: string, classicSessionTimeoutMs?: number): void;
+  cancelTimers(groupId: string, memberId: string): void;
+  armClassicTimeout(kind: 'join' | 'sync', groupId: string, memberId: string, delayMs: number, onlyIfAbsent?: boolean): void;
+  cancelClassicTimeout(kind: 'join' | 'sync', groupId: string, memberId: string): void;
+  fenceManyRecords(group: ConsumerGroup, memberIds: string[]): GroupCoordinatorRecord[];
+}
 
 type Rec = GroupCoordinatorRecord;
 
@@ -68,7 +87,7 @@ function resolved<T>(v: T): Pending<T> {
 }
 
 export class ClassicMembersOfConsumerGroups {
-  constructor(private readonly manager: ConsumerGroupManager, private readonly topics: TopicView) {}
+  constructor(private readonly manager: ConsumerGroupOps, private readonly topics: TopicView) {}
 
   private byName(partitions: { topic: string; partitions: number[] }[]): Assignment {
     const a: Assignment = new Map();

@@ -38,9 +38,9 @@ import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
 import { compileTopicRegex } from './topic-regex.js';
 import { ClassicMembersOfConsumerGroups } from './consumer-group-classic.js';
+import { newMemberId } from './consumer-group.js';
 import type { TopicView } from './topic-view.js';
 import type { GroupConfigLookup } from './group-configs.js';
-import { randomBytes } from 'node:crypto';
 
 type Rec = GroupCoordinatorRecord;
 type Response = ConsumerGroupHeartbeatResponse;
@@ -61,10 +61,6 @@ class HeartbeatError extends Error {
 export const sessionKey = (g: string, m: string) => `cg-session-${g}-${m}`;
 export const revocationKey = (g: string, m: string) => `cg-revocation-${g}-${m}`;
 
-/** A new member id as the Java client makes them (Uuid.randomUuid().toString(), base64url). */
-export function newMemberId(): string {
-  return randomBytes(16).toString('base64url');
-}
 
 function errorResponse(errorCode: number, errorMessage: string | null): Response {
   return { throttleTimeMs: 0, errorCode, errorMessage, memberId: null, memberEpoch: 0, heartbeatIntervalMs: 0, assignment: null };

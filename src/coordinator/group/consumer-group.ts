@@ -20,6 +20,7 @@
  *
  * Nothing here writes records; consumer-group-manager.ts computes records and `replay` applies them.
  */
+import { randomBytes } from 'node:crypto';
 import { type Assignment, addPartition } from './assignor/types.js';
 
 export type ConsumerGroupState = 'Empty' | 'Assigning' | 'Reconciling' | 'Stable' | 'Dead';
@@ -183,4 +184,9 @@ export function fromTopicPartitions(tps: { topicId: string; partitions: number[]
   const a: Assignment = new Map();
   for (const tp of tps ?? []) for (const p of tp.partitions) addPartition(a, tp.topicId, p);
   return a;
+}
+
+/** A new member id as the Java client makes them (Uuid.randomUuid().toString(), base64url). */
+export function newMemberId(): string {
+  return randomBytes(16).toString('base64url');
 }
