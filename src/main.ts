@@ -8,6 +8,8 @@
  */
 import { loadConfig } from './config.js';
 import { Broker } from './broker/broker.js';
+import { allHandlers } from './broker/handlers/index.js';
+import { startBrokerHttp } from './http/server.js';
 import { ConfigError } from './errors.js';
 import { createLogger } from './logger.js';
 import { EtcdUnreachableError } from './cluster/etcd-client.js';
@@ -38,7 +40,7 @@ export async function runBroker(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   try {
     const config = loadConfig({ argv, env: process.env, cwd: process.cwd() });
-    broker = await Broker.start({ config, logger: log });
+    broker = await Broker.start({ config, logger: log, handlers: allHandlers, http: startBrokerHttp });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`samsa: ${err.message}\n`);

@@ -10,21 +10,16 @@
  * resolves relative specifiers to files, and reports
  *   - each upward edge (a file importing a file of a higher room), and
  *   - each import circle between files (strongly connected components of more than one file),
- * then prints a summary line. Exit status 1 when there is an upward edge or a circle beyond the
- * allowance file (tools/layers-allowed.json, which may only shrink: `upward` lists the edges
- * "from -> to" still to be removed, `circles` the number of circles and the size of the largest
- * still tolerated), or when an allowance is stale (an edge gone, fewer or smaller circles): the
- * file must then be tightened, so the rule never loosens again.
- * `--graph` prints the room-to-room edge counts; `--tighten` rewrites the allowance file to what
- * is left (never to more than it allowed).
+ * then prints a summary line. Exit status 1 when there is an upward edge or a circle: there is no
+ * exception list. `--graph` prints the room-to-room edge counts.
  */
-import { readFileSync, readdirSync, existsSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const SRC = path.join(ROOT, 'src');
-const ALLOWED_FILE = path.join(ROOT, 'tools', 'layers-allowed.json');
+// SAMSA_LAYERS_SRC: another tree to check (the checker's own test).
+const SRC = process.env.SAMSA_LAYERS_SRC ? path.resolve(process.env.SAMSA_LAYERS_SRC) : path.join(ROOT, 'src');
 
 /** Rooms bottom to top; the first matching prefix (relative to src/) names a file's room. */
 export const ROOMS = [
@@ -128,31 +123,13 @@ function main() {
     }
   }
   const comps = circles(files, edges);
-  const largest = Math.max(0, ...comps.map((c) => c.length));
-  const allowed = existsSync(ALLOWED_FILE) ? JSON.parse(readFileSync(ALLOWED_FILE, 'utf8')) : { upward: [], circles: { count: 0, largestFiles: 0 } };
-  const allowedSet = new Set(allowed.upward);
-  for (const e of found) if (!allowedSet.has(e)) problems.push(`upward import: ${e}`);
-  for (const a of allowed.upward) if (!found.has(a)) problems.push(`stale allowance (edge gone, remove it from tools/layers-allowed.json): ${a}`);
-  if (comps.length > allowed.circles.count || largest > allowed.circles.largestFiles) {
-    for (const c of comps) problems.push(`circle of ${c.length} files: ${c.map(rel).sort().slice(0, 6).join(', ')}${c.length > 6 ? ', ...' : ''}`);
-  } else if (comps.length < allowed.circles.count || largest < allowed.circles.largestFiles) {
-    problems.push(`stale allowance: now ${comps.length} circles, the largest of ${largest} files; set "circles" in tools/layers-allowed.json to that`);
-  }
-  const upward = [...found];
-  if (process.argv.includes('--tighten')) {
-    const next = {
-      upward: allowed.upward.filter((e) => found.has(e)),
-      circles: { count: Math.min(comps.length, allowed.circles.count), largestFiles: Math.min(largest, allowed.circles.largestFiles) },
-    };
-    writeFileSync(ALLOWED_FILE, `${JSON.stringify(next, null, 2)}\n`);
-    process.argv = process.argv.filter((a) => a !== '--tighten');
-    return main();
-  }
+  for (const e of found) problems.push(`upward import: ${e}`);
+  for (const c of comps) problems.push(`circle of ${c.length} files: ${c.map(rel).sort().slice(0, 6).join(', ')}${c.length > 6 ? ', ...' : ''}`);
   if (process.argv.includes('--graph')) {
     for (const [k, n] of [...roomEdges].sort()) console.log(`${k}: ${n}`);
   }
   for (const p of problems) console.log(p);
-  console.log(`layers: ${files.length} files, ${upward.length} upward imports (${upward.filter((e) => allowedSet.has(e)).length} still allowed), ${comps.length} import circles (largest ${largest} files)`);
+  console.log(`layers: ${files.length} files in ${ROOMS.length} rooms, ${found.size} upward imports, ${comps.length} import circles`);
   process.exit(problems.length > 0 ? 1 : 0);
 }
 

@@ -25,9 +25,10 @@ import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
 import { Dispatcher } from './dispatch.js';
+import type { AppendWaiter, BrokerServices, CreateTopicSpec } from './broker-services.js';
+export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
 import { ClusterMetadata, type TopicInfo } from './metadata.js';
 import { INTERNAL_TOPICS } from '../cluster/topic-names.js';
-import { allHandlers } from './handlers/index.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
@@ -59,9 +60,8 @@ import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
 import { BrokerMetrics } from '../http/metrics/broker-metrics.js';
-import { HttpListener, parseHttpListeners } from '../http/server.js';
-import { httpTlsOptions } from '../http/tls.js';
-import { HttpAuthenticator } from '../http/auth.js';
+import type { Handler } from './handler.js';
+import type { ListenerSecurity } from '../security/listener-security.js';
 import { codecFor } from '../protocol/generated/api-table.js';
 import { FOLLOWER_THROTTLED_REPLICAS, ReplicationQuotas } from '../replication/replication-quota.js';
 
@@ -72,31 +72,26 @@ export interface BrokerOptions {
   logger?: Logger;
   /** The cluster metadata store to use (default: etcd with samsa.etcd.endpoints, else the file in the first log dir). */
   metadataStore?: MetadataStore;
-}
-
-export interface AppendWaiter {
   /**
-   * Waits for an append to a watched partition since the watch was made (returns at once if one
-   * happened already), or the timeout: 'append' / 'timeout'; 'closed' when `closed` resolved or
-   * the broker is stopping.
+   * The request handlers to serve (handlers/index.ts `allHandlers`): the handler room sits above
+   * this composition root, so the entry points (main.ts, testing/start-broker.ts) hand them in.
    */
-  wait(timeoutMs: number, closed: AbortSignal): Promise<'append' | 'timeout' | 'closed'>;
+  handlers: readonly Handler<any>[];
+  /** Starts the HTTP listener (http/server.ts `startBrokerHttp`) once the Kafka listeners are bound; absent: none. */
+  http?: HttpStarter;
 }
 
-/** Spec of a topic to create (CreateTopics, auto-creation, internal topics). */
-export interface CreateTopicSpec {
-  name: string;
-  /** -1: num.partitions. */
-  numPartitions: number;
-  /** -1: default.replication.factor. */
-  replicationFactor: number;
-  /** Manual assignment, replicas per partition (numPartitions and replicationFactor then -1). */
-  assignments?: number[][];
-  configs: Record<string, string | null>;
-  validateOnly?: boolean;
-  /** Serves a request another broker forwarded (answer NOT_CONTROLLER rather than forward again). */
-  forwarded?: boolean;
+/** What the broker does with its HTTP listener (metrics, health, console). */
+export interface HttpService {
+  readonly urls: string[];
+  readonly isReady: boolean;
+  /** Readiness turns 200 (after the broker joined the cluster and serves). */
+  markReady(): void;
+  stop(): Promise<void>;
 }
+
+/** Starts the HTTP listener for a broker whose Kafka listeners are bound; null when samsa.http.listeners is empty. */
+export type HttpStarter = (broker: Broker, security: ReadonlyMap<string, ListenerSecurity>) => Promise<HttpService | null>;
 
 /** How long topic changes wait for a controller, and for this broker's cache to show them. */
 const CONTROLLER_WAIT_MS = 30_000;
@@ -105,7 +100,7 @@ const CREATE_TOPICS_VERSION = 7;
 const DELETE_TOPICS_VERSION = 6;
 const CREATE_PARTITIONS_VERSION = 3;
 
-export class Broker {
+export class Broker implements BrokerServices {
   readonly config: RuntimeSettings;
   readonly rawConfig: BrokerConfig;
   readonly clock: Clock;
@@ -150,10 +145,10 @@ export class Broker {
   /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
   readonly metrics: BrokerMetrics;
   /** The HTTP listener (samsa.http.listeners: metrics, health, console); null when off. */
-  http: HttpListener | null = null;
+  http: HttpService | null = null;
   private readonly creating = new Map<string, Promise<TopicInfo>>();
 
-  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager }) {
+  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager; handlers: readonly Handler<any>[] }) {
     this.config = opts.settings;
     this.rawConfig = opts.raw;
     this.clock = opts.clock;
@@ -161,7 +156,7 @@ export class Broker {
     this.logs = opts.logs;
     this.nodeId = opts.settings.nodeId;
     this.dispatcher = new Dispatcher(opts.log, this);
-    for (const h of allHandlers) this.dispatcher.register(h);
+    for (const h of opts.handlers) this.dispatcher.register(h);
     this.metrics = new BrokerMetrics((apiKey) => codecFor(apiKey)?.name ?? `ApiKey${apiKey}`);
     this.dispatcher.metrics = this.metrics;
     this.dispatcher.requestLog = namedLogger(opts.log, 'kafka.request.logger');
@@ -190,7 +185,7 @@ export class Broker {
     let brokerEpoch = (): number => -1;
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch() });
     await logs.loadAll();
-    const broker = new Broker({ settings, raw: opts.config, clock, log, logs });
+    const broker = new Broker({ settings, raw: opts.config, clock, log, logs, handlers: opts.handlers });
     brokerEpoch = () => {
       try {
         return broker.cluster?.lifecycle.brokerEpoch ?? -1;
@@ -205,17 +200,7 @@ export class Broker {
     broker.server = server;
     try {
       await server.listen(settings.listeners);
-      const http = parseHttpListeners(opts.config['samsa.http.listeners'], () => httpTlsOptions(opts.config));
-      if (http.length > 0) {
-        const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
-        try {
-          broker.http = await HttpListener.start({ broker, listeners: http, auth, log, console: opts.config['samsa.http.console.enable'] });
-        } catch (err) {
-          // The default address taken (another broker on this host): serve Kafka without HTTP.
-          if (opts.config.explicit['samsa.http.listeners'] || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-          log.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
-        }
-      }
+      if (opts.http) broker.http = await opts.http(broker, security);
       await broker.joinCluster(opts, fs);
     } catch (err) {
       await broker.http?.stop().catch(() => undefined);

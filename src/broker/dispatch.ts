@@ -19,7 +19,7 @@ import { Reader } from '../protocol/reader.js';
 import { Writer } from '../protocol/writer.js';
 import { DeferredResponse, type Handler } from './handler.js';
 import type { RequestContext } from './request-context.js';
-import type { Broker } from './broker.js';
+import type { ApiVersionEntry, BrokerServices } from './broker-services.js';
 import type { ConnectionContext, Reply, RequestProcessor, ResponseChunks } from '../network/request-processor.js';
 import { noteClientRole } from '../cluster/partition-retirement.js';
 import type { Logger } from '../logger.js';
@@ -64,12 +64,7 @@ interface Entry {
   adv: AdvertisedApi;
 }
 
-/** One row of the ApiVersions table. */
-export interface ApiVersionEntry {
-  readonly apiKey: number;
-  readonly minVersion: number;
-  readonly maxVersion: number;
-}
+export type { ApiVersionEntry };
 
 export type { ResponseChunks };
 
@@ -85,7 +80,7 @@ export class Dispatcher implements RequestProcessor {
   /** Kafka's kafka.request.logger: one debug line per request (client id, API, version, duration). */
   requestLog: Logger | null = null;
 
-  constructor(private readonly log: Logger, private readonly broker: Broker) {}
+  constructor(private readonly log: Logger, private readonly broker: BrokerServices) {}
 
   register(handler: Handler<any>): void {
     const codec = codecFor(handler.apiKey);

@@ -4,7 +4,7 @@
  * (`node_endpoints`), so the client can retry at once without a Metadata round trip. Built only
  * on the error path; the success path allocates nothing here.
  */
-import type { Broker } from './broker.js';
+import type { BrokerServices } from './broker-services.js';
 import type { Partition } from '../replication/partition.js';
 import { NO_LEADER } from '../cluster/metadata-store.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
@@ -22,7 +22,7 @@ export interface NodeEndpoint {
 }
 
 /** The leader this broker's metadata names for a partition (-1/-1 when unknown). */
-export function currentLeaderOf(broker: Broker, topicId: string, partition: number): LeaderIdAndEpoch {
+export function currentLeaderOf(broker: BrokerServices, topicId: string, partition: number): LeaderIdAndEpoch {
   const state = broker.partitionState(topicId, partition);
   return state ? { leaderId: state.leader, leaderEpoch: state.leaderEpoch } : { leaderId: NO_LEADER, leaderEpoch: -1 };
 }
@@ -36,7 +36,7 @@ export function leads(p: Partition | undefined): p is Partition {
 export class LeaderEndpoints {
   private readonly seen = new Map<number, NodeEndpoint>();
 
-  constructor(private readonly broker: Broker, private readonly listenerName: string) {}
+  constructor(private readonly broker: BrokerServices, private readonly listenerName: string) {}
 
   add(leaderId: number): void {
     if (leaderId < 0 || this.seen.has(leaderId)) return;
@@ -56,7 +56,7 @@ export class LeaderEndpoints {
  * above), then leadership (NOT_LEADER_OR_FOLLOWER, also when this broker holds no replica).
  */
 export function leaderPartition(
-  broker: Broker,
+  broker: BrokerServices,
   topic: { name: string; topicId: string; partitions: number } | undefined,
   index: number,
   currentLeaderEpoch: number,

@@ -13,7 +13,7 @@
  * cannot answer ends the pass for that topic: deleting on a partial view could drop records a
  * group has yet to read. Partitions go only from the top, so the topic keeps partitions 0..N-1.
  */
-import type { Broker } from './broker.js';
+import type { BrokerServices } from './broker-services.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { drainProblem, retiredFrom, PARTITIONS_KEEP, type CommittedOffset } from '../cluster/partition-retirement.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
@@ -32,7 +32,7 @@ export class PartitionRetirementTask {
   /** Retired partitions (topic id:partition) found drained by the previous pass. */
   private readonly drainedBefore = new Set<string>();
 
-  constructor(private readonly broker: Broker, private readonly intervalMs: number) {}
+  constructor(private readonly broker: BrokerServices, private readonly intervalMs: number) {}
 
   start(): void {
     this.schedule();

@@ -1,11 +1,11 @@
-import type { Broker } from './broker.js';
+import type { BrokerServices } from './broker-services.js';
 import type { ReadBuffers } from '../network/read-slabs.js';
 import type { SaslSession } from '../security/sasl/authenticator.js';
 import type { ClientRole } from '../cluster/partition-retirement.js';
 
 /** What a handler knows about the request it serves. */
 export interface RequestContext {
-  broker: Broker;
+  broker: BrokerServices;
   apiKey: number;
   apiVersion: number;
   correlationId: number;

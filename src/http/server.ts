@@ -19,34 +19,21 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Broker } from '../broker/broker.js';
+import type { Broker, HttpStarter } from '../broker/broker.js';
 import { namedLogger, type Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
 import { HttpAuthenticator } from './auth.js';
+import { httpTlsOptions } from './tls.js';
 import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics-page.js';
 import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
 import { sendText } from './respond.js';
+import { BadRequest, type HttpContext } from './context.js';
+export { BadRequest, type HttpContext } from './context.js';
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 64 * 1024;
 const MAX_CONNECTIONS = 256;
-
-export interface HttpContext {
-  broker: Broker;
-  req: IncomingMessage;
-  res: ServerResponse;
-  method: 'GET' | 'HEAD' | 'POST';
-  /** Decoded path segments (`/topics/a%2Fb` → ['topics', 'a/b']). */
-  segments: string[];
-  query: URLSearchParams;
-  /** The urlencoded body of a POST (already checked for the token). */
-  form: URLSearchParams | null;
-  /** The authenticated user ('' without authentication). */
-  user: string;
-  /** The anti-forgery token forms must send back (field `csrf`). */
-  csrf: string;
-}
 
 export interface HttpListenerSpec {
   host: string;
@@ -79,12 +66,6 @@ function hostOf(header: string): string {
   if (h.startsWith('[')) return h.slice(1, h.indexOf(']') > 0 ? h.indexOf(']') : undefined);
   const colon = h.lastIndexOf(':');
   return colon >= 0 ? h.slice(0, colon) : h;
-}
-
-class BadRequest extends Error {
-  constructor(readonly status: number, message: string) {
-    super(message);
-  }
 }
 
 /** Splits and decodes a request path; refuses traversal, NUL and bad escapes. */
@@ -283,4 +264,22 @@ export class HttpListener {
   }
 }
 
-export { BadRequest };
+
+/**
+ * The broker's HTTP listener as the entry points start it (Broker.start's `http`): the addresses
+ * of samsa.http.listeners (none: no listener), the broker's SASL users for basic authentication.
+ * The default address already taken (another broker on this host) serves Kafka without HTTP.
+ */
+export const startBrokerHttp: HttpStarter = async (broker, security) => {
+  const config = broker.rawConfig;
+  const listeners = parseHttpListeners(config['samsa.http.listeners'], () => httpTlsOptions(config));
+  if (listeners.length === 0) return null;
+  const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
+  try {
+    return await HttpListener.start({ broker, listeners, auth, log: broker.log, console: config['samsa.http.console.enable'] });
+  } catch (err) {
+    if (config.explicit['samsa.http.listeners'] || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
+    broker.log.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
+    return null;
+  }
+};

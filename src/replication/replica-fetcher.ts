@@ -24,7 +24,6 @@ import type { Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { FetchRequest } from '../protocol/generated/messages/fetch-request.js';
 import type { FetchResponse } from '../protocol/generated/messages/fetch-response.js';
-import { epochEndOffset } from '../broker/handlers/023-offset-for-leader-epoch.js';
 import { BrokerConnectionError, type BrokerClientPool } from './broker-client.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuota } from './replication-quota.js';
@@ -187,7 +186,7 @@ class ReplicaFetcher {
       // The leader knows nothing of our epochs (or we have none): keep what is known committed.
       target = log.leaderEpochCache.latestEpoch() < 0 ? leo : log.highWatermark;
     } else {
-      const ours = epochEndOffset(log, leaderEpoch);
+      const ours = log.leaderEpochCache.endOffsetFor(leaderEpoch, log.logEndOffset);
       if (ours.leaderEpoch < 0 || ours.endOffset < 0) {
         target = Math.min(leaderEndOffset, leo);
       } else if (ours.leaderEpoch !== leaderEpoch) {

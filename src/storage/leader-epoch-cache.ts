@@ -81,6 +81,27 @@ export class LeaderEpochCache {
     return e;
   }
 
+  /**
+   * Kafka's LeaderEpochFileCache.endOffsetFor: the epoch (the largest known one <= requested) and
+   * its end offset, or -1 / -1 when it cannot be told; the latest epoch (or any epoch of a log
+   * without entries) ends at `logEndOffset`. OffsetForLeaderEpoch, Fetch's last_fetched_epoch and
+   * follower truncation use it.
+   */
+  endOffsetFor(requested: number, logEndOffset: number): { leaderEpoch: number; endOffset: number } {
+    const entries = this.entries;
+    const latest = entries.length ? entries[entries.length - 1].epoch : -1;
+    if (requested === latest || (entries.length === 0 && requested >= 0)) return { leaderEpoch: requested, endOffset: logEndOffset };
+    const unknown = { leaderEpoch: -1, endOffset: -1 };
+    if (requested < 0 || requested > latest) return unknown;
+    const nextIndex = entries.findIndex((e) => e.epoch > requested);
+    if (nextIndex < 0) return unknown;
+    // Older than every epoch this log knows (a replica that joined later, or a log start past
+    // them): the requested epoch ends where the first known one starts, as Kafka answers, so a
+    // follower still on that epoch can replicate from there.
+    if (nextIndex === 0) return { leaderEpoch: requested, endOffset: entries[0].startOffset };
+    return { leaderEpoch: entries[nextIndex - 1].epoch, endOffset: entries[nextIndex].startOffset };
+  }
+
   /** Epoch of the earliest entry if it starts at or below `logStartOffset` (ListOffsets -2), else -1. */
   earliestEpochAt(logStartOffset: number): number {
     const first = this.entries[0];

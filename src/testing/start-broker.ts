@@ -15,6 +15,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../config.js';
+import { allHandlers } from '../broker/handlers/index.js';
+import { startBrokerHttp } from '../http/server.js';
 import { Broker } from '../broker/broker.js';
 import type { Clock } from '../clock.js';
 import { systemClock } from '../clock.js';
@@ -136,6 +138,8 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     const clock = opts.clock ?? systemClock;
     broker = await Broker.start({
       config,
+      handlers: allHandlers,
+      http: startBrokerHttp,
       clock: opts.clock,
       logger: createLogger(opts.logLevel ?? 'warn'),
       ...(memory ? { fs: new MemFs({ now: () => clock.now() }) } : {}),

@@ -7,6 +7,8 @@ import * as assert from 'uvu/assert';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../../src/config.js';
+import { allHandlers } from '../../src/broker/handlers/index.js';
+import { startBrokerHttp } from '../../src/http/server.js';
 import { Broker } from '../../src/broker/broker.js';
 import { createLogger } from '../../src/logger.js';
 import { MemFs } from '../../src/storage/fs.js';
@@ -34,7 +36,7 @@ test('every example starts a broker', async () => {
       const file = join(ca.dir, `example-${i}.properties`);
       writeFileSync(file, `${text}\nlog.dirs=/readme-${i}\n`);
       const config = loadConfig({ argv: ['--config', file], env: {}, cwd: ca.dir });
-      const broker = await Broker.start({ config, logger: createLogger('error'), fs: new MemFs() });
+      const broker = await Broker.start({ config, logger: createLogger('error'), fs: new MemFs(), handlers: allHandlers, http: startBrokerHttp });
       assert.ok(broker.listeners.length >= 1, block);
       await broker.stop();
     }

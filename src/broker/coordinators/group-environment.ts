@@ -5,20 +5,20 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
 import { GroupCoordinator, OFFSETS_TOPIC, type OffsetsTopic } from '../../coordinator/group/group-coordinator.js';
 import { groupConfigFrom, type GroupConfig } from '../../coordinator/group/group-config.js';
 import type { TopicView } from '../../coordinator/group/topic-view.js';
 
-export function groupCoordinatorForBroker(broker: Broker): GroupCoordinator {
+export function groupCoordinatorForBroker(broker: BrokerServices): GroupCoordinator {
   const config = groupConfigFrom(broker.rawConfig);
   return new GroupCoordinator({
     clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker), groupConfigs: broker.groupConfigs,
   });
 }
 
-function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
+function brokerOffsetsTopic(broker: BrokerServices, config: GroupConfig): OffsetsTopic {
   return {
     partitions: () => broker.metadata.get(OFFSETS_TOPIC)?.partitions ?? null,
     create: async (numPartitions) => {
@@ -45,13 +45,13 @@ function brokerOffsetsTopic(broker: Broker, config: GroupConfig): OffsetsTopic {
 }
 
 /** The leader epoch `broker` leads an internal partition at, or null when it does not lead it. */
-export function ledEpochOf(broker: Broker, topic: string, partition: number): number | null {
+export function ledEpochOf(broker: BrokerServices, topic: string, partition: number): number | null {
   const p = broker.replicaManager.getPartition(topic, partition);
   return p?.isLeader ? p.leaderEpoch : null;
 }
 
 /** The consumer groups' view of the broker's topics (internal ones included, regexes skip them). */
-function brokerTopicView(broker: Broker): TopicView {
+function brokerTopicView(broker: BrokerServices): TopicView {
   const describe = (t: { name: string; topicId: string; partitions: number } | undefined) => t && { name: t.name, topicId: t.topicId, partitions: t.partitions };
   return {
     byName: (name) => describe(broker.metadata.get(name)),

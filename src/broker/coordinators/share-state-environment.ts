@@ -7,14 +7,14 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
 import { ledEpochOf } from './group-environment.js';
 import { SHARE_GROUP_STATE_TOPIC, ShareCoordinator, type ShareStateTopic } from '../../coordinator/share-state/share-coordinator.js';
 import { CoordinatorPersister } from '../../coordinator/share-state/coordinator-persister.js';
 import { BrokerStateChannel } from '../../coordinator/share-state/state-channel.js';
 
-export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
+export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordinator {
   const c = broker.rawConfig as Record<string, unknown>;
   const num = (k: string, d: number): number => {
     const v = Number(c[k]);
@@ -70,11 +70,11 @@ export function shareCoordinatorForBroker(broker: Broker): ShareCoordinator {
 }
 
 /** The persister of `broker`: its own coordinator, or the leader of the key's state partition. */
-export function sharePersisterForBroker(broker: Broker): CoordinatorPersister {
+export function sharePersisterForBroker(broker: BrokerServices): CoordinatorPersister {
   return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker), (key) => broker.cache.partition(key.topicId, key.partition)?.leaderEpoch ?? null);
 }
 
-function requestTimeoutMs(broker: Broker): number {
+function requestTimeoutMs(broker: BrokerServices): number {
   const v = Number((broker.rawConfig as Record<string, unknown>)['request.timeout.ms']);
   return Number.isFinite(v) ? v : 30_000;
 }

@@ -5,7 +5,7 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
 import { ledEpochOf } from './group-environment.js';
@@ -13,7 +13,7 @@ import { writeMarkers } from './txn-markers.js';
 import { ProducerIdManager } from '../../coordinator/txn/producer-id-manager.js';
 import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
 
-export function txnCoordinatorForBroker(broker: Broker, fs: Fs, logDir: string): TxnCoordinator {
+export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: string): TxnCoordinator {
   const c = broker.rawConfig as Record<string, unknown>;
   const num = (k: string, d: number): number => {
     const v = Number(c[k]);

@@ -17,7 +17,7 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { BrokerConnectionError } from '../../replication/broker-client.js';
 import { buildMarkerBatch, type TxnMarker } from '../../coordinator/txn/txn-coordinator.js';
 import { OFFSETS_TOPIC } from '../../coordinator/group/group-coordinator.js';
@@ -26,7 +26,7 @@ import { OFFSETS_TOPIC } from '../../coordinator/group/group-coordinator.js';
 const MARKER_REPLICATION_TIMEOUT_MS = 30_000;
 
 /** Appends `m` to a partition this broker leads and waits for its ISR; returns the error code. */
-export async function appendMarker(broker: Broker, topic: string, partition: number, m: TxnMarker): Promise<number> {
+export async function appendMarker(broker: BrokerServices, topic: string, partition: number, m: TxnMarker): Promise<number> {
   const p = broker.replicaManager.getPartition(topic, partition);
   if (!p) return partition < (broker.metadata.get(topic)?.partitions ?? 0) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
@@ -59,7 +59,7 @@ export interface MarkerTarget {
  * once written and in the ISR) or 'gone' when the partition no longer exists (nothing to mark, as
  * Kafka skips it).
  */
-export async function writeMarkers(broker: Broker, targets: readonly MarkerTarget[], m: TxnMarker): Promise<(number | 'gone')[]> {
+export async function writeMarkers(broker: BrokerServices, targets: readonly MarkerTarget[], m: TxnMarker): Promise<(number | 'gone')[]> {
   const out = new Array<number | 'gone'>(targets.length);
   const local: Promise<void>[] = [];
   const remote = new Map<number, number[]>(); // leader id -> indexes into targets
@@ -87,7 +87,7 @@ export async function writeMarkers(broker: Broker, targets: readonly MarkerTarge
 }
 
 /** One WriteTxnMarkers (v1) to `leader` for `targets`; each target's code, in order. */
-async function sendMarkers(broker: Broker, leader: number, targets: readonly MarkerTarget[], m: TxnMarker): Promise<number[]> {
+async function sendMarkers(broker: BrokerServices, leader: number, targets: readonly MarkerTarget[], m: TxnMarker): Promise<number[]> {
   const client = broker.brokerClients.get(leader, 'txn-markers');
   if (!client) return targets.map(() => ErrorCode.NOT_LEADER_OR_FOLLOWER);
   const byTopic = new Map<string, number[]>();

@@ -51,7 +51,6 @@ import type { FetchResponse, PartitionData } from '../../protocol/generated/mess
 import type { RequestContext } from '../request-context.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { lastOffsetOfBatches } from '../../protocol/records/record-batch.js';
-import { epochEndOffset } from './023-offset-for-leader-epoch.js';
 import { currentLeaderOf, LeaderEndpoints, leads } from '../leader-hints.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
 import { VIEW_SOURCE } from '../../views/views.js';
@@ -155,7 +154,7 @@ async function readOnce(ctx: RequestContext, req: FetchRequest, maxBytesCap: num
       const maxOffset = follower ? log.logEndOffset : req.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
       const fetchOffset = Number(p.fetchOffset);
       if (ctx.apiVersion >= 12 && p.lastFetchedEpoch >= 0) {
-        const e = epochEndOffset(log, p.lastFetchedEpoch);
+        const e = log.leaderEpochCache.endOffsetFor(p.lastFetchedEpoch, log.logEndOffset);
         if (e.leaderEpoch < 0 || e.endOffset < 0) return { kind: 'error', data: errorPartition(p.partition, ErrorCode.OFFSET_OUT_OF_RANGE) };
         if (e.leaderEpoch < p.lastFetchedEpoch || e.endOffset < fetchOffset) {
           return {

@@ -37,10 +37,10 @@ import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponsePartition, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { type TopicInfo } from '../metadata.js';
 import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
-import { CLUSTER_OPERATIONS } from './060-describe-cluster.js';
+import { aliveBrokers, CLUSTER_OPERATIONS } from './cluster-view.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
 import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from './auth-helper.js';
 import { PARTITIONS_KEEP, retiredFrom, steersAwayFromRetired } from '../../cluster/partition-retirement.js';
@@ -53,29 +53,12 @@ function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID,
 }
 
 /**
- * Every live broker with an endpoint on the request's listener, by node id (Kafka's
- * getAliveBrokerNodes); this broker's own from its listeners.
- */
-export function aliveBrokers(broker: Broker, listenerName: string): { nodeId: number; host: string; port: number; rack: string | null }[] {
-  const out: { nodeId: number; host: string; port: number; rack: string | null }[] = [];
-  // A broker that lost its registration is not live (Kafka leaves fenced brokers out): without
-  // itself in the list, clients drop their connection to it and ask another broker.
-  const ids = [...broker.cache.brokers.keys()].filter((id) => id !== broker.nodeId);
-  if (broker.registered) ids.push(broker.nodeId);
-  for (const id of ids.sort((a, b) => a - b)) {
-    const e = broker.brokerEndpoint(id, listenerName);
-    if (e) out.push({ nodeId: id, host: e.host, port: e.port, rack: e.rack });
-  }
-  return out;
-}
-
-/**
  * A topic's partitions from the metadata cache (Kafka's KRaftMetadataCache.partitionMetadata):
  * leader, leader epoch, replicas, ISR, and offline replicas (those whose broker is not alive).
  * A leader that is not alive gives LEADER_NOT_AVAILABLE and leader -1; one alive without an
  * endpoint on this listener, LISTENER_NOT_FOUND.
  */
-export function describePartitions(broker: Broker, topicId: string, listenerName: string, hideRetiredOf?: TopicInfo): MetadataResponsePartition[] {
+export function describePartitions(broker: BrokerServices, topicId: string, listenerName: string, hideRetiredOf?: TopicInfo): MetadataResponsePartition[] {
   const retiredAt = hideRetiredOf && hideRetiredOf.configs[PARTITIONS_KEEP] !== undefined ? retiredFrom(hideRetiredOf) : Infinity;
   // Per broker, asked once per topic rather than once per partition (a topic's partitions share
   // a few brokers): whether it is alive, and whether it has an endpoint on this listener.

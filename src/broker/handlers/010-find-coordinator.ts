@@ -21,7 +21,7 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { partitionForGroup } from '../../coordinator/group/group-coordinator.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC } from '../../coordinator/txn/txn-coordinator.js';
 import { AclOperation, authorize, requireCluster, ResourceType } from './auth-helper.js';
@@ -39,7 +39,7 @@ const INVALID_REQUEST_MESSAGE = 'This most likely occurs because of a request be
  * partitionFor), null while that partition has no live leader. Before the topic exists this
  * broker answers (its coordinator creates the topic on first use, then the leader takes over).
  */
-function coordinatorNode(broker: Broker, keyType: number, key: string, listenerName: string): { nodeId: number; host: string; port: number } | null {
+function coordinatorNode(broker: BrokerServices, keyType: number, key: string, listenerName: string): { nodeId: number; host: string; port: number } | null {
   const topic = broker.metadata.get(keyType === GROUP ? OFFSETS_TOPIC : keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : SHARE_GROUP_STATE_TOPIC);
   if (!topic) return { nodeId: broker.nodeId, ...broker.endpointFor(listenerName) };
   const p = keyType === GROUP ? partitionForGroup(key, topic.partitions) : keyType === TRANSACTION ? partitionForTxnId(key, topic.partitions) : partitionForShareKey(key, topic.partitions);

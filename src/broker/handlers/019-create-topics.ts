@@ -29,7 +29,7 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import {
   defaultCreatableTopicResult,
@@ -82,7 +82,7 @@ function checkManualAssignments(t: CreatableTopic, isRegistered: (id: number) =>
   return lists;
 }
 
-async function createOne(broker: Broker, t: CreatableTopic, validateOnly: boolean, forwarded: boolean): Promise<CreatableTopicResult> {
+async function createOne(broker: BrokerServices, t: CreatableTopic, validateOnly: boolean, forwarded: boolean): Promise<CreatableTopicResult> {
   const name = t.name;
   if (name !== '__cluster_metadata') broker.metadata.checkCreatable(name);
   const raw: Record<string, string | null> = {};

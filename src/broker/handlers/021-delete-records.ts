@@ -20,7 +20,7 @@
  * Version notes: v1 same as v0; v2 flexible.
  */
 import { defineHandler } from '../handler.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeleteRecordsPartitionResult } from '../../protocol/generated/messages/delete-records-response.js';
 import { KafkaApiError } from '../../errors.js';
@@ -34,7 +34,7 @@ function failed(partitionIndex: number, errorCode: number): DeleteRecordsPartiti
   return { partitionIndex, lowWatermark: INVALID_LOW_WATERMARK, errorCode };
 }
 
-async function deleteOne(broker: Broker, topic: string, partitionIndex: number, offset: bigint, timeoutMs: number): Promise<DeleteRecordsPartitionResult> {
+async function deleteOne(broker: BrokerServices, topic: string, partitionIndex: number, offset: bigint, timeoutMs: number): Promise<DeleteRecordsPartitionResult> {
   // Kafka refuses internal topics by name before looking the partition up (DR7).
   if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   const info = broker.metadata.get(topic);

@@ -27,27 +27,8 @@ function answer(partition: number, errorCode: number, leaderEpoch = -1, endOffse
   return { errorCode, partition, leaderEpoch, endOffset };
 }
 
-/**
- * Kafka's LeaderEpochFileCache.endOffsetFor: the epoch (the largest known one <= requested) and
- * its end offset, or -1 / -1 when it cannot be told. Fetch uses it too (last_fetched_epoch).
- */
-export function epochEndOffset(log: PartitionLog, requested: number): { leaderEpoch: number; endOffset: number } {
-  const entries = log.leaderEpochCache.all;
-  const latest = entries.length ? entries[entries.length - 1].epoch : -1;
-  if (requested === latest || (entries.length === 0 && requested >= 0)) return { leaderEpoch: requested, endOffset: log.logEndOffset };
-  const unknown = { leaderEpoch: -1, endOffset: -1 };
-  if (requested < 0 || requested > latest) return unknown;
-  const nextIndex = entries.findIndex((e) => e.epoch > requested);
-  if (nextIndex < 0) return unknown;
-  // Older than every epoch this log knows (a replica that joined later, or a log start past
-  // them): the requested epoch ends where the first known one starts, as Kafka answers, so a
-  // follower still on that epoch can replicate from there.
-  if (nextIndex === 0) return { leaderEpoch: requested, endOffset: entries[0].startOffset };
-  return { leaderEpoch: entries[nextIndex - 1].epoch, endOffset: entries[nextIndex].startOffset };
-}
-
 function endOffsetFor(log: PartitionLog, requested: number, partition: number): EpochEndOffset {
-  const e = epochEndOffset(log, requested);
+  const e = log.leaderEpochCache.endOffsetFor(requested, log.logEndOffset);
   return answer(partition, ErrorCode.NONE, e.leaderEpoch, BigInt(e.endOffset));
 }
 

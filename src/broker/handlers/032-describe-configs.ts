@@ -37,7 +37,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../../protocol/generated/messages/describe-configs-response.js';
 import type { DescribeConfigsResource } from '../../protocol/generated/messages/describe-configs-request.js';
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
 import { ResourceType, apiErrorMessage, parseJavaInt, resourceTypeName } from '../topic-configs.js';
 import { topicNameProblem } from '../../cluster/topic-names.js';
@@ -51,7 +51,7 @@ const DYNAMIC_DOCS: Record<string, string> = {
 };
 
 /** The dynamic broker configs in effect for a broker (perBroker) or set as the cluster default. */
-function dynamicBrokerEntries(broker: Broker, perBroker: boolean): ConfigEntry[] {
+function dynamicBrokerEntries(broker: BrokerServices, perBroker: boolean): ConfigEntry[] {
   const own = perBroker ? broker.dynamicBrokerConfigs(String(broker.nodeId)) : {};
   const defaults = broker.dynamicBrokerConfigs(DEFAULT_BROKER_CONFIGS);
   const out: ConfigEntry[] = [];
@@ -74,7 +74,7 @@ const DEFAULT_MESSAGES: Record<number, string> = {
   [ErrorCode.UNKNOWN_SERVER_ERROR]: 'The server experienced an unexpected error when processing the request.',
 };
 
-function configsOf(broker: Broker, resource: DescribeConfigsResource): ConfigEntry[] | null {
+function configsOf(broker: BrokerServices, resource: DescribeConfigsResource): ConfigEntry[] | null {
   switch (resource.resourceType) {
     case ResourceType.TOPIC: {
       const problem = topicNameProblem(resource.resourceName);

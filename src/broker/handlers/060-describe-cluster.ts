@@ -20,13 +20,11 @@ import { defineHandler } from '../handler.js';
 import { AclOperation, authorizeCluster, authorizedOperations, ResourceType } from './auth-helper.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { defaultDescribeClusterResponse } from '../../protocol/generated/messages/describe-cluster-response.js';
-import { aliveBrokers } from './003-metadata.js';
+import { aliveBrokers, CLUSTER_OPERATIONS } from './cluster-view.js';
 
 const BROKER_ENDPOINT = 1;
 const CONTROLLER_ENDPOINT = 2;
 const NOT_REQUESTED = -2147483648;
-/** AclOperation codes CREATE(5) ALTER(7) DESCRIBE(8) CLUSTER_ACTION(9) DESCRIBE_CONFIGS(10) ALTER_CONFIGS(11) IDEMPOTENT_WRITE(12). */
-export const CLUSTER_OPERATIONS = [5, 7, 8, 9, 10, 11, 12].reduce((bits, op) => bits | (1 << op), 0);
 
 export const describeClusterHandler = defineHandler({
   apiKey: 60,

@@ -18,7 +18,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ConfigResource } from '../../protocol/generated/messages/list-config-resources-response.js';
 import { ResourceType } from '../topic-configs.js';
-import { aliveBrokers } from './003-metadata.js';
+import { aliveBrokers } from './cluster-view.js';
 
 const { TOPIC, BROKER, BROKER_LOGGER, CLIENT_METRICS, GROUP } = ResourceType;
 

@@ -2,7 +2,7 @@
  * What handlers ask the authorizer (Kafka's AuthHelper). Without an authorizer every check is one
  * null test and answers yes.
  */
-import type { Broker } from '../broker.js';
+import type { BrokerServices } from '../broker-services.js';
 import type { RequestContext } from '../request-context.js';
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -59,7 +59,7 @@ export function authorizedOperations(ctx: RequestContext, resourceType: number, 
 }
 
 /** Writes an ACL change to the metadata store (fenced) and waits until this broker's cache has it. */
-export function aclWriter(broker: Broker): (add: Map<string, AclBinding>, remove: string[]) => Promise<void> {
+export function aclWriter(broker: BrokerServices): (add: Map<string, AclBinding>, remove: string[]) => Promise<void> {
   return async (add, remove) => {
     const epoch = broker.cluster.controller.controllerEpoch;
     const fence = epoch !== null ? { controllerEpoch: epoch } : broker.cluster.lifecycle.fence;

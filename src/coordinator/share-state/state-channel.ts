@@ -9,7 +9,8 @@
  */
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { Broker } from '../../broker/broker.js';
+import type { MetadataCache } from '../../cluster/metadata-cache.js';
+import type { BrokerClientPool } from '../../replication/broker-client.js';
 import { BrokerConnectionError } from '../../replication/broker-client.js';
 import type { InitializeShareGroupStateRequest } from '../../protocol/generated/messages/initialize-share-group-state-request.js';
 import type { InitializeShareGroupStateResponse } from '../../protocol/generated/messages/initialize-share-group-state-response.js';
@@ -24,6 +25,14 @@ import type { ReadShareGroupStateSummaryResponse } from '../../protocol/generate
 import type { ShareStateKey } from '../share/persister.js';
 import { partitionForShareKey, SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from './share-coordinator.js';
 import { coordinatorKey } from './share-shard.js';
+
+/** What the broker's state channel needs of it (the broker provides it). */
+export interface StateChannelEnv {
+  readonly nodeId: number;
+  readonly shareCoordinator: ShareCoordinator;
+  readonly cluster: { readonly cache: MetadataCache };
+  readonly brokerClients: BrokerClientPool;
+}
 
 export interface ShareStateChannel {
   initializeState(key: ShareStateKey, req: InitializeShareGroupStateRequest): Promise<InitializeShareGroupStateResponse>;
@@ -49,7 +58,7 @@ const REQUEST_TIMEOUT_MS = 30_000;
 export class BrokerStateChannel implements ShareStateChannel {
   private readonly local: LocalStateChannel;
 
-  constructor(private readonly broker: Broker) {
+  constructor(private readonly broker: StateChannelEnv) {
     this.local = new LocalStateChannel(() => broker.shareCoordinator);
   }
 

@@ -19,11 +19,26 @@
  *   the tail of its dead-letter partition (the last DEDUPE_SCAN_BYTES) for copies of its own
  *   records and does not write those again.
  */
-import type { Broker } from '../../broker/broker.js';
+import type { Logger } from '../../logger.js';
+import type { Clock } from '../../clock.js';
+import type { PartitionState, TopicRecord } from '../../cluster/metadata-store.js';
+import type { BrokerClientPool } from '../../replication/broker-client.js';
+import type { ReplicaManager } from '../../replication/replica-manager.js';
 import { buildRecordBatch, decodeRecordBatches, type RecordHeader, type RecordInput } from '../../protocol/records/record.js';
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { ArchivedRecord } from './share-partition.js';
 import type { ShareGroupConfig } from './share-config.js';
+
+/** What the dead-letter writer needs of the broker (the broker's services provide it). */
+export interface DeadLetterEnv {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly brokerClients: BrokerClientPool;
+  partitionState(topicId: string, partition: number): PartitionState | undefined;
+  readonly metadata: { get(name: string): TopicRecord | undefined };
+  readonly replicaManager: Pick<ReplicaManager, 'getPartition'>;
+  createTopic(spec: { name: string; numPartitions: number; replicationFactor: number; configs: Record<string, string | null> }): Promise<TopicRecord>;
+}
 
 export const DLQ_HEADERS = {
   topic: '__dlq.errors.topic',
@@ -50,7 +65,7 @@ export interface DeadLetterSource {
 const text = (s: string) => Buffer.from(s, 'utf8');
 
 /** Why a dead-letter topic name cannot be used, or null (Kafka 4.4's checks at write time). */
-export function deadLetterTopicProblem(broker: Broker, name: string, autoCreate: boolean): string | null {
+export function deadLetterTopicProblem(broker: DeadLetterEnv, name: string, autoCreate: boolean): string | null {
   if (name.startsWith('__')) return `dead-letter topic ${name} cannot start with __`;
   const info = broker.metadata.get(name);
   if (!info) return autoCreate ? null : `dead-letter topic ${name} does not exist and errors.deadletterqueue.auto.create.topics.enable is false`;
@@ -63,7 +78,7 @@ export class DeadLetterWriter {
   private readonly copied = new Map<string, Set<number>>();
   private readonly scanned = new Set<string>();
 
-  constructor(private readonly broker: Broker) {}
+  constructor(private readonly broker: DeadLetterEnv) {}
 
   private static id(s: DeadLetterSource): string {
     return `${s.groupId}\u0000${s.topicId}\u0000${s.partition}`;

@@ -14,7 +14,11 @@
  *   otherwise, SHARE_SESSION_LIMIT_REACHED above group.share.max.share.sessions.
  * - Acquisition locks expire on a timer per share-partition (the earliest lock of its window).
  */
-import type { Broker } from '../../broker/broker.js';
+import type { Clock } from '../../clock.js';
+import type { Logger } from '../../logger.js';
+import type { TopicRecord } from '../../cluster/metadata-store.js';
+import type { ReplicaManager } from '../../replication/replica-manager.js';
+import type { GroupConfig } from '../group/group-config.js';
 import type { Timer } from '../../clock.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { KafkaApiError } from '../../errors.js';
@@ -24,7 +28,17 @@ import { SerialQueue } from '../runtime/serial-queue.js';
 import { MemoryPersister, type SharePersister, type ShareStateKey } from './persister.js';
 import { type AcquiredRange, type ShareLimits, SharePartition } from './share-partition.js';
 import { defaultShareGroupConfig, shareConfigOfGroup, type ShareGroupConfig } from './share-config.js';
-import { DeadLetterWriter } from './dead-letter.js';
+import { type DeadLetterEnv, DeadLetterWriter } from './dead-letter.js';
+
+/** What the share-partitions need of the broker (the broker's services provide it). */
+export interface SharePartitionEnv extends DeadLetterEnv {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly groupCoordinator: { readonly config: GroupConfig };
+  readonly groupConfigs: unknown;
+  readonly metadata: { get(name: string): TopicRecord | undefined; getById(id: string): TopicRecord | undefined };
+  readonly replicaManager: Pick<ReplicaManager, 'getPartition' | 'leaderEpochOf'>;
+}
 
 const ATTR_CONTROL = 0x20;
 const ATTR_TRANSACTIONAL = 0x10;
@@ -77,7 +91,7 @@ export class SharePartitionManager {
   private readonly fallback = new MemoryPersister();
   private readonly deadLetters: DeadLetterWriter;
 
-  constructor(private readonly broker: Broker) {
+  constructor(private readonly broker: SharePartitionEnv) {
     this.deadLetters = new DeadLetterWriter(broker);
   }
 
@@ -425,7 +439,7 @@ export type { PartitionData };
 const managers = new WeakMap<object, SharePartitionManager>();
 
 /** The broker's share-partition manager (made on first use). */
-export function sharePartitionManager(broker: Broker): SharePartitionManager {
+export function sharePartitionManager(broker: SharePartitionEnv): SharePartitionManager {
   let m = managers.get(broker);
   if (!m) {
     m = new SharePartitionManager(broker);

@@ -1,5 +1,5 @@
 /** `/`: the cluster (id, controller), its brokers and their endpoints, this broker's figures, the live chart. */
-import type { HttpContext } from '../server.js';
+import type { HttpContext } from '../context.js';
 import { sendHtml } from '../respond.js';
 import { esc, formatBytes, page, table } from './layout.js';
 import { liveChart } from './live.js';

@@ -5,8 +5,8 @@
  * offset / high watermark / lag per partition, the live lag chart, and resetting the offsets of an
  * Empty group to the earliest, the latest or a time, as kafka-consumer-groups --reset-offsets does).
  */
-import type { HttpContext } from '../server.js';
-import { BadRequest } from '../server.js';
+import type { HttpContext } from '../context.js';
+import { BadRequest } from '../context.js';
 import { redirect, sendHtml } from '../respond.js';
 import { esc, form, page, pathFor, query, table } from './layout.js';
 import { describeGroupWithLag, groupLag, resetGroupOffsets } from '../group-lag.js';

@@ -4,7 +4,7 @@
  * segment. Pages have no external assets: the style sheet is inline and the one script
  * (/console/app.js, the live chart) is served by this listener; read-only pages work without it.
  */
-import type { HttpContext } from '../server.js';
+import type { HttpContext } from '../context.js';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;', '`': '&#96;' };
 

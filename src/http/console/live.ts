@@ -4,7 +4,7 @@
  * the lag of the last two minutes as SVG polylines into every `svg.chart[data-live]` of the page.
  * The only script of the console; pages show their figures without it.
  */
-import type { HttpContext } from '../server.js';
+import type { HttpContext } from '../context.js';
 import { send, sendJson } from '../respond.js';
 import { groupLag } from '../group-lag.js';
 import { esc } from './layout.js';

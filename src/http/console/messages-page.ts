@@ -6,8 +6,8 @@
  * handler in-process, so validation, replication (acks=all) and the metrics apply as for any
  * client.
  */
-import type { HttpContext } from '../server.js';
-import { BadRequest } from '../server.js';
+import type { HttpContext } from '../context.js';
+import { BadRequest } from '../context.js';
 import { redirect, sendHtml } from '../respond.js';
 import { esc, form, page, pathFor, query, table } from './layout.js';
 import { buildRecordBatch, decodeRecordBatches, type DecodedRecord } from '../../protocol/records/record.js';

@@ -12,8 +12,8 @@
  * Path segments arrive decoded (server.ts); a group id may contain '/', so /groups/<g> and
  * /share-groups/<g> take the rest of the path when the last segment is not an action.
  */
-import type { HttpContext } from '../server.js';
-import { BadRequest } from '../server.js';
+import type { HttpContext } from '../context.js';
+import { BadRequest } from '../context.js';
 import { clusterPage } from './cluster-page.js';
 import { shareGroupPage, shareGroupsPage } from './share-groups-page.js';
 import { createTopicPost, topicConfigPost, topicDeletePost, topicPage, topicsPage } from './topics-page.js';

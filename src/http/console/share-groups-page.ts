@@ -4,8 +4,8 @@
  * start offset, lag, and the in-flight and archived records of its persisted state), read by
  * src/http/share-groups.ts.
  */
-import type { HttpContext } from '../server.js';
-import { BadRequest } from '../server.js';
+import type { HttpContext } from '../context.js';
+import { BadRequest } from '../context.js';
 import { sendHtml } from '../respond.js';
 import { esc, page, pathFor, table } from './layout.js';
 import { describeShareGroup, listShareGroups } from '../share-groups.js';

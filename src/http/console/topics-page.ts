@@ -4,8 +4,8 @@
  * createTopic / deleteTopic / setTopicConfigs, the paths CreateTopics, DeleteTopics and
  * IncrementalAlterConfigs take.
  */
-import type { HttpContext } from '../server.js';
-import { BadRequest } from '../server.js';
+import type { HttpContext } from '../context.js';
+import { BadRequest } from '../context.js';
 import { redirect, sendHtml } from '../respond.js';
 import { esc, form, formatBytes, page, pathFor, query, table } from './layout.js';
 import { resolveTopicConfig } from '../../config.js';

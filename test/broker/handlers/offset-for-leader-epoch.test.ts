@@ -1,11 +1,11 @@
+import { LeaderEpochCache } from '../../../src/storage/leader-epoch-cache.js';
+import { MemFs } from '../../../src/storage/fs.js';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
 import { WireClient, withBroker } from './_admin-wire.js';
-import { epochEndOffset } from '../../../src/broker/handlers/023-offset-for-leader-epoch.js';
-import type { PartitionLog } from '../../../src/storage/partition-log.js';
 
 let b: RunningBroker;
 let c: WireClient;
@@ -36,11 +36,13 @@ test('an epoch newer than the latest answers -1/-1; a stale or future current ep
   assert.is((await ask(0, 0, 7)).errorCode, ErrorCode.UNKNOWN_LEADER_EPOCH);
 });
 
-test('Kafka\'s endOffsetFor on a log whose first known epoch is 2: older epochs end where epoch 2 starts', () => {
+test('Kafka\'s endOffsetFor on a log whose first known epoch is 2: older epochs end where epoch 2 starts', async () => {
   // A replica that joined at epoch 2 (or whose log start passed older epochs) must still let a
   // follower on epoch 0 catch up: answering -1/-1 there left that follower failing every fetch.
-  const log = { logEndOffset: 12, leaderEpochCache: { all: [{ epoch: 2, startOffset: 5 }, { epoch: 4, startOffset: 9 }] } } as unknown as PartitionLog;
-  const at = (epoch: number) => { const e = epochEndOffset(log, epoch); return [e.leaderEpoch, e.endOffset]; };
+  const cache = await LeaderEpochCache.load(new MemFs(), '/p');
+  cache.assign(2, 5);
+  cache.assign(4, 9);
+  const at = (epoch: number) => { const e = cache.endOffsetFor(epoch, 12); return [e.leaderEpoch, e.endOffset]; };
   assert.equal([at(0), at(1), at(2), at(3), at(4), at(5), at(-1)], [[0, 5], [1, 5], [2, 9], [2, 9], [4, 12], [-1, -1], [-1, -1]]);
 });
 
