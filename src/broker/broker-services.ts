@@ -16,6 +16,7 @@ import type { ClientRoles } from '../cluster/partition-retirement.js';
 import type { StandardAuthorizer } from '../security/authorizer.js';
 import type { ClientQuotaManager } from '../security/quotas.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
+import type { AppendWaiter } from '../replication/delayed-fetch.js';
 import type { ReplicationQuotas } from '../replication/replication-quota.js';
 import type { BrokerClientPool } from '../replication/broker-client.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
@@ -26,14 +27,7 @@ import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import type { ClusterMetadata, TopicInfo } from './metadata.js';
 import type { RuntimeSettings } from './settings.js';
 
-export interface AppendWaiter {
-  /**
-   * Waits for an append to a watched partition since the watch was made (returns at once if one
-   * happened already), or the timeout: 'append' / 'timeout'; 'closed' when `closed` resolved or
-   * the broker is stopping.
-   */
-  wait(timeoutMs: number, closed: AbortSignal): Promise<'append' | 'timeout' | 'closed'>;
-}
+export type { AppendWaiter };
 
 /** Spec of a topic to create (CreateTopics, auto-creation, internal topics). */
 export interface CreateTopicSpec {

@@ -25,6 +25,7 @@ import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
 import { Dispatcher } from './dispatch.js';
+import { DynamicBrokerConfig } from './dynamic-config.js';
 import type { AppendWaiter, BrokerServices, CreateTopicSpec } from './broker-services.js';
 export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
 import { ClusterMetadata, type TopicInfo } from './metadata.js';
@@ -33,6 +34,7 @@ import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSetting
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
+import { viewReadThrough } from '../views/view-fetch.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { PartitionRetirementTask } from './partition-retirement-task.js';
@@ -102,7 +104,8 @@ const CREATE_PARTITIONS_VERSION = 3;
 
 export class Broker implements BrokerServices {
   readonly config: RuntimeSettings;
-  readonly rawConfig: BrokerConfig;
+  /** The configuration the broker started with and the dynamic broker configs over it (broker/dynamic-config.ts). */
+  readonly dynamicConfig: DynamicBrokerConfig;
   readonly clock: Clock;
   readonly log: Logger;
   readonly dispatcher: Dispatcher;
@@ -150,7 +153,7 @@ export class Broker implements BrokerServices {
 
   private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager; handlers: readonly Handler<any>[] }) {
     this.config = opts.settings;
-    this.rawConfig = opts.raw;
+    this.dynamicConfig = new DynamicBrokerConfig(opts.raw, opts.settings.nodeId);
     this.clock = opts.clock;
     this.log = opts.log;
     this.logs = opts.logs;
@@ -160,6 +163,11 @@ export class Broker implements BrokerServices {
     this.metrics = new BrokerMetrics((apiKey) => codecFor(apiKey)?.name ?? `ApiKey${apiKey}`);
     this.dispatcher.metrics = this.metrics;
     this.dispatcher.requestLog = namedLogger(opts.log, 'kafka.request.logger');
+  }
+
+  /** The configuration in effect: the static settings with the dynamic broker configs over them. */
+  get rawConfig(): BrokerConfig {
+    return this.dynamicConfig.current;
   }
 
   get flushOnAcksAll(): boolean {
@@ -242,7 +250,7 @@ export class Broker implements BrokerServices {
       highWatermarkCheckpointIntervalMs: Number(opts.config['replica.high.watermark.checkpoint.interval.ms']),
       producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
       producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
-      cleaner: cleanerConfigFor(opts.config),
+      cleaner: cleanerConfigFor(broker.rawConfig),
     });
     server.enableRequestProcessing();
     for (const l of server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
@@ -263,8 +271,9 @@ export class Broker implements BrokerServices {
 
   private async joinCluster(opts: BrokerOptions, fs: Fs): Promise<void> {
     const memory = fs !== nodeFs;
+    const clusterConfig = clusterSettings(this.rawConfig);
     this.cluster = await ClusterMember.start({
-      settings: clusterSettings(this.rawConfig),
+      settings: clusterConfig,
       endpoints: this.registrationEndpoints(),
       localDir: memory ? null : this.config.logDirs[0],
       logDirs: memory ? undefined : this.config.logDirs,
@@ -274,6 +283,10 @@ export class Broker implements BrokerServices {
       logger: this.log,
       rejoin: true,
     });
+    // Dynamic broker configs from the cluster metadata, in effect before any log is configured.
+    this.dynamicConfig.follow(this.cluster.cache, () => ({
+      replicaManager: this.replicaManager, cleaner: this.logs.cleaner, controller: clusterConfig.controller, log: this.log,
+    }));
     this.cluster.on('lost', (reason) => {
       // The cluster may already have moved this broker's leaderships: stop leading at once.
       this.log.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition until it has registered again`);
@@ -311,11 +324,10 @@ export class Broker implements BrokerServices {
         isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.cache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
       },
     }, this.log);
-    const minIsrDefault = Number(raw['min.insync.replicas']);
     this.replicaManager = new ReplicaManager({
       nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log, clock: this.clock,
       replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
-      minInsyncReplicas: (topic) => minInsyncReplicas(topic, minIsrDefault),
+      minInsyncReplicas: (topic) => minInsyncReplicas(topic, Number(this.rawConfig['min.insync.replicas'])),
       alterIsr: async (known, newIsr) => {
         const out = await alterPartition(this.cluster.store, known, {
           brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
@@ -330,6 +342,9 @@ export class Broker implements BrokerServices {
       },
       fetchers,
       logConfig: (overrides) => logConfigFor(this.rawConfig, overrides),
+      stopSignal: this.stopController.signal,
+      onDelayedFetch: (delta) => { this.metrics.delayedFetch += delta; },
+      replicationQuotas: this.replicationQuotas,
       onTopicDeleted: async (name) => {
         this.metrics.removeTopic(name);
         if (name === '__consumer_offsets') return;
@@ -337,6 +352,8 @@ export class Broker implements BrokerServices {
         if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.log.error(`removing the share state of deleted topic ${name} failed`, err));
       },
     });
+    // Samsa's topic features on the data path: a consumer's fetch of a view reads its source.
+    this.replicaManager.fetchHooks = { readThrough: viewReadThrough };
     await this.replicaManager.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
     await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
@@ -637,49 +654,16 @@ export class Broker implements BrokerServices {
    */
   appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean, follower = false): AppendWaiter {
     const logs: PartitionLog[] = [];
-    const counts: number[] = [];
     for (const t of req.topics) {
       const info = byId ? this.metadata.getById(t.topicId) : this.metadata.get(t.topic);
       if (!info) continue;
       for (const p of t.partitions) {
         // A view's records are appended to its source (src/views/).
         const log = this.logs.getLog(info.configs[VIEW_SOURCE] ?? info.name, p.partition);
-        if (log) {
-          logs.push(log);
-          counts.push(follower ? log.appendCount : log.highWatermarkMoveCount);
-        }
+        if (log) logs.push(log);
       }
     }
-    return {
-      wait: (timeoutMs, closed) => new Promise((resolve) => {
-        const stopSignal = this.stopController.signal;
-        // Followers wait for appends (they read to the log end); consumers for the HW to move.
-        const count = (log: PartitionLog) => (follower ? log.appendCount : log.highWatermarkMoveCount);
-        for (let i = 0; i < logs.length; i++) if (count(logs[i]) !== counts[i]) return resolve('append');
-        if (closed.aborted || stopSignal.aborted) return resolve('closed');
-        // Every listener is removed again, whatever ends the wait.
-        let finished = false;
-        let timer: { cancel(): void } | null = null;
-        let unsubscribes: (() => void)[] = [];
-        const done = (why: 'append' | 'timeout' | 'closed'): void => {
-          if (finished) return;
-          finished = true;
-          this.metrics.delayedFetch--;
-          for (const u of unsubscribes) u();
-          closed.removeEventListener('abort', onEnd);
-          stopSignal.removeEventListener('abort', onEnd);
-          timer?.cancel();
-          resolve(why);
-        };
-        const onEnd = (): void => done('closed');
-        this.metrics.delayedFetch++;
-        unsubscribes = logs.map((log) => (follower ? log.onAppend(() => done('append')) : log.onHighWatermark(() => done('append'))));
-        closed.addEventListener('abort', onEnd);
-        stopSignal.addEventListener('abort', onEnd);
-        timer = this.clock.setTimeout(() => done('timeout'), timeoutMs);
-        if (finished) timer.cancel();
-      }),
-    };
+    return this.replicaManager.fetchPurgatory.watch(logs, follower);
   }
 
   /** Aborted when the broker begins to stop (long polls end). */

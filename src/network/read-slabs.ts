@@ -9,6 +9,8 @@
  * when nothing refers to them any more. Idle slabs are freed after 10 s without use (IdleTrim), so
  * an idle broker does not keep the memory.
  */
+import type { ReadBuffers } from '../storage/log-read.js';
+export type { ReadBuffers };
 
 import { IdleTrim } from './idle-trim.js';
 
@@ -53,13 +55,6 @@ export class SlabPool {
   }
 }
 
-/** Buffers for one request's reads; see RequestContext.readBuffers. */
-export interface ReadBuffers {
-  /** A buffer of exactly `n` bytes, valid until the response has been written. */
-  alloc(n: number): Buffer;
-  /** Forget every buffer handed out so far (their content is no longer needed): reuse the space. */
-  reset(): void;
-}
 
 export class SlabLease implements ReadBuffers {
   private readonly slabs: Buffer[] = [];

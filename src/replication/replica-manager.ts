@@ -33,6 +33,9 @@ import type { AlterPartitionOutcome, PartitionState, TopicRecord } from '../clus
 import type { Clock, Timer } from '../clock.js';
 import { Partition, type PartitionEnv } from './partition.js';
 import type { ReplicaFetcherManager } from './replica-fetcher.js';
+import { FetchPurgatory } from './delayed-fetch.js';
+import { fetchMessages, type FetchEnv, type FetchHooks, type FetchParams, type FetchPartition, type FetchResult } from './fetch-messages.js';
+import type { ReplicationQuotas } from './replication-quota.js';
 
 export interface ReplicaManagerOptions {
   nodeId: number;
@@ -52,6 +55,12 @@ export interface ReplicaManagerOptions {
   logger: Logger;
   /** Runs after a topic's logs were deleted here. */
   onTopicDeleted?: (topic: string) => Promise<void>;
+  /** Fetch's long polls end when this is aborted (the broker is stopping). */
+  stopSignal?: AbortSignal;
+  /** +1 / -1 as a fetch starts / stops waiting in the purgatory (metrics). */
+  onDelayedFetch?: (delta: 1 | -1) => void;
+  /** The replication throttles (leader side of Fetch). */
+  replicationQuotas?: ReplicationQuotas;
 }
 
 /** Partitions of a topic taking their role (and writing their leader-epoch checkpoints) at once. */
@@ -84,8 +93,21 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   private readonly partitionEnv: PartitionEnv;
   private isrTimer: Timer | null = null;
 
+  /** The long polls of Fetch and ShareFetch (Kafka's fetch purgatory). */
+  readonly fetchPurgatory: FetchPurgatory;
+  /** Samsa's topic features on the data path (views); set by the broker once they exist. */
+  fetchHooks: FetchHooks | undefined;
+  private readonly fetchEnv: FetchEnv;
+
   constructor(private readonly opts: ReplicaManagerOptions) {
     super();
+    this.fetchPurgatory = new FetchPurgatory({ clock: opts.clock, stopSignal: opts.stopSignal ?? new AbortController().signal, onWaiting: opts.onDelayedFetch });
+    this.fetchEnv = {
+      clock: opts.clock, logger: opts.logger, cache: opts.cache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
+      getPartition: (topic, partition) => this.getPartition(topic, partition),
+      hooks: () => this.fetchHooks,
+      stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
+    };
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
       // ISR membership: registered and not in controlled shutdown.
@@ -125,6 +147,14 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.requestPass();
     await this.settled();
     this.scheduleIsrExpiration();
+  }
+
+  /**
+   * Fetch's data path (fetch-messages.ts): reads `parts` (resolved and authorized by the handler)
+   * and long-polls until min_bytes, max_wait_ms or an error. `empty`: the request named no topic.
+   */
+  fetchMessages(params: FetchParams, parts: readonly FetchPartition[], empty: boolean): Promise<FetchResult> {
+    return fetchMessages(this.fetchEnv, params, parts, empty);
   }
 
   /** The partition if this broker holds a replica of it (no allocation: request hot path). */
@@ -208,7 +238,24 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   /** Partitions that became leader in the pass running now (their log lines). */
   private newLeaders: string[] | null = null;
   /** Each topic config resolved once (keyed by the configs object, replaced on every change). */
-  private readonly logConfigs = new WeakMap<object, LogConfig>();
+  private logConfigs = new WeakMap<object, LogConfig>();
+
+  /**
+   * The broker-wide defaults changed (dynamic broker configs, broker/dynamic-config.ts): every
+   * hosted log takes its topic's config again, and every partition its minimum ISR.
+   */
+  brokerConfigChanged(): void {
+    this.logConfigs = new WeakMap();
+    for (const [name, hosted] of this.hosted) {
+      const lc = this.logConfigOf(hosted.configs);
+      const topic = this.opts.cache.topic(name);
+      for (const p of hosted.partitions) {
+        if (!p) continue;
+        p.log.config = lc;
+        if (topic && p.replicas.length > 0) p.minInsyncReplicas = Math.min(this.opts.minInsyncReplicas(topic), p.replicas.length);
+      }
+    }
+  }
 
   private logConfigOf(configs: Readonly<Record<string, string>>): LogConfig {
     let lc = this.logConfigs.get(configs);

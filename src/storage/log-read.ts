@@ -99,3 +99,11 @@ export async function maxTimestampAndOffset(segs: readonly LogSegment[]): Promis
     for (const s of segs) s.unpin();
   }
 }
+
+/** Recycled memory that segment reads may go into (network/read-slabs.ts lends it per response). */
+export interface ReadBuffers {
+  /** A buffer of exactly `n` bytes, valid until the response has been written. */
+  alloc(n: number): Buffer;
+  /** Forget every buffer handed out so far (their content is no longer needed): reuse the space. */
+  reset(): void;
+}

@@ -10,7 +10,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { HeaderFilter } from './filter.js';
 import { filterBatches } from './view-batches.js';
-import { viewFilter, viewSource } from './views.js';
+import { VIEW_SOURCE, viewFilter, viewSource } from './views.js';
 
 export interface ViewRead {
   /** The source partition's log: offsets, high watermark, LSO and batches come from it. */
@@ -34,11 +34,23 @@ export function viewRead(broker: ViewSources, info: { configs: Record<string, st
 }
 
 /** The filtered form of a read (whole batches); malformed records fail the partition with CORRUPT_MESSAGE. */
-export function viewRecords<R extends { records: Buffer[] }>(read: R, view: ViewRead): R {
+export function viewRecords<R extends { records: Buffer[] }>(read: R, filter: HeaderFilter | null): R {
   try {
-    return { ...read, records: filterBatches(read.records, view.filter) };
+    return { ...read, records: filterBatches(read.records, filter) };
   } catch (err) {
     if (err instanceof KafkaApiError) throw err;
     throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `a batch of the view's source could not be filtered: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/**
+ * The data path's read-through of a view (replication/fetch-messages.ts FetchHooks): a consumer's
+ * fetch of a view reads its source's partition of the same index, filtered; null for a topic that
+ * is not a view. One property test per partition on the plain path.
+ */
+export function viewReadThrough(topic: { configs: Record<string, string> }): { source: string; transform: (records: Buffer[]) => Buffer[] } | null {
+  const source = topic.configs[VIEW_SOURCE];
+  if (source === undefined) return null;
+  const filter = viewFilter(topic);
+  return { source, transform: (records) => viewRecords({ records }, filter).records };
 }
