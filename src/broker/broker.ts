@@ -34,7 +34,7 @@ import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSetting
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { validateTopicConfigs } from './topic-configs.js';
 import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
-import { viewReadThrough } from '../views/view-fetch.js';
+import { topicFeatures } from './topic-features.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { PartitionRetirementTask } from './partition-retirement-task.js';
@@ -352,8 +352,8 @@ export class Broker implements BrokerServices {
         if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.log.error(`removing the share state of deleted topic ${name} failed`, err));
       },
     });
-    // Samsa's topic features on the data path: a consumer's fetch of a view reads its source.
-    this.replicaManager.fetchHooks = { readThrough: viewReadThrough };
+    // Samsa's topic features on the data path (views, retired partitions, schedule topics).
+    this.replicaManager.topicFeatures = topicFeatures;
     await this.replicaManager.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
     await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {

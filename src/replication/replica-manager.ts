@@ -35,6 +35,7 @@ import { Partition, type PartitionEnv } from './partition.js';
 import type { ReplicaFetcherManager } from './replica-fetcher.js';
 import { FetchPurgatory } from './delayed-fetch.js';
 import { fetchMessages, type FetchEnv, type FetchHooks, type FetchParams, type FetchPartition, type FetchResult } from './fetch-messages.js';
+import { appendToPartition, type AppendEnv, type AppendHooks, type AppendParams, type AppendResult, type ProducePartition } from './append-records.js';
 import type { ReplicationQuotas } from './replication-quota.js';
 
 export interface ReplicaManagerOptions {
@@ -95,9 +96,10 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
 
   /** The long polls of Fetch and ShareFetch (Kafka's fetch purgatory). */
   readonly fetchPurgatory: FetchPurgatory;
-  /** Samsa's topic features on the data path (views); set by the broker once they exist. */
-  fetchHooks: FetchHooks | undefined;
+  /** Samsa's topic features on the data path (views, retirement, schedule topics); set by the broker. */
+  topicFeatures: (FetchHooks & AppendHooks) | undefined;
   private readonly fetchEnv: FetchEnv;
+  private readonly appendEnv: AppendEnv;
 
   constructor(private readonly opts: ReplicaManagerOptions) {
     super();
@@ -105,9 +107,10 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.fetchEnv = {
       clock: opts.clock, logger: opts.logger, cache: opts.cache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
       getPartition: (topic, partition) => this.getPartition(topic, partition),
-      hooks: () => this.fetchHooks,
+      hooks: () => this.topicFeatures,
       stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
     };
+    this.appendEnv = { logger: opts.logger, getPartition: (topic, partition) => this.getPartition(topic, partition), hooks: () => this.topicFeatures };
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
       // ISR membership: registered and not in controlled shutdown.
@@ -155,6 +158,17 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
    */
   fetchMessages(params: FetchParams, parts: readonly FetchPartition[], empty: boolean): Promise<FetchResult> {
     return fetchMessages(this.fetchEnv, params, parts, empty);
+  }
+
+  /**
+   * Produce's data path (append-records.ts): checks and appends each partition's batch on its
+   * leader, in order. Each result is final once `waits` settle (the ISR, an fsync): the reply
+   * waits for them, the appends do not.
+   */
+  async appendRecords(params: AppendParams, parts: readonly ProducePartition[]): Promise<{ results: AppendResult[]; waits: Promise<void>[] }> {
+    const waits: Promise<void>[] = [];
+    const results = await Promise.all(parts.map((p) => appendToPartition(this.appendEnv, params, p, waits)));
+    return { results, waits };
   }
 
   /** The partition if this broker holds a replica of it (no allocation: request hot path). */
