@@ -15,17 +15,14 @@ import { CoordinatorPersister } from '../../coordinator/share-state/coordinator-
 import { BrokerStateChannel } from '../../coordinator/share-state/state-channel.js';
 
 export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordinator {
-  const c = broker.rawConfig as Record<string, unknown>;
-  const num = (k: string, d: number): number => {
-    const v = Number(c[k]);
-    return Number.isFinite(v) ? v : d;
-  };
-  const writeTimeoutMs = num('share.coordinator.write.timeout.ms', 5000);
+  // Kafka's settings, with the defaults of the settings table (config/).
+  const c = broker.rawConfig;
+  const writeTimeoutMs = c['share.coordinator.write.timeout.ms'];
   const topic: ShareStateTopic = {
     partitions: () => broker.metadata.get(SHARE_GROUP_STATE_TOPIC)?.partitions ?? null,
     create: async (numPartitions) => {
       if (broker.metadata.get(SHARE_GROUP_STATE_TOPIC)) return;
-      const replicationFactor = Math.max(1, Math.min(num('share.coordinator.state.topic.replication.factor', 3), broker.cache.brokers.size));
+      const replicationFactor = Math.max(1, Math.min(c['share.coordinator.state.topic.replication.factor'], broker.cache.brokers.size));
       await broker.createTopic({
         name: SHARE_GROUP_STATE_TOPIC,
         numPartitions,
@@ -35,8 +32,8 @@ export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordina
           'cleanup.policy': 'delete',
           'retention.ms': '-1',
           'compression.type': 'producer',
-          'segment.bytes': String(num('share.coordinator.state.topic.segment.bytes', 104857600)),
-          'min.insync.replicas': String(Math.min(num('share.coordinator.state.topic.min.isr', 2), replicationFactor)),
+          'segment.bytes': String(c['share.coordinator.state.topic.segment.bytes']),
+          'min.insync.replicas': String(Math.min(c['share.coordinator.state.topic.min.isr'], replicationFactor)),
         },
       });
     },
@@ -61,10 +58,10 @@ export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordina
     clock: broker.clock,
     logger: broker.log,
     topic,
-    numPartitions: num('share.coordinator.state.topic.num.partitions', 50),
-    snapshotUpdateRecordsPerSnapshot: num('share.coordinator.snapshot.update.records.per.snapshot', 500),
-    coldPartitionSnapshotIntervalMs: num('share.coordinator.cold.partition.snapshot.interval.ms', 300000),
-    pruneIntervalMs: num('share.coordinator.state.topic.prune.interval.ms', 300000),
+    numPartitions: c['share.coordinator.state.topic.num.partitions'],
+    snapshotUpdateRecordsPerSnapshot: c['share.coordinator.snapshot.update.records.per.snapshot'],
+    coldPartitionSnapshotIntervalMs: c['share.coordinator.cold.partition.snapshot.interval.ms'],
+    pruneIntervalMs: c['share.coordinator.state.topic.prune.interval.ms'],
     topics: (topicId) => broker.metadata.getById(topicId)?.partitions ?? null,
   });
 }

@@ -13,13 +13,13 @@ import { writeMarkers } from './txn-markers.js';
 import { ProducerIdManager } from '../../coordinator/txn/producer-id-manager.js';
 import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
 
+/** Kafka's request.timeout.ms default: how long transaction-log appends wait for the ISR. */
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: string): TxnCoordinator {
-  const c = broker.rawConfig as Record<string, unknown>;
-  const num = (k: string, d: number): number => {
-    const v = Number(c[k]);
-    return Number.isFinite(v) ? v : d;
-  };
-  const segmentBytes = num('transaction.state.log.segment.bytes', 104857600);
+  // Kafka's settings, with the defaults of the settings table (config/).
+  const c = broker.rawConfig;
+  const segmentBytes = c['transaction.state.log.segment.bytes'];
   const env: TxnEnvironment = {
     stateTopicPartitions: () => broker.metadata.get(TRANSACTION_STATE_TOPIC)?.partitions ?? null,
     createStateTopic: async (numPartitions) => {
@@ -38,8 +38,7 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
       return new PartitionCoordinatorLog(log, broker.replicaManager.leaderEpochOf(TRANSACTION_STATE_TOPIC, partition), {
         flush: true,
         leader: () => broker.replicaManager.getPartition(TRANSACTION_STATE_TOPIC, partition),
-        // Kafka's transaction log appends wait request.timeout.ms for the ISR.
-        replicationTimeoutMs: num('request.timeout.ms', 30000),
+        replicationTimeoutMs: REQUEST_TIMEOUT_MS,
       });
     },
     stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
@@ -57,12 +56,12 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
       ? () => broker.cluster.store.allocateProducerIds(broker.nodeId, broker.cluster.lifecycle.fence)
       : undefined),
     env,
-    numPartitions: num('transaction.state.log.num.partitions', 50),
+    numPartitions: c['transaction.state.log.num.partitions'],
     settings: {
-      transactionMaxTimeoutMs: num('transaction.max.timeout.ms', 900000),
-      transactionalIdExpirationMs: num('transactional.id.expiration.ms', 604800000),
-      abortTimedOutIntervalMs: num('transaction.abort.timed.out.transaction.cleanup.interval.ms', 10000),
-      removeExpiredIntervalMs: num('transaction.remove.expired.transaction.cleanup.interval.ms', 3600000),
+      transactionMaxTimeoutMs: c['transaction.max.timeout.ms'],
+      transactionalIdExpirationMs: c['transactional.id.expiration.ms'],
+      abortTimedOutIntervalMs: c['transaction.abort.timed.out.transaction.cleanup.interval.ms'],
+      removeExpiredIntervalMs: c['transaction.remove.expired.transaction.cleanup.interval.ms'],
     },
   });
 }
