@@ -47,6 +47,13 @@ export class LeaderEndpoints {
   list(): NodeEndpoint[] {
     return [...this.seen.values()];
   }
+
+  /** The partition's current leader for an answer (KIP-951); with `endpoint`, its endpoint is listed too. */
+  hint(topicId: string, partition: number, endpoint: boolean): LeaderIdAndEpoch {
+    const leader = currentLeaderOf(this.broker, topicId, partition);
+    if (endpoint) this.add(leader.leaderId);
+    return leader;
+  }
 }
 
 /**

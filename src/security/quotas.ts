@@ -234,6 +234,17 @@ export class ClientQuotaManager {
     return tokens < 0 ? Math.round((-tokens / Math.max(q.quota, 1e-9)) * 1000) : 0;
   }
 
+  /**
+   * A byte quota of a request (producer_byte_rate, consumer_byte_rate): records `bytes`, mutes the
+   * connection for the throttle time above the quota, and returns it (0 when inactive or within).
+   */
+  recordAndThrottle(type: QuotaKey, principal: string, clientId: string | null, connectionId: number, bytes: number, countIfThrottled = true): number {
+    if (!this.active) return 0;
+    const ms = this.record(type, principal, clientId, bytes, countIfThrottled);
+    if (ms > 0) this.throttle(connectionId, ms);
+    return ms;
+  }
+
   /** Mutes the connection for `ms` after its current response (the connection asks takeThrottle). */
   throttle(connectionId: number, ms: number): void {
     if (ms > 0) this.throttles.set(connectionId, Math.max(ms, this.throttles.get(connectionId) ?? 0));
