@@ -23,6 +23,7 @@ import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js
 import type { GroupConfigManager } from '../coordinator/group/group-configs.js';
 import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import type { ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
+import type { SharePartitionManager } from '../coordinator/share/share-partition-manager.js';
 import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import type { ClusterMetadata, TopicInfo } from './metadata.js';
 import type { RuntimeSettings } from './settings.js';
@@ -65,6 +66,8 @@ export interface BrokerServices {
   readonly groupCoordinator: GroupCoordinator;
   readonly txnCoordinator: TxnCoordinator;
   readonly shareCoordinator: ShareCoordinator;
+  /** The share-partitions this broker leads (ShareFetch, ShareAcknowledge, the share offsets APIs). */
+  readonly sharePartitions: SharePartitionManager;
   readonly groupConfigs: GroupConfigManager;
   readonly authorizer: StandardAuthorizer | null;
   readonly quotas: ClientQuotaManager;

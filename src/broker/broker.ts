@@ -46,6 +46,7 @@ import { groupCoordinatorForBroker } from './coordinators/group-environment.js';
 import { txnCoordinatorForBroker } from './coordinators/txn-environment.js';
 import { shareCoordinatorForBroker, sharePersisterForBroker } from './coordinators/share-state-environment.js';
 import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
+import { SharePartitionManager } from '../coordinator/share/share-partition-manager.js';
 import type { CoordinatorPersister } from '../coordinator/share-state/coordinator-persister.js';
 import { ClusterMember, clusterSettings } from '../cluster/cluster-member.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
@@ -119,6 +120,8 @@ export class Broker implements BrokerServices {
   shareCoordinator!: ShareCoordinator;
   /** Where share-partition leaders read and write their state (the share coordinator, here or on the state partition's leader); set by start(). */
   sharePersister!: CoordinatorPersister;
+  /** The share-partitions this broker leads: their windows, locks and sessions. */
+  sharePartitions!: SharePartitionManager;
   /** This broker's membership of the cluster (store, cache, registration, controller); set by start(). */
   cluster!: ClusterMember;
   /** Topics by name and id, for handlers (a view of the metadata cache); set by start(). */
@@ -229,6 +232,7 @@ export class Broker implements BrokerServices {
     broker.shareCoordinator = shareCoordinatorForBroker(broker);
     await broker.shareCoordinator.startup();
     broker.sharePersister = sharePersisterForBroker(broker);
+    broker.sharePartitions = new SharePartitionManager(broker);
     // Schedule topics (src/schedule/): a scheduler per led partition of each.
     broker.scheduler = new ScheduleManager(broker, fs);
     broker.scheduler.start();
@@ -689,6 +693,7 @@ export class Broker implements BrokerServices {
     this.stopController.abort();
     this.retirement?.stop();
     await this.scheduler?.stop();
+    this.sharePartitions?.shutdown();
     await this.shareCoordinator?.shutdown();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();

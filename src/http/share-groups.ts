@@ -8,7 +8,6 @@
  */
 import type { Broker } from '../broker/broker.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import { sharePartitionManager } from '../coordinator/share/share-partition-manager.js';
 import { shareGroupReports, type ShareGroupReader, type ShareGroupReport, type ShareOffsetsTopic } from '../coordinator/share/share-group-report.js';
 
 function inProcessReader(broker: Broker): ShareGroupReader {
@@ -18,7 +17,7 @@ function inProcessReader(broker: Broker): ShareGroupReader {
     async offsets(groupId) {
       const assigned = await gc.sharePartitionsOf(groupId);
       if (assigned === null) return null;
-      const mgr = sharePartitionManager(broker);
+      const mgr = broker.sharePartitions;
       const out: ShareOffsetsTopic[] = [];
       for (const t of assigned) {
         const partitions = await Promise.all(t.partitions.map(async (p) => {

@@ -11,7 +11,6 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 
 export const deleteGroupsHandler = defineHandler({
   apiKey: 42,
@@ -30,7 +29,7 @@ export const deleteGroupsHandler = defineHandler({
     for (const r of deleted) {
       const parts = shareState.get(r.groupId);
       if (r.errorCode !== ErrorCode.NONE || !parts) continue;
-      await sharePartitionManager(ctx.broker).forget(parts.flatMap((t) => t.partitions.map((partition) => ({ groupId: r.groupId, topicId: t.topicId, partition }))));
+      await ctx.broker.sharePartitions.forget(parts.flatMap((t) => t.partitions.map((partition) => ({ groupId: r.groupId, topicId: t.topicId, partition }))));
     }
     const codes = new Map<string, number>(deleted.map((r) => [r.groupId, r.errorCode]));
     for (const g of unique) if (!codes.has(g)) codes.set(g, ErrorCode.GROUP_AUTHORIZATION_FAILED);

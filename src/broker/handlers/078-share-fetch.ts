@@ -28,7 +28,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionData, ShareFetchResponse } from '../../protocol/generated/messages/share-fetch-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-import { sharePartitionManager, type SharePartitionManager, type ShareSession } from '../../coordinator/share/share-partition-manager.js';
+import type { SharePartitionManager, ShareSession } from '../../coordinator/share/share-partition-manager.js';
 import type { RequestContext } from '../request-context.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
 
@@ -76,7 +76,7 @@ export const shareFetchHandler = defineHandler({
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const hasAcks = req.topics.some((t) => t.partitions.some((p) => p.acknowledgementBatches.length > 0));
     if (req.shareSessionEpoch === 0 && hasAcks) return failed(ErrorCode.INVALID_REQUEST);
-    const mgr = sharePartitionManager(broker);
+    const mgr = broker.sharePartitions;
     const session = mgr.session(groupId, memberId, req.shareSessionEpoch, req.topics.map((t) => ({ topicId: t.topicId, partitions: t.partitions.map((p) => p.partitionIndex) })), req.forgottenTopicsData);
     if (typeof session === 'number') return failed(session);
     if (req.shareSessionEpoch !== -1) closeWithConnection(mgr, session, ctx);

@@ -14,7 +14,6 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { ShareAcknowledgeResponse } from '../../protocol/generated/messages/share-acknowledge-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 import { currentLeaderOf, LeaderEndpoints } from '../leader-hints.js';
 
 function failed(errorCode: number, errorMessage: string | null = null): ShareAcknowledgeResponse {
@@ -29,7 +28,7 @@ export const shareAcknowledgeHandler = defineHandler({
     if (groupId === null || groupId === '' || memberId === null || memberId === '') return failed(ErrorCode.INVALID_REQUEST);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, groupId)) return failed(ErrorCode.GROUP_AUTHORIZATION_FAILED);
     if (req.shareSessionEpoch === 0) return failed(ErrorCode.INVALID_SHARE_SESSION_EPOCH);
-    const mgr = sharePartitionManager(broker);
+    const mgr = broker.sharePartitions;
     const session = mgr.session(groupId, memberId, req.shareSessionEpoch, [], []);
     if (typeof session === 'number') return failed(session);
     let hints: LeaderEndpoints | null = null;

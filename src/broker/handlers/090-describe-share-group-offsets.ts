@@ -14,7 +14,6 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeShareGroupOffsetsResponseGroup } from '../../protocol/generated/messages/describe-share-group-offsets-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 import { KafkaApiError } from '../../errors.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -27,7 +26,7 @@ export const describeShareGroupOffsetsHandler = defineHandler({
   apiKey: 90,
   async handle(ctx, req) {
     const broker = ctx.broker;
-    const mgr = sharePartitionManager(broker);
+    const mgr = broker.sharePartitions;
     const groups = await Promise.all(req.groups.map(async (g): Promise<DescribeShareGroupOffsetsResponseGroup> => {
       if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.GROUP, g.groupId)) return failedGroup(g.groupId, ErrorCode.GROUP_AUTHORIZATION_FAILED);
       let assigned: { topicId: string; topicName: string; partitions: number[] }[] | null;

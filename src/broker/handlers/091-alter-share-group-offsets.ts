@@ -12,7 +12,6 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { AlterShareGroupOffsetsResponse } from '../../protocol/generated/messages/alter-share-group-offsets-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-import { sharePartitionManager } from '../../coordinator/share/share-partition-manager.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
@@ -30,7 +29,7 @@ export const alterShareGroupOffsetsHandler = defineHandler({
     const empty = await broker.groupCoordinator.shareGroupEmpty(req.groupId);
     if (empty === null) return failed(ErrorCode.GROUP_ID_NOT_FOUND, `Group ${req.groupId} not found.`);
     if (!empty) return failed(ErrorCode.NON_EMPTY_GROUP, 'The group is not empty.');
-    const mgr = sharePartitionManager(broker);
+    const mgr = broker.sharePartitions;
     const initialized: { topicId: string; topicName: string; partitions: number[] }[] = [];
     const responses: AlterShareGroupOffsetsResponse['responses'] = [];
     for (const t of req.topics) {

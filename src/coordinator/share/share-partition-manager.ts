@@ -36,6 +36,8 @@ export interface SharePartitionEnv extends DeadLetterEnv {
   readonly log: Logger;
   readonly groupCoordinator: { readonly config: GroupConfig };
   readonly groupConfigs: unknown;
+  /** The share-state persister (absent: an in-memory one, unit tests). */
+  readonly sharePersister?: SharePersister;
   readonly metadata: { get(name: string): TopicRecord | undefined; getById(id: string): TopicRecord | undefined };
   readonly replicaManager: Pick<ReplicaManager, 'getPartition' | 'leaderEpochOf'>;
 }
@@ -96,7 +98,7 @@ export class SharePartitionManager {
   }
 
   private get persister(): SharePersister {
-    return (this.broker as unknown as { sharePersister?: SharePersister }).sharePersister ?? this.fallback;
+    return this.broker.sharePersister ?? this.fallback;
   }
 
   configOf(groupId: string): ShareGroupConfig {
@@ -435,15 +437,3 @@ export class SharePartitionManager {
 }
 
 export type { PartitionData };
-
-const managers = new WeakMap<object, SharePartitionManager>();
-
-/** The broker's share-partition manager (made on first use). */
-export function sharePartitionManager(broker: SharePartitionEnv): SharePartitionManager {
-  let m = managers.get(broker);
-  if (!m) {
-    m = new SharePartitionManager(broker);
-    managers.set(broker, m);
-  }
-  return m;
-}
