@@ -37,6 +37,7 @@ import {
 import { brokerListeners, parseListeners, parseSecurityProtocolMap, SECURITY_PROTOCOLS } from './config/listeners.js';
 import { parseConfigArgs, parseProperties, envVarToSetting } from './config/properties.js';
 import { listenerScopedBase } from './config/security-settings.js';
+import { DYNAMIC_ONLY_CONFIGS } from './config/dynamic-settings.js';
 
 export * from './config/settings.js';
 export * from './config/listeners.js';
@@ -111,9 +112,6 @@ function parseValue(spec: SettingSpec, text: string): { ok: true; value: unknown
 
 function validateTyped(spec: SettingSpec, value: unknown): string | null {
   if (typeof value === 'number') {
-    if (spec.min !== undefined && spec.max !== undefined && (value < spec.min || value > spec.max)) {
-      return `Value must be between ${spec.min} and ${spec.max}`;
-    }
     if (spec.min !== undefined && value < spec.min) return `Value must be at least ${spec.min}`;
     if (spec.max !== undefined && value > spec.max) return `Value must be no more than ${spec.max}`;
   }
@@ -134,8 +132,47 @@ function render(spec: SettingSpec, value: unknown): string | null {
   if (Array.isArray(value)) return value.join(',');
   if (spec.type === 'long' && value === LONG_MAX) return LONG_MAX_TEXT;
   if (spec.type === 'long' && value === -LONG_MAX) return LONG_MIN_TEXT;
-  if (spec.type === 'double' && Number.isInteger(value)) return `${value as number}.0`;
+  if (spec.type === 'double' && typeof value === 'number') return javaDoubleString(value);
   return String(value);
+}
+
+/** Java's Double.toString: "0.5", "15.0", "1.0E7", "1.7976931348623157E308". */
+export function javaDoubleString(d: number): string {
+  if (Number.isNaN(d)) return 'NaN';
+  if (!Number.isFinite(d)) return d > 0 ? 'Infinity' : '-Infinity';
+  const abs = Math.abs(d);
+  if (abs === 0) return Object.is(d, -0) ? '-0.0' : '0.0';
+  if (abs >= 1e-3 && abs < 1e7) {
+    const s = String(d);
+    return s.includes('.') ? s : `${s}.0`;
+  }
+  const [mantissa, exponent] = d.toExponential().split('e');
+  return `${mantissa.includes('.') ? mantissa : `${mantissa}.0`}E${Number(exponent)}`;
+}
+
+/** The spec of a broker setting or of a dynamic-only broker config (the throttle rates), else undefined. */
+export function brokerConfigSpec(name: string): SettingSpec | undefined {
+  return specOf(BROKER, name) ?? specOf(DYNAMIC_ONLY_CONFIGS, name);
+}
+
+/** Parses and validates a setting's text as a properties file would (Kafka's messages on failure). */
+export function parseSettingText(spec: SettingSpec, text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+  return parseValue(spec, text);
+}
+
+/** A typed value in Kafka's text form (DescribeConfigs); null for passwords and unset values. */
+export function renderSettingValue(spec: SettingSpec, value: unknown): string | null {
+  return render(spec, value);
+}
+
+/** The default of a broker setting, typed (null when it has none). */
+export function brokerSettingDefault(name: string): unknown {
+  return Object.prototype.hasOwnProperty.call(BROKER_DEFAULTS, name) ? BROKER_DEFAULTS[name] : null;
+}
+
+/** Kafka's config type code of a spec. */
+export function configTypeCode(spec: SettingSpec): ConfigTypeCode {
+  return TYPE_CODE[spec.type];
 }
 
 function parseDefault(name: string, spec: SettingSpec): unknown {
@@ -342,21 +379,30 @@ export interface ConfigEntry {
   documentation: string | null;
 }
 
-/** Kafka's broker synonym list for a topic config: set ones (STATIC_BROKER_CONFIG) first, then non-null defaults. */
-function brokerSynonymList(broker: BrokerConfig, names: readonly string[], sensitive: boolean): ConfigSynonym[] {
+/**
+ * Kafka's broker synonym list (ConfigHelper.configSynonyms): level by level, each over the names
+ * in order — dynamic per-broker (DYNAMIC_BROKER_CONFIG), dynamic cluster default
+ * (DYNAMIC_DEFAULT_BROKER_CONFIG), set at start-up (STATIC_BROKER_CONFIG), non-null defaults.
+ */
+export function brokerSynonymList(broker: BrokerConfig, names: readonly string[], sensitive: boolean, described: string | undefined = names[0]): ConfigSynonym[] {
   const out: ConfigSynonym[] = [];
-  for (const n of names) {
-    const x = broker.explicit[n as BrokerSettingName];
-    if (x) out.push({ name: n, value: sensitive ? null : render(BROKER[n]!, x.value), source: ConfigSource.STATIC_BROKER_CONFIG });
+  const dynamic = broker.dynamic;
+  if (dynamic) {
+    for (const n of names) if (dynamic.perBroker[n] !== undefined) out.push({ name: n, value: sensitive ? null : dynamic.perBroker[n], source: ConfigSource.DYNAMIC_BROKER_CONFIG });
+    for (const n of names) if (dynamic.clusterDefault[n] !== undefined) out.push({ name: n, value: sensitive ? null : dynamic.clusterDefault[n], source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
   }
   for (const n of names) {
-    const d = BROKER[n]!.default;
+    const x = broker.explicit[n as BrokerSettingName];
+    if (x) out.push({ name: n, value: sensitive ? null : render(BROKER[n] ?? BROKER[listenerScopedBase(n)?.base ?? '']!, x.value), source: ConfigSource.STATIC_BROKER_CONFIG });
+  }
+  for (const n of names) {
+    const d = BROKER[n]?.default ?? null;
     if (d !== null) out.push({ name: n, value: sensitive ? null : render(BROKER[n]!, BROKER_DEFAULTS[n]), source: ConfigSource.DEFAULT_CONFIG });
   }
   // Kafka's ConfigHelper.configSynonyms keeps the list from the first entry of the primary name
   // on (dropWhile): retention.ms lists no log.retention.hours default, and then reports
   // DEFAULT_CONFIG as its source.
-  const first = out.findIndex((s) => s.name === names[0]);
+  const first = out.findIndex((s) => s.name === described);
   return first < 0 ? [] : out.slice(first);
 }
 
@@ -376,7 +422,11 @@ function configEntry(name: string, spec: SettingSpec, value: string | null, read
   };
 }
 
-/** Broker configs as DescribeConfigs (resource type BROKER) reports them, sorted by name. All read-only: Samsa has no dynamic broker configs. */
+/**
+ * The static broker configuration as DescribeConfigs would report it without any dynamic broker
+ * config, every entry read-only, sorted by name. The broker itself answers with
+ * config/dynamic-broker-view.ts describeBrokerResource.
+ */
 export function describeBrokerConfig(broker: BrokerConfig): ConfigEntry[] {
   const out: ConfigEntry[] = [];
   for (const name of Object.keys(BROKER).sort()) {

@@ -326,7 +326,7 @@ test('invalid values are errors naming the key, the value and the source', () =>
   throwsConfig(() => load({ argv: ['--override', 'compression.type=brotli'] }), /String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer/);
   throwsConfig(() => load({ argv: ['--override', 'log.cleanup.policy=delete,shred'] }), /String must be one of: compact, delete/);
   throwsConfig(() => load({ argv: ['--override', 'log.retention.bytes=9223372036854775808'] }), /Not a number of type LONG/);
-  throwsConfig(() => load({ argv: ['--override', 'log.cleaner.min.cleanable.ratio=1.5'] }), /Value must be between 0 and 1/);
+  throwsConfig(() => load({ argv: ['--override', 'log.cleaner.min.cleanable.ratio=1.5'] }), /Value must be no more than 1/);
   throwsConfig(() => load({ argv: ['--override', 'offsets.topic.replication.factor=40000'] }), /Not a number of type SHORT/);
   throwsConfig(() => load({ argv: ['--override', 'cluster.id=my-cluster'] }), /'cluster\.id'.*URL-safe base64/);
   throwsConfig(() => load({ argv: ['--override', 'listeners=localhost:9092'] }), /'listeners'.*Unable to parse localhost:9092/);
@@ -541,8 +541,8 @@ test('validateTopicConfig messages', () => {
   assert.is(validateTopicConfig('compression.type', 'brotli'), 'Invalid value brotli for configuration compression.type: String must be one of: uncompressed, zstd, lz4, snappy, gzip, producer');
   assert.is(validateTopicConfig('cleanup.policy', 'compact,shred'), 'Invalid value compact,shred for configuration cleanup.policy: String must be one of: compact, delete');
   assert.is(validateTopicConfig('preallocate', 'maybe'), 'Invalid value maybe for configuration preallocate: Expected value to be either true or false');
-  assert.is(validateTopicConfig('min.cleanable.dirty.ratio', '2'), 'Invalid value 2 for configuration min.cleanable.dirty.ratio: Value must be between 0 and 1');
-  assert.is(validateTopicConfig('compression.gzip.level', '0'), 'Invalid value 0 for configuration compression.gzip.level: Value must be between 1 and 9, or -1');
+  assert.is(validateTopicConfig('min.cleanable.dirty.ratio', '2'), 'Invalid value 2 for configuration min.cleanable.dirty.ratio: Value must be no more than 1');
+  assert.is(validateTopicConfig('compression.gzip.level', '0'), 'Invalid value 0 for configuration compression.gzip.level: Value must be between 1 and 9 or equal to -1');
   assert.ok(isTopicConfigName('segment.ms'));
   assert.not.ok(isTopicConfigName('log.segment.bytes'));
   assert.is(configTypeOf('segment.ms', 'topic'), ConfigType.LONG);

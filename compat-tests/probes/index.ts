@@ -1,6 +1,7 @@
 /** Every probe, in the order they run (each set-up uses fresh names of its own). */
 import { aclProbes, quotaProbes } from './probes-acls.js';
 import { adminProbes, destructiveProbes } from './probes-admin.js';
+import { brokerConfigProbes } from './probes-broker-configs.js';
 import { captureProbes } from './probes-captures.js';
 import { coreProbes } from './probes-core.js';
 import { dataProbes } from './probes-fetch.js';
@@ -16,5 +17,5 @@ import { shareGroupProbes } from './probes-share-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

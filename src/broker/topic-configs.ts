@@ -18,7 +18,8 @@ import { topicNameProblem } from '../cluster/topic-names.js';
 import { checkViewAlter } from '../views/views.js';
 import { checkScheduleAlter, checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { DEFAULT_BROKER_CONFIGS } from '../cluster/metadata-store.js';
-import { DYNAMIC_BROKER_CONFIG_NAMES } from '../replication/replication-quota.js';
+import { prepareBrokerConfigs, validateBrokerConfigs } from '../config/dynamic-broker-configs.js';
+import { loadConfig, type BrokerConfig } from '../config.js';
 import { brokerSetting, validateGroupConfigs, type GroupConfigBroker } from '../coordinator/group/group-configs.js';
 
 /**
@@ -159,6 +160,8 @@ export interface AlterResourceResult {
 /** What the alter path needs of the broker (a structural slice of Broker, easy to fake in tests). */
 export interface ConfigAlterTarget {
   readonly nodeId: number;
+  /** The broker's configuration with its dynamic broker configs in effect (absent: the defaults). */
+  readonly rawConfig?: BrokerConfig;
   readonly metadata: { get(name: string): { configs: Record<string, string> } | undefined };
   /** Replaces a topic's overrides (in a cluster: written to the metadata store, awaited). */
   setTopicConfigs(name: string, configs: Record<string, string>): void | Promise<void>;
@@ -187,9 +190,9 @@ export interface ConfigAlterTarget {
  *   validate_only stops there;
  * - BROKER: a non-empty name must be this node's id (INVALID_REQUEST "Node id must be an integer,
  *   but it is: X" / "Unexpected broker id, expected N, but received X"); "" is the cluster-wide
- *   default. The dynamic broker configs are the replication throttle rates (brokerConfigAlter):
- *   setting any other key is INVALID_REQUEST "Cannot update these configs dynamically: [a, b]",
- *   Kafka's answer for a broker config that is not dynamically updatable; deleting one is a no-op;
+ *   default. Every config Kafka 4.4 marks dynamic may be set, checked as Kafka checks it
+ *   (config/dynamic-broker-configs.ts: INVALID_REQUEST "Cannot update these configs dynamically:
+ *   [a, b]" for the others, "Invalid value V for configuration K: …" for bad values, …);
  * - GROUP: "" → INVALID_REQUEST "Default group resources are not allowed."; the new override set
  *   (legacy: exactly the listed configs; incremental: SET / DELETE applied to the current ones,
  *   DELETE of a name not set a no-op; APPEND / SUBTRACT INVALID_CONFIG "Can't APPEND to key K
@@ -223,39 +226,22 @@ export async function alterConfigResources(
 }
 
 /**
- * The dynamic broker configs of one BROKER resource (Kafka's DynamicBrokerConfig / DynamicConfig.Broker
- * for the throttle rates): keys that are not dynamic: INVALID_REQUEST "Cannot update these configs
- * dynamically: [..]"; APPEND / SUBTRACT: INVALID_CONFIG "Unknown config name: K"; a value that is not a long
- * >= 0: INVALID_REQUEST "Invalid value V for configuration K: reason". Legacy AlterConfigs replaces
- * the resource's whole dynamic set with the listed configs; incremental SET / DELETE change only
- * the listed keys.
+ * One BROKER resource: the resource's dynamic configs after the request (legacy AlterConfigs:
+ * exactly the listed ones; incremental: the operations over the stored ones), checked as Kafka
+ * 4.4 checks them (config/dynamic-broker-configs.ts), then stored unless validate_only.
  */
 async function alterBrokerConfigs(broker: ConfigAlterTarget, r: AlterResourceRequest, opts: { validateOnly: boolean; incremental: boolean }): Promise<void> {
-  const setting = r.configs.filter((c) => !opts.incremental || c.configOperation !== OpType.DELETE).map((c) => c.name);
-  const fixed = setting.filter((n) => !DYNAMIC_BROKER_CONFIG_NAMES.includes(n));
-  if (fixed.length > 0) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Cannot update these configs dynamically: [${fixed.join(', ')}]`);
   const key = r.resourceName === '' ? DEFAULT_BROKER_CONFIGS : r.resourceName;
   const current = broker.dynamicBrokerConfigs?.(key) ?? {};
-  const next: Record<string, string> = opts.incremental ? { ...current } : {};
-  for (const c of r.configs) {
-    const op = opts.incremental ? c.configOperation : OpType.SET;
-    if (op === OpType.DELETE) {
-      delete next[c.name];
-      continue;
-    }
-    // Kafka 4.4 looks APPEND / SUBTRACT keys up among the list-typed broker configs only.
-    if (op !== OpType.SET) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Unknown config name: ${c.name}`);
-    const value = (c.value as string).trim();
-    if (!/^[+-]?\d+$/.test(value) || BigInt(value) > 9223372036854775807n || BigInt(value) < -9223372036854775808n) {
-      throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Invalid value ${c.value} for configuration ${c.name}: Not a number of type LONG`);
-    }
-    if (BigInt(value) < 0n) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Invalid value ${c.value} for configuration ${c.name}: Value must be at least 0`);
-    next[c.name] = value;
-  }
+  const next = prepareBrokerConfigs(current, r.configs, opts.incremental);
+  validateBrokerConfigs({ config: broker.rawConfig ?? (defaultConfig ??= loadConfig()), perBroker: r.resourceName !== '' }, next);
   if (opts.validateOnly || !broker.setBrokerConfigs) return;
   if (JSON.stringify(next) === JSON.stringify(current)) return;
   await broker.setBrokerConfigs(key, next);
 }
+
+/** The configuration validation falls back on for a target that has none (tests' fakes). */
+let defaultConfig: BrokerConfig | undefined;
 
 /**
  * Samsa, stricter than Kafka 4.4 (which accepts any name and skips the copy at write time, with a
@@ -336,10 +322,6 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
         const id = parseJavaInt(r.resourceName);
         if (id === null) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Node id must be an integer, but it is: ${r.resourceName}`);
         if (id !== broker.nodeId) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId}, but received ${r.resourceName}`);
-      }
-      if (opts.incremental) {
-        const bad = r.configs.find((c) => !(c.configOperation >= OpType.SET && c.configOperation <= OpType.SUBTRACT));
-        if (bad) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR);
       }
       await alterBrokerConfigs(broker, r, opts);
       return;

@@ -153,7 +153,9 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     try {
       const dirsClusterId = opts.logDirs ? verifyLogDirs(opts.logDirs, { nodeId: s.nodeId, clusterId: s.clusterId }) : null;
       // A new store (etcd lost, or a first start on formatted dirs) takes the log dirs' id.
-      const clusterId = await store.ensureClusterId(s.clusterId ?? dirsClusterId ?? newUuid());
+      // A new cluster starts with Kafka 4.4's format-time default: min.insync.replicas as a
+      // cluster-wide dynamic broker config (DescribeConfigs: DYNAMIC_DEFAULT_BROKER_CONFIG).
+      const clusterId = await store.ensureClusterId(s.clusterId ?? dirsClusterId ?? newUuid(), { 'min.insync.replicas': String(s.controller.minInsyncReplicas) });
       if (s.clusterId && clusterId !== s.clusterId) {
         throw new Error(`cluster.id ${s.clusterId} does not match the cluster id ${clusterId} stored in ${store.description}`);
       }

@@ -35,7 +35,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
 import { connectEtcd } from './etcd-client.js';
 import {
-  applyEvent, checkNextPartitionState, clonePartitionState, DuplicateBrokerRegistrationError, fenceError, PRODUCER_ID_BLOCK_SIZE,
+  applyEvent, checkNextPartitionState, DEFAULT_BROKER_CONFIGS, clonePartitionState, DuplicateBrokerRegistrationError, fenceError, PRODUCER_ID_BLOCK_SIZE,
   SessionExpiredError,
   type AlterPartitionOutcome, type BrokerRegistration, type ControllerRegistration, type Fence, type MetadataEvent,
   type MetadataImage, type MetadataSession, type MetadataStore, type MetadataWatch, type PartitionState,
@@ -147,9 +147,14 @@ export class EtcdMetadataStore implements MetadataStore {
     if (!kv || Number(kv.create_revision) !== want) throw fenceError(fence);
   }
 
-  async ensureClusterId(proposed: string): Promise<string> {
+  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string> {
+    const create = [this.ns.put(K.clusterId).value(proposed)];
+    // Kafka's format-time cluster defaults, written with the cluster id by the broker that creates it.
+    if (bootstrapDefaults && Object.keys(bootstrapDefaults).length > 0) {
+      create.push(this.ns.put(K.brokerConfigs(DEFAULT_BROKER_CONFIGS)).value(JSON.stringify(bootstrapDefaults)));
+    }
     const res = await this.txn(K.clusterId, 'Create', '==', 0)
-      .then(this.ns.put(K.clusterId).value(proposed))
+      .then(...create)
       .else(this.ns.get(K.clusterId))
       .commit();
     if (res.succeeded) return proposed;

@@ -176,8 +176,12 @@ export interface MetadataStore {
   /** Human-readable location (file path or etcd endpoints and prefix), for messages. */
   readonly description: string;
 
-  /** The cluster id: the stored one, else `proposed` becomes it (first writer wins). */
-  ensureClusterId(proposed: string): Promise<string>;
+  /**
+   * The cluster id: the stored one, else `proposed` becomes it (first writer wins). The writer
+   * that creates the cluster also stores `bootstrapDefaults` as the cluster-wide dynamic broker
+   * configs, in the same change (Kafka's format-time bootstrap records: min.insync.replicas).
+   */
+  ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string>;
   readImage(): Promise<MetadataImage>;
   /** Delivers every change with revision >= fromRevision, in order, batched per revision. */
   watch(fromRevision: number, onEvents: (events: MetadataEvent[]) => void, onError: (err: Error) => void): Promise<MetadataWatch>;
@@ -457,10 +461,16 @@ export class LocalMetadataStore implements MetadataStore {
     if (!holds) throw fenceError(fence);
   }
 
-  async ensureClusterId(proposed: string): Promise<string> {
+  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string> {
     if (this.clusterId) return this.clusterId;
     this.clusterId = proposed;
-    this.commit((revision) => [{ kind: 'cluster', revision, clusterId: proposed }], true);
+    const defaults = bootstrapDefaults && Object.keys(bootstrapDefaults).length > 0 && !this.brokerConfigs.has(DEFAULT_BROKER_CONFIGS)
+      ? { ...bootstrapDefaults } : null;
+    if (defaults) this.brokerConfigs.set(DEFAULT_BROKER_CONFIGS, defaults);
+    this.commit((revision) => [
+      { kind: 'cluster', revision, clusterId: proposed },
+      ...(defaults ? [{ kind: 'brokerConfig' as const, revision, key: DEFAULT_BROKER_CONFIGS, value: { ...defaults } }] : []),
+    ], true);
     return proposed;
   }
 

@@ -12,6 +12,7 @@ import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
 import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
+import { DYNAMIC_ONLY_KAFKA_SETTINGS } from './dynamic-settings.js';
 
 // ---------------------------------------------------------------------------------------------
 // Kafka enumerations used on the wire
@@ -98,7 +99,7 @@ function checkDirs(value: never): string | null {
 
 function checkGzipLevel(value: never): string | null {
   const v = value as unknown as number;
-  return v === -1 || (v >= 1 && v <= 9) ? null : 'Value must be between 1 and 9, or -1';
+  return v === -1 || (v >= 1 && v <= 9) ? null : 'Value must be between 1 and 9 or equal to -1';
 }
 
 /** Kafka's ThrottledReplicaListValidator: "*" or partition:broker pairs. */
@@ -516,6 +517,7 @@ export const BROKER_SETTINGS = {
   },
   ...SECURITY_SETTINGS,
   ...HTTP_SETTINGS,
+  ...DYNAMIC_ONLY_KAFKA_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 
 /** Topic-level configs (Kafka's LogConfig), each with the broker settings it inherits from. */
@@ -735,5 +737,21 @@ export type BrokerConfig = BrokerSettings & {
   readonly explicit: Readonly<Partial<Record<BrokerSettingName, ExplicitSetting>>>;
   /** The properties file that was read, if any (absolute path). */
   readonly configFile: string | null;
+  /**
+   * Present on the broker's effective configuration once dynamic broker configs are in effect
+   * (config/dynamic-broker-view.ts): the typed values above then include them, `explicit` stays
+   * what the broker was started with.
+   */
+  readonly dynamic?: DynamicLayers;
 };
+
+/** The dynamic broker configs (AlterConfigs on BROKER resources) layered over a static configuration. */
+export interface DynamicLayers {
+  /** The configuration the broker was started with. */
+  readonly static: BrokerConfig;
+  /** This broker's own dynamic configs (resource name = its node id), as stored. */
+  readonly perBroker: Readonly<Record<string, string>>;
+  /** The cluster-wide dynamic defaults (resource name ""), as stored. */
+  readonly clusterDefault: Readonly<Record<string, string>>;
+}
 

@@ -131,9 +131,15 @@ export class CleanerWorkerPool {
 
   constructor(
     private readonly url: URL,
-    private readonly ioMaxBytesPerSecond: number,
-    private readonly threads: number,
+    private ioMaxBytesPerSecond: number,
+    private threads: number,
   ) {}
+
+  /** New rate limit and thread count (dynamic log.cleaner.* configs), for the passes that begin next. */
+  reconfigure(ioMaxBytesPerSecond: number, threads: number): void {
+    this.ioMaxBytesPerSecond = ioMaxBytesPerSecond;
+    this.threads = threads;
+  }
 
   /** A runner on a worker of its own for one pass; close() gives the worker back. */
   async begin(plan: PassPlan): Promise<PassRunner> {

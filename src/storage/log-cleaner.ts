@@ -222,6 +222,23 @@ export class LogCleaner {
     arm();
   }
 
+  /**
+   * New log.cleaner.* values (dynamic broker configs; Kafka's LogCleaner.reconfigure). The next
+   * pass uses them (one in progress may see some of them); a new backoff re-arms the wait.
+   */
+  reconfigure(next: Partial<CleanerConfig>): void {
+    const backoffChanged = next.backoffMs !== undefined && next.backoffMs !== this.config.backoffMs;
+    Object.assign(this.config, next);
+    this.workers?.reconfigure(this.config.ioMaxBytesPerSecond, this.config.threads);
+    if (backoffChanged && this.timer && !this.stopped) {
+      this.timer.cancel();
+      this.timer = null;
+      this.start();
+    } else if (!this.timer && !this.running && !this.stopped) {
+      this.start();
+    }
+  }
+
   /** Whether passes copy in worker threads. */
   get usesWorkerThreads(): boolean {
     return this.workers !== null;

@@ -8,12 +8,13 @@
  *   config (src/config.ts resolveTopicConfig): overrides are DYNAMIC_TOPIC_CONFIG (1), values
  *   inherited from a broker setting set in the static config STATIC_BROKER_CONFIG (4), the rest
  *   DEFAULT_CONFIG (5); read_only false.
- * - BROKER (4): name = this node's id gives every broker setting (STATIC_BROKER_CONFIG when set,
- *   else DEFAULT_CONFIG; read-only; passwords sensitive with a null value), plus the dynamic
- *   broker configs (the replication throttle rates) that are set for this broker
- *   (DYNAMIC_BROKER_CONFIG) or as the cluster default (DYNAMIC_DEFAULT_BROKER_CONFIG), read_only
- *   false, synonyms broker value then default, as Kafka 4.4 lists them (only where set). Name ""
- *   gives the cluster-wide dynamic defaults that are set. A
+ * - BROKER (4) (config/dynamic-broker-view.ts describeBrokerResource): name = this node's id
+ *   gives every broker setting plus every dynamic config stored for it or the cluster (listener
+ *   configs, unknown names, the throttle rates), each with its source — DYNAMIC_BROKER_CONFIG,
+ *   DYNAMIC_DEFAULT_BROKER_CONFIG, STATIC_BROKER_CONFIG, DEFAULT_CONFIG — and Kafka's synonyms;
+ *   read_only false exactly for the configs Kafka 4.4 marks dynamic; passwords and configs of
+ *   unknown type sensitive with a null value. Name "" gives the cluster-wide dynamic defaults
+ *   that are set (a new cluster has min.insync.replicas there, as Kafka 4.4 formats one). A
  *   name that is not an integer: INVALID_REQUEST "Broker id must be an integer, but it is: X";
  *   another id: INVALID_REQUEST "Unexpected broker id, expected N or empty string, but received X".
  * - GROUP (32): every group config of Kafka 4.4 (coordinator/group/group-configs.ts
@@ -38,35 +39,10 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResult } from '../../protocol/generated/messages/describe-configs-response.js';
 import type { DescribeConfigsResource } from '../../protocol/generated/messages/describe-configs-request.js';
 import type { BrokerServices } from '../broker-services.js';
-import { describeBrokerConfig, resolveTopicConfig, type ConfigEntry } from '../../config.js';
+import { resolveTopicConfig, type ConfigEntry } from '../../config.js';
+import { describeBrokerResource } from '../../config/dynamic-broker-view.js';
 import { ResourceType, apiErrorMessage, parseJavaInt, resourceTypeName } from '../topic-configs.js';
 import { topicNameProblem } from '../../cluster/topic-names.js';
-import { ConfigSource, ConfigType, type ConfigSynonym } from '../../config.js';
-import { DEFAULT_BROKER_CONFIGS } from '../../cluster/metadata-store.js';
-import { DYNAMIC_BROKER_CONFIG_NAMES } from '../../replication/replication-quota.js';
-
-const DYNAMIC_DOCS: Record<string, string> = {
-  'leader.replication.throttled.rate': 'Bytes per second this broker sends, as leader, to lagging followers of the replicas listed in leader.replication.throttled.replicas. Dynamic only.',
-  'follower.replication.throttled.rate': 'Bytes per second this broker copies, as follower, for the replicas listed in follower.replication.throttled.replicas. Dynamic only.',
-};
-
-/** The dynamic broker configs in effect for a broker (perBroker) or set as the cluster default. */
-function dynamicBrokerEntries(broker: BrokerServices, perBroker: boolean): ConfigEntry[] {
-  const own = perBroker ? broker.dynamicBrokerConfigs(String(broker.nodeId)) : {};
-  const defaults = broker.dynamicBrokerConfigs(DEFAULT_BROKER_CONFIGS);
-  const out: ConfigEntry[] = [];
-  for (const name of DYNAMIC_BROKER_CONFIG_NAMES) {
-    const synonyms: ConfigSynonym[] = [];
-    if (own[name] !== undefined) synonyms.push({ name, value: own[name], source: ConfigSource.DYNAMIC_BROKER_CONFIG });
-    if (defaults[name] !== undefined) synonyms.push({ name, value: defaults[name], source: ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG });
-    if (synonyms.length === 0) continue;
-    out.push({
-      name, value: synonyms[0].value, readOnly: false, isDefault: false, configSource: synonyms[0].source, isSensitive: false,
-      synonyms, configType: ConfigType.LONG, documentation: DYNAMIC_DOCS[name] ?? null,
-    });
-  }
-  return out;
-}
 
 /** Kafka's Errors.message() for the codes this handler can answer with a thrown error. */
 const DEFAULT_MESSAGES: Record<number, string> = {
@@ -84,16 +60,13 @@ function configsOf(broker: BrokerServices, resource: DescribeConfigsResource): C
       return resolveTopicConfig(broker.rawConfig, info.configs).entries;
     }
     case ResourceType.BROKER: {
-      if (resource.resourceName === '') return dynamicBrokerEntries(broker, false);
+      if (resource.resourceName === '') return describeBrokerResource(broker.rawConfig, false);
       const id = parseJavaInt(resource.resourceName);
       if (id === null) throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Broker id must be an integer, but it is: ${resource.resourceName}`);
       if (id !== broker.nodeId) {
         throw new KafkaApiError(ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${broker.nodeId} or empty string, but received ${resource.resourceName}`);
       }
-      const dynamic = dynamicBrokerEntries(broker, true);
-      const all = describeBrokerConfig(broker.rawConfig);
-      if (dynamic.length === 0) return all;
-      return [...all.filter((e) => !DYNAMIC_BROKER_CONFIG_NAMES.includes(e.name)), ...dynamic].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+      return describeBrokerResource(broker.rawConfig, true);
     }
     case ResourceType.GROUP:
       if (resource.resourceName === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Group name must not be empty');

@@ -110,11 +110,11 @@ test('validate_only checks everything and changes nothing', async () => {
   assert.equal(overrides('ac-dry'), { 'retention.ms': '1000', 'segment.bytes': '100000' });
 });
 
-test('broker resources: no dynamic configs; deletes are no-ops, sets are refused', async () => {
+test('broker resources: deletes of unset configs are no-ops, static ones are refused, other ids and types too', async () => {
   const id = String(b.broker.nodeId);
   const rs = await incremental([
     { resourceType: BROKER, resourceName: id, configs: [{ name: 'log.retention.ms', configOperation: DELETE, value: null }] },
-    { resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.ms', configOperation: SET, value: '5' }, { name: 'num.io.threads', configOperation: SET, value: '2' }] },
+    { resourceType: BROKER, resourceName: '', configs: [{ name: 'log.retention.ms', configOperation: SET, value: '5' }, { name: 'num.partitions', configOperation: SET, value: '2' }, { name: 'log.retention.hours', configOperation: SET, value: '2' }] },
     { resourceType: BROKER, resourceName: String(b.broker.nodeId + 1), configs: [] },
     { resourceType: BROKER, resourceName: 'x', configs: [] },
     { resourceType: 8, resourceName: id, configs: [{ name: 'root', configOperation: SET, value: 'DEBUG' }] },
@@ -122,7 +122,7 @@ test('broker resources: no dynamic configs; deletes are no-ops, sets are refused
   ]);
   assert.equal(rs.map((r) => [r.errorCode, r.errorMessage]), [
     [ErrorCode.NONE, null],
-    [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [log.retention.ms, num.io.threads]'],
+    [ErrorCode.INVALID_REQUEST, 'Cannot update these configs dynamically: [log.retention.hours, num.partitions]'],
     [ErrorCode.INVALID_REQUEST, `Unexpected broker id, expected ${id}, but received ${b.broker.nodeId + 1}`],
     [ErrorCode.INVALID_REQUEST, 'Node id must be an integer, but it is: x'],
     [ErrorCode.INVALID_REQUEST, 'Resource type BROKER_LOGGER is not supported by this broker'],

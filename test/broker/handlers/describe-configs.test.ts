@@ -73,7 +73,7 @@ test('unknown topic, illegal topic name', async () => {
   assert.is(illegal.errorMessage, `Topic name is invalid: 'bad/name' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`);
 });
 
-test('broker: this node id gives every setting (read-only, static or default); "" gives no dynamic defaults', async () => {
+test('broker: this node id gives every setting (static or default; read_only but for Kafka\'s dynamic ones); "" gives the format-time min.insync.replicas', async () => {
   const id = String(b.broker.nodeId);
   const [mine, cluster] = await describe([
     { resourceType: BROKER, resourceName: id, configurationKeys: null },
@@ -85,8 +85,11 @@ test('broker: this node id gives every setting (read-only, static or default); "
   assert.equal([hours.value, hours.configSource, hours.readOnly], ['48', 4, true]);
   const np = byName.get('num.partitions')!;
   assert.equal([np.value, np.configSource, np.readOnly], ['1', 5, true]);
-  assert.ok(mine.configs.every((e) => e.readOnly));
-  assert.equal(cluster, { errorCode: ErrorCode.NONE, errorMessage: '', resourceType: BROKER, resourceName: '', configs: [] });
+  const mmb = byName.get('message.max.bytes')!;
+  assert.equal([mmb.configSource, mmb.readOnly], [5, false]);
+  assert.equal(cluster.configs.map((e) => [e.name, e.value, e.configSource, e.readOnly, e.synonyms]), [
+    ['min.insync.replicas', '1', 3, false, [{ name: 'min.insync.replicas', value: '1', source: 3 }]],
+  ]);
 });
 
 test('broker: another id or a non-integer name is INVALID_REQUEST; other resource types are unsupported', async () => {
