@@ -13,12 +13,11 @@
  *   INVALID_TOPIC_EXCEPTION; unknown config name / bad value → INVALID_CONFIG (checked before
  *   existence, so it wins over UNKNOWN_TOPIC_OR_PARTITION "The topic 'T' does not exist.").
  * - BROKER (a node id, or "" for the cluster default): the entries replace that resource's dynamic
- *   broker configs, which are the replication throttle rates (leader/follower.replication.
- *   throttled.rate, a long >= 0); an empty list removes them. Any other key is INVALID_REQUEST
- *   "Cannot update these configs dynamically: [...]", Kafka's answer for broker configs that
- *   cannot change at runtime. A non-empty name must be this node's
- *   id ("Node id must be an integer, but it is: X" / "Unexpected broker id, expected N, but
- *   received X").
+ *   broker configs (an empty list removes them), checked as Kafka 4.4 checks them
+ *   (config/dynamic-broker-configs.ts): INVALID_REQUEST "Cannot update these configs dynamically:
+ *   [...]" for configs Kafka does not mark dynamic, per-listener and per-broker rules, bad values
+ *   with Kafka's messages. A non-empty name must be this node's id ("Node id must be an integer,
+ *   but it is: X" / "Unexpected broker id, expected N, but received X").
  * - GROUP: the listed configs replace the group's whole override set, validated as in
  *   IncrementalAlterConfigs (Kafka 4.4 accepts legacy AlterConfigs on groups too).
  * - Other types: INVALID_REQUEST ("Unknown resource type N", or "Resource type X is not supported

@@ -14,10 +14,14 @@
  *   the comma-separated values not yet present, SUBTRACT removes them. The resulting override set
  *   is validated (INVALID_CONFIG) before the topic's existence is checked (UNKNOWN_TOPIC_OR_PARTITION
  *   "The topic 'T' does not exist."). DELETE of a key that has no override is a no-op.
- * - BROKER (a node id, or "" for the cluster default): SET / DELETE of the dynamic broker configs,
- *   the replication throttle rates (topic-configs.ts alterBrokerConfigs); APPEND / SUBTRACT on them
- *   INVALID_CONFIG "Unknown config name: K"; setting any other key INVALID_REQUEST "Cannot update
- *   these configs dynamically: [...]", deleting one a no-op. A non-empty name must be this node's id.
+ * - BROKER (a node id, or "" for the cluster default): the operations over the resource's stored
+ *   dynamic broker configs, then Kafka 4.4's checks of the result (config/dynamic-broker-configs.ts):
+ *   an operation outside 0-3 INVALID_REQUEST "Unknown operations type N"; APPEND / SUBTRACT only
+ *   on list-typed broker settings (INVALID_CONFIG "Config value append is not allowed for config
+ *   key: K", or "Unknown config name: K" for names that are not broker settings); setting a config
+ *   that is not dynamic INVALID_REQUEST "Cannot update these configs dynamically: [...]", deleting
+ *   one a no-op; bad values INVALID_REQUEST with Kafka's message. A non-empty name must be this
+ *   node's id.
  * - GROUP (KIP-848 group configs; the group need not exist): SET / DELETE of group configs, the
  *   whole resulting set validated as Kafka 4.4's GroupConfig.validate does (INVALID_CONFIG "Unknown
  *   group config name: K", "Invalid value V for configuration K: ...", "K must be in the range MIN
