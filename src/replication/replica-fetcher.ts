@@ -10,8 +10,9 @@
  * ReplicaState (v15), the current leader epoch, the log end as fetch offset and the last fetched
  * epoch (KIP-320); the batches are appended with `appendAsFollower` (the leader's offsets and
  * epochs) and the high watermark follows the leader's. A diverging epoch in a response sends the
- * partition back to truncation; an out-of-range fetch below the leader's log start restarts the
- * log there. Errors that mean "the leader has not caught up with the metadata" (NOT_LEADER,
+ * partition back to truncation (after replica.fetch.backoff.ms when it diverged at the same log
+ * end last time: truncation made no progress, and the loop must not spin); an out-of-range fetch
+ * below the leader's log start restarts the log there. Errors that mean "the leader has not caught up with the metadata" (NOT_LEADER,
  * UNKNOWN_LEADER_EPOCH, unknown topic) and connection failures back off replica.fetch.backoff.ms;
  * FENCED_LEADER_EPOCH waits for this broker's metadata to move on.
  *
@@ -59,6 +60,10 @@ interface FetchState {
   delayedUntil: number;
   /** The leader's high watermark minus this log's end at the last answer; -1 before one (Kafka's fetcher lag). */
   lag: number;
+  /** This log's end when the last fetch answered with a diverging epoch; -1 after a fetch that did not. */
+  divergedAt: number;
+  /** Diverging answers in a row at that same log end. */
+  divergedAgain: number;
 }
 
 class ReplicaFetcher {
@@ -70,7 +75,7 @@ class ReplicaFetcher {
   constructor(readonly sourceId: number, private readonly clients: BrokerClientPool, private readonly config: ReplicaFetcherConfig, private readonly logger: Logger) {}
 
   add(partition: Partition, leaderEpoch: number): void {
-    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0, lag: -1 });
+    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0, lag: -1, divergedAt: -1, divergedAgain: 0 });
     this.wake();
     this.ensureRunning();
   }
@@ -198,8 +203,10 @@ class ReplicaFetcher {
     }
     if (target < leo) {
       this.logger.info(`${s.partition.topic}-${s.partition.partitionIndex}: truncating from ${leo} to ${target} (leader ${this.sourceId}, epoch ${s.leaderEpoch})`);
-      await log.truncateTo(target);
     }
+    // Even at the log end (Kafka's UnifiedLog.truncateTo): the epoch cache loses an epoch this
+    // replica led without writing in it, which the leader never had.
+    await log.truncateTo(target);
     return complete || target >= log.logEndOffset;
   }
 
@@ -268,8 +275,21 @@ class ReplicaFetcher {
       case ErrorCode.NONE: {
         if (p.divergingEpoch) {
           s.phase = 'truncating';
+          // Diverging again where the last truncation left the log: it did not help, so the
+          // next round waits replica.fetch.backoff.ms instead of spinning.
+          if (s.divergedAt === log.logEndOffset) {
+            if (++s.divergedAgain === 1) {
+              this.logger.warn(`${s.partition.topic}-${s.partition.partitionIndex}: broker ${this.sourceId} answered diverging epoch ${p.divergingEpoch.epoch} (end ${p.divergingEpoch.endOffset}) again at log end ${log.logEndOffset}; retrying every ${this.config.backoffMs} ms`);
+            }
+            this.backoff(s);
+          } else {
+            s.divergedAt = log.logEndOffset;
+            s.divergedAgain = 0;
+          }
           return;
         }
+        s.divergedAt = -1;
+        s.divergedAgain = 0;
         const records = p.records;
         const bufs = records === null ? [] : Array.isArray(records) ? records : [records];
         let bytes = 0;

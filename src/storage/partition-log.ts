@@ -465,10 +465,19 @@ export class PartitionLog {
    * (whole batches: the log end becomes the start of the batch holding `offset`), drops segments
    * above it, moves the leader epoch cache, the high watermark and the recovery point back, and
    * rebuilds producer state for what is left. Below the log start it empties the log there.
+   * At or above the log end nothing is cut, but the leader epoch cache still loses the entries
+   * starting at the log end: a replica that led an epoch and wrote nothing in it keeps an entry
+   * its new leader never had, and every fetch would diverge on it again (Kafka's truncateTo
+   * always truncates the epoch cache for this reason). Returns whether the log was cut.
    */
   truncateTo(offset: number): Promise<boolean> {
     return this.enqueue(async () => {
-      if (offset >= this.endOffset) return false;
+      if (offset >= this.endOffset) {
+        const before = this.epochs.all.length;
+        this.epochs.truncateFromEnd(this.endOffset);
+        if (this.epochs.all.length !== before) await this.epochs.flushIfDirty().catch(() => undefined);
+        return false;
+      }
       if (offset <= this.startOffset) {
         await this.truncateFullyLocked(Math.max(offset, 0));
         return true;

@@ -106,6 +106,26 @@ test('truncateTo removes whole batches above the offset, across segments, with e
   await again.close();
 });
 
+test('truncateTo at the log end cuts nothing but drops an epoch led without writes (issue 23 item 3)', async () => {
+  const clock = new ManualClock(1_700_000_000_000);
+  const fs = new MemFs({ now: () => clock.now() });
+  const log = await open(fs, clock, '/l/r-0');
+  log.setHighWatermarkFollowsLogEnd(false);
+  await log.appendAsLeader(batch(3), 0);
+  // This replica led epoch 1 and wrote nothing in it: the entry starts at the log end.
+  await log.assignEpochStartOffset(1, 3);
+  assert.equal(log.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[0, 0], [1, 3]]);
+  // As a follower again, the new leader (which never had epoch 1) says epoch 0 ends at 3.
+  assert.not.ok(await log.truncateTo(3), 'no batch cut');
+  assert.is(log.logEndOffset, 3);
+  assert.equal(log.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[0, 0]], 'the empty epoch is gone');
+  assert.is(log.leaderEpochCache.latestEpoch(), 0, 'the next fetch names epoch 0');
+  await log.close();
+  const again = await open(fs, clock, '/l/r-0');
+  assert.equal(again.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[0, 0]], 'and so does the checkpoint');
+  await again.close();
+});
+
 test('truncateFullyAndStartAt empties the log at the leader log start', async () => {
   const clock = new ManualClock(1_700_000_000_000);
   const fs = new MemFs({ now: () => clock.now() });
