@@ -27,6 +27,7 @@ import type { SharePartitionManager } from '../coordinator/share/share-partition
 import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import type { ClusterMetadata, TopicInfo } from './metadata.js';
 import type { RuntimeSettings } from './settings.js';
+import type { MetadataWriter } from './metadata-writer.js';
 
 export type { AppendWaiter };
 
@@ -73,6 +74,8 @@ export interface BrokerServices {
   readonly quotas: ClientQuotaManager;
   readonly replicationQuotas: ReplicationQuotas;
   readonly clientRoles: ClientRoles;
+  /** Fenced writes to the cluster metadata, waited for in this broker's cache. */
+  readonly metadataWriter: MetadataWriter;
   readonly metrics: BrokerMetrics;
   readonly flushOnAcksAll: boolean;
   /** The broker is shutting down (long polls end, new work is refused). */

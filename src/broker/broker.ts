@@ -16,26 +16,23 @@
  */
 import type { ConnectionObserver } from '../network/request-processor.js';
 import { setMaxListeners } from 'node:events';
-import { KafkaApiError } from '../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
-import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { SocketServer, type BoundListener } from '../network/server.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
+import { TopicAdmin, CONTROLLER_WAIT_MS } from './topic-admin.js';
+import { MetadataWriter } from './metadata-writer.js';
 import { Dispatcher } from './dispatch.js';
 import { DynamicBrokerConfig } from './dynamic-config.js';
 import type { AppendWaiter, BrokerServices, CreateTopicSpec } from './broker-services.js';
 export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
 import { ClusterMetadata, type TopicInfo } from './metadata.js';
-import { INTERNAL_TOPICS } from '../cluster/topic-names.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
-import { validateTopicConfigs } from './topic-configs.js';
-import { checkViewCreation, VIEW_SOURCE, viewPlacement, viewsOf } from '../views/views.js';
+import { VIEW_SOURCE } from '../views/views.js';
 import { topicFeatures } from './topic-features.js';
-import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import { ScheduleManager } from '../schedule/schedule-manager.js';
 import { PartitionRetirementTask } from './partition-retirement-task.js';
 import { ClientRoles } from '../cluster/partition-retirement.js';
@@ -54,10 +51,9 @@ import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/m
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
 import { minInsyncReplicas, type ElectionResult } from '../cluster/controller.js';
-import { isReassigning } from '../cluster/reassignment.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
-import { ControllerChannel, forwardingClientId, RETRY } from './controller-channel.js';
+import { ControllerChannel, forwardingClientId } from './controller-channel.js';
 import { resolveAllListenerSecurity } from '../security/listener-security.js';
 import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
@@ -96,12 +92,6 @@ export interface HttpService {
 /** Starts the HTTP listener for a broker whose Kafka listeners are bound; null when samsa.http.listeners is empty. */
 export type HttpStarter = (broker: Broker, security: ReadonlyMap<string, ListenerSecurity>) => Promise<HttpService | null>;
 
-/** How long topic changes wait for a controller, and for this broker's cache to show them. */
-const CONTROLLER_WAIT_MS = 30_000;
-/** Forwarded requests use fixed versions: both ends are Samsa of the same release. */
-const CREATE_TOPICS_VERSION = 7;
-const DELETE_TOPICS_VERSION = 6;
-const CREATE_PARTITIONS_VERSION = 3;
 
 export class Broker implements BrokerServices {
   readonly config: RuntimeSettings;
@@ -131,6 +121,10 @@ export class Broker implements BrokerServices {
   /** Connections to other brokers (replica fetchers); set by start(). */
   brokerClients!: BrokerClientPool;
   private controllerChannel!: ControllerChannel;
+  /** Topic administration (topic-admin.ts). */
+  topicAdmin!: TopicAdmin;
+  /** The one writer of the cluster metadata outside the controller (metadata-writer.ts). */
+  metadataWriter!: MetadataWriter;
   private controllerClients!: BrokerClientPool;
   stopping = false;
   /** Schedulers of the schedule topics led here (src/schedule/). */
@@ -152,7 +146,6 @@ export class Broker implements BrokerServices {
   readonly metrics: BrokerMetrics;
   /** The HTTP listener (samsa.http.listeners: metrics, health, console); null when off. */
   http: HttpService | null = null;
-  private readonly creating = new Map<string, Promise<TopicInfo>>();
 
   private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager; handlers: readonly Handler<any>[] }) {
     this.config = opts.settings;
@@ -358,6 +351,11 @@ export class Broker implements BrokerServices {
     });
     // Samsa's topic features on the data path (views, retired partitions, schedule topics).
     this.replicaManager.topicFeatures = topicFeatures;
+    this.metadataWriter = new MetadataWriter({ cluster: this.cluster, cache: this.cache, replicaManager: this.replicaManager });
+    this.topicAdmin = new TopicAdmin({
+      logger: this.log, cluster: this.cluster, cache: this.cache, metadata: this.metadata, replicaManager: this.replicaManager,
+      controllerChannel: this.controllerChannel, writer: this.metadataWriter, partitionState: (id, p) => this.partitionState(id, p),
+    });
     await this.replicaManager.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
     await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
@@ -418,236 +416,25 @@ export class Broker implements BrokerServices {
     return Math.max(1, Math.min(Number(this.rawConfig[setting]), this.cache.brokers.size));
   }
 
-  /** Waits until this broker's cache shows `done`, then until the replica manager applied it. */
-  private async awaitMetadata(done: (c: MetadataCache) => boolean, what: string): Promise<void> {
-    await this.cache.waitFor(done, CONTROLLER_WAIT_MS, what);
-    await this.replicaManager.applied(this.cache.revision);
-  }
-
-  /**
-   * Creates a topic (CreateTopics and auto-creation). Validates like Kafka's controller;
-   * throws KafkaApiError with Kafka's code and message.
-   */
-  async createTopic(spec: CreateTopicSpec): Promise<TopicInfo> {
-    const { name } = spec;
-    if (name === '__cluster_metadata') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.');
-    this.metadata.checkCreatable(name);
-    if (this.creating.has(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
-    const manual = spec.assignments && spec.assignments.length > 0 ? spec.assignments : undefined;
-    if (!manual) {
-      // ReplicationControlManager's order: the factor's sign, then the count's, then placement.
-      const rf = spec.replicationFactor;
-      if (rf === 0 || rf < -1) throw new KafkaApiError(ErrorCode.INVALID_REPLICATION_FACTOR, 'Replication factor must be larger than 0, or -1 to use the default value.');
-      if (spec.numPartitions === 0 || spec.numPartitions < -1) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, 'Number of partitions was set to an invalid non-positive value.');
-    }
-    const configs = validateTopicConfigs(spec.configs);
-    // Views (src/views/): the source must exist; the view takes its partition count and, unless
-    // assigned by hand, its source's replicas (so the same broker usually leads both).
-    const viewPartitions = checkViewCreation(configs, manual ? -1 : spec.numPartitions, this.metadata);
-    const placement = manual ?? viewPlacement(configs, this.metadata, (id, p) => this.partitionState(id, p));
-    const numPartitions = placement ? -1 : viewPartitions;
-    const replicationFactor = placement ? -1 : spec.replicationFactor;
-    // Schedule topics (src/schedule/): the target must exist and be writable.
-    checkScheduleConfigs(name, configs, this.metadata);
-    const isInternal = INTERNAL_TOPICS.has(name);
-    const work = this.controllerChannel.route<TopicInfo>(
-      `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
-      async () => {
-        const created = await this.cluster.controller.createTopic({
-          name, numPartitions, replicationFactor, assignments: placement,
-          configs, isInternal, validateOnly: spec.validateOnly,
-        });
-        if (spec.validateOnly) return created.topic;
-        await this.awaitMetadata((c) => c.topic(name)?.topicId === created.topic.topicId, `topic ${name} in the metadata cache`);
-        return this.metadata.get(name) ?? created.topic;
-      },
-      async (client) => {
-        const res = await client.send(19, CREATE_TOPICS_VERSION, {
-          topics: [{
-            name, numPartitions, replicationFactor,
-            assignments: (placement ?? []).map((brokerIds, partitionIndex) => ({ partitionIndex, brokerIds })),
-            configs: Object.entries(configs).map(([k, value]) => ({ name: k, value })),
-          }],
-          timeoutMs: CONTROLLER_WAIT_MS, validateOnly: spec.validateOnly ?? false,
-        });
-        const r = res.topics[0];
-        if (!r) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR, `the controller did not answer for topic ${name}`);
-        if (r.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
-        if (r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
-        const draft: TopicInfo = { name, topicId: r.topicId, partitions: r.numPartitions, replicationFactor: r.replicationFactor, configs, isInternal };
-        if (spec.validateOnly) return draft;
-        // Later requests to this broker should see the topic: wait (briefly) for the watch.
-        await this.cache.waitFor((c) => c.topic(name)?.topicId === r.topicId, 5000).catch(() => undefined);
-        await this.replicaManager.applied(this.cache.revision);
-        return this.metadata.get(name) ?? draft;
-      },
-    );
-    if (spec.validateOnly) return work;
-    this.creating.set(name, work);
-    try {
-      return await work;
-    } finally {
-      this.creating.delete(name);
-    }
-  }
-
-  /** Metadata-triggered creation with the broker defaults; concurrent callers share one creation. */
-  async autoCreateTopic(name: string): Promise<TopicInfo> {
-    const pending = this.creating.get(name);
-    if (pending) return pending;
-    const existing = this.metadata.get(name);
-    if (existing) return existing;
-    return this.createTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
-  }
-
-  async deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> {
-    const info = this.metadata.get(name);
-    if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const deleted = await this.deleteOneTopic(name, info, opts);
-    // Deleting a source deletes its views (src/views/); one already gone is skipped.
-    for (const view of viewsOf(this.metadata.topics, name)) {
-      await this.deleteTopic(view, opts).catch((err) => {
-        if (!(err instanceof KafkaApiError && err.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)) this.log.warn(`deleting view ${view} of ${name} failed`, err);
-      });
-    }
-    return deleted;
-  }
-
-  private async deleteOneTopic(name: string, info: TopicInfo, opts: { forwarded?: boolean }): Promise<TopicInfo> {
-    const gone = (c: MetadataCache) => c.topic(name)?.topicId !== info.topicId;
-    return this.controllerChannel.route<TopicInfo>(
-      `deleting topic ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
-      async () => {
-        const deleted = await this.cluster.controller.deleteTopic(name);
-        await this.awaitMetadata(gone, `topic ${name} gone from the metadata cache`);
-        return deleted;
-      },
-      async (client) => {
-        const res = await client.send(20, DELETE_TOPICS_VERSION, { topics: [{ name: null, topicId: info.topicId }], topicNames: [], timeoutMs: CONTROLLER_WAIT_MS });
-        const r = res.responses[0];
-        if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
-        if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
-        await this.cache.waitFor(gone, 5000).catch(() => undefined);
-        await this.replicaManager.applied(this.cache.revision);
-        return info;
-      },
-    );
-  }
-
-  /** CreatePartitions: the checks Kafka's broker makes first, then the controller places and writes. */
-  async createPartitions(name: string, count: number, validateOnly: boolean, opts: { assignments?: number[][] | null; forwarded?: boolean } = {}): Promise<void> {
-    const info = this.metadata.get(name);
-    if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    if (count < info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${info.partitions} partition(s); ${count} would not be an increase.`);
-    if (count === info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${info.partitions} partition(s).`);
-    if (validateOnly && opts.assignments === undefined) return;
-    const assignments = opts.assignments ?? undefined;
-    const grown = (c: MetadataCache) => (c.topic(name)?.partitions ?? 0) >= count;
-    await this.controllerChannel.route<void>(
-      `adding partitions to ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
-      async () => {
-        await this.cluster.controller.createPartitions(name, count, assignments, validateOnly);
-        if (!validateOnly) await this.awaitMetadata(grown, `${count} partitions of ${name} in the metadata cache`);
-      },
-      async (client) => {
-        const res = await client.send(37, CREATE_PARTITIONS_VERSION, {
-          topics: [{ name, count, assignments: assignments ? assignments.map((brokerIds) => ({ brokerIds })) : null }],
-          timeoutMs: CONTROLLER_WAIT_MS, validateOnly,
-        });
-        const r = res.results[0];
-        if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
-        if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
-        if (!validateOnly) {
-          await this.cache.waitFor(grown, 5000).catch(() => undefined);
-          await this.replicaManager.applied(this.cache.revision);
-        }
-      },
-    );
-  }
-
-  /** ElectLeaders, run by the controller (forwarded there as the request it is); per-partition results. */
-  async electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean, forwarded: boolean): Promise<ElectionResult[]> {
-    return this.controllerChannel.route<ElectionResult[]>(
-      'leader election', CONTROLLER_WAIT_MS, forwarded,
-      () => this.cluster.controller.electLeaders(targets, unclean),
-      async (client) => {
-        const res = await client.send(43, 2, { electionType: unclean ? 1 : 0, topicPartitions: targets, timeoutMs: CONTROLLER_WAIT_MS });
-        if (res.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
-        if (res.errorCode !== ErrorCode.NONE) throw new KafkaApiError(res.errorCode);
-        return res.replicaElectionResults.flatMap((t) => t.partitionResult.map((p) => ({ topic: t.topic, partition: p.partitionId, errorCode: p.errorCode, errorMessage: p.errorMessage })));
-      },
-    );
-  }
-
-  /**
-   * AlterPartitionReassignments, run by the controller (forwarded there as the request it is).
-   * Returns once this broker's metadata cache shows the controller's changes, so that a
-   * ListPartitionReassignments or Metadata asked here next sees the moves.
-   */
-  async alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[], forwarded: boolean): Promise<ElectionResult[]> {
-    const results = await this.controllerChannel.route<ElectionResult[]>(
-      'partition reassignment', CONTROLLER_WAIT_MS, forwarded,
-      () => this.cluster.controller.alterPartitionReassignments(topics),
-      async (client) => {
-        const res = await client.send(45, 0, { timeoutMs: CONTROLLER_WAIT_MS, topics });
-        if (res.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
-        if (res.errorCode !== ErrorCode.NONE) throw new KafkaApiError(res.errorCode, res.errorMessage ?? undefined);
-        return res.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })));
-      },
-    );
-    // results[i] answers the i-th partition asked for: wait until this cache shows each change.
-    const asked = topics.flatMap((t) => t.partitions.map((p) => p.replicas));
-    await this.awaitMetadata((c) => results.every((r, i) => {
-      if (r.errorCode !== ErrorCode.NONE) return true;
-      const topic = c.topic(r.topic);
-      const state = topic && c.partition(topic.topicId, r.partition);
-      const target = asked[i];
-      if (!state) return true;
-      return target ? target.every((id, j) => state.replicas[j] === id) : !isReassigning(state);
-    }), 'partition reassignments in the metadata cache');
-    return results;
-  }
-
-  /**
-   * Replaces a topic's dynamic config overrides. Written straight to the metadata store (a whole
-   * replacement, so it needs no controller decision), fenced by the controller epoch on the
-   * controller and by this broker's epoch elsewhere; the replica manager applies it to the logs.
-   */
-  async setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> {
-    const info = this.metadata.get(name);
-    if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-    const controllerEpoch = this.cluster.controller.controllerEpoch;
-    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
-    await this.cluster.store.alterTopicConfigs(name, configs, fence);
-    const want = JSON.stringify(configs);
-    await this.awaitMetadata((c) => { const t = c.topic(name); return !t || JSON.stringify(t.configs) === want; }, `configs of ${name} in the metadata cache`);
-  }
-
   /** The dynamic broker configs of a broker id or '<default>' (AlterConfigs on BROKER resources). */
   dynamicBrokerConfigs(key: string): Readonly<Record<string, string>> {
     return this.cache.brokerConfigs.get(key) ?? {};
   }
 
-  /** Replaces them in the metadata store (fenced like topic configs) and waits for this broker's cache. */
-  async setBrokerConfigs(key: string, configs: Record<string, string>): Promise<void> {
-    const controllerEpoch = this.cluster.controller.controllerEpoch;
-    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
-    await this.cluster.store.alterBrokerConfigs(key, configs, fence);
-    const want = JSON.stringify(configs);
-    await this.awaitMetadata((c) => JSON.stringify(c.brokerConfigs.get(key) ?? {}) === want, `broker configs ${key} in the metadata cache`);
+  // Topic administration (topic-admin.ts): through the controller, then this broker's cache.
+  createTopic(spec: CreateTopicSpec): Promise<TopicInfo> { return this.topicAdmin.createTopic(spec); }
+  autoCreateTopic(name: string): Promise<TopicInfo> { return this.topicAdmin.autoCreateTopic(name); }
+  deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> { return this.topicAdmin.deleteTopic(name, opts); }
+  createPartitions(name: string, count: number, validateOnly: boolean, opts: { assignments?: number[][] | null; forwarded?: boolean } = {}): Promise<void> {
+    return this.topicAdmin.createPartitions(name, count, validateOnly, opts);
   }
-
-  /**
-   * Replaces a group's config overrides in the metadata store (fenced like topic configs; the
-   * group need not exist) and waits for this broker's cache.
-   */
-  async setGroupConfigs(groupId: string, configs: Record<string, string>): Promise<void> {
-    const controllerEpoch = this.cluster.controller.controllerEpoch;
-    const fence = controllerEpoch !== null ? { controllerEpoch } : this.cluster.lifecycle.fence;
-    await this.cluster.store.alterGroupConfigs(groupId, configs, fence);
-    const want = JSON.stringify(configs);
-    await this.awaitMetadata((c) => JSON.stringify(c.groupConfigs.get(groupId) ?? {}) === want, `group configs of ${groupId} in the metadata cache`);
+  electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean, forwarded: boolean): Promise<ElectionResult[]> { return this.topicAdmin.electLeaders(targets, unclean, forwarded); }
+  alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[], forwarded: boolean): Promise<ElectionResult[]> {
+    return this.topicAdmin.alterPartitionReassignments(topics, forwarded);
   }
+  setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setTopicConfigs(name, configs); }
+  setBrokerConfigs(key: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setBrokerConfigs(key, configs); }
+  setGroupConfigs(groupId: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setGroupConfigs(groupId, configs); }
 
   /**
    * Watches the partitions a long-polling fetch reads. Made before the read, it only notes each

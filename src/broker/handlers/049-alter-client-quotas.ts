@@ -59,10 +59,8 @@ export const alterClientQuotasHandler = defineHandler({
       return { errorCode: ErrorCode.NONE, errorMessage: null, entity: entity(e) };
     });
     if (!req.validateOnly && changes.size > 0) {
-      const epoch = broker.cluster.controller.controllerEpoch;
-      await broker.cluster.store.alterClientQuotas(changes, epoch !== null ? { controllerEpoch: epoch } : broker.cluster.lifecycle.fence);
       const want = [...changes].map(([k, q]) => [k, JSON.stringify(q?.values ?? null)] as const);
-      await broker.cache.waitFor((c) => want.every(([k, v]) => JSON.stringify(c.quotas.get(k)?.values ?? null) === v), 10_000, 'client quotas in the metadata cache');
+      await broker.metadataWriter.write('client quotas', (store, fence) => store.alterClientQuotas(changes, fence), (c) => want.every(([k, v]) => JSON.stringify(c.quotas.get(k)?.values ?? null) === v));
     }
     return { throttleTimeMs: 0, entries: results };
   },

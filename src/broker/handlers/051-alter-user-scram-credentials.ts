@@ -69,9 +69,7 @@ export const alterUserScramCredentialsHandler = defineHandler({
     }
     const changes = [...deletions.values(), ...upserts.values()];
     if (changes.length > 0) {
-      const epoch = ctx.broker.cluster.controller.controllerEpoch;
-      const fence = epoch !== null ? { controllerEpoch: epoch } : ctx.broker.cluster.lifecycle.fence;
-      await store.alterScramCredentials(changes, fence);
+      await store.alterScramCredentials(changes, ctx.broker.metadataWriter.fence);
     }
     const ok = (user: string) => ({ user, errorCode: ErrorCode.NONE, errorMessage: null });
     return {

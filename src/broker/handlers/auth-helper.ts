@@ -60,13 +60,8 @@ export function authorizedOperations(ctx: RequestContext, resourceType: number, 
 
 /** Writes an ACL change to the metadata store (fenced) and waits until this broker's cache has it. */
 export function aclWriter(broker: BrokerServices): (add: Map<string, AclBinding>, remove: string[]) => Promise<void> {
-  return async (add, remove) => {
-    const epoch = broker.cluster.controller.controllerEpoch;
-    const fence = epoch !== null ? { controllerEpoch: epoch } : broker.cluster.lifecycle.fence;
-    await broker.cluster.store.alterAcls(add, remove, fence);
-    const shows = () => remove.every((id) => !broker.cache.acls.has(id)) && [...add.keys()].every((id) => broker.cache.acls.has(id));
-    await broker.cache.waitFor(shows, 10_000, 'ACL change in the metadata cache');
-  };
+  return (add, remove) => broker.metadataWriter.write('ACL change', (store, fence) => store.alterAcls(add, remove, fence),
+    (c) => remove.every((id) => !c.acls.has(id)) && [...add.keys()].every((id) => c.acls.has(id)));
 }
 
 export { AclOperation, ResourceType };
