@@ -24,15 +24,26 @@ export interface ConnectionContext {
   remoteAddress: string;
   /** The listener the request arrived on (for advertised addresses). */
   listenerName: string;
-  /** Who sent it, as Kafka's KafkaPrincipal string (`User:alice`). */
+  /**
+   * Who sent it, as Kafka's KafkaPrincipal string (`User:alice`): the connection's authenticated
+   * identity, `User:ANONYMOUS` on a PLAINTEXT listener. ACL checks use it.
+   */
   principal: string;
   /** The connection's SASL state on SASL_PLAINTEXT / SASL_SSL listeners. */
   sasl?: SaslSession;
-  /** Aborted when the connection closes (long polls end early). */
+  /**
+   * Aborted when the connection closes (long polls end early). A signal rather than a promise so
+   * that each wait can remove its listener: reactions on a promise that lives as long as the
+   * connection would pile up with every long poll.
+   */
   closed: AbortSignal;
   /** Where segment reads for this request's response may go (network/read-slabs.ts). */
   readBuffers?: ReadBuffers;
-  /** What this connection has asked for so far (cluster/partition-retirement.ts). */
+  /**
+   * What this connection has asked for so far (producer or consumer requests): Metadata hides
+   * retired partitions' leaders from producers only (cluster/partition-retirement.ts). Absent
+   * outside connections (in-process calls).
+   */
   clientRole?: ClientRole;
 }
 
