@@ -83,8 +83,17 @@ export interface ClusterMemberOptions {
   logDirs?: string[];
 }
 
+/** Leaving the cluster (deregistering, closing the session and the watch) gets at most this long when no controlled shutdown set a deadline. */
+const LEAVE_TIMEOUT_MS = 5000;
+/** ...and at least this long when one did (a timeout of 0 still deregisters from a store that answers). */
+const LEAVE_MIN_MS = 1000;
+/** Of a controlled shutdown's timeout, what is kept for leaving the cluster afterwards (at most half of it). */
+const LEAVE_RESERVE_MS = 3000;
+
 export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoined: [] }> {
   private stopped = false;
+  /** Set by a controlled shutdown: when stop() must be done with etcd, whatever etcd does. */
+  private leaveBy: number | null = null;
 
   private constructor(
     readonly store: MetadataStore,
@@ -213,31 +222,89 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
    * Controlled shutdown, first half (Kafka's want_shut_down): the registration says this broker
    * is shutting down, the controller moves its leaderships to other in-sync replicas and takes it
    * out of every ISR, and this resolves once it is in no ISR with another eligible broker
-   * (partitions whose ISR is this broker alone stay until it deregisters) or after `timeoutMs`. Meanwhile the
-   * broker still serves, so clients are told where each partition went (NOT_LEADER_OR_FOLLOWER
-   * with the new leader) instead of finding a closed port. Nothing to do alone in the cluster.
+   * (partitions whose ISR is this broker alone stay until it deregisters). Meanwhile the broker
+   * still serves, so clients are told where each partition went (NOT_LEADER_OR_FOLLOWER with the
+   * new leader) instead of finding a closed port. Nothing to do alone in the cluster.
+   *
+   * `timeoutMs` bounds the controlled shutdown and the stop() after it together, whatever etcd
+   * does: the wait ends in time to keep a few seconds (LEAVE_RESERVE_MS, at most half) for
+   * leaving. Without a registration (lost: etcd gone or cut off) there is nothing to do, the
+   * controller already treats this broker as gone; a registration lost while waiting ends the
+   * wait. Registering again stops from here on.
    */
   async controlledShutdown(timeoutMs: number): Promise<number> {
     const self = this.opts.settings.nodeId;
+    const started = Date.now();
+    if (this.stopped) return 0;
+    this.stopped = true;
+    this.leaveBy = started + timeoutMs;
     const others = [...this.cache.brokers.values()].some((b) => b.nodeId !== self && !b.inControlledShutdown);
-    if (this.stopped || !others) return 0;
+    if (!others) return 0;
+    const lifecycle = this.lifecycle;
+    if (lifecycle.state !== 'registered') {
+      this.opts.logger?.warn(`controlled shutdown: broker ${self} is not registered (${lifecycle.state}); stopping without it`);
+      return 0;
+    }
+    const waitUntil = this.leaveBy - Math.min(LEAVE_RESERVE_MS, Math.floor(timeoutMs / 2));
     const ledBefore = this.cache.allPartitions().filter((p) => p.leader === self).length;
-    await this.lifecycle.beginControlledShutdown();
+    let timer: NodeJS.Timeout | undefined;
+    let onLost: (() => void) | undefined;
+    // Whichever comes first: the deadline, or the registration lost (the controller then moves
+    // everything as for a dead broker, and no write to etcd would be accepted anyway).
+    const givenUp = new Promise<string>((resolve) => {
+      timer = setTimeout(() => resolve(`timed out after ${Date.now() - started} ms (samsa.controlled.shutdown.timeout.ms ${timeoutMs}, less what is kept for leaving)`), Math.max(0, waitUntil - Date.now()));
+      onLost = () => resolve('the registration was lost');
+      lifecycle.once('lost', onLost);
+    });
     const settled = (c: MetadataCache) => c.brokers.get(self)?.inControlledShutdown === true &&
       c.allPartitions().every((p) => !p.isr.includes(self) || p.isr.every((id) => id === self || !c.isEligible(id)));
-    await this.cache.waitFor(settled, timeoutMs, 'leaderships moved away for the controlled shutdown').catch((err) => {
+    const moved = (async () => {
+      await lifecycle.beginControlledShutdown();
+      await this.cache.waitFor(settled, Math.max(0, waitUntil - Date.now()), 'leaderships moved away for the controlled shutdown');
+      return null;
+    })();
+    try {
+      const outcome = await Promise.race([moved, givenUp]);
+      if (outcome !== null) this.opts.logger?.warn(`controlled shutdown: ${outcome}; stopping anyway`);
+    } catch (err) {
       this.opts.logger?.warn(`controlled shutdown: ${(err as Error).message}; stopping anyway`);
-    });
+    } finally {
+      clearTimeout(timer);
+      if (onLost) lifecycle.off('lost', onLost);
+      moved.catch(() => undefined);
+    }
     const ledAfter = this.cache.allPartitions().filter((p) => p.leader === self).length;
     return ledBefore - ledAfter;
   }
 
-  /** Graceful: resign the controller claim, deregister, close. */
+  /**
+   * Graceful: resign the controller claim, deregister, close. Bounded whatever etcd does: by the
+   * controlled shutdown's deadline when there was one, else LEAVE_TIMEOUT_MS; past it the session
+   * is left to run out in etcd (as after a crash) and the client is closed.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
-    await this.controller.stop();
-    await this.lifecycle.shutdown();
-    await this.cache.close();
+    const budget = this.leaveBy !== null ? Math.max(LEAVE_MIN_MS, this.leaveBy - Date.now()) : LEAVE_TIMEOUT_MS;
+    const leaving = (async () => {
+      await this.controller.stop();
+      await this.lifecycle.shutdown();
+      await this.cache.close();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const outOfTime = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), budget);
+    });
+    const left = await Promise.race([leaving.then(() => true), outOfTime]).catch((err) => {
+      this.opts.logger?.warn(`leaving the cluster: ${(err as Error).message}`);
+      return true;
+    });
+    clearTimeout(timer);
+    if (!left) {
+      leaving.catch(() => undefined);
+      this.opts.logger?.warn(`broker ${this.opts.settings.nodeId}: leaving the cluster took longer than ${budget} ms; ${this.store.description} lets the session run out`);
+      this.lifecycle.abandon();
+      void this.cache.close().catch(() => undefined);
+    }
     await this.store.close();
   }
 

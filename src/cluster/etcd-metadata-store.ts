@@ -101,6 +101,9 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
 }
 
 /** The etcd store's watch: also where a re-established stream resumes (for tests and diagnostics). */
+/** How long cancelling a watch waits for etcd's answer. */
+const WATCH_CANCEL_TIMEOUT_MS = 1000;
+
 export interface EtcdMetadataWatch extends MetadataWatch {
   /** The revision a re-established stream asks for first. */
   resumeRevision(): number;
@@ -224,7 +227,19 @@ export class EtcdMetadataStore implements MetadataStore {
       onError(err);
     });
     watcher.on('disconnected', (err) => this.logger?.warn(`etcd watch on ${this.description} disconnected (${err.message}); reconnecting`));
-    return { cancel: () => (cancelled ? Promise.resolve() : watcher.cancel()), resumeRevision: () => Number(request.start_revision), watcher };
+    // etcd answers a cancel on the watch stream; one that is paused or cut off never does, and a
+    // broker stopping must not wait for it (closing the client ends the stream anyway).
+    const cancel = async () => {
+      if (cancelled) return;
+      cancelled = true;
+      let timer: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, WATCH_CANCEL_TIMEOUT_MS).unref();
+      });
+      await Promise.race([watcher.cancel().catch(() => undefined), gaveUp]);
+      clearTimeout(timer);
+    };
+    return { cancel, resumeRevision: () => Number(request.start_revision), watcher };
   }
 
   async grantSession(ttlMs: number): Promise<MetadataSession> {

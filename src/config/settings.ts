@@ -444,7 +444,7 @@ export const BROKER_SETTINGS = {
   },
   'samsa.controlled.shutdown.timeout.ms': {
     type: 'long', default: '300000', min: 0,
-    doc: 'How long a controlled shutdown waits for its leaderships to move before stopping anyway (Kafka\'s broker waits 5 minutes).',
+    doc: 'How long a controlled shutdown waits for its leaderships to move before stopping anyway (Kafka\'s broker waits 5 minutes). Leaving the cluster afterwards fits in it too (the last 3 s, at most half, are kept for that): a broker stops within it whatever etcd does, and at once when it has lost its registration (etcd gone: nothing can move).',
   },
 
   ...REPLICATION_SETTINGS,
