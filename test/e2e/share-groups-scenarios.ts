@@ -69,7 +69,7 @@ export function concurrently(scenarios: Scenario[]): Scenario[] {
 
 const py = (bs: string, script: string, what: string, timeoutMs = 90_000) => venvJson(bs, script, what, timeoutMs);
 
-const PY_HEAD = `
+export const PY_HEAD = `
 import sys, json, time, os, signal, subprocess, threading
 from confluent_kafka import Producer, Consumer, ShareConsumer, AcknowledgeType, TopicPartition, OFFSET_BEGINNING
 from confluent_kafka.admin import AdminClient, NewTopic, ConfigResource, ResourceType, ConfigEntry, AlterConfigOpType

@@ -112,7 +112,8 @@ export const shareFetchHandler = defineHandler({
     } else {
       // Acquisition over the whole session, waiting for appends while nothing can be had.
       const deadline = broker.clock.now() + Math.max(0, req.maxWaitMs);
-      const maxBytes = Math.max(1, Math.min(req.maxBytes, broker.config.fetchMaxBytes));
+      // A budget of 0 acquires nothing (as Kafka 4.4 answers it), rather than one record.
+      const maxBytes = Math.max(0, Math.min(req.maxBytes, broker.config.fetchMaxBytes));
       const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS;
       const partitions = [...session.partitions].flatMap(([topicId, ps]) => [...ps].map((partition) => ({ topicId, partition })));
       for (;;) {

@@ -26,7 +26,7 @@ import type { AcquiredRecords, PartitionData } from '../../protocol/generated/me
 import type { PartitionLog } from '../../storage/partition-log.js';
 import { SerialQueue } from '../runtime/serial-queue.js';
 import { MemoryPersister, type SharePersister, type ShareStateKey } from './persister.js';
-import { type AcquiredRange, type ShareLimits, SharePartition } from './share-partition.js';
+import { type ShareLimits, SharePartition } from './share-partition.js';
 import { defaultShareGroupConfig, shareConfigOfGroup, type ShareGroupConfig } from './share-config.js';
 import { type DeadLetterEnv, DeadLetterWriter } from './dead-letter.js';
 
@@ -303,11 +303,12 @@ export class SharePartitionManager {
       const readCommitted = cfg.isolationLevel === 'read_committed';
       const maxOffset = readCommitted ? log.lastStableOffset : log.highWatermark;
       const result: PartitionResult = { errorCode: ErrorCode.NONE, records: [], acquired: [], bytes: 0 };
-      const again = sp.acquireAvailable(memberId, maxRecords, now);
-      if (again.length > 0) {
-        await this.readAcquired(log, again, maxOffset, maxBytes, result);
-      } else if (sp.room(cfg) > 0 && sp.endOffset < maxOffset) {
-        await this.acquireNew(sp, log, memberId, maxRecords, maxBytes, maxOffset, readCommitted, cfg, result, now, recordLimit);
+      // Released and timed-out records first, from every run of them in the window; then new
+      // records from the log with what is left of the record and byte budgets (Kafka's
+      // SharePartition.acquire: one fetch takes both).
+      const taken = await this.acquireAgain(sp, log, memberId, maxRecords, maxBytes, maxOffset, now, result);
+      if (taken < maxRecords && result.bytes < maxBytes && sp.room(cfg) > 0 && sp.endOffset < maxOffset) {
+        await this.acquireNew(sp, log, memberId, maxRecords - taken, maxBytes - result.bytes, maxOffset, readCommitted, cfg, result, now, recordLimit);
       }
       try {
         await this.persist(e);
@@ -320,23 +321,44 @@ export class SharePartitionManager {
     });
   }
 
-  /** The batches holding re-acquired offsets. */
-  private async readAcquired(log: PartitionLog, ranges: AcquiredRange[], maxOffset: number, maxBytes: number, out: PartitionResult): Promise<void> {
-    const first = ranges[0].firstOffset;
-    const last = ranges[ranges.length - 1].lastOffset;
+  /**
+   * Re-acquires Available records (released, rejected-for-retry, timed out): the log is read from
+   * the first of them within the byte budget, and only records whose batches that read holds are
+   * acquired, so every acquired record goes out with its batch. Returns how many were acquired.
+   */
+  private async acquireAgain(sp: SharePartition, log: PartitionLog, memberId: string, maxRecords: number, maxBytes: number, maxOffset: number, now: number, out: PartitionResult): Promise<number> {
+    const first = sp.firstAvailable(now);
+    if (first < 0) return 0;
     const read = await log.read(first, readBytes(maxBytes), { minOneMessage: true, maxOffset });
+    // The last offset the read's batches cover.
+    let covered = first - 1;
     for (const buf of read.records) {
-      let pos = 0;
-      while (pos + 61 <= buf.length) {
+      for (let pos = 0; pos + 61 <= buf.length; pos += 12 + buf.readInt32BE(pos + 8)) covered = Number(buf.readBigInt64BE(pos)) + buf.readInt32BE(pos + 23);
+    }
+    const ranges = sp.acquireAvailable(memberId, maxRecords, now, covered);
+    if (ranges.length === 0) return 0;
+    // Only the batches that hold an acquired record go out.
+    let r = 0;
+    for (const buf of read.records) {
+      for (let pos = 0; pos + 61 <= buf.length;) {
         const size = 12 + buf.readInt32BE(pos + 8);
         const base = Number(buf.readBigInt64BE(pos));
-        if (base > last) break;
-        out.records.push(buf.subarray(pos, pos + size));
-        out.bytes += size;
+        const last = base + buf.readInt32BE(pos + 23);
+        while (r < ranges.length && ranges[r].lastOffset < base) r++;
+        if (r === ranges.length) break;
+        if (ranges[r].firstOffset <= last) {
+          out.records.push(buf.subarray(pos, pos + size));
+          out.bytes += size;
+        }
         pos += size;
       }
     }
-    for (const r of ranges) out.acquired.push({ firstOffset: BigInt(r.firstOffset), lastOffset: BigInt(r.lastOffset), deliveryCount: r.deliveryCount });
+    let taken = 0;
+    for (const x of ranges) {
+      out.acquired.push({ firstOffset: BigInt(x.firstOffset), lastOffset: BigInt(x.lastOffset), deliveryCount: x.deliveryCount });
+      taken += x.lastOffset - x.firstOffset + 1;
+    }
+    return taken;
   }
 
   /**

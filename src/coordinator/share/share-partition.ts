@@ -149,19 +149,28 @@ export class SharePartition {
     this.dirty = true;
   }
 
+  /** The first offset of the window that is Available again now, or -1. */
+  firstAvailable(now: number): number {
+    for (let o = this.startOffset; o < this.endOffset; o++) {
+      const i = o - this.base;
+      if (this.state[i] === DeliveryState.AVAILABLE && this.availableAt[i] <= now) return o;
+    }
+    return -1;
+  }
+
   /**
-   * Acquires up to `maxRecords` of the records that are Available again (from the window's start)
-   * for `memberId`: contiguous runs, reported as ranges of one delivery count each.
+   * Acquires up to `maxRecords` of the records that are Available again (from the window's start,
+   * at most up to `upTo`) for `memberId`, across every run of them in the window, as Kafka's
+   * SharePartition.acquire collects them across in-flight batches: reported as ranges of one
+   * delivery count each.
    */
-  acquireAvailable(memberId: string, maxRecords: number, now: number): AcquiredRange[] {
+  acquireAvailable(memberId: string, maxRecords: number, now: number, upTo = Infinity): AcquiredRange[] {
     const out: AcquiredRange[] = [];
     let taken = 0;
-    for (let o = this.startOffset; o < this.endOffset && taken < maxRecords; o++) {
+    const end = Math.min(this.endOffset, upTo + 1);
+    for (let o = this.startOffset; o < end && taken < maxRecords; o++) {
       const i = o - this.base;
-      if (this.state[i] !== DeliveryState.AVAILABLE || this.availableAt[i] > now) {
-        if (out.length > 0) break;
-        continue;
-      }
+      if (this.state[i] !== DeliveryState.AVAILABLE || this.availableAt[i] > now) continue;
       this.take(i, memberId, now);
       taken++;
       const last = out[out.length - 1];

@@ -113,7 +113,8 @@ test('persisted state: acquired records come back available, acknowledged and ar
   assert.is(back.endOffset, 20);
   assert.is(back.stateOf(12)?.state, DeliveryState.ACKNOWLEDGED);
   assert.is(back.stateOf(15)?.state, DeliveryState.ARCHIVED);
-  assert.equal(back.acquireAvailable('b', 100, 0), [{ firstOffset: 10, lastOffset: 11, deliveryCount: 2 }]);
+  // Every run of available records, across the acknowledged and archived ones (Kafka's acquire).
+  assert.equal(back.acquireAvailable('b', 100, 0), [{ firstOffset: 10, lastOffset: 11, deliveryCount: 2 }, { firstOffset: 14, lastOffset: 14, deliveryCount: 2 }, { firstOffset: 16, lastOffset: 19, deliveryCount: 2 }]);
 });
 
 test('a window much longer than the initial arrays stays consistent as the start moves', () => {
@@ -145,6 +146,21 @@ test('a record in backoff is skipped without holding up the ones behind it', () 
   assert.equal(sp.acquireAvailable('b', 10, 499), [], 'offset 0 until 500, 1-2 until 700');
   assert.equal(sp.acquireAvailable('b', 10, 500), [{ firstOffset: 0, lastOffset: 0, deliveryCount: 2 }]);
   assert.equal(sp.acquireAvailable('b', 10, 700), [{ firstOffset: 1, lastOffset: 2, deliveryCount: 2 }]);
+});
+
+test('released records come back from every run of them, up to the record limit and the covered offset (issue 23 item 5)', () => {
+  const sp = fresh(0);
+  sp.acquireNew('a', 0, 99, 0);
+  // Every tenth record released, the rest accepted: ten runs of one available record each.
+  const acks = [];
+  for (let o = 0; o < 100; o++) acks.push(ack(o, o, o % 10 === 0 ? AcknowledgeType.RELEASE : AcknowledgeType.ACCEPT));
+  assert.ok(sp.acknowledge('a', acks, limits, 0));
+  assert.is(sp.firstAvailable(0), 0);
+  const first = sp.acquireAvailable('b', 4, 0);
+  assert.equal(first.map((r) => r.firstOffset), [0, 10, 20, 30], 'four runs in one acquisition (before: only the first)');
+  const upTo = sp.acquireAvailable('b', 100, 0, 55);
+  assert.equal(upTo.map((r) => r.firstOffset), [40, 50], 'not past the offset the read covers');
+  assert.is(sp.firstAvailable(0), 60);
 });
 
 test.run();
