@@ -53,6 +53,22 @@ test('a first join reaches epoch 2 with nothing assigned; once initialised and p
   assert.equal([d.groupState, d.groupEpoch, d.assignmentEpoch, d.assignorName], ['Stable', 3, 3, 'simple']);
 });
 
+test('a changed subscription stops the old topic at once, within the batching interval (issue 23 item 5, as Kafka 4.4)', async () => {
+  const U = 'AgICAgICAgICAgICAgICAg';
+  const h = await harness(new MemoryTopicView().set('t', T, 2).set('u', U, 1));
+  await h.hb({});
+  await h.advance(1000);
+  const on = await h.hb({ memberEpoch: 2, subscribedTopicNames: null });
+  assert.equal(parts(on), [0, 1]);
+  await h.advance(100);
+  const moved = await h.hb({ memberEpoch: on.memberEpoch, subscribedTopicNames: ['u'] });
+  assert.equal(parts(moved), [], 'nothing of t any more, and u is not initialised yet');
+  // A heartbeat later (the default interval is 5 s, past the 1 s batching interval).
+  await h.advance(1000);
+  const later = await h.hb({ memberEpoch: moved.memberEpoch, subscribedTopicNames: null });
+  assert.equal(later.assignment?.topicPartitions.map((t) => [t.topicId, t.partitions]) ?? [], [[U, [0]]], 'u once initialised, at the next heartbeat');
+});
+
 test('simple assignor: partitions split while there are enough, shared once members outnumber them', () => {
   const topics = new MemoryTopicView().set('t', T, 2);
   const member = (id: string) => Object.assign(new ShareGroupMember(id), { subscribedTopicNames: ['t'] });

@@ -211,8 +211,9 @@ export class ShareGroupManager {
     // The target assignment, when behind.
     let target = group.target;
     // Assignment batching (Kafka 4.4, share.assignment.interval.ms): the target is recomputed on
-    // the first heartbeat after the interval since the last one.
-    const due = this.ctx.now() - group.lastAssignmentMs >= cfg.assignmentIntervalMs;
+    // the first heartbeat after the interval since the last one; a member that changed its own
+    // subscription gets it at once (Kafka stops delivering the old topic on that heartbeat).
+    const due = this.ctx.now() - group.lastAssignmentMs >= cfg.assignmentIntervalMs || (changedSubscription && !isNew);
     const recompute = groupEpoch > group.assignmentEpoch && due;
     if (recompute) {
       // Only initialised share-partitions are assigned (Kafka 4.4): new ones are initialised
