@@ -279,6 +279,17 @@ test('a regex subscription picks up a topic created later; the range assignor gi
   assert.is(d.members[0].memberType, 1);
 });
 
+test('a regex matches internal topics too (Kafka 4.4 resolves it against every topic; franz-go Test848RegexBrokerResolves)', async () => {
+  const h = await consumerHarness();
+  h.topics.set('__consumer_offsets', 'BAQEBAQEBAQEBAQEBAQEBA', 2);
+  h.topics.set('orders', 'BQUFBQUFBQUFBQUFBQUFBQ', 1);
+  const a = new SimConsumer(h, 'a', { regex: '(?:.*orders.*)|(?:__consumer_offsets)' });
+  await a.join();
+  await converge([a]);
+  assert.equal(a.partitions('BAQEBAQEBAQEBAQEBAQEBA'), [0, 1]);
+  assert.equal(a.partitions('BQUFBQUFBQUFBQUFBQUFBQ'), [0]);
+});
+
 test('assignment batching: within group.consumer.assignment.interval.ms of the last target a joining member reconciles to the current one (Assigning)', async () => {
   const h = await consumerHarness({ assignmentIntervalMs: 1000 });
   const a = new SimConsumer(h, 'a');

@@ -1,7 +1,9 @@
 /**
  * Topic subscriptions by regular expression (ConsumerGroupHeartbeat v1 SubscribedTopicRegex),
  * evaluated on the broker as Kafka does: RE2/J syntax, the whole topic name must match
- * (Matcher.matches), internal topics never match.
+ * (Matcher.matches), against every topic, internal ones included (Kafka 4.4's
+ * refreshRegularExpressions scans all topic names; clients such as franz-go adopt an internal
+ * topic the broker assigns them).
  *
  * JavaScript's RegExp stands in for RE2/J. Differences handled here:
  * - RE2 has no lookaround and no backreferences: patterns using them are refused
@@ -12,8 +14,6 @@
  * Not handled (documented in docs/gaps.md): RE2's `\C`, `\pN` one-letter classes without braces,
  * `\Q...\E` quoting, and POSIX classes `[[:alpha:]]`.
  */
-export const INTERNAL_TOPIC_NAMES = new Set(['__consumer_offsets', '__transaction_state', '__share_group_state']);
-
 /** The compiled matcher, or an error message in RE2/J's spirit. */
 export function compileTopicRegex(pattern: string): { ok: true; test: (topic: string) => boolean } | { ok: false; error: string } {
   let source = pattern;
@@ -29,7 +29,7 @@ export function compileTopicRegex(pattern: string): { ok: true; test: (topic: st
   source = source.replace(/\(\?P</g, '(?<');
   try {
     const re = new RegExp(`^(?:${source})$`, flags);
-    return { ok: true, test: (topic) => !INTERNAL_TOPIC_NAMES.has(topic) && re.test(topic) };
+    return { ok: true, test: (topic) => re.test(topic) };
   } catch (err) {
     return { ok: false, error: `Invalid regular expression ${pattern}: ${(err as Error).message}` };
   }
