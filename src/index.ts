@@ -30,3 +30,5 @@ export { ErrorCode, type ErrorCodeName } from './protocol/generated/error-codes.
 export { ApiKey, type ApiTypes } from './protocol/generated/api-table.js';
 export { MemFs, type Fs } from './storage/fs.js';
 export type { LogLevel } from './logger.js';
+export { MemoryObjectStore } from './remote/memory-object-store.js';
+export { ObjectStoreError, type ObjectStore, type ObjectInfo, type ObjectBody } from './remote/object-store.js';

@@ -27,6 +27,7 @@ export const ROOMS = [
   ['protocol', ['protocol/', 'errors.ts']],
   ['config', ['config/', 'config.ts']],
   ['storage', ['storage/']],
+  ['remote', ['remote/']],
   ['cluster', ['cluster/']],
   ['security', ['security/']],
   ['replication', ['replication/']],

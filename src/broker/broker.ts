@@ -63,6 +63,8 @@ import type { Handler } from './handler.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import { codecFor } from '../protocol/generated/api-table.js';
 import { FOLLOWER_THROTTLED_REPLICAS, ReplicationQuotas } from '../replication/replication-quota.js';
+import { TieredStorage, connectObjectStore } from '../remote/tiered-storage.js';
+import type { ObjectStore } from '../remote/object-store.js';
 
 export interface BrokerOptions {
   config: BrokerConfig;
@@ -78,6 +80,8 @@ export interface BrokerOptions {
   handlers: readonly Handler<any>[];
   /** Starts the HTTP listener (http/server.ts `startBrokerHttp`) once the Kafka listeners are bound; absent: none. */
   http?: HttpStarter;
+  /** Tiered storage's object store instead of samsa.remote.s3.* (tests: remote/memory-object-store.ts). */
+  remoteStore?: ObjectStore;
 }
 
 /** What the broker does with its HTTP listener (metrics, health, console). */
@@ -142,6 +146,8 @@ export class Broker implements BrokerServices {
   /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
   readonly clientRoles = new ClientRoles();
   private server: SocketServer | null = null;
+  /** Tiered storage (remote/), when remote.log.storage.system.enable; set by start(). */
+  tiered?: TieredStorage;
   /** Counters for /metrics (requests, topics, connections, ISR changes, purgatories). */
   readonly metrics: BrokerMetrics;
   /** The HTTP listener (samsa.http.listeners: metrics, health, console); null when off. */
@@ -309,6 +315,15 @@ export class Broker implements BrokerServices {
       isActiveController: () => this.cluster.controller.isActive, logger: this.log,
     });
     const raw = this.rawConfig;
+    // Tiered storage (remote/): the object store and the remote log manager, when turned on.
+    if (raw['remote.log.storage.system.enable']) {
+      const store = await connectObjectStore(raw, this.log, opts.remoteStore);
+      this.tiered = new TieredStorage(store, {
+        config: raw, brokerId: this.nodeId, clock: this.clock, logger: namedLogger(this.log, 'kafka.log.remote.RemoteLogManager'),
+        partitions: () => this.replicaManager.allPartitions().filter((p) => p.log.tiered),
+      });
+    }
+    const tiered = this.tiered;
     this.replicationQuotas = new ReplicationQuotas(this.nodeId, Number(raw['replication.quota.window.num']), Number(raw['replication.quota.window.size.seconds']) * 1000, this.clock);
     this.replicationQuotas.follow(this.cache);
     const fetchers = new ReplicaFetcherManager(this.brokerClients, {
@@ -316,6 +331,7 @@ export class Broker implements BrokerServices {
       maxWaitMs: Number(raw['replica.fetch.wait.max.ms']), minBytes: Number(raw['replica.fetch.min.bytes']),
       maxBytes: Number(raw['replica.fetch.response.max.bytes']), partitionMaxBytes: Number(raw['replica.fetch.max.bytes']),
       backoffMs: Number(raw['replica.fetch.backoff.ms']),
+      rebuildFromRemote: tiered ? (p, localStart, logStart) => tiered.rebuildFollower(p, localStart, logStart) : undefined,
       throttle: {
         quota: this.replicationQuotas.follower,
         isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.cache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
@@ -342,6 +358,7 @@ export class Broker implements BrokerServices {
       stopSignal: this.stopController.signal,
       onDelayedFetch: (delta) => { this.metrics.delayedFetch += delta; },
       replicationQuotas: this.replicationQuotas,
+      tiered,
       onTopicDeleted: async (name) => {
         this.metrics.removeTopic(name);
         if (name === '__consumer_offsets') return;
@@ -357,6 +374,7 @@ export class Broker implements BrokerServices {
       controllerChannel: this.controllerChannel, writer: this.metadataWriter, partitionState: (id, p) => this.partitionState(id, p),
     });
     await this.replicaManager.start();
+    this.tiered?.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
     await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
       this.log.warn(`no active controller yet; serving without one (topic changes wait for it)`);
@@ -486,6 +504,7 @@ export class Broker implements BrokerServices {
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();
     await this.replicaManager?.stop();
+    await this.tiered?.stop();
     this.brokerClients?.closeAll();
     this.controllerClients?.closeAll();
     await this.cluster?.stop().catch((err) => this.log.warn(`leaving the cluster: ${(err as Error).message}`));

@@ -87,5 +87,9 @@ export function logConfigFor(c: BrokerConfig, overrides: Readonly<Record<string,
     minCompactionLagMs: num('min.compaction.lag.ms'),
     maxCompactionLagMs: num('max.compaction.lag.ms'),
     minCleanableDirtyRatio: Number(v['min.cleanable.dirty.ratio']),
+    remoteStorageEnable: v['remote.storage.enable'] === true,
+    localRetentionMs: Math.min(Number(v['local.retention.ms']), NEVER),
+    localRetentionBytes: Math.min(Number(v['local.retention.bytes']), NEVER),
+    remoteLogCopyDisable: v['remote.log.copy.disable'] === true,
   };
 }

@@ -12,7 +12,7 @@
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
-import { TOPIC_CONFIGS, isTopicConfigName, validateTopicConfig } from '../config.js';
+import { TOPIC_CONFIGS, isTopicConfigName, resolveTopicConfig, validateTopicConfig } from '../config.js';
 import { checkViewFilter } from '../views/filter.js';
 import { topicNameProblem } from '../cluster/topic-names.js';
 import { checkViewAlter } from '../views/views.js';
@@ -28,7 +28,7 @@ import { brokerSetting, validateGroupConfigs, type GroupConfigBroker } from '../
  * "Null value not supported for topic configs: X", "Unknown topic config name: X", or
  * "Invalid value V for configuration X: reason".
  */
-export function validateTopicConfigs(configs: Record<string, string | null>): Record<string, string> {
+export function validateTopicConfigs(configs: Record<string, string | null>, broker?: BrokerConfig, current?: Readonly<Record<string, string>>): Record<string, string> {
   const names = Object.keys(configs);
   for (const name of names) {
     if (configs[name] === null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Null value not supported for topic configs: ${name}`);
@@ -43,7 +43,39 @@ export function validateTopicConfigs(configs: Record<string, string | null>): Re
     if (problem !== null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, problem);
     out[name] = value;
   }
+  if (broker) {
+    const problem = tieredStorageProblem(out, broker, current);
+    if (problem !== null) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, problem);
+  }
   return out;
+}
+
+/**
+ * Kafka's tiered-storage checks of a topic's configs (LogConfig.validate with remote storage):
+ * the broker must have remote.log.storage.system.enable, the topic cleanup.policy=delete only, and
+ * local.retention.* no larger than retention.*; turning tiered storage off again is refused
+ * (Kafka 4.4 needs remote.log.delete.on.disable and copy disabled first; Samsa does not delete).
+ */
+function tieredStorageProblem(configs: Record<string, string>, broker: BrokerConfig, current?: Readonly<Record<string, string>>): string | null {
+  const v = resolveTopicConfig(broker, configs).values as Record<string, unknown>;
+  const was = current?.['remote.storage.enable'] === 'true';
+  if (v['remote.storage.enable'] !== true) {
+    return was ? 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false, remote.log.copy.disable=true, remote.log.delete.on.disable=true`.' : null;
+  }
+  if (!broker['remote.log.storage.system.enable']) return 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.';
+  const policy = String(v['cleanup.policy'] ?? '');
+  if (policy.includes('compact')) return 'Remote log storage is unsupported for the compacted topics';
+  const localMs = Number(v['local.retention.ms']);
+  const ms = Number(v['retention.ms']);
+  if (localMs !== -2 && ms !== -1 && (localMs === -1 || localMs > ms)) {
+    return `Invalid value ${localMs} for configuration local.retention.ms: Value must not be ${localMs === -1 ? `-1 as retention.ms value is set as ${ms}` : `more than retention.ms property value: ${ms}`}`;
+  }
+  const localBytes = Number(v['local.retention.bytes']);
+  const bytes = Number(v['retention.bytes']);
+  if (localBytes !== -2 && bytes !== -1 && (localBytes === -1 || localBytes > bytes)) {
+    return `Invalid value ${localBytes} for configuration local.retention.bytes: Value must not be ${localBytes === -1 ? `-1 as retention.bytes value is set as ${bytes}` : `more than retention.bytes property value: ${bytes}`}`;
+  }
+  return null;
 }
 
 /**
@@ -308,7 +340,7 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
         next = {};
         for (const c of r.configs) next[c.name] = c.value;
       }
-      const valid = validateTopicConfigs(next);
+      const valid = validateTopicConfigs(next, broker.rawConfig, info?.configs);
       if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `The topic '${name}' does not exist.`);
       // A view's source is fixed at creation (src/views/views.ts).
       checkViewAlter(info.configs, valid);

@@ -12,6 +12,7 @@ import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
 import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
+import { REMOTE_STORAGE_SETTINGS } from './remote-storage-settings.js';
 import { DYNAMIC_ONLY_KAFKA_SETTINGS } from './dynamic-settings.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -107,11 +108,6 @@ function checkThrottledReplicas(value: never): string | null {
   const list = value as unknown as string[];
   if (list.length === 1 && list[0] === '*') return null;
   return list.every((e) => /^\d+:\d+$/.test(e.trim())) ? null : "must be the literal '*' or a list of replicas in the following format: [partitionId]:[brokerId],[partitionId]:[brokerId],...";
-}
-
-/** Samsa has no tiered storage (remote.log.storage.system.enable is false): Kafka's refusal. */
-function checkNoRemoteStorage(value: never): string | null {
-  return (value as unknown as boolean) ? 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.' : null;
 }
 
 const COMPRESSION_TYPES = ['uncompressed', 'zstd', 'lz4', 'snappy', 'gzip', 'producer'] as const;
@@ -400,11 +396,11 @@ export const BROKER_SETTINGS = {
   },
   'log.local.retention.ms': {
     type: 'long', default: '-2', min: -2,
-    doc: 'Tiered storage local retention; -2 = use log.retention.ms. Samsa has no tiered storage.',
+    doc: 'Tiered storage: how long closed segments stay on local disk once copied; -2 = log.retention.ms. Topic config local.retention.ms.',
   },
   'log.local.retention.bytes': {
     type: 'long', default: '-2', min: -2,
-    doc: 'Tiered storage local retention bytes; -2 = use log.retention.bytes. Samsa has no tiered storage.',
+    doc: 'Tiered storage: local bytes kept per partition once copied; -2 = log.retention.bytes. Topic config local.retention.bytes.',
   },
   'compression.type': {
     type: 'string', default: 'producer', oneOf: COMPRESSION_TYPES,
@@ -517,6 +513,7 @@ export const BROKER_SETTINGS = {
   },
   ...SECURITY_SETTINGS,
   ...HTTP_SETTINGS,
+  ...REMOTE_STORAGE_SETTINGS,
   ...DYNAMIC_ONLY_KAFKA_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;
 
@@ -576,11 +573,11 @@ export const TOPIC_CONFIGS = {
   },
   'local.retention.bytes': {
     type: 'long', default: '-2', min: -2, synonyms: ['log.local.retention.bytes'],
-    doc: 'Tiered storage local retention bytes (-2 = retention.bytes). Samsa has no tiered storage.',
+    doc: 'Tiered storage: bytes of copied segments kept on local disk (-2 = retention.bytes, which then bounds local + remote).',
   },
   'local.retention.ms': {
     type: 'long', default: '-2', min: -2, synonyms: ['log.local.retention.ms'],
-    doc: 'Tiered storage local retention time (-2 = retention.ms). Samsa has no tiered storage.',
+    doc: 'Tiered storage: how long copied segments stay on local disk (-2 = retention.ms, which then bounds local + remote).',
   },
   'max.compaction.lag.ms': {
     type: 'long', default: LONG_MAX_TEXT, min: 1, synonyms: ['log.cleaner.max.compaction.lag.ms'],
@@ -624,23 +621,23 @@ export const TOPIC_CONFIGS = {
   },
   'remote.copy.lag.bytes': {
     type: 'long', default: '-1', min: -1, synonyms: [],
-    doc: 'Tiered storage upload lag (bytes). Samsa has no tiered storage.',
+    doc: 'KIP-1241 tiered storage upload lag (bytes). Stored; Samsa copies each segment once closed and below the last stable offset.',
   },
   'remote.copy.lag.ms': {
     type: 'long', default: '0', min: -1, synonyms: [],
-    doc: 'Tiered storage upload lag (time). Samsa has no tiered storage.',
+    doc: 'KIP-1241 tiered storage upload lag (time). Stored; Samsa copies each segment once closed and below the last stable offset.',
   },
   'remote.log.copy.disable': {
     type: 'boolean', default: 'false', synonyms: [],
-    doc: 'Tiered storage: stop uploading. Samsa has no tiered storage.',
+    doc: 'Tiered storage: copy no more segments (what is remote stays readable and under retention).',
   },
   'remote.log.delete.on.disable': {
     type: 'boolean', default: 'false', synonyms: [],
-    doc: 'Tiered storage: delete remote data when disabled. Samsa has no tiered storage.',
+    doc: 'Tiered storage: delete remote data when remote.storage.enable is turned off. Stored; Samsa refuses turning it off (as Kafka does without this).',
   },
   'remote.storage.enable': {
-    type: 'boolean', default: 'false', check: checkNoRemoteStorage, synonyms: [],
-    doc: 'Tiered storage for this topic. Samsa has none, so true is refused as Kafka refuses it without remote.log.storage.system.enable.',
+    type: 'boolean', default: 'false', synonyms: [],
+    doc: 'Tiered storage for this topic (KIP-405): closed segments are copied to the object store and read back from it below the local log start. Needs remote.log.storage.system.enable on the broker and cleanup.policy=delete.',
   },
   'retention.bytes': {
     type: 'long', default: '-1', synonyms: ['log.retention.bytes'],

@@ -41,6 +41,7 @@ import type { TopicRecord } from '../cluster/metadata-store.js';
 import type { Partition } from './partition.js';
 import { LEADER_THROTTLED_REPLICAS, type ReplicationQuotas } from './replication-quota.js';
 import type { FetchPurgatory } from './delayed-fetch.js';
+import type { TieredStorage } from '../remote/tiered-storage.js';
 
 const READ_COMMITTED = 1;
 
@@ -114,6 +115,8 @@ export interface FetchEnv {
   hooks(): FetchHooks | undefined;
   /** The broker is stopping: answer at once. */
   stopping(): boolean;
+  /** Tiered storage (remote/): reads below a tiered log's local start. */
+  tiered?: TieredStorage;
 }
 
 /** A throttled partition's read: no records (Kafka answers it with an empty record set). */
@@ -143,7 +146,9 @@ function takeWholeBatches(buffers: Buffer[], limit: number, minOne: boolean): { 
 
 type Slot =
   | { kind: 'done'; result: FetchPartitionResult }
-  | { kind: 'read'; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; throttled: boolean; read: Promise<{ records: Buffer[] } | { errorCode: number }> };
+  | { kind: 'read'; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; throttled: boolean; read: Promise<{ records: Buffer[] } | { errorCode: number }>; remote?: RemoteTarget };
+
+type RemoteTarget = { topic: string; topicId: string; partition: number; log: PartitionLog };
 
 /** The log a partition of the fetch reads (and a long poll watches): its own, or its source's. */
 function readLog(env: FetchEnv, p: FetchPartition, follower: boolean): { log: PartitionLog; partition: Partition; transform: ((r: Buffer[]) => Buffer[]) | null } | number {
@@ -210,6 +215,14 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
       }
     }
     const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
+    // Tiered storage: below the local log start a consumer reads the remote tier; a follower is
+    // told OFFSET_MOVED_TO_TIERED_STORAGE and starts its log at the local start (replica-fetcher.ts).
+    if (log.tiered && env.tiered && fetchOffset >= log.logStartOffset && fetchOffset < log.localLogStartOffset && transform === null) {
+      if (follower) return { kind: 'done', result: failed(ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE) };
+      const remote: RemoteTarget = { topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition, log };
+      const read = env.tiered.read(remote, fetchOffset, limit, true).catch((err) => ({ errorCode: toErrorCode(err) }));
+      return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, remote };
+    }
     const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });
     const read = (transform === null ? raw : raw.then((r) => ({ records: transform(r.records) }))).then(
       (r) => ({ records: r.records }),
@@ -244,7 +257,8 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
         abortedTransactions = [];
         if (kept.records.length > 0) {
           const upper = lastOffsetOfBatches(kept.records[kept.records.length - 1]) + 1;
-          for (const a of await log.collectAbortedTransactions(fetchOffset, upper)) abortedTransactions.push({ producerId: a.producerId, firstOffset: a.firstOffset });
+          const list = slot.remote ? await env.tiered!.collectAborted(slot.remote, fetchOffset, upper) : await log.collectAbortedTransactions(fetchOffset, upper);
+          for (const a of list) abortedTransactions.push({ producerId: a.producerId, firstOffset: a.firstOffset });
         }
       }
       results.push({

@@ -33,6 +33,9 @@ const FETCH_VERSION = 15;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
 const LIST_OFFSETS_VERSION = 7;
 const EARLIEST = -2n;
+const EARLIEST_LOCAL = -4n;
+/** ListOffsets v8 is the first with EARLIEST_LOCAL. */
+const LIST_OFFSETS_TIERED_VERSION = 8;
 const NO_DIR = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 export interface ReplicaFetcherConfig {
@@ -48,6 +51,11 @@ export interface ReplicaFetcherConfig {
   backoffMs: number;
   /** The follower replication throttle: the quota, and whether a partition is throttled here. */
   throttle?: { quota: ReplicationQuota; isThrottled(topic: string, partition: number): boolean };
+  /**
+   * Tiered storage (remote/tiered-storage.ts rebuildFollower): start this replica's log at the
+   * leader's local log start, with the epochs and producer state of the remote segment before it.
+   */
+  rebuildFromRemote?: (partition: Partition, localStart: number, logStart: number) => Promise<void>;
 }
 
 type Phase = 'truncating' | 'fetching';
@@ -310,6 +318,9 @@ class ReplicaFetcher {
       case ErrorCode.OFFSET_OUT_OF_RANGE:
         await this.outOfRange(s);
         return;
+      case ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE:
+        await this.movedToTieredStorage(s);
+        return;
       case ErrorCode.FENCED_LEADER_EPOCH:
         // Our metadata is behind: the replica manager re-adds the partition with the new epoch.
         s.delayedUntil = Date.now() + 10 * this.config.backoffMs;
@@ -339,6 +350,37 @@ class ReplicaFetcher {
     } else {
       // Look again where this copy agrees with the leader, after a pause (never a tight loop).
       s.phase = 'truncating';
+      this.backoff(s);
+    }
+  }
+
+  /**
+   * The offset this replica needs is only in the remote tier (Kafka's follower
+   * buildRemoteLogAuxState): start the log at the leader's local log start, with the leader's log
+   * start below it and the epochs and producer state of the remote segment before it.
+   */
+  private async movedToTieredStorage(s: FetchState): Promise<void> {
+    const rebuild = this.config.rebuildFromRemote;
+    const p = s.partition;
+    const ask = async (timestamp: bigint) => {
+      const res = await this.client().send(2, LIST_OFFSETS_TIERED_VERSION, {
+        replicaId: this.config.nodeId, isolationLevel: 0, timeoutMs: 30_000,
+        topics: [{ name: p.topic, partitions: [{ partitionIndex: p.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp, maxNumOffsets: 1 }] }],
+      });
+      const r = res.topics[0]?.partitions[0];
+      return r && r.errorCode === ErrorCode.NONE ? Number(r.offset) : null;
+    };
+    const localStart = rebuild ? await ask(EARLIEST_LOCAL) : null;
+    const logStart = localStart === null ? null : await ask(EARLIEST);
+    if (!rebuild || localStart === null || logStart === null || !this.current(s)) {
+      this.backoff(s);
+      return;
+    }
+    try {
+      await rebuild(p, localStart, logStart);
+      this.logger.info(`${p.topic}-${p.partitionIndex}: offsets below ${localStart} are in the remote tier; this replica starts there`);
+    } catch (err) {
+      this.logger.warn(`${p.topic}-${p.partitionIndex}: rebuilding from the remote tier failed: ${(err as Error).message}`);
       this.backoff(s);
     }
   }

@@ -34,6 +34,7 @@ import type { Clock, Timer } from '../clock.js';
 import { Partition, type PartitionEnv } from './partition.js';
 import type { ReplicaFetcherManager } from './replica-fetcher.js';
 import { FetchPurgatory } from './delayed-fetch.js';
+import type { TieredStorage } from '../remote/tiered-storage.js';
 import { fetchMessages, type FetchEnv, type FetchHooks, type FetchParams, type FetchPartition, type FetchResult } from './fetch-messages.js';
 import { appendToPartition, type AppendEnv, type AppendHooks, type AppendParams, type AppendResult, type ProducePartition } from './append-records.js';
 import type { ReplicationQuotas } from './replication-quota.js';
@@ -62,6 +63,8 @@ export interface ReplicaManagerOptions {
   onDelayedFetch?: (delta: 1 | -1) => void;
   /** The replication throttles (leader side of Fetch). */
   replicationQuotas?: ReplicationQuotas;
+  /** Tiered storage, when remote.log.storage.system.enable (remote/tiered-storage.ts). */
+  tiered?: TieredStorage;
 }
 
 /** Partitions of a topic taking their role (and writing their leader-epoch checkpoints) at once. */
@@ -109,6 +112,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       getPartition: (topic, partition) => this.getPartition(topic, partition),
       hooks: () => this.topicFeatures,
       stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
+      tiered: opts.tiered,
     };
     this.appendEnv = { logger: opts.logger, getPartition: (topic, partition) => this.getPartition(topic, partition), hooks: () => this.topicFeatures };
     this.partitionEnv = {
@@ -150,6 +154,11 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.requestPass();
     await this.settled();
     this.scheduleIsrExpiration();
+  }
+
+  /** Tiered storage, when on (ListOffsets, DescribeLogDirs, metrics). */
+  get tiered(): TieredStorage | undefined {
+    return this.opts.tiered;
   }
 
   /**

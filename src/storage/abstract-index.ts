@@ -105,6 +105,11 @@ export abstract class AbstractIndex {
     return this.entryCount * this.entrySize;
   }
 
+  /** A copy of the entries as the file holds them (without the preallocated tail): tiered storage's upload. */
+  entriesBytes(): Buffer {
+    return this.entryCount === 0 ? Buffer.alloc(0) : Buffer.from(this.buf.subarray(0, this.entryCount * this.entrySize));
+  }
+
   protected relativeOffset(offset: number): number {
     const rel = offset - this.baseOffset;
     if (rel < 0 || rel > 0x7fffffff) throw new RangeError(`offset ${offset} cannot be relative to ${this.baseOffset}`);

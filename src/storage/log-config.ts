@@ -47,6 +47,17 @@ export interface LogConfig {
   maxCompactionLagMs?: number;
   /** min.cleanable.dirty.ratio (0.5) */
   minCleanableDirtyRatio?: number;
+  /**
+   * Tiered storage (KIP-405): remote.storage.enable. Closed segments are copied to the object
+   * store (remote/), and local ones then go by local.retention.* instead of retention.*.
+   */
+  remoteStorageEnable?: boolean;
+  /** local.retention.ms (-2: retention.ms) */
+  localRetentionMs?: number;
+  /** local.retention.bytes (-2: retention.bytes) */
+  localRetentionBytes?: number;
+  /** remote.log.copy.disable: nothing more is copied (what is remote stays readable). */
+  remoteLogCopyDisable?: boolean;
 }
 
 /** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */

@@ -174,6 +174,8 @@ async function nextOffsetOfFile(fs: Fs, file: string, base: number): Promise<num
  * point can move to the end.
  */
 export async function settleLoadedLog(loaded: LoadedSegments, opts: {
+  /** A tiered log's start may lie below its first local segment (the rest is in the remote tier). */
+  tiered?: boolean;
   createSegment: (baseOffset: number) => Promise<LogSegment>;
   writeRecoveryPoint: (offset: number) => Promise<void>;
   fs: Fs;
@@ -190,7 +192,10 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
   // An empty active segment (an idle partition) needs no index to find its end.
   if (active.sizeBytes > 0) await active.loadIndexes();
   let endOffset = await active.readNextOffset();
-  const startOffset = Math.max(checkpointedStart ?? 0, segments[0].baseOffset);
+  const firstLocal = segments[0].baseOffset;
+  const startOffset = opts.tiered && checkpointedStart !== null && checkpointedStart !== undefined && checkpointedStart < firstLocal
+    ? checkpointedStart
+    : Math.max(checkpointedStart ?? 0, firstLocal);
   if (startOffset > endOffset) {
     for (const s of segments) await s.deleteFiles();
     segments = [await opts.createSegment(startOffset)];
@@ -198,7 +203,9 @@ export async function settleLoadedLog(loaded: LoadedSegments, opts: {
     epochs.clear();
   }
   epochs.truncateFromEnd(endOffset);
-  epochs.truncateFromStart(startOffset);
+  // Epochs from the checkpointed log start on: a tiered log's start lies below its first local
+  // segment, and its remote segments are checked against these (remote/remote-segment.ts).
+  epochs.truncateFromStart(Math.min(startOffset, checkpointedStart ?? startOffset));
   // After a clean stop the cut only drops an epoch starting at the log end (an empty log's), which
   // the leader assigns again right away: written by the next flush if it still differs (as Kafka's
   // truncateFromEndAsyncFlush), not with two fsyncs per partition here. Every load cuts it again.

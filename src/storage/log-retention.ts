@@ -47,3 +47,17 @@ export function retentionChecks(config: LogConfig, sizeBytes: number, nowMs: num
   if (config.retentionMs >= 0) checks.push(async (seg) => nowMs - (await seg.largestTimestamp()) > config.retentionMs);
   return checks;
 }
+
+/**
+ * Tiered storage's local retention (Kafka's UnifiedLog with remote storage): local.retention.ms /
+ * .bytes (-2: the total retention setting) over the local segments, and only segments already
+ * copied to the remote tier (wholly at or below `highestUploaded`) may go.
+ */
+export function localRetentionChecks(config: LogConfig, localSizeBytes: number, nowMs: number, highestUploaded: number): SegmentCheck[] {
+  const local: LogConfig = {
+    ...config,
+    retentionMs: config.localRetentionMs === undefined || config.localRetentionMs === -2 ? config.retentionMs : config.localRetentionMs,
+    retentionBytes: config.localRetentionBytes === undefined || config.localRetentionBytes === -2 ? config.retentionBytes : config.localRetentionBytes,
+  };
+  return retentionChecks(local, localSizeBytes, nowMs).map((check): SegmentCheck => async (seg, next) => next !== undefined && next.baseOffset - 1 <= highestUploaded && check(seg, next));
+}

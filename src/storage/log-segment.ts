@@ -641,6 +641,18 @@ export class LogSegment {
     return before - this.log.size();
   }
 
+  /** Bytes [position, position + length) of the .log as stored (tiered storage's upload reads it in parts). */
+  async readRaw(position: number, length: number): Promise<Buffer> {
+    await this.openFile();
+    return this.log.read(position, length);
+  }
+
+  /** The offset and time index entries as their files hold them (tiered storage's upload). */
+  async indexBytes(): Promise<{ offsetIndex: Buffer; timeIndex: Buffer }> {
+    await this.loadIndexes();
+    return { offsetIndex: this.offsetIndex.entriesBytes(), timeIndex: this.timeIndex.entriesBytes() };
+  }
+
   /** Kafka `onBecomeInactiveSegment`: make the last time-index entry carry the final max timestamp. */
   onBecomeInactive(): void {
     if (this.timeIdx) this.timeIdx.maybeAppend(this.maxTs, this.offsetOfMaxTs, true);
@@ -735,7 +747,7 @@ export class LogSegment {
  * Finds the first record of the batch in `bytes` (at 0) matching `match(timestamp, offset)`.
  * LogAppendTime batches carry one timestamp for every record; compressed batches are decoded.
  */
-function searchBatch(bytes: Buffer, match: (timestamp: number, offset: number) => boolean): TimestampSearchResult | null {
+export function searchBatch(bytes: Buffer, match: (timestamp: number, offset: number) => boolean): TimestampSearchResult | null {
   const leaderEpoch = partitionLeaderEpoch(bytes, 0);
   const logAppend = (bytes[22] & 0x08) !== 0;
   if (logAppend) {

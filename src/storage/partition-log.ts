@@ -4,6 +4,10 @@
  *
  * Offsets kept apart on purpose, for replication later:
  * - logStartOffset: first offset a consumer may fetch (moved by retention and DeleteRecords);
+ * - localLogStartOffset: the first offset held in a local segment. The same as logStartOffset
+ *                   unless the topic is tiered (remote.storage.enable, remote/): then the offsets
+ *                   between them are only in the object store, and a read there is answered
+ *                   OFFSET_MOVED_TO_TIERED_STORAGE for the fetch path to read remotely;
  * - logEndOffset:   the offset the next appended record gets;
  * - highWatermark:  the last offset known replicated + 1. With one in-sync replica it follows the
  *                   log end offset after every append; otherwise replication sets it
@@ -56,9 +60,10 @@ import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type L
 import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
 import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
 import { LogFlusher } from './log-flusher.js';
-import { belowLogStart, deletablePrefix, retentionChecks, type SegmentCheck } from './log-retention.js';
+import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { deleteDirName } from './file-names.js';
+import { exportSegment, type SegmentExport } from './segment-export.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
   partitionLeaderEpoch as batchPartitionLeaderEpoch, setLogAppendTime, setPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
@@ -73,13 +78,21 @@ export class PartitionLog {
   readonly partition: number;
   readonly dir: string;
   topicId: string;
-  config: LogConfig;
+  private cfg: LogConfig;
+  /**
+   * The checkpointed log start when it lay below the first local segment at load: a tiered log's
+   * start, kept until the topic's config says whether it is tiered (the log loads with the
+   * broker defaults; the replica manager then sets the topic's config).
+   */
+  private startBelowLocal: number | null = null;
 
   private readonly fs: Fs;
   private readonly clock: Clock;
   /** Sorted by base offset; replaced (never mutated) so readers can hold a snapshot. */
   private segments: LogSegment[] = [];
   private startOffset = 0;
+  /** Tiered storage: the last offset copied to the remote tier (-1: none); local retention stays below it. */
+  private uploadedEnd = -1;
   /** Set while DeleteRecords' new log start is being checkpointed. */
   private pendingStart: number | null = null;
   private endOffset = 0;
@@ -108,10 +121,21 @@ export class PartitionLog {
     this.dirExists = opts.dirExists ?? false;
     this.topic = opts.topic;
     this.partition = opts.partition;
-    this.config = opts.config;
+    this.cfg = opts.config;
     this.clock = opts.clock;
     this.topicId = opts.topicId ?? '';
     this.flusher = new LogFlusher(opts.clock, this);
+  }
+
+  get config(): LogConfig {
+    return this.cfg;
+  }
+
+  /** The topic's settings; a tiered topic's log start goes back below its local segments (see startBelowLocal). */
+  set config(config: LogConfig) {
+    this.cfg = config;
+    if (config.remoteStorageEnable && this.startBelowLocal !== null && this.startBelowLocal < this.startOffset) this.startOffset = this.startBelowLocal;
+    this.startBelowLocal = null;
   }
 
   /** LogFlusher's sync: segments written since their last fsync (`full`: indexes too), the epoch checkpoint; a failure takes the log offline. */
@@ -137,9 +161,45 @@ export class PartitionLog {
     return this.startOffset;
   }
 
+  /** The first offset in a local segment (above logStartOffset only for a tiered topic). */
+  get localLogStartOffset(): number {
+    const first = this.segments[0];
+    return first ? Math.max(this.startOffset, first.baseOffset) : this.startOffset;
+  }
+
+  /** Whether the topic keeps old segments in the remote tier (remote.storage.enable). */
+  get tiered(): boolean {
+    return this.config.remoteStorageEnable === true;
+  }
+
+  /** Tiered storage: the last offset known copied to the remote tier (-1: none). */
+  get highestOffsetInRemoteStorage(): number {
+    return this.uploadedEnd;
+  }
+
+  /** The remote log manager's word: offsets up to `offset` are in the remote tier (never moves back). */
+  setHighestOffsetInRemoteStorage(offset: number): void {
+    if (offset > this.uploadedEnd) this.uploadedEnd = offset;
+  }
+
+  /**
+   * Tiered storage's next copy: the first closed segment ending after `after` and wholly below
+   * `below` (the last stable offset), pinned until its export is released; null when none.
+   */
+  async nextSegmentToCopy(after: number, below: number): Promise<SegmentExport | null> {
+    const segs = this.segments;
+    for (let i = 0; i + 1 < segs.length; i++) {
+      const end = segs[i + 1].baseOffset - 1;
+      if (end <= after || segs[i].sizeBytes === 0) continue;
+      if (end >= below) return null;
+      return exportSegment(this.fs, this.dir, segs[i], segs[i + 1], this.epochs.all);
+    }
+    return null;
+  }
+
   /** What a log start checkpoint holds: the offset being made durable before the log moves there. */
   get logStartOffsetToCheckpoint(): number {
-    return this.pendingStart ?? this.startOffset;
+    return this.pendingStart ?? (this.startBelowLocal !== null ? Math.min(this.startBelowLocal, this.startOffset) : this.startOffset);
   }
 
   get logEndOffset(): number {
@@ -248,17 +308,20 @@ export class PartitionLog {
     this.checkpoints.afterLoad?.(loaded.names);
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
+      tiered: this.tiered,
       createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.config, nowMs: now, rollJitterMs: rollJitterMs(this.config), idle: true }),
       writeRecoveryPoint: (offset) => this.checkpoints.writeRecoveryPoint(offset),
       fs, files: topicId && !stored ? [topicIdFile(dir, topicId)] : [], leaderEpoch,
     });
     this.segments = settled.segments;
     this.startOffset = settled.startOffset;
+    const cp = loaded.checkpointedStart;
+    if (cp !== null && cp < settled.startOffset) this.startBelowLocal = cp;
     this.endOffset = settled.endOffset;
     this.flusher.resetTo(settled.recoveryPoint);
     this.hw = this.endOffset;
     const state = await rebuildProducerState({
-      fs, dir, name: `${this.topic}-${this.partition}`, names: loaded.names, startOffset: this.startOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
+      fs, dir, name: `${this.topic}-${this.partition}`, names: loaded.names, startOffset: this.localLogStartOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
       read: (offset, maxBytes, o) => this.read(offset, maxBytes, o),
       indexAborted: (t) => this.indexAbortedTxn(t),
     });
@@ -478,8 +541,9 @@ export class PartitionLog {
         if (this.epochs.all.length !== before) await this.epochs.flushIfDirty().catch(() => undefined);
         return false;
       }
-      if (offset <= this.startOffset) {
-        await this.truncateFullyLocked(Math.max(offset, 0));
+      if (offset <= this.localLogStartOffset) {
+        // A tiered log keeps its start below the local data: the remote tier still holds that part.
+        await this.truncateFullyLocked(Math.max(offset, 0), this.tiered ? Math.min(this.startOffset, offset) : offset);
         return true;
       }
       try {
@@ -499,21 +563,43 @@ export class PartitionLog {
     });
   }
 
-  /** Deletes everything and starts the log empty at `offset` (a follower far behind the leader's log start). */
-  truncateFullyAndStartAt(offset: number): Promise<void> {
-    return this.enqueue(() => this.truncateFullyLocked(offset));
+  /**
+   * Deletes everything and starts the log empty at `offset` (a follower far behind the leader's
+   * log start). `logStartOffset` below it: a tiered log whose older offsets are in the remote tier.
+   */
+  truncateFullyAndStartAt(offset: number, logStartOffset = offset): Promise<void> {
+    return this.enqueue(() => this.truncateFullyLocked(offset, logStartOffset));
   }
 
-  private async truncateFullyLocked(offset: number): Promise<void> {
+  /**
+   * Tiered storage, a replica rebuilding from the remote tier (Kafka's follower
+   * buildRemoteLogAuxState, and a leader that lost its disk): the log starts empty at
+   * `localStart`, with `logStartOffset` below it, the leader epochs and producer state of the
+   * remote segment ending at localStart - 1, and everything below localStart counted as copied.
+   */
+  rebuildFromRemote(localStart: number, logStartOffset: number, epochs: readonly { epoch: number; startOffset: number }[], producerSnapshot: Buffer | null): Promise<void> {
+    return this.enqueue(async () => {
+      await this.truncateFullyLocked(localStart, Math.min(logStartOffset, localStart));
+      for (const e of epochs) if (e.startOffset <= localStart) this.epochs.assign(e.epoch, e.startOffset);
+      await this.epochs.flushIfDirty();
+      if (producerSnapshot) {
+        this.producers.loadSnapshot(producerSnapshot);
+        await this.snapshots.take(localStart, () => producerSnapshot);
+      }
+      this.uploadedEnd = Math.max(this.uploadedEnd, localStart - 1);
+    });
+  }
+
+  private async truncateFullyLocked(offset: number, logStartOffset = offset): Promise<void> {
     try {
       await this.rollFlushChain;
       await this.retire(this.segments);
       this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.config, nowMs: this.clock.now(), rollJitterMs: rollJitterMs(this.config), idle: true })];
-      this.startOffset = offset;
+      this.startOffset = logStartOffset;
       this.endOffset = offset;
       this.hw = offset;
       this.flusher.resetTo(offset);
-      await this.checkpoints.writeLogStartOffset(offset);
+      await this.checkpoints.writeLogStartOffset(logStartOffset);
       await this.checkpoints.writeRecoveryPoint(offset);
     } catch (err) {
       throw this.markOffline(err, `truncation to a new log at ${offset}`);
@@ -536,7 +622,7 @@ export class PartitionLog {
     // The aborted transactions of what is left are still in the .txnindex files: index nothing again.
     const state = await rebuildProducerState({
       fs: this.fs, dir: this.dir, name: `${this.topic}-${this.partition}`, names: await this.fs.readdir(this.dir),
-      startOffset: this.startOffset, endOffset: end, nowMs: this.clock.now(),
+      startOffset: this.localLogStartOffset, endOffset: end, nowMs: this.clock.now(),
       read: (o, maxBytes, opts) => this.read(o, maxBytes, opts),
       indexAborted: async () => undefined,
     });
@@ -601,6 +687,10 @@ export class PartitionLog {
         `fetch offset ${fetchOffset} is outside [${this.startOffset}, ${leo}] of ${this.topic}-${this.partition}`,
       );
     }
+    const localStart = this.localLogStartOffset;
+    if (fetchOffset < localStart) {
+      throw new KafkaApiError(ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE, `fetch offset ${fetchOffset} of ${this.topic}-${this.partition} is in the remote tier (local log starts at ${localStart})`);
+    }
     return readBatches(this.segments, fetchOffset, maxBytes, Math.min(opts.maxOffset ?? leo, leo), opts);
   }
 
@@ -647,6 +737,14 @@ export class PartitionLog {
     return this.enqueue(() => this.advanceLogStart(Math.min(offset, this.hw)));
   }
 
+  /**
+   * Tiered storage: the remote tier's retention deleted the offsets below `offset` (Kafka's
+   * updateLogStartOffsetFromRemoteTier); local segments below it go with the next retention pass.
+   */
+  raiseLogStartOffset(offset: number): Promise<number> {
+    return this.enqueue(() => this.advanceLogStart(Math.min(offset, this.hw)));
+  }
+
   private async advanceLogStart(target: number): Promise<number> {
     if (target <= this.startOffset) return this.startOffset;
     this.pendingStart = target;
@@ -674,7 +772,8 @@ export class PartitionLog {
   enforceRetention(nowMs: number): Promise<number> {
     return this.enqueue(async () => {
       let deleted = await this.deleteSegments(await this.deletableSegments(belowLogStart(this.startOffset)));
-      for (const check of retentionChecks(this.config, this.sizeBytes, nowMs)) deleted += await this.deleteSegments(await this.deletableSegments(check));
+      const checks = this.tiered ? localRetentionChecks(this.config, this.sizeBytes, nowMs, this.uploadedEnd) : retentionChecks(this.config, this.sizeBytes, nowMs);
+      for (const check of checks) deleted += await this.deleteSegments(await this.deletableSegments(check));
       return deleted;
     });
   }
@@ -689,7 +788,8 @@ export class PartitionLog {
       if (toDelete.length === this.segments.length) await this.roll(this.endOffset);
       const gone = new Set(toDelete);
       this.segments = this.segments.filter((s) => !gone.has(s));
-      if (this.segments[0].baseOffset > this.startOffset) {
+      // A tiered log keeps its start: the deleted offsets are still read from the remote tier.
+      if (!this.tiered && this.segments[0].baseOffset > this.startOffset) {
         this.startOffset = this.segments[0].baseOffset;
         this.producers.truncateHead(this.startOffset);
         this.epochs.truncateFromStart(this.startOffset);

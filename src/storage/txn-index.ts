@@ -22,21 +22,38 @@ export class TransactionIndex {
     const file = await fs.open(filePath);
     const size = file.size();
     const whole = size - (size % ENTRY_SIZE);
-    const entries: AbortedTxn[] = [];
-    if (whole > 0) {
-      const buf = await file.read(0, whole);
-      for (let pos = 0; pos + ENTRY_SIZE <= buf.length; pos += ENTRY_SIZE) {
-        if (buf.readInt16BE(pos) !== VERSION) break;
-        entries.push({
-          producerId: readInt64AsNumber(buf, pos + 2),
-          firstOffset: readInt64AsNumber(buf, pos + 10),
-          lastOffset: readInt64AsNumber(buf, pos + 18),
-          lastStableOffset: readInt64AsNumber(buf, pos + 26),
-        });
-      }
-    }
+    const entries = whole > 0 ? TransactionIndex.parse(await file.read(0, whole)) : [];
     if (entries.length * ENTRY_SIZE !== size) file.truncate(entries.length * ENTRY_SIZE);
     return new TransactionIndex(file, entries);
+  }
+
+  /** The entries of a .txnindex's bytes (up to the first torn or unknown entry). */
+  static parse(buf: Buffer): AbortedTxn[] {
+    const entries: AbortedTxn[] = [];
+    for (let pos = 0; pos + ENTRY_SIZE <= buf.length; pos += ENTRY_SIZE) {
+      if (buf.readInt16BE(pos) !== VERSION) break;
+      entries.push({
+        producerId: readInt64AsNumber(buf, pos + 2),
+        firstOffset: readInt64AsNumber(buf, pos + 10),
+        lastOffset: readInt64AsNumber(buf, pos + 18),
+        lastStableOffset: readInt64AsNumber(buf, pos + 26),
+      });
+    }
+    return entries;
+  }
+
+  /** The file's bytes for these entries. */
+  static encode(entries: readonly AbortedTxn[]): Buffer {
+    const out = Buffer.alloc(entries.length * ENTRY_SIZE);
+    entries.forEach((t, i) => {
+      const pos = i * ENTRY_SIZE;
+      out.writeInt16BE(VERSION, pos);
+      writeInt64FromNumber(out, pos + 2, t.producerId);
+      writeInt64FromNumber(out, pos + 10, t.firstOffset);
+      writeInt64FromNumber(out, pos + 18, t.lastOffset);
+      writeInt64FromNumber(out, pos + 26, t.lastStableOffset);
+    });
+    return out;
   }
 
   get path(): string {
@@ -55,13 +72,7 @@ export class TransactionIndex {
   /** Appends an entry; entries must come in marker order (an older one is ignored: already indexed). */
   append(t: AbortedTxn): boolean {
     if (t.lastOffset <= this.lastOffset) return false;
-    const buf = Buffer.alloc(ENTRY_SIZE);
-    buf.writeInt16BE(VERSION, 0);
-    writeInt64FromNumber(buf, 2, t.producerId);
-    writeInt64FromNumber(buf, 10, t.firstOffset);
-    writeInt64FromNumber(buf, 18, t.lastOffset);
-    writeInt64FromNumber(buf, 26, t.lastStableOffset);
-    this.file.append(buf);
+    this.file.append(TransactionIndex.encode([t]));
     this.entries = [...this.entries, t];
     return true;
   }
@@ -79,12 +90,7 @@ export class TransactionIndex {
    * when an entry shows no later segment can hold more.
    */
   collect(fetchOffset: number, upperBoundOffset: number): { aborted: AbortedTxn[]; complete: boolean } {
-    const aborted: AbortedTxn[] = [];
-    for (const e of this.entries) {
-      if (e.lastOffset >= fetchOffset && e.firstOffset < upperBoundOffset) aborted.push(e);
-      if (e.lastStableOffset >= upperBoundOffset) return { aborted, complete: true };
-    }
-    return { aborted, complete: false };
+    return collectAbortedIn(this.entries, fetchOffset, upperBoundOffset);
   }
 
   sync(): Promise<void> {
@@ -94,4 +100,14 @@ export class TransactionIndex {
   close(): Promise<void> {
     return this.file.close();
   }
+}
+
+/** Kafka `collectAbortedTxns` over one index's entries (also the remote tier's copies). */
+export function collectAbortedIn(entries: readonly AbortedTxn[], fetchOffset: number, upperBoundOffset: number): { aborted: AbortedTxn[]; complete: boolean } {
+  const aborted: AbortedTxn[] = [];
+  for (const e of entries) {
+    if (e.lastOffset >= fetchOffset && e.firstOffset < upperBoundOffset) aborted.push(e);
+    if (e.lastStableOffset >= upperBoundOffset) return { aborted, complete: true };
+  }
+  return { aborted, complete: false };
 }

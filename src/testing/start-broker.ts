@@ -11,6 +11,7 @@
  * (`storage: { dir }`, kept). stop() answers in-flight requests, closes every socket, timer and
  * file, and removes the temporary directory. Any number of brokers can run in one process.
  */
+import type { ObjectStore } from '../remote/object-store.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -51,6 +52,11 @@ export interface StartBrokerBaseOptions {
   clock?: Clock;
   /** Broker log level (default 'warn'). */
   logLevel?: LogLevel;
+  /**
+   * Tiered storage's object store (with `remote.log.storage.system.enable: true` in config), e.g.
+   * `new MemoryObjectStore()`; default: the S3-compatible store samsa.remote.s3.* names.
+   */
+  remoteStore?: ObjectStore;
   /**
    * SASL on the broker's listener (SASL_PLAINTEXT, or SASL_SSL with `tls`): PLAIN users,
    * SCRAM users (credentials for both SCRAM-SHA-256 and SCRAM-SHA-512, stored as
@@ -142,6 +148,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
       http: startBrokerHttp,
       clock: opts.clock,
       logger: createLogger(opts.logLevel ?? 'warn'),
+      remoteStore: opts.remoteStore,
       ...(memory ? { fs: new MemFs({ now: () => clock.now() }) } : {}),
     });
     if (opts.sasl?.scram) await storeScramUsers(broker, opts.sasl.scram);

@@ -3,9 +3,10 @@
  *
  * Behavior (Kafka's ReplicaManager.fetchOffset / UnifiedLog.fetchOffsetByTimestamp):
  * - -1 latest: the high watermark (read_uncommitted) or last stable offset (read_committed).
- * - -2 earliest and -4 earliest-local (v8+): the log start offset.
+ * - -2 earliest: the log start offset; -4 earliest-local (v8+): the first offset on local disk
+ *   (the same unless the topic is tiered).
  * - -3 max timestamp (v7+): first record carrying the partition's largest timestamp; empty log -1.
- * - -5 latest-tiered (v9+): -1 (no tiered storage).
+ * - -5 latest-tiered (v9+): the last offset copied to the remote tier, -1 when none or not tiered.
  * - Other negative values, or a special value below the version that introduced it:
  *   UNSUPPORTED_VERSION for that partition.
  * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
@@ -61,15 +62,22 @@ export const listOffsetsHandler = defineHandler({
         const fetchable = req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark;
         try {
           if (ts === LATEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(fetchable), -1n, epoch);
-          if (ts === EARLIEST || (ts === EARLIEST_LOCAL && v >= 8)) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, epoch);
+          if (ts === EARLIEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, epoch);
+          if (ts === EARLIEST_LOCAL && v >= 8) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.localLogStartOffset), -1n, epoch);
           if (ts === MAX_TIMESTAMP && v >= 7) {
             const m = await log.maxTimestampAndOffset();
             if (m.offset < 0) return result(p.partitionIndex, ErrorCode.NONE);
             return result(p.partitionIndex, ErrorCode.NONE, BigInt(m.offset), BigInt(m.timestamp), epoch);
           }
-          if (ts === LATEST_TIERED && v >= 9) return result(p.partitionIndex, ErrorCode.NONE);
+          if (ts === LATEST_TIERED && v >= 9) {
+            const last = log.tiered ? log.highestOffsetInRemoteStorage : -1;
+            return last < 0 ? result(p.partitionIndex, ErrorCode.NONE) : result(p.partitionIndex, ErrorCode.NONE, BigInt(last), -1n, log.leaderEpochCache.epochForOffset(last));
+          }
           if (ts < 0n) return result(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
-          const found = await log.offsetForTimestamp(Number(ts));
+          const tiered = log.tiered && view === null ? broker.replicaManager.tiered : undefined;
+          const found = tiered
+            ? await tiered.offsetForTimestamp({ topic: t.name, topicId: info!.topicId, partition: p.partitionIndex, log }, Number(ts))
+            : await log.offsetForTimestamp(Number(ts));
           if (!found || found.offset >= fetchable) return result(p.partitionIndex, ErrorCode.NONE);
           return result(p.partitionIndex, ErrorCode.NONE, BigInt(found.offset), BigInt(found.timestamp), epoch);
         } catch (err) {

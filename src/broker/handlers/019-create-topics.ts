@@ -87,7 +87,7 @@ async function createOne(broker: BrokerServices, t: CreatableTopic, validateOnly
   if (name !== '__cluster_metadata') broker.metadata.checkCreatable(name);
   const raw: Record<string, string | null> = {};
   for (const c of t.configs) raw[c.name] = c.value;
-  const configs = name === '__cluster_metadata' ? {} : validateTopicConfigs(raw);
+  const configs = name === '__cluster_metadata' ? {} : validateTopicConfigs(raw, broker.rawConfig);
   const assignments = t.assignments.length > 0 ? checkManualAssignments(t, (id) => broker.isRegisteredBroker(id)) : undefined;
   const info = await broker.createTopic({ name, numPartitions: t.numPartitions, replicationFactor: t.replicationFactor, assignments, configs, validateOnly, forwarded });
   const entries = resolveTopicConfig(broker.rawConfig, info.configs).entries;

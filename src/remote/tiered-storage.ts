@@ -1,0 +1,136 @@
+/**
+ * Tiered storage as the rest of the broker sees it: the remote log manager (copy, retention,
+ * rebuild) and the reads of remote offsets, over one object store. Made by the composition root
+ * when remote.log.storage.system.enable is set (`connectTieredStorage`), handed to the replica
+ * manager's data path (Fetch, ListOffsets) and to metrics.
+ */
+import type { BrokerConfig } from '../config.js';
+import type { Clock } from '../clock.js';
+import type { Logger } from '../logger.js';
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
+import type { PartitionLog } from '../storage/partition-log.js';
+import type { AbortedTxn } from '../storage/producer-state.js';
+import type { TimestampAndOffset } from '../storage/log-config.js';
+import { ObjectStoreError, type ObjectStore } from './object-store.js';
+import { RemoteLogManager, type RemotePartitionState, type TieredPartition } from './remote-log-manager.js';
+import { RemoteLogReader } from './remote-log-reader.js';
+
+export interface TieredStorageOptions {
+  config: BrokerConfig;
+  brokerId: number;
+  clock: Clock;
+  logger: Logger;
+  partitions(): Iterable<TieredPartition>;
+}
+
+/** Which partition a remote read is for. */
+export interface RemoteTarget {
+  topic: string;
+  topicId: string;
+  partition: number;
+  log: PartitionLog;
+}
+
+/** Store failures become KAFKA_STORAGE_ERROR, which clients retry (never a broker crash). */
+function storageError(err: unknown): unknown {
+  if (err instanceof ObjectStoreError && err.kind !== 'not-found') return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `remote tier: ${err.message}`, { cause: err });
+  if (err instanceof ObjectStoreError) return new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `remote tier: ${err.message}`, { cause: err });
+  return err;
+}
+
+export class TieredStorage {
+  readonly manager: RemoteLogManager;
+  readonly reader: RemoteLogReader;
+
+  constructor(readonly store: ObjectStore, opts: TieredStorageOptions) {
+    const c = opts.config;
+    this.manager = new RemoteLogManager({
+      store, prefix: String(c['samsa.remote.s3.prefix'] ?? ''), brokerId: opts.brokerId, clock: opts.clock, logger: opts.logger,
+      partitions: opts.partitions, taskIntervalMs: Number(c['remote.log.manager.task.interval.ms']), orphanAgeMs: Number(c['samsa.remote.orphan.age.ms']),
+    });
+    this.reader = new RemoteLogReader(store, {
+      cacheBytes: Number(c['samsa.remote.fetch.cache.bytes']), chunkBytes: Number(c['samsa.remote.fetch.chunk.bytes']),
+      onFetched: (n) => { this.manager.metrics.fetchBytes += n; },
+    });
+  }
+
+  start(): void {
+    this.manager.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.manager.stop();
+    await this.store.close();
+  }
+
+  private state(t: RemoteTarget): RemotePartitionState {
+    return this.manager.stateOf(t.topic, t.topicId, t.partition);
+  }
+
+  /** Whole batches of the remote segment holding `fetchOffset` (a Fetch below the local log start). */
+  async read(t: RemoteTarget, fetchOffset: number, maxBytes: number, minOneMessage: boolean): Promise<{ records: Buffer[] }> {
+    try {
+      return await this.reader.read(this.state(t), fetchOffset, maxBytes, minOneMessage);
+    } catch (err) {
+      this.manager.metrics.fetchErrors++;
+      throw storageError(err);
+    }
+  }
+
+  /** Aborted transactions of [fetchOffset, upperBound): the remote segments' indexes, then the local ones. */
+  async collectAborted(t: RemoteTarget, fetchOffset: number, upperBound: number): Promise<AbortedTxn[]> {
+    try {
+      const remote = await this.reader.collectAborted(this.state(t), fetchOffset, upperBound);
+      if (remote.complete) return remote.aborted;
+      const local = await t.log.collectAbortedTransactions(Math.max(fetchOffset, t.log.localLogStartOffset), upperBound);
+      return [...remote.aborted, ...local];
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  /** ListOffsets by timestamp: the remote tier first, then the local log (Kafka's fetchOffsetByTimestamp). */
+  async offsetForTimestamp(t: RemoteTarget, timestampMs: number): Promise<TimestampAndOffset | null> {
+    try {
+      const remote = await this.reader.offsetForTimestamp(this.state(t), timestampMs, t.log.logStartOffset);
+      return remote ?? (await t.log.offsetForTimestamp(timestampMs));
+    } catch (err) {
+      throw storageError(err);
+    }
+  }
+
+  /** A follower starting at the leader's local log start (replica-fetcher.ts OFFSET_MOVED_TO_TIERED_STORAGE). */
+  rebuildFollower(p: TieredPartition, localStart: number, logStart: number): Promise<void> {
+    return this.manager.rebuildFollower(p, localStart, logStart).catch((err) => { throw storageError(err); });
+  }
+
+  /** Bytes and first offset of the partition's remote tier (DescribeLogDirs, console, metrics). */
+  remoteExtent(t: Omit<RemoteTarget, 'log'>): { sizeBytes: number; startOffset: number; endOffset: number } {
+    const s = this.manager.stateOf(t.topic, t.topicId, t.partition);
+    const segs = s.segments;
+    return { sizeBytes: s.sizeBytes, startOffset: segs[0]?.baseOffset ?? -1, endOffset: segs[segs.length - 1]?.endOffset ?? -1 };
+  }
+}
+
+/**
+ * The object store samsa.remote.s3.* describe (its bucket created when missing), or `store` when
+ * given (tests: memory-object-store.ts). @aws-sdk/client-s3 loads only here.
+ */
+export async function connectObjectStore(config: BrokerConfig, logger: Logger, store?: ObjectStore): Promise<ObjectStore> {
+  if (store) return store;
+  const { S3ObjectStore } = await import('./s3-object-store.js');
+  const s3 = await S3ObjectStore.connect({
+    endpoint: String(config['samsa.remote.s3.endpoint'] ?? ''),
+    region: String(config['samsa.remote.s3.region']),
+    bucket: String(config['samsa.remote.s3.bucket']),
+    pathStyle: Boolean(config['samsa.remote.s3.path.style.access']),
+    accessKeyId: String(config['samsa.remote.s3.access.key.id'] ?? '') || undefined,
+    secretAccessKey: String(config['samsa.remote.s3.secret.access.key'] ?? '') || undefined,
+    partBytes: Number(config['samsa.remote.s3.part.bytes']),
+    requestTimeoutMs: Number(config['samsa.remote.s3.request.timeout.ms']),
+  });
+  // An unreachable store does not stop the broker: copies wait and retry (remote-log-manager.ts).
+  await s3.ensureBucket().catch((err) => logger.warn(`tiered storage: bucket ${String(config['samsa.remote.s3.bucket'])}: ${(err as Error).message}`));
+  return s3;
+}
