@@ -75,6 +75,8 @@ export class RemotePartitionState {
   segments: readonly RemoteSegment[] = [];
   /** The leader epoch the list was loaded for (-1: as a follower, or not yet). */
   loadedEpoch = -1;
+  /** The list was read from the store at least once (before that, remote reads wait: not "out of range"). */
+  loaded = false;
   running: Promise<void> | null = null;
   failures = 0;
   retryAtMs = 0;
@@ -213,6 +215,7 @@ export class RemoteLogManager {
     const lineage = p.log.leaderEpochCache.all;
     const valid = opts.validate ? all.filter((m) => consistentWithLineage(m, lineage, p.log.logEndOffset)) : all;
     state.segments = chainOf(valid);
+    state.loaded = true;
     const last = state.segments[state.segments.length - 1];
     if (last) p.log.setHighestOffsetInRemoteStorage(last.endOffset);
     return all;
@@ -235,6 +238,10 @@ export class RemoteLogManager {
       log.setHighestOffsetInRemoteStorage(last.endOffset);
       this.env.logger.info(`tiered storage: ${p.topic}-${p.partitionIndex} had no local log; rebuilt from the object store: offsets ${chain[0].baseOffset}-${last.endOffset} remote, local log from ${last.endOffset + 1}`);
     }
+    // The remote tier's first offset is the log start when the log thought it lower (a start lost
+    // with a crash before its checkpoint; Kafka's updateLogStartOffsetFromRemoteTier).
+    const first = state.segments[0];
+    if (first && first.baseOffset > log.logStartOffset && first.baseOffset <= log.localLogStartOffset) await log.raiseLogStartOffset(first.baseOffset);
     await this.deleteOrphans(state);
     state.loadedEpoch = p.leaderEpoch;
   }

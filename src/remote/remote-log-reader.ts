@@ -140,6 +140,9 @@ export class RemoteLogReader {
    * holds the offset.
    */
   async read(state: RemotePartitionState, fetchOffset: number, maxBytes: number, minOneMessage: boolean): Promise<{ records: Buffer[]; sizeBytes: number }> {
+    // Before the first listing (the store unreachable since start-up) "out of range" would make
+    // consumers reset their position: a retriable error instead.
+    if (!state.loaded) throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `the remote tier of ${state.prefix} is not listed yet`);
     const seg = state.find(fetchOffset);
     if (!seg) throw new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `no remote segment holds offset ${fetchOffset}`);
     let pos = await this.positionOf(state, seg, fetchOffset);

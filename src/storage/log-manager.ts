@@ -125,10 +125,11 @@ export class LogManager implements SharedCheckpointOwner {
     this.files = new LogDirCheckpoints(opts.fs, logDir);
     const all = () => this.logs.values();
     this.recoveryPoints = new OffsetCheckpointWriter(opts.fs, this.files.recoveryPointFile, all, (l) => l.recoveryPoint);
-    // Kafka keeps only log starts above the first segment's base offset (the rest follow from the segments).
+    // Kafka keeps only log starts other than the first segment's base offset (the rest follow from
+    // the segments): above it after DeleteRecords, below it for a tiered log.
     this.logStartOffsets = new OffsetCheckpointWriter(opts.fs, this.files.logStartOffsetFile, all, (l) => {
       const start = l.logStartOffsetToCheckpoint;
-      return start > (l.segmentBaseOffsets[0] ?? 0) ? start : null;
+      return start !== (l.segmentBaseOffsets[0] ?? 0) ? start : null;
     });
     this.highWatermarks = new OffsetCheckpointWriter(opts.fs, this.files.replicationOffsetFile, all, (l) => l.highWatermark);
     this.cleanerOffsetFile = new OffsetCheckpointWriter(opts.fs, this.files.cleanerOffsetFile, all, (l) => this.cleanerOffsets.get(key(l.topic, l.partition)) ?? null);

@@ -315,8 +315,9 @@ export class PartitionLog {
     });
     this.segments = settled.segments;
     this.startOffset = settled.startOffset;
-    const cp = loaded.checkpointedStart;
-    if (cp !== null && cp < settled.startOffset) this.startBelowLocal = cp;
+    // No checkpoint means 0 (Kafka's LogLoader): a tiered log whose start never moved.
+    const cp = loaded.checkpointedStart ?? 0;
+    if (cp < settled.startOffset) this.startBelowLocal = cp;
     this.endOffset = settled.endOffset;
     this.flusher.resetTo(settled.recoveryPoint);
     this.hw = this.endOffset;
