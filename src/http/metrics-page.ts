@@ -124,6 +124,7 @@ function partitionMetrics(w: ExpositionWriter, broker: Broker): void {
   per('kafka_log_log_size', 'gauge', 'Bytes of the partition log\'s segments (Kafka Log Size).', (p) => p.log.sizeBytes);
   per('kafka_log_log_numlogsegments', 'gauge', 'Segments of the partition log (Kafka NumLogSegments).', (p) => p.log.numberOfSegments);
   per('kafka_log_log_logstartoffset', 'gauge', 'First offset of the partition log (Kafka LogStartOffset).', (p) => p.log.logStartOffset);
+  if (broker.tiered) per('kafka_log_log_locallogstartoffset', 'gauge', 'Tiered storage: first offset on local disk (Kafka LocalLogStartOffset).', (p) => p.log.localLogStartOffset);
   per('kafka_log_log_logendoffset', 'gauge', 'Offset of the next record appended (Kafka LogEndOffset).', (p) => p.log.logEndOffset);
   per('kafka_log_log_highwatermark', 'gauge', 'Samsa only: the high watermark (consumers read below it).', (p) => p.log.highWatermark);
   per('kafka_cluster_partition_replicascount', 'gauge', 'Replicas of the partition (Kafka Partition ReplicasCount).', (p) => p.replicas.length);
@@ -218,12 +219,33 @@ function processMetrics(w: ExpositionWriter, broker: Broker): void {
   one('nodejs_eventloop_lag_max_seconds', 'gauge', 'Largest event-loop delay since the previous scrape.', loop.max);
 }
 
+/**
+ * Tiered storage (KIP-405), Kafka's RemoteStorage BrokerTopicMetrics (broker-wide here) and
+ * RemoteLogManager gauges; only when remote.log.storage.system.enable.
+ */
+function remoteStorageMetrics(w: ExpositionWriter, broker: Broker): void {
+  const tiered = broker.tiered;
+  if (!tiered) return;
+  const m = tiered.manager.metrics;
+  const counter = (name: string, help: string, v: number) => w.family(`kafka_server_brokertopicmetrics_${name}_total`, 'counter', help).sample([], v);
+  counter('remotecopybytes', 'Bytes of segments copied to the remote tier (Kafka RemoteCopyBytesPerSec).', m.copyBytes);
+  counter('remotecopyrequests', 'Segments copied to the remote tier (Kafka RemoteCopyRequestsPerSec).', m.copySegments);
+  counter('remotecopyerrors', 'Segment copies that failed (Kafka RemoteCopyErrorsPerSec).', m.copyErrors);
+  counter('remotefetchbytes', 'Bytes read from the remote tier for fetches (Kafka RemoteFetchBytesPerSec; cache misses).', m.fetchBytes);
+  counter('remotefetcherrors', 'Fetches of remote data that failed (Kafka RemoteFetchErrorsPerSec).', m.fetchErrors);
+  counter('remotedeleterequests', 'Remote segments deleted by retention (Kafka RemoteDeleteRequestsPerSec).', m.deleteSegments);
+  counter('remotedeleteerrors', 'Remote segment deletions that failed (Kafka RemoteDeleteErrorsPerSec).', m.deleteErrors);
+  w.family('kafka_server_brokertopicmetrics_remotecopylagbytes', 'gauge', 'Bytes of closed local segments not yet copied (Kafka RemoteCopyLagBytes): grows while the store is unreachable.').sample([], tiered.manager.copyLagBytes());
+  w.family('samsa_remote_fetch_cache_bytes', 'gauge', 'Samsa only: memory held by cached remote chunks and indexes (samsa.remote.fetch.cache.bytes bounds it).').sample([], tiered.reader.cacheSizeBytes);
+}
+
 /** The whole exposition text. */
 export async function renderMetrics(broker: Broker): Promise<string> {
   const w = new ExpositionWriter();
   topicMetrics(w, broker);
   requestMetrics(w, broker);
   partitionMetrics(w, broker);
+  remoteStorageMetrics(w, broker);
   clusterMetrics(w, broker);
   socketMetrics(w, broker);
   await groupMetrics(w, broker);

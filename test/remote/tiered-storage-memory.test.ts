@@ -25,7 +25,7 @@ const store = new MemoryObjectStore();
 
 test.before(async () => {
   b = await startBroker({
-    port: 0, remoteStore: store,
+    port: 0, remoteStore: store, http: true,
     config: { 'remote.log.storage.system.enable': true, 'remote.log.manager.task.interval.ms': 100, 'log.retention.check.interval.ms': 100, 'log.segment.delete.delay.ms': 0 },
   }).catch((err) => { console.error(err); throw err; });
 });
@@ -89,6 +89,13 @@ test('segments go to the object store, local ones leave, and consumers read ever
     assert.ok(r.value.startsWith(`value-${i}-`), r.value);
   });
   assert.ok(b.broker.tiered!.manager.metrics.fetchBytes > 0);
+  {
+    const text = await (await fetch(`${b.httpUrl!}/metrics`)).text();
+    const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+    assert.ok(value('kafka_server_brokertopicmetrics_remotecopybytes_total') > 0, 'RemoteCopyBytes');
+    assert.ok(value('kafka_server_brokertopicmetrics_remotefetchbytes_total') > 0, 'RemoteFetchBytes');
+    assert.match(text, new RegExp(`kafka_log_log_locallogstartoffset\\{topic="${topic}",partition="0"\\} ${log.localLogStartOffset}`));
+  }
   await admin.disconnect();
 });
 
