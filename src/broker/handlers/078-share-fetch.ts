@@ -17,7 +17,9 @@
  *   acquisition_lock_timeout_ms) and listed in AcquiredRecords with its delivery count; batches go
  *   out whole, as stored, and the client keeps only the acquired offsets.
  * - max_records bounds the records acquired (whole batches may exceed it, as in Kafka), max_bytes
- *   the bytes; when nothing can be acquired the answer waits up to max_wait_ms for appends.
+ *   the bytes; when nothing can be acquired the answer waits up to max_wait_ms for appends. The
+ *   session's partitions are served round-robin (Kafka's PartitionRotateStrategy: from the one at
+ *   the session epoch modulo their number), so none starves behind a busy one.
  * - A partition this broker does not lead: NOT_LEADER_OR_FOLLOWER with current_leader and the
  *   leader's endpoint; unknown topic id: UNKNOWN_TOPIC_ID; READ on the group and on each topic.
  * Version notes: v1 stable (max_records, batch_size); v2 share_acquire_mode (KIP-1206:
@@ -115,7 +117,12 @@ export const shareFetchHandler = defineHandler({
       // A budget of 0 acquires nothing (as Kafka 4.4 answers it), rather than one record.
       const maxBytes = Math.max(0, Math.min(req.maxBytes, broker.config.fetchMaxBytes));
       const maxRecords = req.maxRecords > 0 ? req.maxRecords : DEFAULT_MAX_RECORDS;
-      const partitions = [...session.partitions].flatMap(([topicId, ps]) => [...ps].map((partition) => ({ topicId, partition })));
+      // Kafka's PartitionRotateStrategy.ROUND_ROBIN: the session's partitions from the one at the
+      // session epoch (modulo their number) on, so one whose records fill max_records on every
+      // fetch does not starve those after it.
+      const all = [...session.partitions].flatMap(([topicId, ps]) => [...ps].map((partition) => ({ topicId, partition })));
+      const rotateAt = all.length > 1 && req.shareSessionEpoch > 0 ? req.shareSessionEpoch % all.length : 0;
+      const partitions = rotateAt > 0 ? [...all.slice(rotateAt), ...all.slice(0, rotateAt)] : all;
       for (;;) {
         const watched = partitions.map(({ topicId, partition }) => ({ topic: '', topicId, partitions: [{ partition }] }));
         const wake = broker.appendSignal({ topics: watched }, true);
