@@ -74,6 +74,8 @@ export interface RemoteReaderOptions {
   chunkBytes: number;
   /** Counted into the manager's metrics. */
   onFetched?: (bytes: number) => void;
+  /** Fetch the chunk after the one a read ended in (default true). */
+  readAhead?: boolean;
 }
 
 export class RemoteLogReader {
@@ -102,16 +104,19 @@ export class RemoteLogReader {
     if (end <= start) return Buffer.alloc(0);
     const size = this.opts.chunkBytes;
     const key = segmentKey(state.prefix, seg, 'log');
+    const load = (c: number) => this.cache.get(`${key}#${c}`, async () => {
+      const b = await this.store.get(key, { start: c * size, end: Math.min((c + 1) * size, seg.sizeBytes) });
+      this.opts.onFetched?.(b.length);
+      return b;
+    });
     const parts: Buffer[] = [];
-    for (let c = Math.floor(start / size); c * size < end; c++) {
-      const chunkStart = c * size;
-      const chunk = await this.cache.get(`${key}#${c}`, async () => {
-        const b = await this.store.get(key, { start: chunkStart, end: Math.min(chunkStart + size, seg.sizeBytes) });
-        this.opts.onFetched?.(b.length);
-        return b;
-      });
-      parts.push(chunk.subarray(Math.max(0, start - chunkStart), Math.min(chunk.length, end - chunkStart)));
+    let c = Math.floor(start / size);
+    for (; c * size < end; c++) {
+      const chunk = await load(c);
+      parts.push(chunk.subarray(Math.max(0, start - c * size), Math.min(chunk.length, end - c * size)));
     }
+    // Read-ahead: a consumer reading on needs the next chunk soon; its GET overlaps this answer.
+    if (c * size < seg.sizeBytes && this.opts.readAhead !== false) load(c).catch(() => undefined);
     return parts.length === 1 ? parts[0] : Buffer.concat(parts);
   }
 
