@@ -212,14 +212,25 @@ function launch(name, cmd, args, env = process.env, sink = null) {
   };
   createInterface({ input: proc.stdout }).on('line', onLine);
   createInterface({ input: proc.stderr }).on('line', onLine);
-  const exited = new Promise((resolve) => proc.once('exit', (code, sig) => resolve(code ?? sig)));
+  const child = { name, proc, lines, exited: null, expected: false, running: () => proc.exitCode === null && proc.signalCode === null };
+  child.exited = new Promise((resolve) => proc.once('exit', (code, sig) => {
+    if (!child.expected && !tearingDown) {
+      // not by a compose command: say so where the test output is (something else signalled it, or it crashed)
+      const msg = `${name} exited by itself (${sig ?? `exit ${code}`}), not through docker compose`;
+      onLine(`[harness] ${msg}`);
+      appendFileSync(path.join(LOGS, 'compose.log'), `${new Date().toISOString()} ${msg}\n`);
+      note(msg);
+    }
+    resolve(code ?? sig);
+  }));
   proc.once('error', (e) => onLine(`[harness] ${name} could not start: ${e.message}`));
   appendFileSync(file, `${new Date().toISOString()} [harness] ${cmd} ${args.join(' ')}\n`);
-  return { name, proc, lines, exited, running: () => proc.exitCode === null && proc.signalCode === null };
+  return child;
 }
 
 async function kill(child, graceMs) {
   if (!child?.running()) return;
+  child.expected = true;
   child.proc.kill('SIGCONT');
   child.proc.kill(graceMs > 0 ? 'SIGTERM' : 'SIGKILL');
   if (graceMs > 0) {
