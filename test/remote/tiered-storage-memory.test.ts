@@ -94,6 +94,9 @@ test('segments go to the object store, local ones leave, and consumers read ever
     const value = (name: string) => Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
     assert.ok(value('kafka_server_brokertopicmetrics_remotecopybytes_total') > 0, 'RemoteCopyBytes');
     assert.ok(value('kafka_server_brokertopicmetrics_remotefetchbytes_total') > 0, 'RemoteFetchBytes');
+    const page = await (await fetch(`${b.httpUrl!}/topics/${topic}`)).text();
+    assert.match(page, /Remote tier/);
+    assert.match(page, new RegExp(`>${log.localLogStartOffset}<`));
     assert.match(text, new RegExp(`kafka_log_log_locallogstartoffset\\{topic="${topic}",partition="0"\\} ${log.localLogStartOffset}`));
   }
   await admin.disconnect();

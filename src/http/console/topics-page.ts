@@ -83,12 +83,19 @@ export function topicPage(ctx: HttpContext, name: string): void {
   const b = ctx.broker;
   const info = b.metadata.get(name);
   if (!info) throw new BadRequest(404, `no topic ${name}`);
+  // Tiered storage (docs/tiered-storage.md): where the local log starts, and what the remote tier holds.
+  const tiered = b.tiered !== undefined && info.configs['remote.storage.enable'] === 'true';
+  const remoteCells = (partition: number, log: { localLogStartOffset: number } | undefined): string[] => {
+    if (!tiered) return [];
+    const r = b.tiered!.remoteExtent({ topic: name, topicId: info.topicId, partition });
+    return [esc(log ? log.localLogStartOffset : '—'), r.startOffset < 0 ? 'none' : `${esc(r.startOffset)}–${esc(r.endOffset)} (${esc(formatBytes(r.sizeBytes))})`];
+  };
   const rows = partitionRows(ctx, name).map(({ state: s, log }) => [
     `<span class="num">${esc(s.partition)}</span>`,
     s.leader < 0 ? '<span class="danger">none</span>' : esc(s.leader),
     esc(s.replicas.join(', ')),
     s.isr.length < s.replicas.length ? `<span class="danger">${esc(s.isr.join(', '))}</span>` : esc(s.isr.join(', ')),
-    esc(log ? log.logStartOffset : '—'), esc(log ? log.logEndOffset : '—'), esc(log ? log.highWatermark : '—'),
+    esc(log ? log.logStartOffset : '—'), ...remoteCells(s.partition, log), esc(log ? log.logEndOffset : '—'), esc(log ? log.highWatermark : '—'),
     esc(log ? formatBytes(log.sizeBytes) : '—'), esc(log ? log.numberOfSegments : '—'),
     `<a href="${esc(pathFor('topics', name, 'messages') + query({ partition: s.partition }))}">browse</a>`,
   ]);
@@ -107,7 +114,7 @@ export function topicPage(ctx: HttpContext, name: string): void {
     + `<button type="submit" id="delete-submit" class="danger">Delete ${esc(name)}</button></fieldset>`, { id: 'topic-delete' });
   const body = `<p>Id <code>${esc(info.topicId)}</code> · ${esc(info.partitions)} partitions · replication factor ${esc(info.replicationFactor)}`
     + `${info.isInternal ? ' · internal' : ''} · <a href="${esc(pathFor('topics', name, 'messages'))}">Browse messages</a></p>`
-    + `<h2>Partitions</h2>${table(['Partition', 'Leader', 'Replicas', 'ISR', 'Log start', 'Log end', 'High watermark', 'Size', 'Segments', ''], rows, { id: 'partitions' })}`
+    + `<h2>Partitions</h2>${table(['Partition', 'Leader', 'Replicas', 'ISR', 'Log start', ...(tiered ? ['Local start', 'Remote tier'] : []), 'Log end', 'High watermark', tiered ? 'Local size' : 'Size', tiered ? 'Local segments' : 'Segments', ''], rows, { id: 'partitions' })}`
     + `<p class="muted">Offsets and sizes are shown for the replicas on this broker.</p>`
     + `<h2>Configs</h2>${table(['Name', 'Value', 'Source'], configRows, { id: 'configs' })}${configForm}${deleteForm}`;
   sendHtml(ctx.res, 200, page(ctx, `Topic ${name}`, body, { section: '/topics' }));
