@@ -25,8 +25,9 @@
  * Prints one line per test, then `P passed, F failed, S skipped (...)` with the wall time, and last
  * `P passed, F failed`; exits 1 when a test failed. Without Go it says so in one line and exits 0,
  * except under CI=true, where that is a failure. Everything it started is stopped on exit (also on
- * SIGINT/SIGTERM); the last run's logs (go-test.log, kafka-N.log, etcd.log, toxiproxy.log) stay in
- * $TMPDIR/samsa-sarama/.
+ * SIGINT/SIGTERM); the last run's logs (go-test.log, kafka-N.log, etcd.log, toxiproxy.log,
+ * compose.log) stay in $TMPDIR/samsa-sarama/. A broker that exits other than through a compose
+ * command (a crash, or a signal from elsewhere) is reported on the output; it is not restarted.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
