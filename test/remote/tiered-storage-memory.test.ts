@@ -50,20 +50,24 @@ async function consumeAll(topic: string, count: number, isolation: 'read_committ
   return got;
 }
 
+/** Creates a one-partition tiered topic with these configs; returns a connected admin client. */
+async function createTiered(topic: string, configs: Record<string, string>) {
+  const admin = kafka().admin();
+  await admin.connect();
+  await admin.createTopics({
+    waitForLeaders: true,
+    topics: [{ topic, numPartitions: 1, configEntries: Object.entries({ 'remote.storage.enable': 'true', ...configs }).map(([name, value]) => ({ name, value })) }],
+  });
+  return admin;
+}
+
 function localLog(topic: string) {
   return b.broker.replicaManager.getPartition(topic, 0)!.log;
 }
 
 test('segments go to the object store, local ones leave, and consumers read everything from offset 0', async () => {
   const topic = 'tiered-a';
-  const admin = kafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [{ topic, numPartitions: 1, configEntries: [
-      { name: 'remote.storage.enable', value: 'true' }, { name: 'segment.bytes', value: '8192' }, { name: 'local.retention.bytes', value: '16384' },
-    ] }],
-  });
+  const admin = await createTiered(topic, { 'segment.bytes': '8192', 'local.retention.bytes': '16384' });
   const producer = kafka().producer();
   await producer.connect();
   const n = 2000;
@@ -121,14 +125,7 @@ test('ListOffsets: earliest 0, earliest-local the first local offset, latest-tie
 
 test('the store unreachable: produce goes on, nothing uncopied is deleted locally; back: copies resume', async () => {
   const topic = 'tiered-b';
-  const admin = kafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [{ topic, numPartitions: 1, configEntries: [
-      { name: 'remote.storage.enable', value: 'true' }, { name: 'segment.bytes', value: '4096' }, { name: 'local.retention.bytes', value: '1' },
-    ] }],
-  });
+  const admin = await createTiered(topic, { 'segment.bytes': '4096', 'local.retention.bytes': '1' });
   store.down = true;
   const producer = kafka().producer();
   await producer.connect();
@@ -148,14 +145,7 @@ test('the store unreachable: produce goes on, nothing uncopied is deleted locall
 
 test('read_committed over the remote tier: an aborted transaction stays hidden', async () => {
   const topic = 'tiered-txn';
-  const admin = kafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [{ topic, numPartitions: 1, configEntries: [
-      { name: 'remote.storage.enable', value: 'true' }, { name: 'segment.bytes', value: '2048' }, { name: 'local.retention.bytes', value: '1' },
-    ] }],
-  });
+  const admin = await createTiered(topic, { 'segment.bytes': '2048', 'local.retention.bytes': '1' });
   const producer = kafka().producer({ transactionalId: 'tiered-tx', idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   let committed = 0;
@@ -179,15 +169,7 @@ test('read_committed over the remote tier: an aborted transaction stays hidden',
 
 test('total retention reaches the remote tier: the oldest remote segments go and the log start moves', async () => {
   const topic = 'tiered-retention';
-  const admin = kafka().admin();
-  await admin.connect();
-  await admin.createTopics({
-    waitForLeaders: true,
-    topics: [{ topic, numPartitions: 1, configEntries: [
-      { name: 'remote.storage.enable', value: 'true' }, { name: 'segment.bytes', value: '4096' },
-      { name: 'local.retention.bytes', value: '1' }, { name: 'retention.bytes', value: '20000' },
-    ] }],
-  });
+  const admin = await createTiered(topic, { 'segment.bytes': '4096', 'local.retention.bytes': '1', 'retention.bytes': '20000' });
   const producer = kafka().producer();
   await producer.connect();
   for (let i = 0; i < 20; i++) await producer.send({ topic, acks: -1, messages: Array.from({ length: 50 }, (_, j) => ({ value: `r${i * 50 + j}-${'w'.repeat(50)}` })) });
