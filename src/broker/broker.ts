@@ -359,8 +359,10 @@ export class Broker implements BrokerServices {
       onDelayedFetch: (delta) => { this.metrics.delayedFetch += delta; },
       replicationQuotas: this.replicationQuotas,
       tiered,
-      onTopicDeleted: async (name) => {
+      onTopicDeleted: async (name, topicId) => {
         this.metrics.removeTopic(name);
+        // Kafka deletes a deleted topic's remote segments too (in the background here).
+        if (topicId) this.tiered?.deleteTopic(name, topicId);
         if (name === '__consumer_offsets') return;
         await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
         if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.log.error(`removing the share state of deleted topic ${name} failed`, err));

@@ -152,6 +152,22 @@ export class RemoteLogManager {
     return s;
   }
 
+  /**
+   * A deleted topic: every object of its partitions this broker kept a remote state for is deleted
+   * (each replica's broker does it; deleting twice is harmless). Returns the objects deleted.
+   */
+  async deleteTopic(topic: string, topicId: string): Promise<number> {
+    const topicPrefix = `${this.env.prefix}${topic}-${topicId}/`;
+    const mine = [...this.states.entries()].filter(([prefix]) => prefix.startsWith(topicPrefix));
+    if (mine.length === 0) return 0;
+    await Promise.all(mine.map(([, s]) => s.running));
+    for (const [prefix] of mine) this.states.delete(prefix);
+    const objects = await this.env.store.list(topicPrefix);
+    await this.env.store.delete(objects.map((o) => o.key));
+    if (objects.length > 0) this.env.logger.info(`tiered storage: deleted ${objects.length} objects of deleted topic ${topic}`);
+    return objects.length;
+  }
+
   /** Bytes of local segments not yet copied (Kafka's RemoteCopyLagBytes), over every tiered partition. */
   copyLagBytes(): number {
     let lag = 0;

@@ -43,8 +43,11 @@ export class TieredStorage {
   readonly manager: RemoteLogManager;
   readonly reader: RemoteLogReader;
 
+  private readonly logger: Logger;
+
   constructor(readonly store: ObjectStore, opts: TieredStorageOptions) {
     const c = opts.config;
+    this.logger = opts.logger;
     this.manager = new RemoteLogManager({
       store, prefix: String(c['samsa.remote.s3.prefix'] ?? ''), brokerId: opts.brokerId, clock: opts.clock, logger: opts.logger,
       partitions: opts.partitions, taskIntervalMs: Number(c['remote.log.manager.task.interval.ms']), orphanAgeMs: Number(c['samsa.remote.orphan.age.ms']),
@@ -98,6 +101,11 @@ export class TieredStorage {
     } catch (err) {
       throw storageError(err);
     }
+  }
+
+  /** A deleted topic's objects go too (in the background; a failure is logged, the objects stay). */
+  deleteTopic(topic: string, topicId: string): void {
+    this.manager.deleteTopic(topic, topicId).catch((err) => this.logger.warn(`tiered storage: deleting the objects of deleted topic ${topic}: ${(err as Error).message}`));
   }
 
   /** A follower starting at the leader's local log start (replica-fetcher.ts OFFSET_MOVED_TO_TIERED_STORAGE). */

@@ -55,8 +55,8 @@ export interface ReplicaManagerOptions {
   /** The storage config of a topic with these overrides. */
   logConfig: (overrides: Readonly<Record<string, string>>) => LogConfig;
   logger: Logger;
-  /** Runs after a topic's logs were deleted here. */
-  onTopicDeleted?: (topic: string) => Promise<void>;
+  /** Runs after a topic's logs were deleted here (with the id the topic had). */
+  onTopicDeleted?: (topic: string, topicId: string | undefined) => Promise<void>;
   /** Fetch's long polls end when this is aborted (the broker is stopping). */
   stopSignal?: AbortSignal;
   /** +1 / -1 as a fetch starts / stops waiting in the purgatory (metrics). */
@@ -414,11 +414,12 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   }
 
   private async removeTopic(name: string): Promise<void> {
+    const topicId = this.known.get(name);
     this.known.delete(name);
     for (const p of this.hosted.get(name)?.partitions ?? []) this.retire(p);
     this.hosted.delete(name);
     await this.opts.logs.deleteTopic(name);
-    await this.opts.onTopicDeleted?.(name).catch((err) => this.opts.logger.error(`after deleting topic ${name}`, err));
+    await this.opts.onTopicDeleted?.(name, topicId).catch((err) => this.opts.logger.error(`after deleting topic ${name}`, err));
   }
 
   /** Stop leading everything now (this broker lost its registration). */

@@ -183,6 +183,19 @@ test('total retention reaches the remote tier: the oldest remote segments go and
   await admin.disconnect();
 });
 
+test('deleting a tiered topic deletes its objects in the store', async () => {
+  const topic = 'tiered-retention';
+  const log = localLog(topic);
+  const prefix = `${topic}-${log.topicId}/`;
+  assert.ok([...store.objects.keys()].some((k) => k.startsWith(prefix)));
+  const admin = kafka().admin();
+  await admin.connect();
+  await admin.deleteTopics({ topics: [topic] });
+  await admin.disconnect();
+  await until('the objects gone', () => ![...store.objects.keys()].some((k) => k.startsWith(prefix)), 20_000);
+  assert.ok([...store.objects.keys()].some((k) => k.startsWith('tiered-a-')), 'other topics\' objects stay');
+});
+
 test('remote.storage.enable is refused on a compacted topic and on a broker without tiered storage, with Kafka\'s messages', async () => {
   const create = async (port: number, configs: { name: string; value: string }[]) => {
     const c = await WireClient.connect(port);
