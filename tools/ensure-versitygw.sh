@@ -12,7 +12,9 @@ BIN="${SAMSA_VERSITYGW_BIN:-$DIR/versitygw}"
 [ -x "$BIN" ] && exit 0
 
 if ! command -v go >/dev/null 2>&1; then
-  echo "ensure-versitygw: Go is not installed (needed to build github.com/versity/versitygw@$VERSION into $BIN)" >&2
+  echo "ensure-versitygw: Go is not installed (needed to build github.com/versity/versitygw@$VERSION into $BIN); the S3 tiered storage tests will fail" >&2
+  # The pretest goes on: the other tests need no S3 server.
+  [ "${1:-}" = "--background" ] && exit 0
   exit 1
 fi
 mkdir -p "$DIR"
