@@ -171,14 +171,7 @@ export class RemoteLogManager {
   /** Bytes of local segments not yet copied (Kafka's RemoteCopyLagBytes), over every tiered partition. */
   copyLagBytes(): number {
     let lag = 0;
-    for (const p of this.env.partitions()) {
-      if (!p.isLeader) continue;
-      const uploaded = p.log.highestOffsetInRemoteStorage;
-      for (const [i, seg] of p.log.segmentList.entries()) {
-        const next = p.log.segmentList[i + 1];
-        if (next && next.baseOffset - 1 > uploaded) lag += seg.sizeBytes;
-      }
-    }
+    for (const p of this.env.partitions()) if (p.isLeader) lag += p.log.bytesNotRemote(true);
     return lag;
   }
 
@@ -351,13 +344,7 @@ export class RemoteLogManager {
     if (segs.length === 0) return;
     const deleteByTime = cfg.cleanupPolicy.split(',').includes('delete');
     const now = this.env.clock.now();
-    let localOnly = 0;
-    for (const [i, seg] of log.segmentList.entries()) {
-      const next = log.segmentList[i + 1];
-      const end = next ? next.baseOffset - 1 : log.logEndOffset - 1;
-      if (end > log.highestOffsetInRemoteStorage) localOnly += seg.sizeBytes;
-    }
-    let total = state.sizeBytes + localOnly;
+    let total = state.sizeBytes + log.bytesNotRemote(false);
     let cut = 0;
     for (const s of segs) {
       const belowStart = s.endOffset < log.logStartOffset;

@@ -1,48 +1,14 @@
 /**
  * The log of one partition on this broker: a directory of segments plus the partition's offsets
- * and producer state (Kafka `UnifiedLog` + `LocalLog`).
+ * and producer state (Kafka `UnifiedLog` + `LocalLog`). The offsets it keeps apart (log start,
+ * local log start for tiered topics, log end, high watermark, recovery point, last stable
+ * offset), its files, producer state, failures and replication are described in
+ * docs/architecture.md, "The partition log".
  *
- * Offsets kept apart on purpose, for replication later:
- * - logStartOffset: first offset a consumer may fetch (moved by retention and DeleteRecords);
- * - localLogStartOffset: the first offset held in a local segment. The same as logStartOffset
- *                   unless the topic is tiered (remote.storage.enable, remote/): then the offsets
- *                   between them are only in the object store, and a read there is answered
- *                   OFFSET_MOVED_TO_TIERED_STORAGE for the fetch path to read remotely;
- * - logEndOffset:   the offset the next appended record gets;
- * - highWatermark:  the last offset known replicated + 1. With one in-sync replica it follows the
- *                   log end offset after every append; otherwise replication sets it
- *                   (`updateHighWatermark`: the ISR's smallest log end on a leader, the leader's
- *                   HW on a follower).
- * - recoveryPoint:  offsets below it are fsynced; recovery after a crash starts at its segment.
- * - lastStableOffset: the first offset of the oldest open transaction, else the high watermark;
- *                   read_committed consumers read below it.
- *
- * Producer state (producer-state.ts): sequence and epoch checks run inside the append queue;
- * a retried batch is answered with its original offsets and not written again. The state is
- * saved as `<offset>.snapshot` at every segment roll and at close, and rebuilt on open from the
- * latest snapshot at or below the log end plus a replay of the batches after it. Aborted
- * transactions go to the `.txnindex` of the segment holding their ABORT marker.
- *
- * Files in the partition directory (Kafka names, see file-names.ts):
- *   <base>.log/.index/.timeindex/.txnindex, <offset>.snapshot, partition.metadata
- *   ("version: 0\ntopic_id: <id>"), leader-epoch-checkpoint. The recovery point, log start
- *   offset and clean-shutdown marker go where `PartitionLogOptions.checkpoints` says: the log
- *   dir's shared files (log-dir-checkpoints.ts) under a LogManager, as in Kafka; files in the
- *   partition directory for a log opened on its own (partition-files.ts).
- *
- * Replication: `appendAsFollower` keeps the leader's offsets and epochs; `truncateTo` /
- * `truncateFullyAndStartAt` cut a follower back to where it agrees with the leader.
- *
- * Concurrency: every mutation (append, roll, retention, DeleteRecords, close) runs through one
- * promise-chain queue, so offsets are assigned in call order. Reads do not queue: they take a
- * snapshot of the segment list and pin the segments they touch, so a concurrent retention pass
- * cannot close a file under them. fsyncs run outside the queue (group commit).
- *
- * Failures: an I/O error while appending is answered KAFKA_STORAGE_ERROR after the segment is
- * rolled back to its previous size (the log stays usable). A failed fsync, or a write whose
- * rollback fails, takes the log offline (every call then fails with KAFKA_STORAGE_ERROR) — after a
- * failed fsync the kernel may have dropped the dirty pages, so retrying is not safe (Kafka takes
- * the whole log dir offline). Reopening the log recovers it from what is on disk.
+ * Concurrency: every mutation (append, roll, retention, DeleteRecords, truncation, close) runs
+ * through one promise-chain queue, so offsets are assigned in call order. Reads do not queue: they
+ * take a snapshot of the segment list and pin the segments they touch, so a concurrent retention
+ * pass cannot close a file under them. fsyncs run outside the queue (group commit).
  */
 import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -63,7 +29,7 @@ import { LogFlusher } from './log-flusher.js';
 import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { deleteDirName } from './file-names.js';
-import { exportSegment, type SegmentExport } from './segment-export.js';
+import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
   partitionLeaderEpoch as batchPartitionLeaderEpoch, setLogAppendTime, setPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
@@ -182,19 +148,14 @@ export class PartitionLog {
     if (offset > this.uploadedEnd) this.uploadedEnd = offset;
   }
 
-  /**
-   * Tiered storage's next copy: the first closed segment ending after `after` and wholly below
-   * `below` (the last stable offset), pinned until its export is released; null when none.
-   */
-  async nextSegmentToCopy(after: number, below: number): Promise<SegmentExport | null> {
-    const segs = this.segments;
-    for (let i = 0; i + 1 < segs.length; i++) {
-      const end = segs[i + 1].baseOffset - 1;
-      if (end <= after || segs[i].sizeBytes === 0) continue;
-      if (end >= below) return null;
-      return exportSegment(this.fs, this.dir, segs[i], segs[i + 1], this.epochs.all);
-    }
-    return null;
+  /** Tiered storage's next copy after `after`, below `below` (segment-export.ts); null when none. */
+  nextSegmentToCopy(after: number, below: number): Promise<SegmentExport | null> {
+    return nextSegmentToCopy(this.fs, this.dir, this.segments, this.epochs.all, after, below);
+  }
+
+  /** Tiered storage: local bytes not yet in the remote tier (`closedOnly`: RemoteCopyLagBytes). */
+  bytesNotRemote(closedOnly: boolean): number {
+    return bytesAfter(this.segments, this.endOffset, this.uploadedEnd, closedOnly);
   }
 
   /** What a log start checkpoint holds: the offset being made durable before the log moves there. */

@@ -53,3 +53,28 @@ export async function exportSegment(fs: Fs, dir: string, seg: LogSegment, next: 
     throw err;
   }
 }
+
+/**
+ * Tiered storage's next copy: the first closed segment of `segs` ending after `after` and wholly
+ * below `below` (the last stable offset), exported and pinned; null when none.
+ */
+export function nextSegmentToCopy(fs: Fs, dir: string, segs: readonly LogSegment[], epochs: readonly EpochEntry[], after: number, below: number): Promise<SegmentExport | null> {
+  for (let i = 0; i + 1 < segs.length; i++) {
+    const end = segs[i + 1].baseOffset - 1;
+    if (end <= after || segs[i].sizeBytes === 0) continue;
+    if (end >= below) return Promise.resolve(null);
+    return exportSegment(fs, dir, segs[i], segs[i + 1], epochs);
+  }
+  return Promise.resolve(null);
+}
+
+/** Bytes of the segments whose last offset is after `offset` (`closedOnly`: not the active one): what is not remote yet. */
+export function bytesAfter(segs: readonly LogSegment[], logEndOffset: number, offset: number, closedOnly: boolean): number {
+  let bytes = 0;
+  for (let i = 0; i < segs.length; i++) {
+    const next = segs[i + 1];
+    if (!next && closedOnly) break;
+    if ((next ? next.baseOffset : logEndOffset) - 1 > offset) bytes += segs[i].sizeBytes;
+  }
+  return bytes;
+}
