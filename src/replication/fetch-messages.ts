@@ -146,7 +146,7 @@ function takeWholeBatches(buffers: Buffer[], limit: number, minOne: boolean): { 
 
 type Slot =
   | { kind: 'done'; result: FetchPartitionResult }
-  | { kind: 'read'; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; throttled: boolean; read: Promise<{ records: Buffer[] } | { errorCode: number }>; remote?: RemoteTarget };
+  | { kind: 'read'; partitionMaxBytes: number; fetchOffset: number; log: PartitionLog; lso: number; throttled: boolean; read: Promise<{ records: Buffer[] } | { errorCode: number }>; remote?: RemoteTarget; topic: string; topicId: string; partition: number };
 
 type RemoteTarget = { topic: string; topicId: string; partition: number; log: PartitionLog };
 
@@ -211,7 +211,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
     if (leaderQuota !== null && leaderQuota.throttled.isThrottled(p.topic.configs[LEADER_THROTTLED_REPLICAS], p.partition)) {
       throttled = true;
       if (!partition.isr.includes(params.replicaId) && (leaderExceeded ??= leaderQuota.leader.isQuotaExceeded())) {
-        return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read: THROTTLED_READ };
+        return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read: THROTTLED_READ, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
       }
     }
     const limit = Math.max(0, Math.min(p.partitionMaxBytes, maxBytes));
@@ -221,7 +221,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
       if (follower) return { kind: 'done', result: failed(ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE) };
       const remote: RemoteTarget = { topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition, log };
       const read = env.tiered.read(remote, fetchOffset, limit, true).catch((err) => ({ errorCode: toErrorCode(err) }));
-      return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, remote };
+      return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, remote, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
     }
     const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });
     const read = (transform === null ? raw : raw.then((r) => ({ records: transform(r.records) }))).then(
@@ -231,7 +231,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
         return { errorCode: toErrorCode(err) };
       },
     );
-    return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read };
+    return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
   });
 
   let total = 0;
@@ -257,7 +257,10 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
         abortedTransactions = [];
         if (kept.records.length > 0) {
           const upper = lastOffsetOfBatches(kept.records[kept.records.length - 1]) + 1;
-          const list = slot.remote ? await env.tiered!.collectAborted(slot.remote, fetchOffset, upper) : await log.collectAbortedTransactions(fetchOffset, upper);
+          // A tiered log's local segments read here may have been deleted (copied) since: their
+          // aborted transactions are then in the remote tier's indexes.
+          const remote = slot.remote ?? (log.tiered && env.tiered && log.topic === slot.topic && fetchOffset < log.localLogStartOffset ? { topic: slot.topic, topicId: slot.topicId, partition: slot.partition, log } : null);
+          const list = remote ? await env.tiered!.collectAborted(remote, fetchOffset, upper) : await log.collectAbortedTransactions(fetchOffset, upper);
           for (const a of list) abortedTransactions.push({ producerId: a.producerId, firstOffset: a.firstOffset });
         }
       }
