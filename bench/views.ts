@@ -42,7 +42,7 @@ async function main(): Promise<void> {
     console.log(`source: ${N} records (${PER_BATCH} per batch, ${CODEC}), ${(part.log.sizeBytes / 1e6).toFixed(1)} MB, written in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
     const readAll = async (topic: string): Promise<{ ms: number; bytes: number; batches: number }> => {
-      const topicId = b.broker.metadata.get(topic)!.topicId;
+      const topicId = b.broker.metadataCache.topic(topic)!.topicId;
       let offset = 0n;
       let bytes = 0;
       let batches = 0;

@@ -61,7 +61,7 @@ export async function runBroker(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  log.info(`Samsa started: cluster ${broker.metadata.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
+  log.info(`Samsa started: cluster ${broker.metadataCache.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
   if (stopRequested) stop(stopRequested);
 }
 

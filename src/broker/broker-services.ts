@@ -9,6 +9,7 @@ import type { Logger } from '../logger.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import type { BrokerConfig } from '../config.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
+import type { TopicRecord } from '../cluster/metadata-store.js';
 import type { PartitionState } from '../cluster/metadata-store.js';
 import type { ClusterMember } from '../cluster/cluster-member.js';
 import type { ElectionResult } from '../cluster/controller.js';
@@ -25,7 +26,6 @@ import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import type { ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
 import type { SharePartitionManager } from '../coordinator/share/share-partition-manager.js';
 import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
-import type { ClusterMetadata, TopicInfo } from './metadata.js';
 import type { RuntimeSettings } from './settings.js';
 import type { MetadataWriter } from './metadata-writer.js';
 
@@ -59,8 +59,7 @@ export interface BrokerServices {
   readonly clock: Clock;
   readonly log: Logger;
   readonly nodeId: number;
-  readonly metadata: ClusterMetadata;
-  readonly cache: MetadataCache;
+  readonly metadataCache: MetadataCache;
   readonly cluster: ClusterMember;
   readonly replicaManager: ReplicaManager;
   readonly brokerClients: BrokerClientPool;
@@ -93,9 +92,9 @@ export interface BrokerServices {
   getLog(topic: string, partition: number): PartitionLog | undefined;
   internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor'): number;
   // Topic administration, through the controller.
-  createTopic(spec: CreateTopicSpec): Promise<TopicInfo>;
-  autoCreateTopic(name: string): Promise<TopicInfo>;
-  deleteTopic(name: string, opts?: { forwarded?: boolean }): Promise<TopicInfo>;
+  createTopic(spec: CreateTopicSpec): Promise<TopicRecord>;
+  autoCreateTopic(name: string): Promise<TopicRecord>;
+  deleteTopic(name: string, opts?: { forwarded?: boolean }): Promise<TopicRecord>;
   createPartitions(name: string, count: number, validateOnly: boolean, opts?: { assignments?: number[][] | null; forwarded?: boolean }): Promise<void>;
   electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean, forwarded: boolean): Promise<ElectionResult[]>;
   alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[], forwarded: boolean): Promise<ElectionResult[]>;

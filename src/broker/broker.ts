@@ -15,6 +15,7 @@
  * replica manager applied it), so a client that asks this broker next sees it.
  */
 import type { ConnectionObserver } from '../network/request-processor.js';
+import type { TopicRecord } from '../cluster/metadata-store.js';
 import { setMaxListeners } from 'node:events';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
@@ -28,7 +29,6 @@ import { Dispatcher } from './dispatch.js';
 import { DynamicBrokerConfig } from './dynamic-config.js';
 import type { AppendWaiter, BrokerServices, CreateTopicSpec } from './broker-services.js';
 export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
-import { ClusterMetadata, type TopicInfo } from './metadata.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
 import { VIEW_SOURCE } from '../views/views.js';
@@ -118,8 +118,6 @@ export class Broker implements BrokerServices {
   sharePartitions!: SharePartitionManager;
   /** This broker's membership of the cluster (store, cache, registration, controller); set by start(). */
   cluster!: ClusterMember;
-  /** Topics by name and id, for handlers (a view of the metadata cache); set by start(). */
-  metadata!: ClusterMetadata;
   /** The partitions this broker holds and its role in each; set by start(). */
   replicaManager!: ReplicaManager;
   /** Connections to other brokers (replica fetchers); set by start(). */
@@ -177,8 +175,8 @@ export class Broker implements BrokerServices {
   }
 
   /** The metadata cache: live brokers, controller, topics, partition states. */
-  get cache(): MetadataCache {
-    return this.cluster.cache;
+  get metadataCache(): MetadataCache {
+    return this.cluster.metadataCache;
   }
 
   /** Opens storage, binds the listeners, joins the cluster, applies its metadata, then serves. */
@@ -219,10 +217,10 @@ export class Broker implements BrokerServices {
       await logs.close();
       throw err;
     }
-    broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.cache);
-    broker.quotas = new ClientQuotaManager(broker.cache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
+    broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.metadataCache);
+    broker.quotas = new ClientQuotaManager(broker.metadataCache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
     broker.quotas.mutationBurstSeconds = Number(opts.config['controller.quota.window.num']) * Number(opts.config['controller.quota.window.size.seconds']);
-    broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.cache);
+    broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.metadataCache);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = groupCoordinatorForBroker(broker);
     await broker.groupCoordinator.startup();
@@ -287,7 +285,7 @@ export class Broker implements BrokerServices {
       rejoin: true,
     });
     // Dynamic broker configs from the cluster metadata, in effect before any log is configured.
-    this.dynamicConfig.follow(this.cluster.cache, () => ({
+    this.dynamicConfig.follow(this.cluster.metadataCache, () => ({
       replicaManager: this.replicaManager, cleaner: this.logs.cleaner, controller: clusterConfig.controller, log: this.log,
     }));
     this.cluster.on('lost', (reason) => {
@@ -298,10 +296,9 @@ export class Broker implements BrokerServices {
     // Registered again: lead what the metadata says this broker leads (the controller re-elected
     // leaders while it was away; where it still is the leader nobody else led meanwhile).
     this.cluster.on('rejoined', () => this.replicaManager?.unfenceAll());
-    this.metadata = new ClusterMetadata(this.cluster.cache, this.nodeId);
     const interBroker = this.rawConfig['inter.broker.listener.name'];
     const lookup = (nodeId: number): BrokerAddress | null => {
-      const reg = this.cache.brokers.get(nodeId);
+      const reg = this.metadataCache.brokers.get(nodeId);
       if (!reg || reg.endpoints.length === 0) return null;
       const e = (interBroker && reg.endpoints.find((x) => x.name === interBroker.toUpperCase())) || reg.endpoints[0];
       return { host: e.host, port: e.port };
@@ -311,7 +308,7 @@ export class Broker implements BrokerServices {
     this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.log, security });
     this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.log, security });
     this.controllerChannel = new ControllerChannel({
-      cache: this.cache, nodeId: this.nodeId, clients: this.controllerClients,
+      metadataCache: this.metadataCache, nodeId: this.nodeId, clients: this.controllerClients,
       isActiveController: () => this.cluster.controller.isActive, logger: this.log,
     });
     const raw = this.rawConfig;
@@ -325,7 +322,7 @@ export class Broker implements BrokerServices {
     }
     const tiered = this.tiered;
     this.replicationQuotas = new ReplicationQuotas(this.nodeId, Number(raw['replication.quota.window.num']), Number(raw['replication.quota.window.size.seconds']) * 1000, this.clock);
-    this.replicationQuotas.follow(this.cache);
+    this.replicationQuotas.follow(this.metadataCache);
     const fetchers = new ReplicaFetcherManager(this.brokerClients, {
       nodeId: this.nodeId, brokerEpoch: () => this.cluster.lifecycle.brokerEpoch, clusterId: this.cluster.clusterId,
       maxWaitMs: Number(raw['replica.fetch.wait.max.ms']), minBytes: Number(raw['replica.fetch.min.bytes']),
@@ -334,18 +331,18 @@ export class Broker implements BrokerServices {
       rebuildFromRemote: tiered ? (p, localStart, logStart) => tiered.rebuildFollower(p, localStart, logStart) : undefined,
       throttle: {
         quota: this.replicationQuotas.follower,
-        isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.cache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
+        isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.metadataCache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
       },
     }, this.log);
     this.replicaManager = new ReplicaManager({
-      nodeId: this.nodeId, logs: this.logs, cache: this.cache, logger: this.log, clock: this.clock,
+      nodeId: this.nodeId, logs: this.logs, metadataCache: this.metadataCache, logger: this.log, clock: this.clock,
       replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
       minInsyncReplicas: (topic) => minInsyncReplicas(topic, Number(this.rawConfig['min.insync.replicas'])),
       alterIsr: async (known, newIsr) => {
         const out = await alterPartition(this.cluster.store, known, {
           brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
           leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
-        }, (id) => this.cache.isEligible(id));
+        }, (id) => this.metadataCache.isEligible(id));
         // Kafka's IsrShrinksPerSec / IsrExpandsPerSec count the leader's committed ISR changes.
         if (out.ok) {
           if (newIsr.length < known.isr.length) this.metrics.isrShrinks++;
@@ -370,15 +367,15 @@ export class Broker implements BrokerServices {
     });
     // Samsa's topic features on the data path (views, retired partitions, schedule topics).
     this.replicaManager.topicFeatures = topicFeatures;
-    this.metadataWriter = new MetadataWriter({ cluster: this.cluster, cache: this.cache, replicaManager: this.replicaManager });
+    this.metadataWriter = new MetadataWriter({ cluster: this.cluster, metadataCache: this.metadataCache, replicaManager: this.replicaManager });
     this.topicAdmin = new TopicAdmin({
-      logger: this.log, cluster: this.cluster, cache: this.cache, metadata: this.metadata, replicaManager: this.replicaManager,
+      logger: this.log, cluster: this.cluster, metadataCache: this.metadataCache, replicaManager: this.replicaManager,
       controllerChannel: this.controllerChannel, writer: this.metadataWriter, partitionState: (id, p) => this.partitionState(id, p),
     });
     await this.replicaManager.start();
     this.tiered?.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
-    await this.cache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
+    await this.metadataCache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
       this.log.warn(`no active controller yet; serving without one (topic changes wait for it)`);
     });
   }
@@ -405,7 +402,7 @@ export class Broker implements BrokerServices {
    * or null when that broker is not registered or has no such listener (Kafka's getAliveEndpoint).
    */
   brokerEndpoint(nodeId: number, listenerName: string): { host: string; port: number; rack: string | null } | null {
-    const reg = this.cache.brokers.get(nodeId);
+    const reg = this.metadataCache.brokers.get(nodeId);
     if (nodeId === this.nodeId) return { ...this.endpointFor(listenerName), rack: reg?.rack ?? this.rawConfig['broker.rack'] };
     if (!reg) return null;
     const e = reg.endpoints.find((x) => x.name === listenerName);
@@ -414,7 +411,7 @@ export class Broker implements BrokerServices {
 
   /** Whether `nodeId` is a registered (live) broker. */
   isRegisteredBroker(nodeId: number): boolean {
-    return this.cache.isAlive(nodeId);
+    return this.metadataCache.isAlive(nodeId);
   }
 
   /** Whether this broker holds its cluster registration (false after losing it, until it registered again). */
@@ -424,7 +421,7 @@ export class Broker implements BrokerServices {
 
   /** The published state of a partition (leader, epochs, replicas, ISR), if the topic exists. */
   partitionState(topicId: string, partition: number): PartitionState | undefined {
-    return this.cache.partition(topicId, partition);
+    return this.metadataCache.partition(topicId, partition);
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
@@ -433,18 +430,18 @@ export class Broker implements BrokerServices {
 
   /** Replication factor for an internal topic: its setting, capped at the live broker count (see offsets.topic.replication.factor). */
   internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor'): number {
-    return Math.max(1, Math.min(Number(this.rawConfig[setting]), this.cache.brokers.size));
+    return Math.max(1, Math.min(Number(this.rawConfig[setting]), this.metadataCache.brokers.size));
   }
 
   /** The dynamic broker configs of a broker id or '<default>' (AlterConfigs on BROKER resources). */
   dynamicBrokerConfigs(key: string): Readonly<Record<string, string>> {
-    return this.cache.brokerConfigs.get(key) ?? {};
+    return this.metadataCache.brokerConfigs.get(key) ?? {};
   }
 
   // Topic administration (topic-admin.ts): through the controller, then this broker's cache.
-  createTopic(spec: CreateTopicSpec): Promise<TopicInfo> { return this.topicAdmin.createTopic(spec); }
-  autoCreateTopic(name: string): Promise<TopicInfo> { return this.topicAdmin.autoCreateTopic(name); }
-  deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> { return this.topicAdmin.deleteTopic(name, opts); }
+  createTopic(spec: CreateTopicSpec): Promise<TopicRecord> { return this.topicAdmin.createTopic(spec); }
+  autoCreateTopic(name: string): Promise<TopicRecord> { return this.topicAdmin.autoCreateTopic(name); }
+  deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicRecord> { return this.topicAdmin.deleteTopic(name, opts); }
   createPartitions(name: string, count: number, validateOnly: boolean, opts: { assignments?: number[][] | null; forwarded?: boolean } = {}): Promise<void> {
     return this.topicAdmin.createPartitions(name, count, validateOnly, opts);
   }
@@ -466,7 +463,7 @@ export class Broker implements BrokerServices {
   appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean, follower = false): AppendWaiter {
     const logs: PartitionLog[] = [];
     for (const t of req.topics) {
-      const info = byId ? this.metadata.getById(t.topicId) : this.metadata.get(t.topic);
+      const info = byId ? this.metadataCache.topicById(t.topicId) : this.metadataCache.topic(t.topic);
       if (!info) continue;
       for (const p of t.partitions) {
         // A view's records are appended to its source (src/views/).

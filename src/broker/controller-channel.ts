@@ -38,7 +38,7 @@ export function isForwarded(clientId: string | null): boolean {
 export const RETRY = Symbol('retry');
 
 export interface ControllerChannelOptions {
-  cache: MetadataCache;
+  metadataCache: MetadataCache;
   nodeId: number;
   clients: BrokerClientPool;
   isActiveController: () => boolean;
@@ -59,7 +59,7 @@ export class ControllerChannel {
     local: () => Promise<T>,
     remote: (client: BrokerClient) => Promise<T | typeof RETRY>,
   ): Promise<T> {
-    const { cache } = this.opts;
+    const { metadataCache: cache } = this.opts;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       if (this.opts.isActiveController()) return local();

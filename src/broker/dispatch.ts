@@ -257,7 +257,7 @@ export class Dispatcher implements RequestProcessor {
     while (stats.byVersion.length <= v) stats.byVersion.push(0);
     stats.byVersion[v]++;
     if (decoded.apiKey === 1 && response !== undefined) {
-      this.metrics!.onFetch(decoded.body as FetchRequest, response as FetchResponse, stats, ctx.broker.metadata);
+      this.metrics!.onFetch(decoded.body as FetchRequest, response as FetchResponse, stats, ctx.broker.metadataCache);
     } else if (decoded.apiKey !== 0 && response !== undefined) {
       countResponseErrors(stats, response);
     }

@@ -49,11 +49,11 @@ export class DynamicBrokerConfig {
   }
 
   /** Reads the dynamic configs from the cache now and after every change of them. */
-  follow(cache: MetadataCache, targets: () => DynamicConfigTargets): void {
+  follow(metadataCache: MetadataCache, targets: () => DynamicConfigTargets): void {
     this.targets = targets;
-    const update = () => this.update(cache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS) ?? EMPTY, cache.brokerConfigs.get(String(this.nodeId)) ?? EMPTY);
+    const update = () => this.update(metadataCache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS) ?? EMPTY, metadataCache.brokerConfigs.get(String(this.nodeId)) ?? EMPTY);
     update();
-    cache.on('change', (c) => {
+    metadataCache.on('change', (c) => {
       if (c.resynced || c.events.some((e) => e.kind === 'brokerConfig' && (e.key === DEFAULT_BROKER_CONFIGS || e.key === String(this.nodeId)))) update();
     });
   }

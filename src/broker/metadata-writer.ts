@@ -14,7 +14,7 @@ import type { ReplicaManager } from '../replication/replica-manager.js';
 const CACHE_WAIT_MS = 30_000;
 
 export class MetadataWriter {
-  constructor(private readonly env: { cluster: ClusterMember; cache: MetadataCache; replicaManager: ReplicaManager }) {}
+  constructor(private readonly env: { cluster: ClusterMember; metadataCache: MetadataCache; replicaManager: ReplicaManager }) {}
 
   /** The fence of a write from this broker. */
   get fence(): Fence {
@@ -30,7 +30,7 @@ export class MetadataWriter {
 
   /** Waits until this broker's cache shows `done`, then until the replica manager applied it. */
   async applied(done: (c: MetadataCache) => boolean, what: string): Promise<void> {
-    await this.env.cache.waitFor(done, CACHE_WAIT_MS, what);
-    await this.env.replicaManager.applied(this.env.cache.revision);
+    await this.env.metadataCache.waitFor(done, CACHE_WAIT_MS, what);
+    await this.env.replicaManager.applied(this.env.metadataCache.revision);
   }
 }

@@ -63,7 +63,7 @@ export class PartitionRetirementTask {
     const controller = this.broker.cluster?.controller;
     if (!controller?.isActive) return 0;
     let deleted = 0;
-    for (const topic of [...this.broker.cache.topics.values()]) {
+    for (const topic of [...this.broker.metadataCache.topics.values()]) {
       if (topic.configs[PARTITIONS_KEEP] === undefined) continue;
       const keep = retiredFrom(topic);
       if (keep >= topic.partitions) continue;
@@ -94,7 +94,7 @@ export class PartitionRetirementTask {
 
   /** Why `topic`-`p` cannot be deleted yet, or null. */
   private async problem(topic: TopicRecord, p: number): Promise<string | null> {
-    const state = this.broker.cache.partition(topic.topicId, p);
+    const state = this.broker.metadataCache.partition(topic.topicId, p);
     if (!state || state.leader < 0) return 'no leader';
     const leader = this.client(state.leader);
     if (!leader) return `leader ${state.leader} unreachable`;
@@ -118,11 +118,11 @@ export class PartitionRetirementTask {
     const out: CommittedOffset[] = [];
     // Every group coordinator must be up: a `__consumer_offsets` partition without a live leader
     // has groups nobody would list.
-    const offsetsTopic = this.broker.cache.topic(OFFSETS_TOPIC);
-    for (const state of offsetsTopic ? this.broker.cache.partitionsOf(offsetsTopic.topicId) : []) {
-      if (state.leader < 0 || !this.broker.cache.brokers.has(state.leader)) throw new Error(`${OFFSETS_TOPIC}-${state.partition} has no live leader`);
+    const offsetsTopic = this.broker.metadataCache.topic(OFFSETS_TOPIC);
+    for (const state of offsetsTopic ? this.broker.metadataCache.partitionsOf(offsetsTopic.topicId) : []) {
+      if (state.leader < 0 || !this.broker.metadataCache.brokers.has(state.leader)) throw new Error(`${OFFSETS_TOPIC}-${state.partition} has no live leader`);
     }
-    for (const nodeId of this.broker.cache.brokers.keys()) {
+    for (const nodeId of this.broker.metadataCache.brokers.keys()) {
       const client = this.client(nodeId);
       if (!client) throw new Error(`broker ${nodeId} unreachable`);
       const listed = await client.send(16, LIST_GROUPS_VERSION, { statesFilter: [], typesFilter: [] });

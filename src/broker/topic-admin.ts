@@ -11,6 +11,8 @@
  * partitions and replicas; a schedule topic needs its target; deleting a source deletes its views.
  */
 import { KafkaApiError } from '../errors.js';
+import { checkTopicCreatable } from '../cluster/topic-names.js';
+import type { TopicRecord } from '../cluster/metadata-store.js';
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { ClusterMember } from '../cluster/cluster-member.js';
@@ -24,7 +26,6 @@ import { checkViewCreation, viewPlacement, viewsOf } from '../views/views.js';
 import { checkScheduleConfigs } from '../schedule/schedule-config.js';
 import type { CreateTopicSpec } from './broker-services.js';
 import { RETRY, type ControllerChannel } from './controller-channel.js';
-import type { ClusterMetadata, TopicInfo } from './metadata.js';
 import type { MetadataWriter } from './metadata-writer.js';
 import { validateTopicConfigs } from './topic-configs.js';
 
@@ -38,8 +39,7 @@ const CREATE_PARTITIONS_VERSION = 3;
 export interface TopicAdminEnv {
   logger: Logger;
   cluster: ClusterMember;
-  cache: MetadataCache;
-  metadata: ClusterMetadata;
+  metadataCache: MetadataCache;
   replicaManager: ReplicaManager;
   controllerChannel: ControllerChannel;
   writer: MetadataWriter;
@@ -47,7 +47,7 @@ export interface TopicAdminEnv {
 }
 
 export class TopicAdmin {
-  private readonly creating = new Map<string, Promise<TopicInfo>>();
+  private readonly creating = new Map<string, Promise<TopicRecord>>();
 
   constructor(private readonly env: TopicAdminEnv) {}
 
@@ -59,10 +59,10 @@ export class TopicAdmin {
    * Creates a topic (CreateTopics and auto-creation). Validates like Kafka's controller;
    * throws KafkaApiError with Kafka's code and message.
    */
-  async createTopic(spec: CreateTopicSpec): Promise<TopicInfo> {
+  async createTopic(spec: CreateTopicSpec): Promise<TopicRecord> {
     const { name } = spec;
     if (name === '__cluster_metadata') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Creation of internal topic __cluster_metadata is prohibited.');
-    this.env.metadata.checkCreatable(name);
+    checkTopicCreatable(this.env.metadataCache.topics, name);
     if (this.creating.has(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const manual = spec.assignments && spec.assignments.length > 0 ? spec.assignments : undefined;
     if (!manual) {
@@ -74,14 +74,14 @@ export class TopicAdmin {
     const configs = validateTopicConfigs(spec.configs);
     // Views (src/views/): the source must exist; the view takes its partition count and, unless
     // assigned by hand, its source's replicas (so the same broker usually leads both).
-    const viewPartitions = checkViewCreation(configs, manual ? -1 : spec.numPartitions, this.env.metadata);
-    const placement = manual ?? viewPlacement(configs, this.env.metadata, (id, p) => this.env.partitionState(id, p));
+    const viewPartitions = checkViewCreation(configs, manual ? -1 : spec.numPartitions, this.env.metadataCache);
+    const placement = manual ?? viewPlacement(configs, this.env.metadataCache, (id, p) => this.env.partitionState(id, p));
     const numPartitions = placement ? -1 : viewPartitions;
     const replicationFactor = placement ? -1 : spec.replicationFactor;
     // Schedule topics (src/schedule/): the target must exist and be writable.
-    checkScheduleConfigs(name, configs, this.env.metadata);
+    checkScheduleConfigs(name, configs, this.env.metadataCache);
     const isInternal = INTERNAL_TOPICS.has(name);
-    const work = this.env.controllerChannel.route<TopicInfo>(
+    const work = this.env.controllerChannel.route<TopicRecord>(
       `creating topic ${name}`, CONTROLLER_WAIT_MS, spec.forwarded ?? false,
       async () => {
         const created = await this.env.cluster.controller.createTopic({
@@ -90,7 +90,7 @@ export class TopicAdmin {
         });
         if (spec.validateOnly) return created.topic;
         await this.awaitMetadata((c) => c.topic(name)?.topicId === created.topic.topicId, `topic ${name} in the metadata cache`);
-        return this.env.metadata.get(name) ?? created.topic;
+        return this.env.metadataCache.topic(name) ?? created.topic;
       },
       async (client) => {
         const res = await client.send(19, CREATE_TOPICS_VERSION, {
@@ -105,12 +105,12 @@ export class TopicAdmin {
         if (!r) throw new KafkaApiError(ErrorCode.UNKNOWN_SERVER_ERROR, `the controller did not answer for topic ${name}`);
         if (r.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
         if (r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
-        const draft: TopicInfo = { name, topicId: r.topicId, partitions: r.numPartitions, replicationFactor: r.replicationFactor, configs, isInternal };
+        const draft: TopicRecord = { name, topicId: r.topicId, partitions: r.numPartitions, replicationFactor: r.replicationFactor, configs, isInternal };
         if (spec.validateOnly) return draft;
         // Later requests to this broker should see the topic: wait (briefly) for the watch.
-        await this.env.cache.waitFor((c) => c.topic(name)?.topicId === r.topicId, 5000).catch(() => undefined);
-        await this.env.replicaManager.applied(this.env.cache.revision);
-        return this.env.metadata.get(name) ?? draft;
+        await this.env.metadataCache.waitFor((c) => c.topic(name)?.topicId === r.topicId, 5000).catch(() => undefined);
+        await this.env.replicaManager.applied(this.env.metadataCache.revision);
+        return this.env.metadataCache.topic(name) ?? draft;
       },
     );
     if (spec.validateOnly) return work;
@@ -123,20 +123,20 @@ export class TopicAdmin {
   }
 
   /** Metadata-triggered creation with the broker defaults; concurrent callers share one creation. */
-  async autoCreateTopic(name: string): Promise<TopicInfo> {
+  async autoCreateTopic(name: string): Promise<TopicRecord> {
     const pending = this.creating.get(name);
     if (pending) return pending;
-    const existing = this.env.metadata.get(name);
+    const existing = this.env.metadataCache.topic(name);
     if (existing) return existing;
     return this.createTopic({ name, numPartitions: -1, replicationFactor: -1, configs: {} });
   }
 
-  async deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicInfo> {
-    const info = this.env.metadata.get(name);
+  async deleteTopic(name: string, opts: { forwarded?: boolean } = {}): Promise<TopicRecord> {
+    const info = this.env.metadataCache.topic(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const deleted = await this.deleteOneTopic(name, info, opts);
     // Deleting a source deletes its views (src/views/); one already gone is skipped.
-    for (const view of viewsOf(this.env.metadata.topics, name)) {
+    for (const view of viewsOf(this.env.metadataCache.topics, name)) {
       await this.deleteTopic(view, opts).catch((err) => {
         if (!(err instanceof KafkaApiError && err.errorCode === ErrorCode.UNKNOWN_TOPIC_OR_PARTITION)) this.env.logger.warn(`deleting view ${view} of ${name} failed`, err);
       });
@@ -144,9 +144,9 @@ export class TopicAdmin {
     return deleted;
   }
 
-  private async deleteOneTopic(name: string, info: TopicInfo, opts: { forwarded?: boolean }): Promise<TopicInfo> {
+  private async deleteOneTopic(name: string, info: TopicRecord, opts: { forwarded?: boolean }): Promise<TopicRecord> {
     const gone = (c: MetadataCache) => c.topic(name)?.topicId !== info.topicId;
-    return this.env.controllerChannel.route<TopicInfo>(
+    return this.env.controllerChannel.route<TopicRecord>(
       `deleting topic ${name}`, CONTROLLER_WAIT_MS, opts.forwarded ?? false,
       async () => {
         const deleted = await this.env.cluster.controller.deleteTopic(name);
@@ -158,8 +158,8 @@ export class TopicAdmin {
         const r = res.responses[0];
         if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
         if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
-        await this.env.cache.waitFor(gone, 5000).catch(() => undefined);
-        await this.env.replicaManager.applied(this.env.cache.revision);
+        await this.env.metadataCache.waitFor(gone, 5000).catch(() => undefined);
+        await this.env.replicaManager.applied(this.env.metadataCache.revision);
         return info;
       },
     );
@@ -167,7 +167,7 @@ export class TopicAdmin {
 
   /** CreatePartitions: the checks Kafka's broker makes first, then the controller places and writes. */
   async createPartitions(name: string, count: number, validateOnly: boolean, opts: { assignments?: number[][] | null; forwarded?: boolean } = {}): Promise<void> {
-    const info = this.env.metadata.get(name);
+    const info = this.env.metadataCache.topic(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     if (count < info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `The topic ${name} currently has ${info.partitions} partition(s); ${count} would not be an increase.`);
     if (count === info.partitions) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic already has ${info.partitions} partition(s).`);
@@ -189,8 +189,8 @@ export class TopicAdmin {
         if (r?.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
         if (r && r.errorCode !== ErrorCode.NONE) throw new KafkaApiError(r.errorCode, r.errorMessage ?? undefined);
         if (!validateOnly) {
-          await this.env.cache.waitFor(grown, 5000).catch(() => undefined);
-          await this.env.replicaManager.applied(this.env.cache.revision);
+          await this.env.metadataCache.waitFor(grown, 5000).catch(() => undefined);
+          await this.env.replicaManager.applied(this.env.metadataCache.revision);
         }
       },
     );
@@ -245,7 +245,7 @@ export class TopicAdmin {
    * controller and by this broker's epoch elsewhere; the replica manager applies it to the logs.
    */
   async setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> {
-    const info = this.env.metadata.get(name);
+    const info = this.env.metadataCache.topic(name);
     if (!info) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
     const want = JSON.stringify(configs);
     await this.env.writer.write(`configs of ${name}`, (store, fence) => store.alterTopicConfigs(name, configs, fence), (c) => { const t = c.topic(name); return !t || JSON.stringify(t.configs) === want; });

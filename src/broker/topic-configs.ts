@@ -194,7 +194,7 @@ export interface ConfigAlterTarget {
   readonly nodeId: number;
   /** The broker's configuration with its dynamic broker configs in effect (absent: the defaults). */
   readonly rawConfig?: BrokerConfig;
-  readonly metadata: { get(name: string): { configs: Record<string, string> } | undefined };
+  readonly metadataCache: { topic(name: string): { configs: Record<string, string> } | undefined };
   /** Replaces a topic's overrides (in a cluster: written to the metadata store, awaited). */
   setTopicConfigs(name: string, configs: Record<string, string>): void | Promise<void>;
   /** The dynamic broker configs of a broker id or DEFAULT_BROKER_CONFIGS (absent: none). */
@@ -286,7 +286,7 @@ function checkDeadLetterTopic(broker: ConfigAlterTarget, name: string): void {
   if (prefix !== '' && !name.startsWith(prefix)) {
     throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `errors.deadletterqueue.topic.name: DLQ topic name must start with '${prefix}' (errors.deadletterqueue.topic.name.prefix)`);
   }
-  const topic = broker.metadata.get(name);
+  const topic = broker.metadataCache.topic(name);
   if (topic && topic.configs['errors.deadletterqueue.group.enable'] !== 'true') {
     throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `errors.deadletterqueue.topic.name: topic ${name} does not allow share groups' dead letters (errors.deadletterqueue.group.enable=false)`);
   }
@@ -332,7 +332,7 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
       if (name === '') throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'Default topic resources are not allowed.');
       const problem = topicNameProblem(name);
       if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
-      const info = broker.metadata.get(name);
+      const info = broker.metadataCache.topic(name);
       let next: Record<string, string | null>;
       if (opts.incremental) {
         next = applyIncrementalOps(info?.configs ?? {}, r.configs);
@@ -345,7 +345,7 @@ async function alterOne(broker: ConfigAlterTarget, r: AlterResourceRequest, opts
       // A view's source is fixed at creation (src/views/views.ts).
       checkViewAlter(info.configs, valid);
       checkScheduleAlter(info.configs, valid);
-      checkScheduleConfigs(name, valid, broker.metadata);
+      checkScheduleConfigs(name, valid, broker.metadataCache);
       if (!opts.validateOnly) await broker.setTopicConfigs(name, valid);
       return;
     }

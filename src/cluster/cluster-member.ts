@@ -97,7 +97,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
 
   private constructor(
     readonly store: MetadataStore,
-    readonly cache: MetadataCache,
+    readonly metadataCache: MetadataCache,
     /** The current registration (replaced when the member rejoins). */
     public lifecycle: BrokerLifecycleManager,
     /** The current controller candidacy (replaced when the member rejoins). */
@@ -138,7 +138,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         }
         this.lifecycle = lifecycle;
         this.controller = new Controller({
-          store: this.store, cache: this.cache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
+          store: this.store, metadataCache: this.metadataCache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
           config: s.controller, logger: this.opts.logger, placementStart: this.opts.placementStart,
         });
         this.watchLifecycle();
@@ -158,7 +158,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     const store = opts.store ?? (s.etcdEndpoints.length > 0
       ? await EtcdMetadataStore.connect({ endpoints: s.etcdEndpoints, prefix: s.etcdKeyPrefix, connectTimeoutMs: s.etcdConnectTimeoutMs, logger: opts.logger })
       : new LocalMetadataStore(opts.localDir ?? null, s.nodeId));
-    let cache: MetadataCache | null = null;
+    let metadataCache: MetadataCache | null = null;
     try {
       const dirsClusterId = opts.logDirs ? verifyLogDirs(opts.logDirs, { nodeId: s.nodeId, clusterId: s.clusterId }) : null;
       // A new store (etcd lost, or a first start on formatted dirs) takes the log dirs' id.
@@ -172,7 +172,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         verifyStoredClusterId(opts.logDirs, dirsClusterId, clusterId, store.description);
         writeMetaProperties(opts.logDirs, { clusterId, nodeId: s.nodeId });
       }
-      cache = await MetadataCache.start(store, opts.logger);
+      metadataCache = await MetadataCache.start(store, opts.logger);
       const lifecycle = await BrokerLifecycleManager.start({
         store,
         nodeId: s.nodeId,
@@ -184,15 +184,15 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         logger: opts.logger,
       });
       const controller = new Controller({
-        store, cache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
+        store, metadataCache: metadataCache, nodeId: s.nodeId, incarnationId: lifecycle.incarnationId, session: lifecycle.session,
         config: s.controller, logger: opts.logger, placementStart: opts.placementStart,
       });
-      const member = new ClusterMember(store, cache, lifecycle, controller, clusterId, opts);
+      const member = new ClusterMember(store, metadataCache, lifecycle, controller, clusterId, opts);
       member.watchLifecycle();
       controller.start();
       return member;
     } catch (e) {
-      await cache?.close();
+      await metadataCache?.close();
       if (!opts.store) await store.close();
       throw e;
     }
@@ -238,7 +238,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     if (this.stopped) return 0;
     this.stopped = true;
     this.leaveBy = started + timeoutMs;
-    const others = [...this.cache.brokers.values()].some((b) => b.nodeId !== self && !b.inControlledShutdown);
+    const others = [...this.metadataCache.brokers.values()].some((b) => b.nodeId !== self && !b.inControlledShutdown);
     if (!others) return 0;
     const lifecycle = this.lifecycle;
     if (lifecycle.state !== 'registered') {
@@ -246,7 +246,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       return 0;
     }
     const waitUntil = this.leaveBy - Math.min(LEAVE_RESERVE_MS, Math.floor(timeoutMs / 2));
-    const ledBefore = this.cache.allPartitions().filter((p) => p.leader === self).length;
+    const ledBefore = this.metadataCache.allPartitions().filter((p) => p.leader === self).length;
     let timer: NodeJS.Timeout | undefined;
     let onLost: (() => void) | undefined;
     // Whichever comes first: the deadline, or the registration lost (the controller then moves
@@ -260,7 +260,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       c.allPartitions().every((p) => !p.isr.includes(self) || p.isr.every((id) => id === self || !c.isEligible(id)));
     const moved = (async () => {
       await lifecycle.beginControlledShutdown();
-      await this.cache.waitFor(settled, Math.max(0, waitUntil - Date.now()), 'leaderships moved away for the controlled shutdown');
+      await this.metadataCache.waitFor(settled, Math.max(0, waitUntil - Date.now()), 'leaderships moved away for the controlled shutdown');
       return null;
     })();
     try {
@@ -273,7 +273,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       if (onLost) lifecycle.off('lost', onLost);
       moved.catch(() => undefined);
     }
-    const ledAfter = this.cache.allPartitions().filter((p) => p.leader === self).length;
+    const ledAfter = this.metadataCache.allPartitions().filter((p) => p.leader === self).length;
     return ledBefore - ledAfter;
   }
 
@@ -288,7 +288,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     const leaving = (async () => {
       await this.controller.stop();
       await this.lifecycle.shutdown();
-      await this.cache.close();
+      await this.metadataCache.close();
     })();
     let timer: NodeJS.Timeout | undefined;
     const outOfTime = new Promise<false>((resolve) => {
@@ -303,7 +303,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       leaving.catch(() => undefined);
       this.opts.logger?.warn(`broker ${this.opts.settings.nodeId}: leaving the cluster took longer than ${budget} ms; ${this.store.description} lets the session run out`);
       this.lifecycle.abandon();
-      void this.cache.close().catch(() => undefined);
+      void this.metadataCache.close().catch(() => undefined);
     }
     await this.store.close();
   }
@@ -313,7 +313,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     this.stopped = true;
     this.lifecycle.abandon();
     this.controller.fenceSelf('crashed');
-    await this.cache.close();
+    await this.metadataCache.close();
     await this.store.close();
   }
 }

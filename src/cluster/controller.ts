@@ -65,7 +65,7 @@ export interface OngoingReassignment {
 
 export interface ControllerOptions {
   store: MetadataStore;
-  cache: MetadataCache;
+  metadataCache: MetadataCache;
   nodeId: number;
   incarnationId: string;
   /** The session of this broker's registration: the claim dies with it. */
@@ -123,7 +123,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
 
   /** Starts campaigning; returns at once. */
   start(): void {
-    this.opts.cache.on('change', this.onChange);
+    this.opts.metadataCache.on('change', this.onChange);
     void this.campaign();
   }
 
@@ -142,17 +142,17 @@ export class Controller extends EventEmitter<ControllerEvents> {
 
   private onCacheChange(): void {
     if (this.stopped) return;
-    const seen = this.opts.cache.controller;
+    const seen = this.opts.metadataCache.controller;
     if (this.active) {
       // Our claim is gone or replaced (our session expired): stop acting, then campaign again.
-      if (this.opts.cache.revision >= this.active.controllerEpoch && seen?.controllerEpoch !== this.active.controllerEpoch) {
+      if (this.opts.metadataCache.revision >= this.active.controllerEpoch && seen?.controllerEpoch !== this.active.controllerEpoch) {
         this.resign(`the controller claim of epoch ${this.active.controllerEpoch} is no longer current`);
       } else {
         this.requestReconcile();
         return;
       }
     }
-    if (!this.opts.cache.controller) void this.campaign();
+    if (!this.opts.metadataCache.controller) void this.campaign();
   }
 
   private async campaign(): Promise<void> {
@@ -172,7 +172,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       this.claiming = false;
     }
     // The holder may have vanished between our failed claim and now: look at the cache again.
-    if (!this.active && !this.stopped && !this.opts.cache.controller) setTimeout(() => void this.campaign(), 100).unref();
+    if (!this.active && !this.stopped && !this.opts.metadataCache.controller) setTimeout(() => void this.campaign(), 100).unref();
   }
 
   private resign(reason: string): void {
@@ -188,7 +188,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
   /** Stop acting at once (this broker lost its registration) without touching the store. */
   fenceSelf(reason: string): void {
     this.stopped = true;
-    this.opts.cache.off('change', this.onChange);
+    this.opts.metadataCache.off('change', this.onChange);
     this.resign(reason);
   }
 
@@ -217,7 +217,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
 
   /** Gives every partition whose preferred replica is alive and in sync its leadership back. */
   async balanceLeaders(): Promise<number> {
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     let moved = 0;
     for (const state of imbalanced(cache.allPartitions(), (id) => cache.isEligible(id))) {
       const name = `${cache.topicById(state.topicId)?.name}-${state.partition}`;
@@ -238,7 +238,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
    */
   async electLeaders(targets: { topic: string; partitions: number[] }[] | null, unclean: boolean): Promise<ElectionResult[]> {
     const fence = this.fence;
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     const all = targets === null;
     const wanted = targets ?? [...cache.topics.values()].map((t) => ({ topic: t.name, partitions: cache.partitionsOf(t.topicId).map((p) => p.partition) }));
     const results: ElectionResult[] = [];
@@ -278,7 +278,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
    */
   async alterPartitionReassignments(topics: { name: string; partitions: { partitionIndex: number; replicas: number[] | null }[] }[]): Promise<ElectionResult[]> {
     const fence = this.fence;
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     const isAlive = (id: number) => cache.isAlive(id);
     const isEligible = (id: number) => cache.isEligible(id);
     const results: ElectionResult[] = [];
@@ -319,7 +319,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
 
   /** ListPartitionReassignments: the moving partitions among `topics` (null: all of them). */
   listPartitionReassignments(topics: { name: string; partitionIndexes: number[] }[] | null): OngoingReassignment[] {
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     const wanted = topics ?? [...cache.topics.values()].map((t) => ({ name: t.name, partitionIndexes: cache.partitionsOf(t.topicId).map((p) => p.partition) }));
     const out: OngoingReassignment[] = [];
     for (const { name, partitionIndexes } of wanted) {
@@ -359,7 +359,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
   private async reconcileOnce(): Promise<void> {
     const active = this.active;
     if (!active) return;
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     // A cache older than our claim may not show brokers that have registered since: wait for it.
     if (cache.revision < active.controllerEpoch) return;
     for (const state of cache.allPartitions()) {
@@ -395,15 +395,15 @@ export class Controller extends EventEmitter<ControllerEvents> {
   }
 
   private liveBrokers() {
-    return [...this.opts.cache.brokers.values()].filter((b) => !b.inControlledShutdown).map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
+    return [...this.opts.metadataCache.brokers.values()].filter((b) => !b.inControlledShutdown).map((b) => ({ nodeId: b.nodeId, rack: b.rack }));
   }
 
   private checkName(name: string): void {
     const problem = topicNameProblem(name);
     if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
-    if (this.opts.cache.topic(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+    if (this.opts.metadataCache.topic(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
     const canon = name.replace(/\./g, '_');
-    for (const existing of this.opts.cache.topics.keys()) {
+    for (const existing of this.opts.metadataCache.topics.keys()) {
       if (existing.replace(/\./g, '_') === canon) {
         throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${existing}`);
       }
@@ -412,7 +412,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
 
   /** Replica lists for a new topic or new partitions, validated. */
   private assign(count: number, replicationFactor: number, firstPartition: number, manual?: number[][], expectedLength?: number): number[][] {
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     if (manual && manual.length > 0) {
       checkManualAssignment(manual, (id) => cache.isAlive(id), expectedLength);
       return manual.map((r) => [...r]);
@@ -443,7 +443,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       configs: { ...(req.configs ?? {}) },
       isInternal: req.isInternal ?? false,
     };
-    const isAlive = (id: number) => this.opts.cache.isEligible(id);
+    const isAlive = (id: number) => this.opts.metadataCache.isEligible(id);
     const partitions = replicaLists.map((r, i) => initialPartitionState(topic.topicId, i, r, isAlive));
     if (!req.validateOnly) await this.opts.store.createTopic(topic, partitions, fence);
     return { topic, partitions };
@@ -452,7 +452,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
   /** CreatePartitions: grows `name` to `totalCount` partitions, placed like the first ones. */
   async createPartitions(name: string, totalCount: number, assignments?: number[][], validateOnly = false): Promise<PartitionState[]> {
     const fence = this.fence;
-    const topic = this.opts.cache.topic(name);
+    const topic = this.opts.metadataCache.topic(name);
     if (!topic) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
     if (totalCount <= topic.partitions) {
       throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Topic currently has ${topic.partitions} partitions, which is higher than the requested ${totalCount}.`);
@@ -465,7 +465,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Attempted to add ${count} additional partition(s), but only ${assignments.length} assignment(s) were specified.`);
     }
     const replicaLists = this.assign(count, topic.replicationFactor, topic.partitions, assignments, assignments ? topic.replicationFactor : undefined);
-    const isAlive = (id: number) => this.opts.cache.isEligible(id);
+    const isAlive = (id: number) => this.opts.metadataCache.isEligible(id);
     const added = replicaLists.map((r, i) => initialPartitionState(topic.topicId, topic.partitions + i, r, isAlive));
     if (!validateOnly) await this.opts.store.createPartitions(name, topic.partitions, added, fence);
     return added;
@@ -477,7 +477,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
    */
   async removeRetiredPartitions(name: string, expectedCount: number, remaining: number): Promise<void> {
     const fence = this.fence;
-    const topic = this.opts.cache.topic(name);
+    const topic = this.opts.metadataCache.topic(name);
     if (!topic) throw new KafkaApiError(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, `Topic '${name}' does not exist.`);
     if (remaining < retiredFrom(topic)) throw new KafkaApiError(ErrorCode.INVALID_PARTITIONS, `Partitions below ${retiredFrom(topic)} of '${name}' are not retired.`);
     const configs = { ...topic.configs };

@@ -4,6 +4,8 @@
  * version-4 uuids in base64url, never the zero uuid nor one starting with '-'.
  */
 import { randomBytes } from 'node:crypto';
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 
 export const MAX_TOPIC_NAME_LENGTH = 249;
 const LEGAL = /^[a-zA-Z0-9._-]+$/;
@@ -15,6 +17,23 @@ export function topicNameProblem(name: string): string | null {
   if (name.length > MAX_TOPIC_NAME_LENGTH) return `Topic name is invalid: the length of '${name}' is longer than the max allowed length ${MAX_TOPIC_NAME_LENGTH}`;
   if (!LEGAL.test(name)) return `Topic name is invalid: '${name}' contains one or more characters other than ASCII alphanumerics, '.', '_' and '-'`;
   return null;
+}
+
+/**
+ * Throws KafkaApiError with Kafka's code and message when `name` cannot be created: an illegal
+ * name, an existing topic, or one that collides with an existing topic once '.' and '_' are
+ * treated as equal (Kafka's controller refuses those: they share metric names).
+ */
+export function checkTopicCreatable(topics: ReadonlyMap<string, unknown>, name: string): void {
+  const problem = topicNameProblem(name);
+  if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
+  if (topics.has(name)) throw new KafkaApiError(ErrorCode.TOPIC_ALREADY_EXISTS, `Topic '${name}' already exists.`);
+  const canon = name.replace(/\./g, '_');
+  for (const existing of topics.keys()) {
+    if (existing.replace(/\./g, '_') === canon) {
+      throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, `Topic '${name}' collides with existing topic: ${existing}`);
+    }
+  }
 }
 
 export function newUuid(): string {

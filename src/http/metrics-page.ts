@@ -143,7 +143,7 @@ function partitionMetrics(w: ExpositionWriter, broker: Broker): void {
 }
 
 function clusterMetrics(w: ExpositionWriter, broker: Broker): void {
-  const cache = broker.cluster?.cache;
+  const cache = broker.cluster?.metadataCache;
   const active = broker.cluster?.controller.isActive ?? false;
   let offline = 0, total = 0;
   if (cache) for (const s of cache.allPartitions()) {

@@ -107,7 +107,7 @@ export interface FetchHooks {
 export interface FetchEnv {
   clock: Clock;
   logger: Logger;
-  cache: MetadataCache;
+  metadataCache: MetadataCache;
   getPartition(topic: string, partition: number): Partition | undefined;
   purgatory: FetchPurgatory;
   quotas?: ReplicationQuotas;
@@ -155,7 +155,7 @@ function readLog(env: FetchEnv, p: FetchPartition, follower: boolean): { log: Pa
   const partition = env.getPartition(p.topic.name, p.partition)!;
   const through = follower ? null : env.hooks()?.readThrough(p.topic) ?? null;
   if (through === null) return { log: partition.log, partition, transform: null };
-  const source = env.cache.topic(through.source);
+  const source = env.metadataCache.topic(through.source);
   if (!source || p.partition >= source.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   const sp = env.getPartition(source.name, p.partition);
   if (!sp?.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
@@ -174,7 +174,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
   const slots = parts.map((p): Slot => {
     const partition = env.getPartition(p.topic.name, p.partition);
     // Kafka's Partition.getLocalLog: the client's leader epoch first, then leadership.
-    const epoch = partition?.leaderEpoch ?? env.cache.partition(p.topic.topicId, p.partition)?.leaderEpoch ?? -1;
+    const epoch = partition?.leaderEpoch ?? env.metadataCache.partition(p.topic.topicId, p.partition)?.leaderEpoch ?? -1;
     if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
       return { kind: 'done', result: failed(p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
     }

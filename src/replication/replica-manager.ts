@@ -42,7 +42,7 @@ import type { ReplicationQuotas } from './replication-quota.js';
 export interface ReplicaManagerOptions {
   nodeId: number;
   logs: LogManager;
-  cache: MetadataCache;
+  metadataCache: MetadataCache;
   clock: Clock;
   /** replica.lag.time.max.ms */
   replicaLagTimeMaxMs: number;
@@ -108,7 +108,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     super();
     this.fetchPurgatory = new FetchPurgatory({ clock: opts.clock, stopSignal: opts.stopSignal ?? new AbortController().signal, onWaiting: opts.onDelayedFetch });
     this.fetchEnv = {
-      clock: opts.clock, logger: opts.logger, cache: opts.cache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
+      clock: opts.clock, logger: opts.logger, metadataCache: opts.metadataCache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
       getPartition: (topic, partition) => this.getPartition(topic, partition),
       hooks: () => this.topicFeatures,
       stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
@@ -118,8 +118,8 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
       // ISR membership: registered and not in controlled shutdown.
-      isAlive: (id) => opts.cache.isEligible(id),
-      brokerEpochOf: (id) => opts.cache.brokers.get(id)?.brokerEpoch,
+      isAlive: (id) => opts.metadataCache.isEligible(id),
+      brokerEpochOf: (id) => opts.metadataCache.brokers.get(id)?.brokerEpoch,
       alterIsr: (known, newIsr) => opts.alterIsr(known, newIsr),
     };
   }
@@ -139,18 +139,18 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
 
   /** Applies the cache as it is now, then follows its changes. */
   async start(): Promise<void> {
-    const names = new Set(this.opts.cache.topics.keys());
+    const names = new Set(this.opts.metadataCache.topics.keys());
     const stray = new Set(this.opts.logs.allLogs().filter((l) => !names.has(l.topic)).map((l) => l.topic));
     for (const t of stray) this.opts.logger.warn(`log dir holds partitions of topic ${t}, which the cluster metadata does not know; left alone`);
     // Partitions retired and deleted while this broker was away (cluster/partition-retirement.ts).
     for (const l of this.opts.logs.allLogs()) {
-      const t = this.opts.cache.topic(l.topic);
+      const t = this.opts.metadataCache.topic(l.topic);
       if (t && l.partition >= t.partitions && l.topicId === t.topicId) {
         this.opts.logger.info(`${l.topic}-${l.partition}: deleting the log of a partition the topic no longer has (retired)`);
         await this.opts.logs.deleteLog(l.topic, l.partition);
       }
     }
-    this.opts.cache.on('change', this.onChange);
+    this.opts.metadataCache.on('change', this.onChange);
     this.requestPass();
     await this.settled();
     this.scheduleIsrExpiration();
@@ -204,7 +204,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       try {
         while (this.dirty && !this.stopped) {
           this.dirty = false;
-          const revision = this.opts.cache.revision;
+          const revision = this.opts.metadataCache.revision;
           try {
             await this.applyOnce();
           } catch (err) {
@@ -271,7 +271,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.logConfigs = new WeakMap();
     for (const [name, hosted] of this.hosted) {
       const lc = this.logConfigOf(hosted.configs);
-      const topic = this.opts.cache.topic(name);
+      const topic = this.opts.metadataCache.topic(name);
       for (const p of hosted.partitions) {
         if (!p) continue;
         p.log.config = lc;
@@ -290,7 +290,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   }
 
   private async applyTopics(): Promise<void> {
-    const cache = this.opts.cache;
+    const cache = this.opts.metadataCache;
     const nodeId = this.opts.nodeId;
     // Topics that are gone or were re-created under another id.
     for (const [name, topicId] of [...this.known]) {
@@ -438,7 +438,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.isrTimer?.cancel();
-    this.opts.cache.off('change', this.onChange);
+    this.opts.metadataCache.off('change', this.onChange);
     await this.settled();
     await this.opts.fetchers?.stop();
     // Kafka's ReplicaManager.shutdown checkpoints the high watermarks last, before anything else

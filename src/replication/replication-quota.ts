@@ -115,8 +115,8 @@ function parseThrottledReplicas(value: string, brokerId: number): ParsedReplicas
 }
 
 /** A broker's effective value of a dynamic broker config: its own, else the cluster default. */
-export function dynamicBrokerConfig(cache: Pick<MetadataCache, 'brokerConfigs'>, nodeId: number, name: string): string | undefined {
-  return cache.brokerConfigs.get(String(nodeId))?.[name] ?? cache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS)?.[name];
+export function dynamicBrokerConfig(metadataCache: Pick<MetadataCache, 'brokerConfigs'>, nodeId: number, name: string): string | undefined {
+  return metadataCache.brokerConfigs.get(String(nodeId))?.[name] ?? metadataCache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS)?.[name];
 }
 
 /** Both quotas of a broker, following the dynamic broker configs in the metadata cache. */
@@ -132,13 +132,13 @@ export class ReplicationQuotas {
   }
 
   /** Reads the rates from the cache now and after every change (Kafka's BrokerConfigHandler). */
-  follow(cache: MetadataCache): void {
+  follow(metadataCache: MetadataCache): void {
     const update = () => {
-      this.leader.updateQuota(Number(dynamicBrokerConfig(cache, this.nodeId, LEADER_THROTTLED_RATE) ?? Infinity));
-      this.follower.updateQuota(Number(dynamicBrokerConfig(cache, this.nodeId, FOLLOWER_THROTTLED_RATE) ?? Infinity));
+      this.leader.updateQuota(Number(dynamicBrokerConfig(metadataCache, this.nodeId, LEADER_THROTTLED_RATE) ?? Infinity));
+      this.follower.updateQuota(Number(dynamicBrokerConfig(metadataCache, this.nodeId, FOLLOWER_THROTTLED_RATE) ?? Infinity));
     };
     update();
-    cache.on('change', (c) => {
+    metadataCache.on('change', (c) => {
       if (c.resynced || c.events.some((e) => e.kind === 'brokerConfig')) update();
     });
   }

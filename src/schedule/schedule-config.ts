@@ -12,7 +12,7 @@ interface TopicLike {
   isInternal?: boolean;
 }
 
-export function checkScheduleConfigs(name: string, configs: Record<string, string>, topics: { get(name: string): TopicLike | undefined }): void {
+export function checkScheduleConfigs(name: string, configs: Record<string, string>, topics: { topic(name: string): TopicLike | undefined }): void {
   const target = configs[SCHEDULE_TARGET];
   if (target === undefined || target === '') {
     for (const k of [SCHEDULE_DELAY_MS, SCHEDULE_TICK_MS]) {
@@ -22,7 +22,7 @@ export function checkScheduleConfigs(name: string, configs: Record<string, strin
   }
   const invalid = (why: string) => new KafkaApiError(ErrorCode.INVALID_CONFIG, `Invalid value ${target} for configuration ${SCHEDULE_TARGET}: ${why}`);
   if (target === name) throw invalid('a schedule topic cannot deliver to itself');
-  const t = topics.get(target);
+  const t = topics.topic(target);
   if (!t) throw invalid(`topic '${target}' does not exist (create the target first)`);
   if (t.isInternal) throw invalid('the target cannot be an internal topic');
   if (t.configs['samsa.view.source'] !== undefined) throw invalid(`'${target}' is a view, which is read-only`);

@@ -28,7 +28,7 @@ export interface ScheduleEnv {
   readonly nodeId: number;
   readonly replicaManager: ReplicaManager;
   readonly brokerClients: BrokerClientPool;
-  readonly metadata: { readonly topics: ReadonlyMap<string, TopicRecord>; get(name: string): TopicRecord | undefined };
+  readonly metadataCache: { readonly topics: ReadonlyMap<string, TopicRecord>; topic(name: string): TopicRecord | undefined };
   partitionState(topicId: string, partition: number): PartitionState | undefined;
 }
 import type { Fs } from '../storage/fs.js';
@@ -131,7 +131,7 @@ export class ScheduleManager {
     if (this.stopped) return;
     const broker = this.broker;
     const wanted = new Map<string, { topic: string; partition: number; signature: string; delayMs: number; tickMs: number; target: string }>();
-    for (const info of broker.metadata.topics.values()) {
+    for (const info of broker.metadataCache.topics.values()) {
       const target = info.configs[SCHEDULE_TARGET];
       if (!target) continue;
       const delayMs = Number(info.configs[SCHEDULE_DELAY_MS] ?? 0);
@@ -174,7 +174,7 @@ export class ScheduleManager {
       abortedTransactions: (from, to) => log().collectAbortedTransactions(from, to),
       endOffset: () => log().lastStableOffset,
       logStartOffset: () => log().logStartOffset,
-      partitions: () => broker.metadata.get(topic)?.partitions ?? 0,
+      partitions: () => broker.metadataCache.topic(topic)?.partitions ?? 0,
     };
   }
 
@@ -189,7 +189,7 @@ export class ScheduleManager {
       return part?.isLeader ? part : null;
     };
     const remote = (p: number) => {
-      const info = broker.metadata.get(name);
+      const info = broker.metadataCache.topic(name);
       const leader = info ? broker.partitionState(info.topicId, p)?.leader ?? -1 : -1;
       const client = leader >= 0 && leader !== broker.nodeId ? broker.brokerClients.get(leader, 'scheduler') : null;
       if (!info || !client) throw new Error(`target partition ${name}-${p} has no reachable leader`);
@@ -203,7 +203,7 @@ export class ScheduleManager {
       return Number(r.offset);
     };
     return {
-      partitions: () => broker.metadata.get(name)?.partitions ?? 0,
+      partitions: () => broker.metadataCache.topic(name)?.partitions ?? 0,
       append: async (p, batch) => {
         const part = local(p);
         if (part) {
@@ -224,7 +224,7 @@ export class ScheduleManager {
         const part = local(p);
         if (part) return part.log.logEndOffset;
         const { client } = remote(p);
-        const info = broker.metadata.get(name)!;
+        const info = broker.metadataCache.topic(name)!;
         const epoch = broker.partitionState(info.topicId, p)?.leaderEpoch ?? -1;
         const res = await client.send(23, 4, { replicaId: -1, topics: [{ topic: name, partitions: [{ partition: p, currentLeaderEpoch: -1, leaderEpoch: epoch }] }] });
         const r = res.topics[0]?.partitions[0];

@@ -81,27 +81,27 @@ export class StandardAuthorizer {
   constructor(
     readonly superUsers: ReadonlySet<string>,
     readonly allowEveryoneIfNoAclFound: boolean,
-    private readonly cache: Pick<MetadataCache, 'acls' | 'on' | 'off'>,
+    private readonly metadataCache: Pick<MetadataCache, 'acls' | 'on' | 'off'>,
   ) {
     this.reload();
-    cache.on('change', this.onChange);
+    metadataCache.on('change', this.onChange);
   }
 
   /** The authorizer the configuration asks for, or null (every request allowed). */
-  static fromConfig(config: BrokerConfig, cache: MetadataCache): StandardAuthorizer | null {
+  static fromConfig(config: BrokerConfig, metadataCache: MetadataCache): StandardAuthorizer | null {
     if (config['authorizer.class.name'] !== STANDARD_AUTHORIZER) return null;
-    return new StandardAuthorizer(parseSuperUsers(String(config['super.users'] ?? '')), Boolean(config['allow.everyone.if.no.acl.found']), cache);
+    return new StandardAuthorizer(parseSuperUsers(String(config['super.users'] ?? '')), Boolean(config['allow.everyone.if.no.acl.found']), metadataCache);
   }
 
   close(): void {
-    this.cache.off('change', this.onChange);
+    this.metadataCache.off('change', this.onChange);
   }
 
   /** Re-indexes the cache's ACLs and forgets every memoised decision. */
   reload(): void {
     const index = new Map<number, TypeIndex>();
     const byKey = new Map<string, string>();
-    for (const [id, acl] of this.cache.acls) {
+    for (const [id, acl] of this.metadataCache.acls) {
       byKey.set(bindingKey(acl), id);
       let t = index.get(acl.resourceType);
       if (!t) index.set(acl.resourceType, (t = { literal: new Map(), prefixed: [] }));
@@ -188,7 +188,7 @@ export class StandardAuthorizer {
   /** The ACLs a filter matches (DescribeAcls). */
   acls(filter: AclBindingFilter): AclBinding[] {
     const out: AclBinding[] = [];
-    for (const acl of this.cache.acls.values()) if (filterMatches(filter, acl)) out.push(acl);
+    for (const acl of this.metadataCache.acls.values()) if (filterMatches(filter, acl)) out.push(acl);
     return out;
   }
 
@@ -215,7 +215,7 @@ export class StandardAuthorizer {
     return this.serial(async () => {
       const matched = filters.map(() => [] as AclBinding[]);
       const remove = new Set<string>();
-      for (const [id, acl] of this.cache.acls) {
+      for (const [id, acl] of this.metadataCache.acls) {
         filters.forEach((f, i) => {
           if (!filterMatches(f, acl)) return;
           matched[i].push(acl);

@@ -131,13 +131,13 @@ export class ClientQuotaManager {
   };
 
   constructor(
-    private readonly cache: Pick<MetadataCache, 'quotas' | 'on' | 'off'>,
+    private readonly metadataCache: Pick<MetadataCache, 'quotas' | 'on' | 'off'>,
     private readonly samples: number,
     private readonly windowMs: number,
     private readonly clock: Clock,
   ) {
     this.reload();
-    cache.on('change', this.onChange);
+    metadataCache.on('change', this.onChange);
   }
 
   reload(): void {
@@ -145,7 +145,7 @@ export class ClientQuotaManager {
     let active = false;
     let requestActive = false;
     let mutationActive = false;
-    for (const q of this.cache.quotas.values()) {
+    for (const q of this.metadataCache.quotas.values()) {
       if ('producer_byte_rate' in q.values || 'consumer_byte_rate' in q.values) active = true;
       if ('request_percentage' in q.values) requestActive = true;
       if ('controller_mutation_rate' in q.values) mutationActive = true;
@@ -156,7 +156,7 @@ export class ClientQuotaManager {
   }
 
   close(): void {
-    this.cache.off('change', this.onChange);
+    this.metadataCache.off('change', this.onChange);
   }
 
   private quotaFor(type: QuotaKey, user: string, clientId: string): { key: string; quota: number } | null {
@@ -165,7 +165,7 @@ export class ClientQuotaManager {
     if (hit !== undefined) return hit;
     let found: { key: string; quota: number } | null = null;
     for (const key of candidates(user, clientId)) {
-      const q: ClientQuotaRecord | undefined = this.cache.quotas.get(key);
+      const q: ClientQuotaRecord | undefined = this.metadataCache.quotas.get(key);
       const v = q?.values[type];
       if (v !== undefined) {
         found = { key: `${type}\u0000${key}`, quota: v };

@@ -374,7 +374,7 @@ export class BrokerControl {
     switch (req.apiKey) {
       case 0: return (req.body as ProduceRequest).topicData.some((t) => t.name === topic && t.partitionData.some((p) => hit(p.index)));
       case 1: {
-        const id = this.broker.metadata.get(topic)?.topicId;
+        const id = this.broker.metadataCache.topic(topic)?.topicId;
         return (req.body as FetchRequest).topics.some((t) => (t.topic === topic || (id !== undefined && t.topicId === id)) && t.partitions.some((p) => hit(p.partition)));
       }
       case 2: return (req.body as ListOffsetsRequest).topics.some((t) => t.name === topic && t.partitions.some((p) => hit(p.partitionIndex)));
@@ -410,7 +410,7 @@ export class BrokerControl {
       }
       case 1: {
         const body = req.body as FetchRequest;
-        const id = this.broker.metadata.get(topic)?.topicId;
+        const id = this.broker.metadataCache.topic(topic)?.topicId;
         const isTopic = (t: { topic: string; topicId: string }) => t.topic === topic || (id !== undefined && t.topicId === id);
         const failed: { topic: string; topicId: string; partition: number }[] = [];
         const reduced: FetchRequest = {
@@ -497,7 +497,7 @@ export class BrokerControl {
     let last: GroupSnapshot | null = null;
     return this.wait(`group '${groupId}' to become Stable`, async () => {
       last = await this.groups.describeGroup(groupId);
-      return isGroupStable(last, (topic) => this.broker.metadata.get(topic)?.partitions ?? null);
+      return isGroupStable(last, (topic) => this.broker.metadataCache.topic(topic)?.partitions ?? null);
     }, opts).then(() => last!);
   }
 

@@ -20,13 +20,13 @@ export interface ViewRead {
 
 /** What a view's read needs of the broker: the source topic, and the partition it leads. */
 export interface ViewSources {
-  readonly metadata: { get(name: string): { name: string; partitions: number } | undefined };
+  readonly metadataCache: { topic(name: string): { name: string; partitions: number } | undefined };
   readonly replicaManager: { getPartition(topic: string, partition: number): { isLeader: boolean; log: PartitionLog } | undefined };
 }
 
 /** The source log and filter of partition `index` of view `info`, or an error code for the partition. */
 export function viewRead(broker: ViewSources, info: { configs: Record<string, string> }, index: number): ViewRead | number {
-  const source = broker.metadata.get(viewSource(info));
+  const source = broker.metadataCache.topic(viewSource(info));
   if (!source || index >= source.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   const partition = broker.replicaManager.getPartition(source.name, index);
   if (!partition || !partition.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;

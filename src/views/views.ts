@@ -59,13 +59,13 @@ export function viewsOf(topics: ReadonlyMap<string, TopicLike>, source: string):
  * the source exists, is not itself a view nor internal, and the partition count is the source's
  * (-1 takes it). Returns the partition count to create. Throws INVALID_CONFIG / INVALID_PARTITIONS.
  */
-export function checkViewCreation(configs: Record<string, string>, numPartitions: number, topics: { get(name: string): (TopicLike & { isInternal: boolean }) | undefined }): number {
+export function checkViewCreation(configs: Record<string, string>, numPartitions: number, topics: { topic(name: string): (TopicLike & { isInternal: boolean }) | undefined }): number {
   const source = configs[VIEW_SOURCE];
   if (source === undefined) {
     if (configs[VIEW_FILTER] !== undefined) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `${VIEW_FILTER} needs ${VIEW_SOURCE} (the topic the view filters)`);
     return numPartitions;
   }
-  const src = topics.get(source);
+  const src = topics.topic(source);
   if (!src) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Invalid value ${source} for configuration ${VIEW_SOURCE}: topic '${source}' does not exist`);
   if (src.isInternal) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Invalid value ${source} for configuration ${VIEW_SOURCE}: a view of an internal topic is not allowed`);
   if (isView(src)) throw new KafkaApiError(ErrorCode.INVALID_CONFIG, `Invalid value ${source} for configuration ${VIEW_SOURCE}: '${source}' is itself a view; filter its source instead`);
@@ -85,10 +85,10 @@ export function checkViewCreation(configs: Record<string, string>, numPartitions
  */
 export function viewPlacement(
   configs: Record<string, string>,
-  topics: { get(name: string): { topicId: string; partitions: number } | undefined },
+  topics: { topic(name: string): { topicId: string; partitions: number } | undefined },
   partitionState: (topicId: string, partition: number) => { replicas: number[] } | undefined,
 ): number[][] | undefined {
-  const source = configs[VIEW_SOURCE] === undefined ? undefined : topics.get(configs[VIEW_SOURCE]);
+  const source = configs[VIEW_SOURCE] === undefined ? undefined : topics.topic(configs[VIEW_SOURCE]);
   if (!source) return undefined;
   const lists: number[][] = [];
   for (let p = 0; p < source.partitions; p++) {

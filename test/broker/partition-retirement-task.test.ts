@@ -38,16 +38,16 @@ test('a retired partition is deleted once retention emptied it and every group c
 
     assert.is(await task.runOnce(), 0, 'a partition goes only when found drained in two passes in a row');
     assert.is(await task.runOnce(), 1, 'partition 2 (committed at its end) goes; partition 1 (group at 1 of 2) stays');
-    assert.is(b.broker.cache.topic('q')!.partitions, 2);
-    assert.is(b.broker.cache.topic('q')!.configs[PARTITIONS_KEEP], '1', 'partition 1 is still retired');
+    assert.is(b.broker.metadataCache.topic('q')!.partitions, 2);
+    assert.is(b.broker.metadataCache.topic('q')!.configs[PARTITIONS_KEEP], '1', 'partition 1 is still retired');
     assert.is(b.broker.replicaManager.getPartition('q', 2), undefined);
 
     await admin.setOffsets({ groupId: 'slow', topic: 'q', partitions: [{ partition: 1, offset: '2' }] });
     assert.is(await task.runOnce(), 0);
     assert.is(await task.runOnce(), 1);
-    assert.is(b.broker.cache.topic('q')!.partitions, 1);
-    assert.is(b.broker.cache.topic('q')!.configs[PARTITIONS_KEEP], undefined);
-    assert.is(b.broker.cache.topic('q')!.configs['retention.ms'], '1', 'other configs stay');
+    assert.is(b.broker.metadataCache.topic('q')!.partitions, 1);
+    assert.is(b.broker.metadataCache.topic('q')!.configs[PARTITIONS_KEEP], undefined);
+    assert.is(b.broker.metadataCache.topic('q')!.configs['retention.ms'], '1', 'other configs stay');
     const md = await admin.fetchTopicMetadata({ topics: ['q'] });
     assert.equal(md.topics[0].partitions.map((p) => p.partitionId), [0]);
     assert.is(await task.runOnce(), 0, 'nothing left to do');
@@ -70,7 +70,7 @@ test('a restart keeps the retirement; a log left by a partition deleted while th
     await admin.disconnect();
     await b.stop();
     b = await startBroker({ port: 0, logDir: dir.path, config: { 'log.retention.check.interval.ms': 3_600_000 } });
-    assert.is(b.broker.cache.topic('kept')!.configs[PARTITIONS_KEEP], '2', 'the retirement survives a restart');
+    assert.is(b.broker.metadataCache.topic('kept')!.configs[PARTITIONS_KEEP], '2', 'the retirement survives a restart');
     assert.ok(b.broker.replicaManager.getPartition('kept', 2), 'partition 2 is still there, retired');
     await b.stop();
     // The partition deleted from the metadata while this broker was down (another controller did it).
@@ -86,7 +86,7 @@ test('a restart keeps the retirement; a log left by a partition deleted while th
     assert.is(b.broker.logs.getLog('kept', 2), undefined, 'the log of the deleted partition is gone');
     assert.ok(!existsSync(join(dir.path, 'kept-2')), 'its directory too');
     assert.ok(b.broker.logs.getLog('kept', 1));
-    assert.is(b.broker.cache.topic('kept')!.partitions, 2);
+    assert.is(b.broker.metadataCache.topic('kept')!.partitions, 2);
   } finally {
     await b.stop();
     dir.cleanup();

@@ -56,7 +56,7 @@ test('topics create, list, describe, delete', async () => {
 
   const del = await samsa(['topics', 'delete', 'cli-t']);
   assert.is(del.code, 0);
-  assert.not.ok(b.broker.metadata.get('cli-t'));
+  assert.not.ok(b.broker.metadataCache.topic('cli-t'));
   const missing = await samsa(['topics', 'describe', 'cli-t']);
   assert.is(missing.code, 1);
   assert.match(missing.stderr, /UNKNOWN_TOPIC_OR_PARTITION/);

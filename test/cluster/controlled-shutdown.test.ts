@@ -30,14 +30,14 @@ test('controlledShutdown(): leaderships move, the broker leaves the ISRs, nothin
     const [a, b] = [1, 2, 3].filter((x) => x !== id);
     const { topic } = await c.controller.createTopic({ name: 'cs', numPartitions: -1, replicationFactor: -1, assignments: [[id, a], [b, id]] });
     const { topic: solo } = await c.controller.createTopic({ name: 'solo', numPartitions: -1, replicationFactor: -1, assignments: [[id]] });
-    const state = (t: { topicId: string }, i: number) => victim.cache.partition(t.topicId, i) as PartitionState;
-    await victim.cache.waitFor((x) => x.partition(topic.topicId, 1) !== undefined && x.partition(solo.topicId, 0) !== undefined, 5000, 'topics cs and solo');
+    const state = (t: { topicId: string }, i: number) => victim.metadataCache.partition(t.topicId, i) as PartitionState;
+    await victim.metadataCache.waitFor((x) => x.partition(topic.topicId, 1) !== undefined && x.partition(solo.topicId, 0) !== undefined, 5000, 'topics cs and solo');
     const before = state(topic, 0);
     assert.equal([before.leader, state(topic, 1).leader, state(solo, 0).leader], [id, b, id]);
 
     const moved = await victim.controlledShutdown(10_000);
     assert.is(moved, 1, 'cs-0 moved; solo-0 has no other replica');
-    assert.ok(victim.cache.brokers.get(id)?.inControlledShutdown, 'the registration says so');
+    assert.ok(victim.metadataCache.brokers.get(id)?.inControlledShutdown, 'the registration says so');
     const after = state(topic, 0);
     assert.equal([after.leader, after.leaderEpoch, after.isr], [a, before.leaderEpoch + 1, [a]], 'led by the other in-sync replica, out of the ISR');
     assert.equal(state(topic, 1).isr, [b], 'out of the ISR it followed');

@@ -50,20 +50,20 @@ test('rack-aware assignment of a new topic; INVALID_REPLICATION_FACTOR and INVAL
     assert.is(new Set(partitions.map((p) => p.leader)).size, 6, 'every broker leads one partition');
     // What the controller wrote is what every member sees.
     const other = members.find((m) => m !== c) as ClusterMember;
-    await other.cache.waitFor((x) => x.partitionsOf(topic.topicId).length === 6, 3000, 'topic on another member');
-    assert.equal(other.cache.partitionsOf(topic.topicId), partitions);
+    await other.metadataCache.waitFor((x) => x.partitionsOf(topic.topicId).length === 6, 3000, 'topic on another member');
+    assert.equal(other.metadataCache.partitionsOf(topic.topicId), partitions);
 
     assert.is(await codeOf(c.controller.createTopic({ name: 'too-wide', numPartitions: 1, replicationFactor: 7 })), ErrorCode.INVALID_REPLICATION_FACTOR);
     assert.is(await codeOf(c.controller.createTopic({ name: 'unknown', numPartitions: -1, replicationFactor: -1, assignments: [[1, 99]] })), ErrorCode.INVALID_REPLICA_ASSIGNMENT);
     assert.is(await codeOf(c.controller.createTopic({ name: 'spread', numPartitions: 1, replicationFactor: 1 })), ErrorCode.TOPIC_ALREADY_EXISTS);
-    assert.is(c.cache.topic('too-wide') ?? c.cache.topic('unknown'), undefined, 'refused topics were not written');
+    assert.is(c.metadataCache.topic('too-wide') ?? c.metadataCache.topic('unknown'), undefined, 'refused topics were not written');
     // A follower broker is no controller.
     assert.is(await codeOf(other.controller.createTopic({ name: 'x', numPartitions: 1, replicationFactor: 1 })), ErrorCode.NOT_CONTROLLER);
 
     const added = await c.controller.createPartitions('spread', 8);
     assert.equal(added.map((p) => p.partition), [6, 7]);
     for (const p of added) assert.is(new Set(p.replicas.map(rackOf)).size, 3);
-    await c.cache.waitFor((x) => x.topic('spread')?.partitions === 8, 3000, '8 partitions');
+    await c.metadataCache.waitFor((x) => x.topic('spread')?.partitions === 8, 3000, '8 partitions');
   } finally {
     await stopAll(members);
   }
@@ -80,14 +80,14 @@ test('lease expiry: the controller moves the dead broker\'s leaderships to ISR m
     const before = byPartition(partitions);
     const t0 = Date.now();
     await victim.crash(); // no deregistration: only the lease running out tells the cluster
-    await c.cache.waitFor(
+    await c.metadataCache.waitFor(
       (x) => x.partitionsOf(topic.topicId).every((p) => p.leader !== victim.nodeId && !p.isr.includes(victim.nodeId)),
       6000,
       `broker ${victim.nodeId} out of every ISR`,
     );
     const took = Date.now() - t0;
     assert.ok(took >= 500, `not before the lease could expire (${took} ms)`);
-    for (const p of c.cache.partitionsOf(topic.topicId)) {
+    for (const p of c.metadataCache.partitionsOf(topic.topicId)) {
       const old = before.get(p.partition) as PartitionState;
       assert.equal(p.replicas, old.replicas, 'the assignment stays');
       assert.equal(p.isr, old.isr.filter((id) => id !== victim.nodeId));
@@ -123,11 +123,11 @@ test('controller failover: the controller\'s lease is killed, another broker win
     assert.match((await lost).message, 'expired');
     assert.is(first.controller.isActive, false, 'the old controller stopped acting');
     // Its epoch no longer writes anything.
-    const state = second.cache.partitionsOf(topic.topicId)[0];
+    const state = second.metadataCache.partitionsOf(topic.topicId)[0];
     const stale = await second.store.alterPartition({ ...state, partitionEpoch: state.partitionEpoch + 1 }, state.partitionEpoch, { controllerEpoch: oldEpoch });
     assert.is(stale.ok ? 0 : stale.error, ErrorCode.NOT_CONTROLLER);
     // The new controller also handles the old controller's broker: out of every ISR.
-    await second.cache.waitFor(
+    await second.metadataCache.waitFor(
       (x) => x.partitionsOf(topic.topicId).every((p) => !p.isr.includes(first.nodeId) && p.leader !== first.nodeId),
       6000,
       'old controller\'s replicas out of the ISRs',
@@ -154,17 +154,17 @@ test('no unclean election unless unclean.leader.election.enable; the last ISR me
     const shrunk = await alterPartition(two.store, p0, { brokerId: 2, brokerEpoch: two.lifecycle.brokerEpoch, leaderEpoch: 0, partitionEpoch: 0, newIsr: [2] }, () => true);
     assert.ok(shrunk.ok, `shrink: ${JSON.stringify(shrunk)}`);
     await two.crash();
-    await c.cache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === NO_LEADER, 6000, 'partition offline');
-    const offline = c.cache.partition(topic.topicId, 0) as PartitionState;
+    await c.metadataCache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === NO_LEADER, 6000, 'partition offline');
+    const offline = c.metadataCache.partition(topic.topicId, 0) as PartitionState;
     assert.equal(offline.isr, [2], 'the ISR keeps its last member');
     assert.is(offline.leaderEpoch, 1);
     await c.controller.settled();
-    assert.is(c.cache.partition(topic.topicId, 0)?.leader, NO_LEADER, 'broker 3 is alive but was not in the ISR');
+    assert.is(c.metadataCache.partition(topic.topicId, 0)?.leader, NO_LEADER, 'broker 3 is alive but was not in the ISR');
 
     // The last ISR member returns (a new incarnation): it leads again, cleanly.
     back = await ClusterMember.start({ settings: settings(etcd, prefix, 2), endpoints: endpointOf(2), logger, registrationRetryMs: 5000 });
-    await c.cache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === 2, 6000, 'broker 2 leads again');
-    assert.is(c.cache.partition(topic.topicId, 0)?.leaderEpoch, 2);
+    await c.metadataCache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === 2, 6000, 'broker 2 leads again');
+    assert.is(c.metadataCache.partition(topic.topicId, 0)?.leaderEpoch, 2);
 
     // Second topic: with unclean election enabled for it, a live out-of-sync replica takes over.
     const { topic: t2, partitions: q } = await c.controller.createTopic({
@@ -174,8 +174,8 @@ test('no unclean election unless unclean.leader.election.enable; the last ISR me
     const s = await alterPartition(three.store, q[0], { brokerId: 3, brokerEpoch: three.lifecycle.brokerEpoch, leaderEpoch: 0, partitionEpoch: 0, newIsr: [3] }, () => true);
     assert.ok(s.ok);
     await three.crash();
-    await c.cache.waitFor((x) => x.partition(t2.topicId, 0)?.leader === 1, 6000, 'unclean election of broker 1');
-    const u = c.cache.partition(t2.topicId, 0) as PartitionState;
+    await c.metadataCache.waitFor((x) => x.partition(t2.topicId, 0)?.leader === 1, 6000, 'unclean election of broker 1');
+    const u = c.metadataCache.partition(t2.topicId, 0) as PartitionState;
     assert.equal(u.isr, [1]);
     assert.is(u.leaderEpoch, 1);
   } finally {
@@ -195,8 +195,8 @@ test('AlterPartition fencing: a deposed leader\'s ISR change fails once the cont
     const { topic, partitions } = await c.controller.createTopic({ name: 'd', numPartitions: -1, replicationFactor: -1, assignments: [[2, 3, 1]] });
     const known = partitions[0]; // what the leader (2) believes, and keeps believing while "paused"
     await members[1].lifecycle.session.revoke();
-    await c.cache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === 3, 6000, 'leadership moved to 3');
-    const moved = c.cache.partition(topic.topicId, 0) as PartitionState;
+    await c.metadataCache.waitFor((x) => x.partition(topic.topicId, 0)?.leader === 3, 6000, 'leadership moved to 3');
+    const moved = c.metadataCache.partition(topic.topicId, 0) as PartitionState;
     assert.equal([moved.leaderEpoch, moved.partitionEpoch], [1, 1]);
 
     // The old incarnation, with its old broker epoch: its registration is gone.
@@ -214,7 +214,7 @@ test('AlterPartition fencing: a deposed leader\'s ISR change fails once the cont
     assert.equal(stored, moved, 'nothing was written');
     // The current leader's own ISR change goes through.
     const three = members[2];
-    const ok = await alterPartition(three.store, moved, { brokerId: 3, brokerEpoch: three.lifecycle.brokerEpoch, leaderEpoch: 1, partitionEpoch: 1, newIsr: [3, 1, 2] }, (id) => c.cache.isAlive(id));
+    const ok = await alterPartition(three.store, moved, { brokerId: 3, brokerEpoch: three.lifecycle.brokerEpoch, leaderEpoch: 1, partitionEpoch: 1, newIsr: [3, 1, 2] }, (id) => c.metadataCache.isAlive(id));
     assert.ok(ok.ok, JSON.stringify(ok));
     if (ok.ok) assert.equal([ok.state.isr, ok.state.leaderEpoch, ok.state.partitionEpoch], [[2, 3, 1], 1, 2], "ISR in assignment order");
   } finally {

@@ -57,7 +57,7 @@ export async function activeController(members: ClusterMember[], timeoutMs = 500
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const active = members.filter((m) => m.controller.isActive);
-    if (active.length === 1 && active[0].cache.controller?.nodeId === active[0].nodeId) return active[0];
+    if (active.length === 1 && active[0].metadataCache.controller?.nodeId === active[0].nodeId) return active[0];
     if (Date.now() > deadline) throw new Error(`no single active controller after ${timeoutMs} ms (active: ${active.map((m) => m.nodeId)})`);
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -66,7 +66,7 @@ export async function activeController(members: ClusterMember[], timeoutMs = 500
 /** Member whose cache has seen `count` brokers. */
 export async function waitBrokers(m: ClusterMember, ids: number[], timeoutMs = 5000): Promise<void> {
   const want = [...ids].sort().join(',');
-  await m.cache.waitFor((c) => [...c.brokers.keys()].sort().join(',') === want, timeoutMs, `brokers [${want}] registered`);
+  await m.metadataCache.waitFor((c) => [...c.brokers.keys()].sort().join(',') === want, timeoutMs, `brokers [${want}] registered`);
 }
 
 export async function stopAll(members: ClusterMember[]): Promise<void> {

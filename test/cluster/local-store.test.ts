@@ -19,11 +19,11 @@ test('a single broker on the local store registers, is its own controller, and c
   const dir = tmpDir('local-store');
   const member = await ClusterMember.start({ settings: settings(null, freshPrefix('x'), 1), endpoints: endpointOf(1), localDir: dir.path, logger });
   try {
-    await member.cache.waitFor((c) => c.controller?.nodeId === 1 && member.controller.isActive, 2000, 'controller');
-    assert.equal([...member.cache.brokers.keys()], [1]);
+    await member.metadataCache.waitFor((c) => c.controller?.nodeId === 1 && member.controller.isActive, 2000, 'controller');
+    assert.equal([...member.metadataCache.brokers.keys()], [1]);
     const { topic, partitions } = await member.controller.createTopic({ name: 'solo', numPartitions: 2, replicationFactor: -1 });
     assert.equal(partitions.map((p) => [p.replicas, p.isr, p.leader]), [[[1], [1], 1], [[1], [1], 1]]);
-    await member.cache.waitFor((c) => c.partitionsOf(topic.topicId).length === 2, 2000, 'topic in cache');
+    await member.metadataCache.waitFor((c) => c.partitionsOf(topic.topicId).length === 2, 2000, 'topic in cache');
     let code: number | null = null;
     await member.controller.createTopic({ name: 'wide', numPartitions: 1, replicationFactor: 2 }).catch((e: KafkaApiError) => (code = e.errorCode));
     assert.is(code, ErrorCode.INVALID_REPLICATION_FACTOR);

@@ -100,26 +100,26 @@ test('drainProblem: unexpired records, or a group that committed below the end, 
 async function removalScenario(member: ClusterMember): Promise<void> {
   await activeController([member]);
   const { topic: t } = await member.controller.createTopic({ name: 'shrinking', numPartitions: 6, replicationFactor: 1 });
-  await member.cache.waitFor((c) => c.partitionsOf(t.topicId).length === 6, 5000, 'topic in cache');
+  await member.metadataCache.waitFor((c) => c.partitionsOf(t.topicId).length === 6, 5000, 'topic in cache');
   await member.store.alterTopicConfigs('shrinking', { 'retention.ms': '1000', [PARTITIONS_KEEP]: '4' }, { controllerEpoch: member.controller.controllerEpoch! });
-  await member.cache.waitFor((c) => c.topic('shrinking')?.configs[PARTITIONS_KEEP] === '4', 5000, 'retirement in cache');
+  await member.metadataCache.waitFor((c) => c.topic('shrinking')?.configs[PARTITIONS_KEEP] === '4', 5000, 'retirement in cache');
 
   const code = (p: Promise<unknown>) => p.then(() => ErrorCode.NONE, (e: KafkaApiError) => e.errorCode);
   assert.is(await code(member.controller.createPartitions('shrinking', 8)), ErrorCode.INVALID_PARTITIONS, 'no new partitions while retired ones remain');
   assert.is(await code(member.controller.removeRetiredPartitions('shrinking', 6, 3)), ErrorCode.INVALID_PARTITIONS, 'partition 3 is not retired');
 
   await member.controller.removeRetiredPartitions('shrinking', 6, 5);
-  await member.cache.waitFor((c) => c.topic('shrinking')?.partitions === 5, 5000, 'partition 5 removed');
-  assert.equal(member.cache.partitionsOf(t.topicId).map((p) => p.partition), [0, 1, 2, 3, 4]);
-  assert.is(member.cache.topic('shrinking')!.configs[PARTITIONS_KEEP], '4', 'partition 4 is still retired');
+  await member.metadataCache.waitFor((c) => c.topic('shrinking')?.partitions === 5, 5000, 'partition 5 removed');
+  assert.equal(member.metadataCache.partitionsOf(t.topicId).map((p) => p.partition), [0, 1, 2, 3, 4]);
+  assert.is(member.metadataCache.topic('shrinking')!.configs[PARTITIONS_KEEP], '4', 'partition 4 is still retired');
   assert.is(await code(member.controller.removeRetiredPartitions('shrinking', 6, 4)), ErrorCode.INVALID_PARTITIONS, 'a stale partition count is refused');
 
   await member.controller.removeRetiredPartitions('shrinking', 5, 4);
-  await member.cache.waitFor((c) => c.topic('shrinking')?.partitions === 4, 5000, 'partition 4 removed');
-  assert.equal(member.cache.topic('shrinking')!.configs, { 'retention.ms': '1000' }, 'samsa.partitions.keep goes with the last retired partition; other configs stay');
-  assert.equal(member.cache.partitionsOf(t.topicId).map((p) => p.partition), [0, 1, 2, 3]);
+  await member.metadataCache.waitFor((c) => c.topic('shrinking')?.partitions === 4, 5000, 'partition 4 removed');
+  assert.equal(member.metadataCache.topic('shrinking')!.configs, { 'retention.ms': '1000' }, 'samsa.partitions.keep goes with the last retired partition; other configs stay');
+  assert.equal(member.metadataCache.partitionsOf(t.topicId).map((p) => p.partition), [0, 1, 2, 3]);
   assert.is(await code(member.controller.createPartitions('shrinking', 6)), ErrorCode.NONE, 'partitions can be added again');
-  await member.cache.waitFor((c) => c.topic('shrinking')?.partitions === 6, 5000, 'partitions added');
+  await member.metadataCache.waitFor((c) => c.topic('shrinking')?.partitions === 6, 5000, 'partitions added');
   const image = await member.store.readImage();
   assert.is(image.topics.get('shrinking')!.partitions, 6);
 }

@@ -50,18 +50,18 @@ const batch = (firstOffset: number, lastOffset: number, deliveryState: number, d
 test('a share-partition whose state partition another broker leads is read and written over the wire; a new leader carries on', async () => {
   if (!etcd) return;
   const [b0] = brokers;
-  await until('three brokers registered', 20_000, async () => (brokers.every((b) => b.broker.cache.brokers.size === 3) ? true : null));
+  await until('three brokers registered', 20_000, async () => (brokers.every((b) => b.broker.metadataCache.brokers.size === 3) ? true : null));
   await b0.broker.createTopic({ name: 'jobs', numPartitions: 4, replicationFactor: 3, configs: {} });
   await b0.broker.shareCoordinator.ensureActive();
   const ledEverywhere = () => brokers.every((b) => {
-    const t = b.broker.cache.topic(SHARE_GROUP_STATE_TOPIC);
-    return t && [0, 1, 2].every((p) => (b.broker.cache.partition(t.topicId, p)?.leader ?? -1) >= 0 && b.broker.cache.partition(t.topicId, p)!.isr.length === 3);
+    const t = b.broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC);
+    return t && [0, 1, 2].every((p) => (b.broker.metadataCache.partition(t.topicId, p)?.leader ?? -1) >= 0 && b.broker.metadataCache.partition(t.topicId, p)!.isr.length === 3);
   });
   await until('__share_group_state led with three in-sync replicas', 20_000, async () => (ledEverywhere() ? true : null));
-  assert.is(b0.broker.cache.partition(b0.broker.cache.topic(SHARE_GROUP_STATE_TOPIC)!.topicId, 0)!.replicas.length, 3, 'replication factor 3 (three live brokers)');
-  const topicId = b0.broker.metadata.get('jobs')!.topicId;
-  const stateTopicId = b0.broker.cache.topic(SHARE_GROUP_STATE_TOPIC)!.topicId;
-  const leaderOf = (partition: number) => b0.broker.cache.partition(stateTopicId, b0.broker.shareCoordinator.partitionFor('workers', topicId, partition))!.leader;
+  assert.is(b0.broker.metadataCache.partition(b0.broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)!.topicId, 0)!.replicas.length, 3, 'replication factor 3 (three live brokers)');
+  const topicId = b0.broker.metadataCache.topic('jobs')!.topicId;
+  const stateTopicId = b0.broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)!.topicId;
+  const leaderOf = (partition: number) => b0.broker.metadataCache.partition(stateTopicId, b0.broker.shareCoordinator.partitionFor('workers', topicId, partition))!.leader;
   // A share-partition whose state partition the writer (broker 0 or 1) does not lead.
   const partition = [0, 1, 2, 3].find((p) => leaderOf(p) !== 0) ?? 0;
   const leader = leaderOf(partition);
@@ -85,7 +85,7 @@ test('a share-partition whose state partition another broker leads is read and w
   await leaderBroker.stop();
   const rest = brokers.filter((b) => b !== leaderBroker);
   await until('a new leader of the state partition', 30_000, async () => (rest.every((b) => {
-    const l = b.broker.cache.partition(stateTopicId, p)?.leader ?? -1;
+    const l = b.broker.metadataCache.partition(stateTopicId, p)?.leader ?? -1;
     return l >= 0 && l !== leader;
   }) ? true : null));
   await writer.broker.sharePersister.write(key, { leaderEpoch: 1, startOffset: 5, stateBatches: [batch(11, 11, DeliveryState.ACKNOWLEDGED, 1)] });

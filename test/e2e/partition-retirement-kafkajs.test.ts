@@ -58,7 +58,7 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
 
     const said = await retire(b.bootstrap, 'r', 4);
     assert.match(said, /partitions 4-5 retired/);
-    await waitFor('the retirement in the cache', () => b.broker.cache.topic('r')?.configs[PARTITIONS_KEEP] === '4');
+    await waitFor('the retirement in the cache', () => b.broker.metadataCache.topic('r')?.configs[PARTITIONS_KEEP] === '4');
     let described = '';
     await topicsCommand(['describe', 'r', '-b', b.bootstrap], { out: (x) => { described += x; }, err: () => {}, stdin: process.stdin, progress: false });
     assert.equal(described.split('\n').filter((l) => l.endsWith('\tRetired')).map((l) => /Partition: (\d+)/.exec(l)![1]), ['4', '5'], described);
@@ -145,10 +145,10 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
     });
 
     // Retention empties them; then the controller deletes them and the topic has 4 partitions.
-    assert.is(b.broker.cache.topic('r')?.partitions, 6, 'not deleted while records are unexpired');
+    assert.is(b.broker.metadataCache.topic('r')?.partitions, 6, 'not deleted while records are unexpired');
     await admin.alterConfigs({ validateOnly: false, resources: [{ type: 2, name: 'r', configEntries: [{ name: 'retention.ms', value: '1' }, { name: PARTITIONS_KEEP, value: '4' }] }] });
-    await waitFor('the retired partitions deleted', () => b.broker.cache.topic('r')?.partitions === 4);
-    assert.is(b.broker.cache.topic('r')?.configs[PARTITIONS_KEEP], undefined, 'the retirement config goes with the last retired partition');
+    await waitFor('the retired partitions deleted', () => b.broker.metadataCache.topic('r')?.partitions === 4);
+    assert.is(b.broker.metadataCache.topic('r')?.configs[PARTITIONS_KEEP], undefined, 'the retirement config goes with the last retired partition');
     assert.is(b.broker.replicaManager.getPartition('r', 4), undefined, 'the log of partition 4 is gone');
     const md = await admin.fetchTopicMetadata({ topics: ['r'] });
     assert.equal(md.topics[0].partitions.map((p) => p.partitionId).sort(), [0, 1, 2, 3]);

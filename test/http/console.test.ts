@@ -81,7 +81,7 @@ test.after(async () => {
 
 test('cluster page: cluster id, this broker, the controller', async () => {
   await page.goto(`${b.httpUrl}/`);
-  assert.is(await text('#cluster-id'), b.broker.cache.clusterId);
+  assert.is(await text('#cluster-id'), b.broker.metadataCache.clusterId);
   assert.match(await text('#brokers'), /this broker/);
   assert.match(await text('#brokers'), /active controller/);
   await shot('cluster');
@@ -93,11 +93,11 @@ test('create a topic through the form, then change its config', async () => {
   await page.fill('#create-partitions', '2');
   await Promise.all([page.waitForURL(/\/topics\/console-t/), page.click('#create-submit')]);
   assert.match(await text('h1'), /Topic console-t/);
-  assert.is(b.broker.metadata.get(TOPIC)?.partitions, 2);
+  assert.is(b.broker.metadataCache.topic(TOPIC)?.partitions, 2);
   assert.is(await page.locator('#partitions tbody tr').count(), 2);
   await page.fill('#config-overrides', 'retention.ms=3600000');
   await Promise.all([page.waitForURL(/notice=/), page.click('#config-submit')]);
-  assert.is(b.broker.metadata.get(TOPIC)?.configs['retention.ms'], '3600000');
+  assert.is(b.broker.metadataCache.topic(TOPIC)?.configs['retention.ms'], '3600000');
   assert.match(await text('#configs'), /retention\.ms\s*3600000\s*override/);
   await shot('topic');
   await page.goto(`${b.httpUrl}/topics`);
@@ -105,10 +105,10 @@ test('create a topic through the form, then change its config', async () => {
   await Promise.all([page.waitForURL(/\/topics\/console-doomed/), page.click('#create-submit')]);
   await page.fill('#delete-confirm', 'wrong name');
   await Promise.all([page.waitForURL(/error=/), page.click('#delete-submit')]);
-  assert.ok(b.broker.metadata.get('console-doomed'), 'a wrong confirmation deletes nothing');
+  assert.ok(b.broker.metadataCache.topic('console-doomed'), 'a wrong confirmation deletes nothing');
   await page.fill('#delete-confirm', 'console-doomed');
   await Promise.all([page.waitForURL(/\/topics\?notice=/), page.click('#delete-submit')]);
-  assert.is(b.broker.metadata.get('console-doomed'), undefined);
+  assert.is(b.broker.metadataCache.topic('console-doomed'), undefined);
   assert.match(await text('.notice'), /Topic console-doomed deleted/);
   assert.match(await text('#topics'), /console-t/);
   assert.not.match(await text('#topics'), /console-doomed/);

@@ -45,7 +45,7 @@ test('the local store keeps broker configs, tells watchers and persists them', a
 function target(): ConfigAlterTarget & { stored: Map<string, Record<string, string>> } {
   const stored = new Map<string, Record<string, string>>();
   return {
-    stored, nodeId: 1, metadata: { get: () => undefined }, setTopicConfigs: () => {},
+    stored, nodeId: 1, metadataCache: { topic: () => undefined }, setTopicConfigs: () => {},
     dynamicBrokerConfigs: (k) => stored.get(k) ?? {},
     setBrokerConfigs: async (k, cfg) => void stored.set(k, cfg),
   };

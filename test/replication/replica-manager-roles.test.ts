@@ -72,7 +72,7 @@ async function setUp(opts: { logsFirst: boolean }): Promise<{ fs: SlowEpochWrite
   await logs.loadAll();
   if (opts.logsFirst) for (let p = 0; p < TOPIC.partitions; p++) await logs.createLog(TOPIC.name, p, config(), TOPIC.topicId);
   const rm = new ReplicaManager({
-    nodeId: NODE, logs, cache: fakeCache(TOPIC, 7), clock, replicaLagTimeMaxMs: 30_000,
+    nodeId: NODE, logs, metadataCache: fakeCache(TOPIC, 7), clock, replicaLagTimeMaxMs: 30_000,
     minInsyncReplicas: () => 1, alterIsr: async () => { throw new Error('no ISR change expected'); },
     logConfig: () => config(), logger: createLogger('silent'),
   });

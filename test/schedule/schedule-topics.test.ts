@@ -37,8 +37,8 @@ test('AlterConfigs: target and delay are fixed, the tick may change', async () =
   assert.is(delay.errorCode, ErrorCode.INVALID_CONFIG);
   assert.match(delay.errorMessage!, /set at creation only/);
   assert.is((await alter('samsa.schedule.tick.ms', '50')).errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('sched')!.configs['samsa.schedule.tick.ms'], '50');
-  assert.is(b.broker.metadata.get('sched')!.configs['samsa.schedule.delay.ms'], '60000');
+  assert.is(b.broker.metadataCache.topic('sched')!.configs['samsa.schedule.tick.ms'], '50');
+  assert.is(b.broker.metadataCache.topic('sched')!.configs['samsa.schedule.delay.ms'], '60000');
 });
 
 test('Produce: a malformed samsa-deliver-at refuses the batch with the record index, nothing stored', async () => {

@@ -89,7 +89,7 @@ test('Kafka-named settings: top-level dotted names and config', async () => {
     assert.is(b.broker.rawConfig['num.partitions'], 3);
     assert.is(b.broker.rawConfig['log.retention.ms'], 60000);
     await produceAndCount(b.bootstrap, 'three', 1);
-    assert.is(b.broker.metadata.get('three')!.partitions, 3);
+    assert.is(b.broker.metadataCache.topic('three')!.partitions, 3);
   } finally {
     await b.stop();
   }

@@ -54,7 +54,7 @@ test('AlterConfigs: the source is fixed, the filter may change (and is validated
   assert.match(moved.errorMessage!, /set at creation only/);
   assert.is((await alter({ 'samsa.view.filter': 'exists(' })).errorCode, ErrorCode.INVALID_CONFIG);
   assert.is((await alter({ 'samsa.view.filter': "t = 'y'" })).errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('view')!.configs['samsa.view.filter'], "t = 'y'");
+  assert.is(b.broker.metadataCache.topic('view')!.configs['samsa.view.filter'], "t = 'y'");
 });
 
 test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch, ListOffsets and OffsetForLeaderEpoch read the source', async () => {
@@ -82,9 +82,9 @@ test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch, ListO
 
 test('DeleteTopics of the source deletes its views', async () => {
   await c.send(20, 6, { topics: [{ name: 'src', topicId: 'AAAAAAAAAAAAAAAAAAAAAA' }], topicNames: [], timeoutMs: 5000 });
-  assert.is(b.broker.metadata.get('src'), undefined);
-  assert.is(b.broker.metadata.get('view'), undefined);
-  assert.ok(b.broker.metadata.get('plain'));
+  assert.is(b.broker.metadataCache.topic('src'), undefined);
+  assert.is(b.broker.metadataCache.topic('view'), undefined);
+  assert.ok(b.broker.metadataCache.topic('plain'));
 });
 
 test.run();

@@ -20,9 +20,9 @@ export function groupCoordinatorForBroker(broker: BrokerServices): GroupCoordina
 
 function brokerOffsetsTopic(broker: BrokerServices, config: GroupConfig): OffsetsTopic {
   return {
-    partitions: () => broker.metadata.get(OFFSETS_TOPIC)?.partitions ?? null,
+    partitions: () => broker.metadataCache.topic(OFFSETS_TOPIC)?.partitions ?? null,
     create: async (numPartitions) => {
-      if (broker.metadata.get(OFFSETS_TOPIC)) return;
+      if (broker.metadataCache.topic(OFFSETS_TOPIC)) return;
       await broker.createTopic({
         name: OFFSETS_TOPIC,
         numPartitions,
@@ -54,13 +54,13 @@ export function ledEpochOf(broker: BrokerServices, topic: string, partition: num
 function brokerTopicView(broker: BrokerServices): TopicView {
   const describe = (t: { name: string; topicId: string; partitions: number } | undefined) => t && { name: t.name, topicId: t.topicId, partitions: t.partitions };
   return {
-    byName: (name) => describe(broker.metadata.get(name)),
-    byId: (id) => describe(broker.metadata.getById(id)),
-    names: () => broker.metadata.topics.keys(),
+    byName: (name) => describe(broker.metadataCache.topic(name)),
+    byId: (id) => describe(broker.metadataCache.topicById(id)),
+    names: () => broker.metadataCache.topics.keys(),
     partitionRacks: (topicId) => {
       const racks: string[][] = [];
-      for (const p of broker.cache.partitionsOf(topicId)) {
-        racks[p.partition] = [...new Set(p.replicas.map((id) => broker.cache.brokers.get(id)?.rack).filter((r): r is string => typeof r === 'string'))].sort();
+      for (const p of broker.metadataCache.partitionsOf(topicId)) {
+        racks[p.partition] = [...new Set(p.replicas.map((id) => broker.metadataCache.brokers.get(id)?.rack).filter((r): r is string => typeof r === 'string'))].sort();
       }
       return racks;
     },

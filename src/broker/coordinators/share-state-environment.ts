@@ -19,10 +19,10 @@ export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordina
   const c = broker.rawConfig;
   const writeTimeoutMs = c['share.coordinator.write.timeout.ms'];
   const topic: ShareStateTopic = {
-    partitions: () => broker.metadata.get(SHARE_GROUP_STATE_TOPIC)?.partitions ?? null,
+    partitions: () => broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)?.partitions ?? null,
     create: async (numPartitions) => {
-      if (broker.metadata.get(SHARE_GROUP_STATE_TOPIC)) return;
-      const replicationFactor = Math.max(1, Math.min(c['share.coordinator.state.topic.replication.factor'], broker.cache.brokers.size));
+      if (broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)) return;
+      const replicationFactor = Math.max(1, Math.min(c['share.coordinator.state.topic.replication.factor'], broker.metadataCache.brokers.size));
       await broker.createTopic({
         name: SHARE_GROUP_STATE_TOPIC,
         numPartitions,
@@ -62,13 +62,13 @@ export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordina
     snapshotUpdateRecordsPerSnapshot: c['share.coordinator.snapshot.update.records.per.snapshot'],
     coldPartitionSnapshotIntervalMs: c['share.coordinator.cold.partition.snapshot.interval.ms'],
     pruneIntervalMs: c['share.coordinator.state.topic.prune.interval.ms'],
-    topics: (topicId) => broker.metadata.getById(topicId)?.partitions ?? null,
+    topics: (topicId) => broker.metadataCache.topicById(topicId)?.partitions ?? null,
   });
 }
 
 /** The persister of `broker`: its own coordinator, or the leader of the key's state partition. */
 export function sharePersisterForBroker(broker: BrokerServices): CoordinatorPersister {
-  return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker), (key) => broker.cache.partition(key.topicId, key.partition)?.leaderEpoch ?? null);
+  return new CoordinatorPersister(new BrokerStateChannel(broker), requestTimeoutMs(broker), (key) => broker.metadataCache.partition(key.topicId, key.partition)?.leaderEpoch ?? null);
 }
 
 function requestTimeoutMs(broker: BrokerServices): number {

@@ -21,9 +21,9 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
   const c = broker.rawConfig;
   const segmentBytes = c['transaction.state.log.segment.bytes'];
   const env: TxnEnvironment = {
-    stateTopicPartitions: () => broker.metadata.get(TRANSACTION_STATE_TOPIC)?.partitions ?? null,
+    stateTopicPartitions: () => broker.metadataCache.topic(TRANSACTION_STATE_TOPIC)?.partitions ?? null,
     createStateTopic: async (numPartitions) => {
-      if (broker.metadata.get(TRANSACTION_STATE_TOPIC)) return;
+      if (broker.metadataCache.topic(TRANSACTION_STATE_TOPIC)) return;
       await broker.createTopic({
         name: TRANSACTION_STATE_TOPIC,
         numPartitions,

@@ -28,7 +28,7 @@ const MARKER_REPLICATION_TIMEOUT_MS = 30_000;
 /** Appends `m` to a partition this broker leads and waits for its ISR; returns the error code. */
 export async function appendMarker(broker: BrokerServices, topic: string, partition: number, m: TxnMarker): Promise<number> {
   const p = broker.replicaManager.getPartition(topic, partition);
-  if (!p) return partition < (broker.metadata.get(topic)?.partitions ?? 0) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+  if (!p) return partition < (broker.metadataCache.topic(topic)?.partitions ?? 0) ? ErrorCode.NOT_LEADER_OR_FOLLOWER : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
   if (!p.isLeader) return ErrorCode.NOT_LEADER_OR_FOLLOWER;
   if (p.isr.length < p.minInsyncReplicas) return ErrorCode.NOT_ENOUGH_REPLICAS;
   try {
@@ -68,8 +68,8 @@ export async function writeMarkers(broker: BrokerServices, targets: readonly Mar
       local.push(appendMarker(broker, topic, partition, m).then((code) => { out[i] = code; }));
       return;
     }
-    const t = broker.cluster.cache.topic(topic);
-    const state = t ? broker.cluster.cache.partition(t.topicId, partition) : undefined;
+    const t = broker.cluster.metadataCache.topic(topic);
+    const state = t ? broker.cluster.metadataCache.partition(t.topicId, partition) : undefined;
     if (!state) out[i] = 'gone';
     else if (state.leader < 0 || state.leader === broker.nodeId) out[i] = ErrorCode.NOT_LEADER_OR_FOLLOWER;
     else {

@@ -38,7 +38,7 @@ export const produceHandler = defineHandler({
     }
     const parts: ProducePartition[] = [];
     const slots = req.topicData.map((topic) => {
-      const info = broker.metadata.get(topic.name);
+      const info = broker.metadataCache.topic(topic.name);
       const writable = authorize(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name);
       return topic.partitionData.map((p): AppendResult | number => {
         if (!writable) return appendFailed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);

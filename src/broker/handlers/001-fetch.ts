@@ -41,7 +41,7 @@ export const fetchHandler = defineHandler({
     const byId = v >= 13;
     const parts: FetchPartition[] = [];
     const slots = req.topics.map((t) => {
-      const info = byId ? broker.metadata.getById(t.topicId) : broker.metadata.get(t.topic);
+      const info = byId ? broker.metadataCache.topicById(t.topicId) : broker.metadataCache.topic(t.topic);
       const readable = broker.authorizer == null || (!info && byId) ||
         (replicaId >= 0 ? authorizeCluster(ctx, AclOperation.CLUSTER_ACTION) : authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info ? info.name : t.topic));
       const slot = t.partitions.map((p) => {

@@ -44,7 +44,7 @@ export const listOffsetsHandler = defineHandler({
       if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.name)) {
         return { name: t.name, partitions: t.partitions.map((p) => result(p.partitionIndex, ErrorCode.TOPIC_AUTHORIZATION_FAILED)) };
       }
-      const info = broker.metadata.get(t.name);
+      const info = broker.metadataCache.topic(t.name);
       const seen = new Map<number, number>();
       for (const p of t.partitions) seen.set(p.partitionIndex, (seen.get(p.partitionIndex) ?? 0) + 1);
       // A partition listed twice is answered once (Kafka keys its results by partition).

@@ -38,7 +38,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponsePartition, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 import type { BrokerServices } from '../broker-services.js';
-import { type TopicInfo } from '../metadata.js';
+import type { TopicRecord } from '../../cluster/metadata-store.js';
 import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
 import { aliveBrokers, CLUSTER_OPERATIONS } from './cluster-view.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
@@ -58,7 +58,7 @@ function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID,
  * A leader that is not alive gives LEADER_NOT_AVAILABLE and leader -1; one alive without an
  * endpoint on this listener, LISTENER_NOT_FOUND.
  */
-export function describePartitions(broker: BrokerServices, topicId: string, listenerName: string, hideRetiredOf?: TopicInfo): MetadataResponsePartition[] {
+export function describePartitions(broker: BrokerServices, topicId: string, listenerName: string, hideRetiredOf?: TopicRecord): MetadataResponsePartition[] {
   const retiredAt = hideRetiredOf && hideRetiredOf.configs[PARTITIONS_KEEP] !== undefined ? retiredFrom(hideRetiredOf) : Infinity;
   // Per broker, asked once per topic rather than once per partition (a topic's partitions share
   // a few brokers): whether it is alive, and whether it has an endpoint on this listener.
@@ -74,7 +74,7 @@ export function describePartitions(broker: BrokerServices, topicId: string, list
     if (v === undefined) reachable.set(id, (v = broker.brokerEndpoint(id, listenerName) !== null));
     return v;
   };
-  return broker.cache.partitionsOf(topicId).map((p) => {
+  return broker.metadataCache.partitionsOf(topicId).map((p) => {
     const offline = p.replicas.filter((id) => !isAlive(id));
     let errorCode: number = ErrorCode.NONE;
     let leaderId = p.leader;
@@ -103,7 +103,7 @@ export const metadataHandler = defineHandler({
     const steer = steersAwayFromRetired(ctx.clientRole, ctx.clientRole && broker.clientRoles.peek(ctx.remoteAddress, ctx.clientId));
     const topicOps = v >= 8 && req.includeTopicAuthorizedOperations ? TOPIC_OPERATIONS : NO_OPERATIONS;
     const opsOf = (name: string) => (topicOps === NO_OPERATIONS ? topicOps : authorizedOperations(ctx, ResourceType.TOPIC, name, topicOps));
-    const describe = (t: TopicInfo): MetadataResponseTopic => ({
+    const describe = (t: TopicRecord): MetadataResponseTopic => ({
       errorCode: ErrorCode.NONE, name: t.name, topicId: t.topicId, isInternal: t.isInternal || INTERNAL_TOPICS.has(t.name),
       partitions: describePartitions(broker, t.topicId, ctx.listenerName, steer ? t : undefined),
       topicAuthorizedOperations: opsOf(t.name),
@@ -114,7 +114,7 @@ export const metadataHandler = defineHandler({
     const all = req.topics === null || (v === 0 && req.topics.length === 0);
     if (all) {
       // Topics the principal may not describe are left out.
-      topics = [...broker.metadata.topics.values()].filter((t) => describable(t.name)).map(describe);
+      topics = [...broker.metadataCache.topics.values()].filter((t) => describable(t.name)).map(describe);
     } else {
       const allowAuto = broker.config.autoCreateTopicsEnable && (v < 4 || req.allowAutoTopicCreation);
       topics = [];
@@ -125,7 +125,7 @@ export const metadataHandler = defineHandler({
       if (ids.length > 0) {
         const known: MetadataResponseTopic[] = [];
         for (const id of ids) {
-          const byId = broker.metadata.getById(id);
+          const byId = broker.metadataCache.topicById(id);
           if (byId) known.push(describable(byId.name) ? describe(byId) : denied(null, id));
           else topics.push(topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, id, topicOps));
         }
@@ -136,7 +136,7 @@ export const metadataHandler = defineHandler({
           throw new KafkaApiError(ErrorCode.INVALID_REQUEST, 'topic ids are not supported in Metadata v10-11 requests');
         }
         if (rt.name === null) {
-          const byId = broker.metadata.getById(rt.topicId);
+          const byId = broker.metadataCache.topicById(rt.topicId);
           topics.push(!byId ? topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId, topicOps) : describable(byId.name) ? describe(byId) : denied(null, rt.topicId));
           continue;
         }
@@ -146,7 +146,7 @@ export const metadataHandler = defineHandler({
           topics.push(denied(rt.name));
           continue;
         }
-        const existing = broker.metadata.get(rt.name);
+        const existing = broker.metadataCache.topic(rt.name);
         if (existing) {
           topics.push(describe(existing));
           continue;
@@ -174,8 +174,8 @@ export const metadataHandler = defineHandler({
     return {
       throttleTimeMs: 0,
       brokers: aliveBrokers(broker, ctx.listenerName),
-      clusterId: broker.metadata.clusterId,
-      controllerId: broker.cache.controller?.nodeId ?? -1,
+      clusterId: broker.metadataCache.clusterId ?? '',
+      controllerId: broker.metadataCache.controller?.nodeId ?? -1,
       topics,
       clusterAuthorizedOperations: v >= 8 && v <= 10 && req.includeClusterAuthorizedOperations
         ? (authorizeCluster(ctx, AclOperation.DESCRIBE) ? authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS) : 0) : NO_OPERATIONS,

@@ -31,7 +31,7 @@ export const offsetCommitHandler = defineHandler({
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
     const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
     const allowed = denied ? req.topics.filter((t) => !denied.has(t.name)) : req.topics;
-    const valid = existingPartitions(ctx.broker.metadata, allowed).filter((t) => t.partitions.length > 0);
+    const valid = existingPartitions(ctx.broker.metadataCache, allowed).filter((t) => t.partitions.length > 0);
     const committed = valid.length === 0 ? [] : await ctx.broker.groupCoordinator.commitOffsets({
       groupId: req.groupId,
       generationId: req.generationIdOrMemberEpoch,

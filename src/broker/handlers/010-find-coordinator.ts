@@ -40,7 +40,7 @@ const INVALID_REQUEST_MESSAGE = 'This most likely occurs because of a request be
  * broker answers (its coordinator creates the topic on first use, then the leader takes over).
  */
 function coordinatorNode(broker: BrokerServices, keyType: number, key: string, listenerName: string): { nodeId: number; host: string; port: number } | null {
-  const topic = broker.metadata.get(keyType === GROUP ? OFFSETS_TOPIC : keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : SHARE_GROUP_STATE_TOPIC);
+  const topic = broker.metadataCache.topic(keyType === GROUP ? OFFSETS_TOPIC : keyType === TRANSACTION ? TRANSACTION_STATE_TOPIC : SHARE_GROUP_STATE_TOPIC);
   if (!topic) return { nodeId: broker.nodeId, ...broker.endpointFor(listenerName) };
   const p = keyType === GROUP ? partitionForGroup(key, topic.partitions) : keyType === TRANSACTION ? partitionForTxnId(key, topic.partitions) : partitionForShareKey(key, topic.partitions);
   const leader = broker.partitionState(topic.topicId, p)?.leader ?? -1;

@@ -28,6 +28,7 @@
  * v7 topic_id.
  */
 import { KafkaApiError } from '../../errors.js';
+import { checkTopicCreatable } from '../../cluster/topic-names.js';
 import { defineHandler } from '../handler.js';
 import type { BrokerServices } from '../broker-services.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
@@ -84,7 +85,7 @@ function checkManualAssignments(t: CreatableTopic, isRegistered: (id: number) =>
 
 async function createOne(broker: BrokerServices, t: CreatableTopic, validateOnly: boolean, forwarded: boolean): Promise<CreatableTopicResult> {
   const name = t.name;
-  if (name !== '__cluster_metadata') broker.metadata.checkCreatable(name);
+  if (name !== '__cluster_metadata') checkTopicCreatable(broker.metadataCache.topics, name);
   const raw: Record<string, string | null> = {};
   for (const c of t.configs) raw[c.name] = c.value;
   const configs = name === '__cluster_metadata' ? {} : validateTopicConfigs(raw, broker.rawConfig);

@@ -100,7 +100,7 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(e.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }
-        const info = broker.metadata.get(e.name);
+        const info = broker.metadataCache.topic(e.name);
         if (!info) {
           responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE));
           continue;
@@ -114,7 +114,7 @@ export const deleteTopicsHandler = defineHandler({
         toDelete.set(info.topicId, { name: info.name, id: info.topicId });
       } else {
         if (idCount.get(e.id)! > 1) continue; // answered below, once
-        const info = broker.metadata.getById(e.id);
+        const info = broker.metadataCache.topicById(e.id);
         if (!info) {
           responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE));
           continue;
@@ -145,7 +145,7 @@ export const deleteTopicsHandler = defineHandler({
           `Topic ${name} is a kafka internal topic and is not allowed to be marked for deletion.`));
         continue;
       }
-      if (!quota.admit(broker.metadata.get(name)?.partitions ?? 0)) {
+      if (!quota.admit(broker.metadataCache.topic(name)?.partitions ?? 0)) {
         responses.push(result(name, id, ErrorCode.THROTTLING_QUOTA_EXCEEDED, THROTTLING_QUOTA_EXCEEDED_MESSAGE));
         continue;
       }

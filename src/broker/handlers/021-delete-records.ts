@@ -37,7 +37,7 @@ function failed(partitionIndex: number, errorCode: number): DeleteRecordsPartiti
 async function deleteOne(broker: BrokerServices, topic: string, partitionIndex: number, offset: bigint, timeoutMs: number): Promise<DeleteRecordsPartitionResult> {
   // Kafka refuses internal topics by name before looking the partition up (DR7).
   if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
-  const info = broker.metadata.get(topic);
+  const info = broker.metadataCache.topic(topic);
   // Only the leader deletes (followers follow its log start offset).
   const partition = leaderPartition(broker, info, partitionIndex, -1);
   if (typeof partition === 'number') return failed(partitionIndex, partition);

@@ -41,7 +41,7 @@ export const offsetForLeaderEpochHandler = defineHandler({
     return {
       throttleTimeMs: 0,
       topics: req.topics.map((t) => {
-        const info = broker.metadata.get(t.topic);
+        const info = broker.metadataCache.topic(t.topic);
         const allowed = everyTopic || authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic);
         return {
           topic: t.topic,

@@ -34,7 +34,7 @@ export const addPartitionsToTxnHandler = defineHandler({
     // The cluster's metadata decides (Kafka's metadataCache.contains): the coordinator need not
     // host a replica of the partition; its leader gets the marker through WriteTxnMarkers.
     const known = (topic: string, p: number): boolean => {
-      const info = broker.metadata.get(topic);
+      const info = broker.metadataCache.topic(topic);
       return !!info && p >= 0 && p < info.partitions;
     };
     // ACLs: WRITE on the transactional id, then WRITE on each topic (Kafka's handleAddPartitionsToTxnRequest).

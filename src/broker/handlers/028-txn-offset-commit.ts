@@ -39,7 +39,7 @@ export const txnOffsetCommitHandler = defineHandler({
     const perPartition = new Map<string, number>();
     const offsets: PendingOffset[] = [];
     for (const t of req.topics) {
-      const info = broker.metadata.get(t.name);
+      const info = broker.metadataCache.topic(t.name);
       for (const p of t.partitions) {
         const k = `${t.name}\u0000${p.partitionIndex}`;
         if (denied?.has(t.name)) perPartition.set(k, ErrorCode.TOPIC_AUTHORIZATION_FAILED);

@@ -55,7 +55,7 @@ function configsOf(broker: BrokerServices, resource: DescribeConfigsResource): C
     case ResourceType.TOPIC: {
       const problem = topicNameProblem(resource.resourceName);
       if (problem) throw new KafkaApiError(ErrorCode.INVALID_TOPIC_EXCEPTION, problem);
-      const info = broker.metadata.get(resource.resourceName);
+      const info = broker.metadataCache.topic(resource.resourceName);
       if (!info) return null;
       return resolveTopicConfig(broker.rawConfig, info.configs).entries;
     }

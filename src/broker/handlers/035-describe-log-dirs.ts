@@ -39,13 +39,13 @@ export const describeLogDirsHandler = defineHandler({
     // The partitions asked for, as (topic, partition) pairs that exist.
     const wanted: { topic: string; partition: number }[] = [];
     if (req.topics === null) {
-      for (const t of [...broker.metadata.topics.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+      for (const t of [...broker.metadataCache.topics.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         for (let p = 0; p < t.partitions; p++) wanted.push({ topic: t.name, partition: p });
       }
     } else {
       const seen = new Set<string>();
       for (const t of req.topics) {
-        const info = broker.metadata.get(t.topic);
+        const info = broker.metadataCache.topic(t.topic);
         if (!info) continue;
         for (const p of t.partitions) {
           const key = `${t.topic}\u0000${p}`;

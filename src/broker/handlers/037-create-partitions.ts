@@ -51,7 +51,7 @@ export const createPartitionsHandler = defineHandler({
       try {
         // Existence and count checks (Kafka's order), without creating anything yet.
         await broker.createPartitions(t.name, t.count, true);
-        const info = broker.metadata.get(t.name)!;
+        const info = broker.metadataCache.topic(t.name)!;
         if (t.assignments !== null) {
           const additional = t.count - info.partitions;
           if (t.assignments.length !== additional) {

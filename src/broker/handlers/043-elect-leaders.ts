@@ -45,7 +45,7 @@ export const electLeadersHandler = defineHandler({
     const type = ctx.apiVersion === 0 ? 0 : req.electionType;
     if (type !== 0 && type !== 1) return uniform(req, ErrorCode.INVALID_REQUEST, `Unknown election type ${type}`);
     const results = await ctx.broker.electLeaders(req.topicPartitions, type === 1, isForwarded(ctx.clientId));
-    return answer(ErrorCode.NONE, results, req.topicPartitions === null ? ctx.broker.cluster.cache.topics.keys() : []);
+    return answer(ErrorCode.NONE, results, req.topicPartitions === null ? ctx.broker.cluster.metadataCache.topics.keys() : []);
   },
   errorResponse(req, errorCode) {
     return uniform(req, errorCode, null);

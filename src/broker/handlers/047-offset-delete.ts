@@ -24,7 +24,7 @@ export const offsetDeleteHandler = defineHandler({
     if (!authorize(ctx, AclOperation.DELETE, ResourceType.GROUP, req.groupId)) return failed(req, ErrorCode.GROUP_AUTHORIZATION_FAILED);
     const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
     const allowed = denied ? req.topics.filter((t) => !denied.has(t.name)) : req.topics;
-    const res = await ctx.broker.groupCoordinator.deleteOffsets(req.groupId, existingPartitions(ctx.broker.metadata, allowed));
+    const res = await ctx.broker.groupCoordinator.deleteOffsets(req.groupId, existingPartitions(ctx.broker.metadataCache, allowed));
     if (res.errorCode !== ErrorCode.NONE) return failed(req, res.errorCode);
     const topics = codesInRequestOrder(req.topics, res.topics);
     if (denied) for (const t of topics) if (denied.has(t.name)) for (const p of t.partitions) p.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;

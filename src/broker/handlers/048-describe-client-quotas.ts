@@ -21,7 +21,7 @@ export const describeClientQuotasHandler = defineHandler({
     if (!authorizeCluster(ctx, AclOperation.DESCRIBE_CONFIGS)) {
       return { throttleTimeMs: 0, errorCode: ErrorCode.CLUSTER_AUTHORIZATION_FAILED, errorMessage: 'Cluster authorization failed.', entries: null };
     }
-    const r = describeQuotas(ctx.broker.cache.quotas.values(), req.components, req.strict);
+    const r = describeQuotas(ctx.broker.metadataCache.quotas.values(), req.components, req.strict);
     if ('errorCode' in r) return { throttleTimeMs: 0, errorCode: r.errorCode, errorMessage: r.message, entries: null };
     return {
       throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: '',

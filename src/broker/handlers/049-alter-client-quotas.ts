@@ -44,7 +44,7 @@ export const alterClientQuotasHandler = defineHandler({
       }
       const v = validateEntity(e.entity);
       if ('error' in v) return fail(v.error);
-      const current = broker.cache.quotas.get(key);
+      const current = broker.metadataCache.quotas.get(key);
       const next: ClientQuotaRecord = current ? cloneQuota(current) : { entity: entity(e), values: {} };
       for (const op of e.ops) {
         if (op.remove) {

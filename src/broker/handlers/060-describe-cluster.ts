@@ -47,8 +47,8 @@ export const describeClusterHandler = defineHandler({
       errorCode: ErrorCode.NONE,
       errorMessage: null,
       endpointType: BROKER_ENDPOINT,
-      clusterId: broker.metadata.clusterId,
-      controllerId: broker.cache.controller?.nodeId ?? -1,
+      clusterId: broker.metadataCache.clusterId ?? '',
+      controllerId: broker.metadataCache.controller?.nodeId ?? -1,
       brokers: aliveBrokers(broker, ctx.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
       // ACLs: the principal's operations on the cluster, 0 without DESCRIBE on it (Kafka's handleDescribeCluster).
       clusterAuthorizedOperations: !req.includeClusterAuthorizedOperations ? NOT_REQUESTED

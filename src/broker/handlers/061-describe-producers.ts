@@ -23,7 +23,7 @@ export const describeProducersHandler = defineHandler({
           if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.name)) {
             return { partitionIndex, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: 'Topic authorization failed.', activeProducers: [] };
           }
-          const info = broker.metadata.get(t.name);
+          const info = broker.metadataCache.topic(t.name);
           const partition = leaderPartition(broker, info, partitionIndex, -1);
           // Kafka 4.4 sets the error's text for an unknown topic, none for an unknown partition.
           if (typeof partition === 'number') {

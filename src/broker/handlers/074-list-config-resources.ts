@@ -48,13 +48,13 @@ export const listConfigResourcesHandler = defineHandler({
       for (const resourceName of names) out.push({ resourceName, resourceType });
     };
     if (wanted.has(GROUP)) {
-      add(GROUP, [...broker.cache.groupConfigs].filter(([, c]) => Object.keys(c).length > 0).map(([g]) => g).sort(byName));
+      add(GROUP, [...broker.metadataCache.groupConfigs].filter(([, c]) => Object.keys(c).length > 0).map(([g]) => g).sort(byName));
     }
     // CLIENT_METRICS: Samsa has no client-metrics resources (KIP-714 is not served).
     const brokerIds = wanted.has(BROKER_LOGGER) || wanted.has(BROKER) ? aliveBrokers(broker, ctx.listenerName).map((b) => String(b.nodeId)) : [];
     if (wanted.has(BROKER_LOGGER)) add(BROKER_LOGGER, brokerIds);
     if (wanted.has(BROKER)) add(BROKER, brokerIds);
-    if (wanted.has(TOPIC)) add(TOPIC, [...broker.metadata.topics.keys()].sort(byName));
+    if (wanted.has(TOPIC)) add(TOPIC, [...broker.metadataCache.topics.keys()].sort(byName));
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, configResources: out };
   },
   errorResponse(_req, errorCode) {

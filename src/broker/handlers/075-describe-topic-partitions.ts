@@ -42,7 +42,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type {
   Cursor, DescribeTopicPartitionsResponse, DescribeTopicPartitionsResponsePartition, DescribeTopicPartitionsResponseTopic,
 } from '../../protocol/generated/messages/describe-topic-partitions-response.js';
-import { type TopicInfo } from '../metadata.js';
+import type { TopicRecord } from '../../cluster/metadata-store.js';
 import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
@@ -70,7 +70,7 @@ export const describeTopicPartitionsHandler = defineHandler({
     const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
     if (all) {
       // ACLs: topics the principal may not describe are left out of "all", named ones fail below.
-      for (const name of broker.metadata.topics.keys()) if (name >= cursorTopic && describable(name)) names.add(name);
+      for (const name of broker.metadataCache.topics.keys()) if (name >= cursorTopic && describable(name)) names.add(name);
     } else {
       for (const t of req.topics) if (t.name >= cursorTopic) names.add(t.name);
       if (cursor && !names.has(cursor.topicName)) {
@@ -87,7 +87,7 @@ export const describeTopicPartitionsHandler = defineHandler({
     const cap = Number(broker.rawConfig['max.request.partition.size.limit']);
     let remaining = Math.max(Math.min(cap, req.responsePartitionLimit), 1);
     // From the metadata cache, as Metadata answers (leader, epochs, replicas, ISR, offline replicas).
-    const partition = (info: TopicInfo, index: number): DescribeTopicPartitionsResponsePartition => {
+    const partition = (info: TopicRecord, index: number): DescribeTopicPartitionsResponsePartition => {
       const state = broker.partitionState(info.topicId, index);
       const leaderAlive = state !== undefined && state.leader >= 0 && broker.isRegisteredBroker(state.leader);
       return {
@@ -108,7 +108,7 @@ export const describeTopicPartitionsHandler = defineHandler({
         topics.push(errorTopic(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, NOT_PROVIDED));
         continue;
       }
-      const info: TopicInfo | undefined = broker.metadata.get(name);
+      const info: TopicRecord | undefined = broker.metadataCache.topic(name);
       if (!info) {
         // only named topics can be missing (topics [] lists existing ones)
         const code = topicNameProblem(name) ? ErrorCode.INVALID_TOPIC_EXCEPTION : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;

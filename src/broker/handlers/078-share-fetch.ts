@@ -89,7 +89,7 @@ export const shareFetchHandler = defineHandler({
       return t.get(partition) ?? t.set(partition, partitionData(partition)).get(partition)!;
     };
     const readable = (topicId: string) => {
-      const info = broker.metadata.getById(topicId);
+      const info = broker.metadataCache.topicById(topicId);
       return !info || authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info.name);
     };
     let hints: LeaderEndpoints | null = null;

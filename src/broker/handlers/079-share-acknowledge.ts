@@ -34,7 +34,7 @@ export const shareAcknowledgeHandler = defineHandler({
     let hints: LeaderEndpoints | null = null;
     const responses: ShareAcknowledgeResponse['responses'] = [];
     for (const t of req.topics) {
-      const info = broker.metadata.getById(t.topicId);
+      const info = broker.metadataCache.topicById(t.topicId);
       const readable = !info || authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info.name);
       const partitions = [];
       for (const p of t.partitions) {

@@ -41,7 +41,7 @@ export const describeShareGroupOffsetsHandler = defineHandler({
       const wanted = g.topics ?? assigned.map((t) => ({ topicName: t.topicName, partitions: t.partitions }));
       const topics = [];
       for (const t of wanted) {
-        const info = broker.metadata.get(t.topicName);
+        const info = broker.metadataCache.topic(t.topicName);
         if (!authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, t.topicName)) {
           if (g.topics === null) continue;
           topics.push({ topicName: t.topicName, topicId: info?.topicId ?? ZERO_UUID, partitions: t.partitions.map((p) => ({ partitionIndex: p, startOffset: -1n, leaderEpoch: -1, lag: -1n, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null })) });

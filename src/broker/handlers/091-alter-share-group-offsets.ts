@@ -33,7 +33,7 @@ export const alterShareGroupOffsetsHandler = defineHandler({
     const initialized: { topicId: string; topicName: string; partitions: number[] }[] = [];
     const responses: AlterShareGroupOffsetsResponse['responses'] = [];
     for (const t of req.topics) {
-      const info = broker.metadata.get(t.topicName);
+      const info = broker.metadataCache.topic(t.topicName);
       const readable = authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.topicName);
       const done: number[] = [];
       const partitions = await Promise.all(t.partitions.map(async (p) => {

@@ -30,7 +30,7 @@ export const deleteShareGroupOffsetsHandler = defineHandler({
     const removed: string[] = [];
     const responses: DeleteShareGroupOffsetsResponse['responses'] = [];
     for (const t of req.topics) {
-      const info = broker.metadata.get(t.topicName);
+      const info = broker.metadataCache.topic(t.topicName);
       if (!authorize(ctx, AclOperation.READ, ResourceType.TOPIC, t.topicName)) {
         responses.push({ topicName: t.topicName, topicId: info?.topicId ?? ZERO_UUID, errorCode: ErrorCode.TOPIC_AUTHORIZATION_FAILED, errorMessage: null });
         continue;

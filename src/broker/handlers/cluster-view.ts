@@ -15,7 +15,7 @@ export function aliveBrokers(broker: BrokerServices, listenerName: string): { no
   const out: { nodeId: number; host: string; port: number; rack: string | null }[] = [];
   // A broker that lost its registration is not live (Kafka leaves fenced brokers out): without
   // itself in the list, clients drop their connection to it and ask another broker.
-  const ids = [...broker.cache.brokers.keys()].filter((id) => id !== broker.nodeId);
+  const ids = [...broker.metadataCache.brokers.keys()].filter((id) => id !== broker.nodeId);
   if (broker.registered) ids.push(broker.nodeId);
   for (const id of ids.sort((a, b) => a - b)) {
     const e = broker.brokerEndpoint(id, listenerName);

@@ -1,6 +1,6 @@
 /** Shared shapes of per-partition group requests (OffsetCommit, OffsetDelete). */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { ClusterMetadata } from '../metadata.js';
+import type { MetadataCache } from '../../cluster/metadata-cache.js';
 
 interface TopicPartitions<P extends { partitionIndex: number }> {
   name: string;
@@ -8,9 +8,9 @@ interface TopicPartitions<P extends { partitionIndex: number }> {
 }
 
 /** The requested partitions that exist (unknown ones are answered UNKNOWN_TOPIC_OR_PARTITION). */
-export function existingPartitions<P extends { partitionIndex: number }>(metadata: ClusterMetadata, topics: TopicPartitions<P>[]): TopicPartitions<P>[] {
+export function existingPartitions<P extends { partitionIndex: number }>(metadataCache: MetadataCache, topics: TopicPartitions<P>[]): TopicPartitions<P>[] {
   return topics.map((t) => {
-    const info = metadata.get(t.name);
+    const info = metadataCache.topic(t.name);
     return { name: t.name, partitions: t.partitions.filter((p) => info !== undefined && p.partitionIndex >= 0 && p.partitionIndex < info.partitions) };
   });
 }

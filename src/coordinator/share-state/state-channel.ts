@@ -30,7 +30,7 @@ import { coordinatorKey } from './share-shard.js';
 export interface StateChannelEnv {
   readonly nodeId: number;
   readonly shareCoordinator: ShareCoordinator;
-  readonly cluster: { readonly cache: MetadataCache };
+  readonly cluster: { readonly metadataCache: MetadataCache };
   readonly brokerClients: BrokerClientPool;
 }
 
@@ -64,7 +64,7 @@ export class BrokerStateChannel implements ShareStateChannel {
 
   /** The leader of the key's state partition when it is another broker, else null (serve here). */
   private remoteLeader(key: ShareStateKey): number | null {
-    const cache = this.broker.cluster.cache;
+    const cache = this.broker.cluster.metadataCache;
     const topic = cache.topic(SHARE_GROUP_STATE_TOPIC);
     if (!topic) return null;
     const p = partitionForShareKey(coordinatorKey(key.groupId, key.topicId, key.partition), topic.partitions);

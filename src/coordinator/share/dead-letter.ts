@@ -35,7 +35,7 @@ export interface DeadLetterEnv {
   readonly log: Logger;
   readonly brokerClients: BrokerClientPool;
   partitionState(topicId: string, partition: number): PartitionState | undefined;
-  readonly metadata: { get(name: string): TopicRecord | undefined };
+  readonly metadataCache: { topic(name: string): TopicRecord | undefined };
   readonly replicaManager: Pick<ReplicaManager, 'getPartition'>;
   createTopic(spec: { name: string; numPartitions: number; replicationFactor: number; configs: Record<string, string | null> }): Promise<TopicRecord>;
 }
@@ -67,7 +67,7 @@ const text = (s: string) => Buffer.from(s, 'utf8');
 /** Why a dead-letter topic name cannot be used, or null (Kafka 4.4's checks at write time). */
 export function deadLetterTopicProblem(broker: DeadLetterEnv, name: string, autoCreate: boolean): string | null {
   if (name.startsWith('__')) return `dead-letter topic ${name} cannot start with __`;
-  const info = broker.metadata.get(name);
+  const info = broker.metadataCache.topic(name);
   if (!info) return autoCreate ? null : `dead-letter topic ${name} does not exist and errors.deadletterqueue.auto.create.topics.enable is false`;
   if (info.configs[DLQ_ENABLE_CONFIG] !== 'true') return `dead-letter topic ${name} does not have ${DLQ_ENABLE_CONFIG}=true`;
   return null;
@@ -97,7 +97,7 @@ export class DeadLetterWriter {
       this.broker.log.warn(`share group ${src.groupId}: ${archived.length} archived records of ${src.topic}-${src.partition} not dead-lettered: ${problem}`);
       return;
     }
-    let info = this.broker.metadata.get(name);
+    let info = this.broker.metadataCache.topic(name);
     if (!info) info = await this.broker.createTopic({ name, numPartitions: 1, replicationFactor: -1, configs: { [DLQ_ENABLE_CONFIG]: 'true' } });
     const target = src.partition % info.partitions;
     const id = DeadLetterWriter.id(src);
@@ -190,7 +190,7 @@ export class DeadLetterWriter {
       await waitForHighWatermark(p.log, r.lastOffset + 1, b.clock.now() + 30_000);
       return;
     }
-    const info = b.metadata.get(name);
+    const info = b.metadataCache.topic(name);
     const leader = info ? b.partitionState(info.topicId, partition)?.leader ?? -1 : -1;
     if (leader < 0) throw new Error(`dead-letter partition ${name}-${partition} has no leader`);
     const client = b.brokerClients.get(leader, 'share-dlq');

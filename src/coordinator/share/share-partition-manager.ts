@@ -38,7 +38,7 @@ export interface SharePartitionEnv extends DeadLetterEnv {
   readonly groupConfigs: unknown;
   /** The share-state persister (absent: an in-memory one, unit tests). */
   readonly sharePersister?: SharePersister;
-  readonly metadata: { get(name: string): TopicRecord | undefined; getById(id: string): TopicRecord | undefined };
+  readonly metadataCache: { topic(name: string): TopicRecord | undefined; topicById(id: string): TopicRecord | undefined };
   readonly replicaManager: Pick<ReplicaManager, 'getPartition' | 'leaderEpochOf'>;
 }
 
@@ -194,7 +194,7 @@ export class SharePartitionManager {
    */
   private async persist(e: Entry): Promise<void> {
     const sp = e.sp!;
-    const name = this.broker.metadata.getById(e.key.topicId)?.name ?? '';
+    const name = this.broker.metadataCache.topicById(e.key.topicId)?.name ?? '';
     const archived = sp.takeArchived();
     if (archived.length > 0) {
       const log = this.broker.replicaManager.getPartition(name, e.key.partition)?.log;
@@ -252,7 +252,7 @@ export class SharePartitionManager {
   }
 
   private leaderLog(topicId: string, partition: number): { name: string; log: PartitionLog; leaderEpoch: number } | number {
-    const info = this.broker.metadata.getById(topicId);
+    const info = this.broker.metadataCache.topicById(topicId);
     if (!info) return ErrorCode.UNKNOWN_TOPIC_ID;
     if (partition < 0 || partition >= info.partitions) return ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
     const p = this.broker.replicaManager.getPartition(info.name, partition);
@@ -438,7 +438,7 @@ export class SharePartitionManager {
    * cannot see the high watermark.
    */
   async offsetsOf(key: ShareStateKey): Promise<{ startOffset: number; leaderEpoch: number; lag: number }> {
-    const name = this.broker.metadata.getById(key.topicId)?.name ?? '';
+    const name = this.broker.metadataCache.topicById(key.topicId)?.name ?? '';
     const part = this.broker.replicaManager.getPartition(name, key.partition);
     const hw = part?.isLeader ? part.log.highWatermark : -1;
     const e = this.entries.get(entryId(key));

@@ -6,7 +6,7 @@ import { liveChart } from './live.js';
 
 export function clusterPage(ctx: HttpContext): void {
   const b = ctx.broker;
-  const cache = b.cache;
+  const cache = b.metadataCache;
   const controller = cache.controller;
   const brokers = [...cache.brokers.values()].sort((x, y) => x.nodeId - y.nodeId);
   const rows = brokers.map((r) => [

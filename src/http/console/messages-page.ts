@@ -70,7 +70,7 @@ async function readRecords(ctx: HttpContext, topic: string, partition: number, f
 
 export async function messagesPage(ctx: HttpContext, topic: string): Promise<void> {
   const b = ctx.broker;
-  const info = b.metadata.get(topic);
+  const info = b.metadataCache.topic(topic);
   if (!info) throw new BadRequest(404, `no topic ${topic}`);
   const q = ctx.query;
   const partition = Math.min(Math.max(0, Number(q.get('partition') ?? 0) | 0), info.partitions - 1);
@@ -139,7 +139,7 @@ async function produceInProcess(ctx: HttpContext, topic: string, partition: numb
 
 export async function producePost(ctx: HttpContext, topic: string): Promise<void> {
   const f = ctx.form!;
-  const info = ctx.broker.metadata.get(topic);
+  const info = ctx.broker.metadataCache.topic(topic);
   if (!info) throw new BadRequest(404, `no topic ${topic}`);
   const partition = Number(f.get('partition') ?? 0) | 0;
   const back = (params: Record<string, string | number>) => redirect(ctx.res, pathFor('topics', topic, 'messages') + query({ partition, ...params }));

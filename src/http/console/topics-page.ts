@@ -13,9 +13,9 @@ import { validateTopicConfigs } from '../../broker/topic-configs.js';
 
 function partitionRows(ctx: HttpContext, name: string) {
   const b = ctx.broker;
-  const info = b.metadata.get(name);
+  const info = b.metadataCache.topic(name);
   if (!info) return [];
-  return b.cache.partitionsOf(info.topicId).map((s) => {
+  return b.metadataCache.partitionsOf(info.topicId).map((s) => {
     const log = b.getLog(name, s.partition);
     return { state: s, log };
   });
@@ -23,10 +23,10 @@ function partitionRows(ctx: HttpContext, name: string) {
 
 export function topicsPage(ctx: HttpContext): void {
   const b = ctx.broker;
-  const names = [...b.metadata.topics.keys()].sort();
+  const names = [...b.metadataCache.topics.keys()].sort();
   const showInternal = ctx.query.get('internal') === '1';
-  const rows = names.filter((n) => showInternal || !b.metadata.get(n)!.isInternal).map((n) => {
-    const info = b.metadata.get(n)!;
+  const rows = names.filter((n) => showInternal || !b.metadataCache.topic(n)!.isInternal).map((n) => {
+    const info = b.metadataCache.topic(n)!;
     let size = 0, records = 0, local = 0;
     for (const { log } of partitionRows(ctx, n)) {
       if (!log) continue;
@@ -81,7 +81,7 @@ export async function createTopicPost(ctx: HttpContext): Promise<void> {
 
 export function topicPage(ctx: HttpContext, name: string): void {
   const b = ctx.broker;
-  const info = b.metadata.get(name);
+  const info = b.metadataCache.topic(name);
   if (!info) throw new BadRequest(404, `no topic ${name}`);
   // Tiered storage (docs/tiered-storage.md): where the local log starts, and what the remote tier holds.
   const tiered = b.tiered !== undefined && info.configs['remote.storage.enable'] === 'true';

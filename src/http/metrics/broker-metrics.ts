@@ -243,11 +243,11 @@ export class BrokerMetrics {
   }
 
   /** A Fetch response is about to be encoded (its records are still valid). */
-  onFetch(req: FetchRequest, res: FetchResponse, stats: RequestStats, topics: { getById(topicId: string): { name: string } | undefined }): void {
+  onFetch(req: FetchRequest, res: FetchResponse, stats: RequestStats, topics: { topicById(topicId: string): { name: string } | undefined }): void {
     const follower = isFollowerFetch(req);
     if (res.errorCode !== ErrorCode.NONE) stats.countError(res.errorCode);
     for (const t of res.responses) {
-      const name = t.topic !== '' ? t.topic : topics.getById(t.topicId)?.name;
+      const name = t.topic !== '' ? t.topic : topics.topicById(t.topicId)?.name;
       const ts = name === undefined ? undefined : this.topic(name);
       for (const p of t.partitions) {
         stats.countError(p.errorCode);

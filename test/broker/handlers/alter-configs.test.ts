@@ -19,7 +19,7 @@ withBroker(test, { port: 0 }, async (nb, nc) => {
   }
 });
 
-const overrides = (name: string) => b.broker.metadata.get(name)!.configs;
+const overrides = (name: string) => b.broker.metadataCache.topic(name)!.configs;
 
 async function legacy(resources: { resourceType: number; resourceName: string; configs: { name: string; value: string | null }[] }[], validateOnly = false, version = 2) {
   return (await c.send(33, version, { resources, validateOnly })).responses;

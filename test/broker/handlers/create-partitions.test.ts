@@ -23,7 +23,7 @@ async function grow(topics: CreatePartitionsTopic[], version = 3, validateOnly =
 test('increases the partition count and creates the new logs', async () => {
   const [r] = await grow([{ name: 'cp-a', count: 5, assignments: null }]);
   assert.equal(r, { name: 'cp-a', errorCode: ErrorCode.NONE, errorMessage: null });
-  assert.is(b.broker.metadata.get('cp-a')!.partitions, 5);
+  assert.is(b.broker.metadataCache.topic('cp-a')!.partitions, 5);
   assert.ok(b.broker.getLog('cp-a', 4));
 });
 
@@ -48,22 +48,22 @@ test('CP4: assignments must match the partitions added and name this node', asyn
   ]);
   assert.equal(rs[0], { name: 'cp-d', errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: 'Attempted to add 2 additional partition(s), but only 1 assignment(s) were specified.' });
   assert.equal(rs[1], { name: 'cp-e', errorCode: ErrorCode.INVALID_REPLICA_ASSIGNMENT, errorMessage: `The manual partition assignment includes broker ${node + 7}, but no such broker is registered.` });
-  assert.is(b.broker.metadata.get('cp-d')!.partitions, 2);
+  assert.is(b.broker.metadataCache.topic('cp-d')!.partitions, 2);
   const [ok] = await grow([{ name: 'cp-e', count: 4, assignments: [{ brokerIds: [node] }, { brokerIds: [node] }] }]);
   assert.is(ok.errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('cp-e')!.partitions, 4);
+  assert.is(b.broker.metadataCache.topic('cp-e')!.partitions, 4);
 });
 
 test('CP5: a topic listed twice gets one INVALID_REQUEST "Duplicate topic name."', async () => {
   const rs = await grow([{ name: 'cp-d', count: 3, assignments: null }, { name: 'cp-d', count: 4, assignments: null }]);
   assert.equal(rs, [{ name: 'cp-d', errorCode: ErrorCode.INVALID_REQUEST, errorMessage: 'Duplicate topic name.' }]);
-  assert.is(b.broker.metadata.get('cp-d')!.partitions, 2);
+  assert.is(b.broker.metadataCache.topic('cp-d')!.partitions, 2);
 });
 
 test('validate_only runs every check and creates nothing', async () => {
   const [ok] = await grow([{ name: 'cp-dry', count: 6, assignments: null }], 3, true);
   assert.is(ok.errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('cp-dry')!.partitions, 2);
+  assert.is(b.broker.metadataCache.topic('cp-dry')!.partitions, 2);
   assert.is(b.broker.getLog('cp-dry', 5), undefined);
   const [bad] = await grow([{ name: 'cp-dry', count: 1, assignments: null }], 3, true);
   assert.is(bad.errorCode, ErrorCode.INVALID_PARTITIONS);

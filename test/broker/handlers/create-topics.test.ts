@@ -28,7 +28,7 @@ test('v7 success: partitions, replication factor, topic id and every effective c
   assert.is(r.errorMessage, null);
   assert.is(r.numPartitions, 2);
   assert.is(r.replicationFactor, 1);
-  const info = b.broker.metadata.get('ct-ok')!;
+  const info = b.broker.metadataCache.topic('ct-ok')!;
   assert.is(r.topicId, info.topicId);
   assert.is.not(r.topicId, ZERO_UUID);
   assert.is(info.partitions, 2);
@@ -47,7 +47,7 @@ test('v7 success: partitions, replication factor, topic id and every effective c
 test('-1 partitions and replication factor take num.partitions and default.replication.factor', async () => {
   const [r] = await create([topic('ct-defaults', { numPartitions: -1, replicationFactor: -1 })], 4);
   assert.is(r.errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('ct-defaults')!.partitions, 3);
+  assert.is(b.broker.metadataCache.topic('ct-defaults')!.partitions, 3);
   const [r5] = await create([topic('ct-defaults5', { numPartitions: -1, replicationFactor: -1 })], 5);
   assert.is(r5.numPartitions, 3);
   assert.is(r5.replicationFactor, 1);
@@ -59,8 +59,8 @@ test('validate_only answers like a real create and creates nothing', async () =>
   assert.is(r.numPartitions, 4);
   assert.is.not(r.topicId, ZERO_UUID, 'a random id, as Kafka draws one');
   assert.ok(r.configs!.length > 10);
-  assert.is(b.broker.metadata.get('ct-dry'), undefined);
-  assert.is(b.broker.metadata.getById(r.topicId), undefined);
+  assert.is(b.broker.metadataCache.topic('ct-dry'), undefined);
+  assert.is(b.broker.metadataCache.topicById(r.topicId), undefined);
   const [bad] = await create([topic('ct-dry', { replicationFactor: 3 })], 7, true);
   assert.is(bad.errorCode, ErrorCode.INVALID_REPLICATION_FACTOR);
 });
@@ -73,7 +73,7 @@ test('a name listed twice gets one INVALID_REQUEST "Duplicate topic name." and i
   assert.is(dup.errorMessage, 'Duplicate topic name.');
   assert.is(dup.numPartitions, -1);
   assert.is(dup.replicationFactor, -1);
-  assert.is(b.broker.metadata.get('ct-dup'), undefined);
+  assert.is(b.broker.metadataCache.topic('ct-dup'), undefined);
   assert.is(rs.find((r) => r.name === 'ct-other')!.errorCode, ErrorCode.NONE);
 });
 
@@ -123,8 +123,8 @@ test('config errors: unknown name, null value, bad value; checked before the rep
   assert.is(rs[2].errorMessage, 'Invalid value abc for configuration retention.ms: Not a number of type LONG');
   assert.is(rs[3].errorCode, ErrorCode.INVALID_CONFIG);
   assert.is(rs[4].errorCode, ErrorCode.NONE);
-  assert.equal(b.broker.metadata.get('ct-c5')!.configs, { 'cleanup.policy': 'compact,delete' });
-  for (const n of ['ct-c1', 'ct-c2', 'ct-c3', 'ct-c4']) assert.is(b.broker.metadata.get(n), undefined);
+  assert.equal(b.broker.metadataCache.topic('ct-c5')!.configs, { 'cleanup.policy': 'compact,delete' });
+  for (const n of ['ct-c1', 'ct-c2', 'ct-c3', 'ct-c4']) assert.is(b.broker.metadataCache.topic(n), undefined);
 });
 
 test('manual assignments: this node only, -1 counts required, consecutive indexes', async () => {
@@ -143,7 +143,7 @@ test('manual assignments: this node only, -1 counts required, consecutive indexe
   ]);
   assert.is(rs[0].errorCode, ErrorCode.NONE);
   assert.is(rs[0].numPartitions, 2);
-  assert.is(b.broker.metadata.get('ct-m-ok')!.partitions, 2);
+  assert.is(b.broker.metadataCache.topic('ct-m-ok')!.partitions, 2);
   assert.is(rs[1].errorCode, ErrorCode.INVALID_REPLICA_ASSIGNMENT);
   assert.is(rs[1].errorMessage, `The manual partition assignment includes broker ${node + 1}, but no such broker is registered.`);
   assert.is(rs[2].errorMessage, `The manual partition assignment includes the broker ${node} more than once.`);

@@ -24,17 +24,17 @@ test('v1-5 delete by name; unknown names answer UNKNOWN_TOPIC_OR_PARTITION', asy
   const byName = new Map(r.responses.map((x) => [x.name, x]));
   assert.is(byName.get('dt-a')!.errorCode, ErrorCode.NONE);
   assert.is(byName.get('dt-missing')!.errorCode, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-  assert.is(b.broker.metadata.get('dt-a'), undefined);
+  assert.is(b.broker.metadataCache.topic('dt-a'), undefined);
   assert.is(b.broker.getLog('dt-a', 0), undefined);
-  assert.ok(b.broker.metadata.get('dt-b'));
+  assert.ok(b.broker.metadataCache.topic('dt-b'));
   const r1 = await c.send(20, 1, { topics: [], topicNames: ['dt-b'], timeoutMs: 1000 });
   assert.equal(r1.responses.map((x) => [x.name, x.errorCode]), [['dt-b', ErrorCode.NONE]]);
 });
 
 test('v6 by id and by name; unknown id is UNKNOWN_TOPIC_ID with a null name', async () => {
   await make('dt-id', 'dt-name');
-  const id = b.broker.metadata.get('dt-id')!.topicId;
-  const nameId = b.broker.metadata.get('dt-name')!.topicId;
+  const id = b.broker.metadataCache.topic('dt-id')!.topicId;
+  const nameId = b.broker.metadataCache.topic('dt-name')!.topicId;
   const r = await c.send(20, 6, {
     topics: [{ name: null, topicId: id }, { name: 'dt-name', topicId: ZERO_UUID }, { name: null, topicId: UNKNOWN_ID }],
     topicNames: [],
@@ -44,14 +44,14 @@ test('v6 by id and by name; unknown id is UNKNOWN_TOPIC_ID with a null name', as
   assert.equal(byId.get(id), { name: 'dt-id', topicId: id, errorCode: ErrorCode.NONE, errorMessage: null });
   assert.equal(byId.get(nameId), { name: 'dt-name', topicId: nameId, errorCode: ErrorCode.NONE, errorMessage: null });
   assert.equal(byId.get(UNKNOWN_ID), { name: null, topicId: UNKNOWN_ID, errorCode: ErrorCode.UNKNOWN_TOPIC_ID, errorMessage: 'This server does not host this topic ID.' });
-  assert.is(b.broker.metadata.get('dt-id'), undefined);
-  assert.is(b.broker.metadata.get('dt-name'), undefined);
+  assert.is(b.broker.metadataCache.topic('dt-id'), undefined);
+  assert.is(b.broker.metadataCache.topic('dt-name'), undefined);
 });
 
 test('v6 malformed entries and duplicates answer INVALID_REQUEST with Kafka messages', async () => {
   await make('dt-dup', 'dt-both', 'dt-mapped');
-  const both = b.broker.metadata.get('dt-both')!.topicId;
-  const mapped = b.broker.metadata.get('dt-mapped')!.topicId;
+  const both = b.broker.metadataCache.topic('dt-both')!.topicId;
+  const mapped = b.broker.metadataCache.topic('dt-mapped')!.topicId;
   const r = await c.send(20, 6, {
     topics: [
       { name: 'dt-dup', topicId: ZERO_UUID },
@@ -75,7 +75,7 @@ test('v6 malformed entries and duplicates answer INVALID_REQUEST with Kafka mess
     `null|${ErrorCode.INVALID_REQUEST}|Duplicate topic id.`,
     `null|${ErrorCode.INVALID_REQUEST}|Neither topic name nor id were specified.`,
   ].sort());
-  for (const n of ['dt-dup', 'dt-both', 'dt-mapped']) assert.ok(b.broker.metadata.get(n), `${n} kept`);
+  for (const n of ['dt-dup', 'dt-both', 'dt-mapped']) assert.ok(b.broker.metadataCache.topic(n), `${n} kept`);
 });
 
 test('internal topics are refused', async () => {
@@ -83,7 +83,7 @@ test('internal topics are refused', async () => {
   const r = await c.send(20, 5, { topics: [], topicNames: ['__consumer_offsets'], timeoutMs: 1000 });
   assert.is(r.responses[0].errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
   assert.is(r.responses[0].errorMessage, 'Topic __consumer_offsets is a kafka internal topic and is not allowed to be marked for deletion.');
-  assert.ok(b.broker.metadata.get('__consumer_offsets'));
+  assert.ok(b.broker.metadataCache.topic('__consumer_offsets'));
 });
 
 test('delete.topic.enable=false: TOPIC_DELETION_DISABLED from v3, INVALID_REQUEST before', async () => {
@@ -97,7 +97,7 @@ test('delete.topic.enable=false: TOPIC_DELETION_DISABLED from v3, INVALID_REQUES
     assert.equal(r2.responses.map((x) => [x.name, x.errorCode]), [['dt-keep', ErrorCode.INVALID_REQUEST]]);
     const r6 = await c2.send(20, 6, { topics: [{ name: 'dt-keep', topicId: ZERO_UUID }], topicNames: [], timeoutMs: 1000 });
     assert.is(r6.responses[0].errorCode, ErrorCode.TOPIC_DELETION_DISABLED);
-    assert.ok(off.broker.metadata.get('dt-keep'));
+    assert.ok(off.broker.metadataCache.topic('dt-keep'));
   } finally {
     c2.close();
     await off.stop();

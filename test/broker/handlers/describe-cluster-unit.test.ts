@@ -15,8 +15,7 @@ const endpoints: Record<number, { host: string; port: number; rack: string | nul
 function services(registered = true) {
   return fakeServices({
     nodeId: 2, registered, authorizer: null,
-    metadata: { clusterId: 'cluster-x' } as never,
-    cache: { brokers: new Map([[3, {}], [1, {}], [2, {}]]), controller: { nodeId: 3 } } as never,
+    metadataCache: { clusterId: 'cluster-x', brokers: new Map([[3, {}], [1, {}], [2, {}]]), controller: { nodeId: 3 } } as never,
     brokerEndpoint: (id: number) => endpoints[id] ?? null,
   });
 }

@@ -17,7 +17,7 @@ test('v0 and v1 describe this node as the only broker and the controller', async
     const r = await c.send(60, version, { includeClusterAuthorizedOperations: false, endpointType: 1 });
     assert.is(r.errorCode, ErrorCode.NONE);
     assert.is(r.errorMessage, null);
-    assert.is(r.clusterId, b.broker.metadata.clusterId);
+    assert.is(r.clusterId, b.broker.metadataCache.clusterId);
     assert.is(r.controllerId, b.broker.nodeId);
     const self = b.broker.endpointFor('PLAINTEXT');
     assert.is(self.port, b.port);

@@ -30,7 +30,7 @@ withBroker(test, { port: 0, storage: 'memory', 'offsets.topic.num.partitions': 3
     topics: [{ name: 'a', partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' }] }],
   });
   assert.is(commit.topics[0].partitions[0].errorCode, ErrorCode.NONE);
-  assert.is(b.broker.metadata.get('__consumer_offsets')?.partitions, 3);
+  assert.is(b.broker.metadataCache.topic('__consumer_offsets')?.partitions, 3);
 });
 
 function describe(topics: string[] | null, responsePartitionLimit = 2000, cursor: DescribeTopicPartitionsRequest['cursor'] = null) {
@@ -64,7 +64,7 @@ test('topics [] describes every topic in name order, internal ones flagged, ever
   const a = r.topics[2];
   const node = b.broker.nodeId;
   assert.equal(a, {
-    errorCode: ErrorCode.NONE, name: 'a', topicId: b.broker.metadata.get('a')!.topicId, isInternal: false,
+    errorCode: ErrorCode.NONE, name: 'a', topicId: b.broker.metadataCache.topic('a')!.topicId, isInternal: false,
     partitions: [0, 1, 2].map((i) => ({
       errorCode: ErrorCode.NONE, partitionIndex: i, leaderId: node, leaderEpoch: 0, replicaNodes: [node], isrNodes: [node],
       eligibleLeaderReplicas: [], lastKnownElr: [], offlineReplicas: [],
@@ -132,8 +132,8 @@ test('following next_cursor pages through every partition exactly once (named an
       pages++;
     } while (cursor && pages < 1000);
     const expected = topics
-      ? ['B', 'a', 'b', 'c', 'd.x'].flatMap((n) => Array.from({ length: b.broker.metadata.get(n)!.partitions }, (_, i) => `${n}-${i}`))
-      : [...b.broker.metadata.topics.values()].sort((x, y) => (x.name < y.name ? -1 : 1)).flatMap((t) => Array.from({ length: t.partitions }, (_, i) => `${t.name}-${i}`));
+      ? ['B', 'a', 'b', 'c', 'd.x'].flatMap((n) => Array.from({ length: b.broker.metadataCache.topic(n)!.partitions }, (_, i) => `${n}-${i}`))
+      : [...b.broker.metadataCache.topics.values()].sort((x, y) => (x.name < y.name ? -1 : 1)).flatMap((t) => Array.from({ length: t.partitions }, (_, i) => `${t.name}-${i}`));
     assert.equal(seen, expected);
     assert.is(pages, Math.ceil(expected.length / 3));
   }

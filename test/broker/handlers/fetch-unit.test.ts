@@ -18,7 +18,7 @@ function setup(answer: (p: FetchPartition) => FetchPartitionResult) {
   const broker = fakeServices({
     authorizer: null,
     config: { fetchMaxBytes: 1000 } as never,
-    metadata: { get: (n: string) => (n === 't' ? topic : undefined), getById: (id: string) => (id === topic.topicId ? topic : undefined) } as never,
+    metadataCache: { topic: (n: string) => (n === 't' ? topic : undefined), topicById: (id: string) => (id === topic.topicId ? topic : undefined) } as never,
     replicaManager: {
       fetchMessages: async (params: FetchParams, parts: FetchPartition[]) => {
         calls.push({ params, parts });

@@ -36,7 +36,7 @@ test('v1 with no types: groups with configs, broker loggers, brokers, then every
   const r = await c.send(74, 1, { resourceTypes: [] });
   assert.is(r.errorCode, ErrorCode.NONE);
   const id = String(b.broker.nodeId);
-  const topics = [...b.broker.metadata.topics.keys()].sort();
+  const topics = [...b.broker.metadataCache.topics.keys()].sort();
   assert.ok(topics.includes('__consumer_offsets'), `internal topic there: ${topics}`);
   assert.equal(listed(r), ['32:lcr-g1', '32:lcr-g2', `8:${id}`, `4:${id}`, ...topics.map((t) => `2:${t}`)]);
 });

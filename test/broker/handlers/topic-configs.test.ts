@@ -36,7 +36,7 @@ test('alterConfigResources against a fake broker: applies unless validate_only',
   const stored: Record<string, Record<string, string>> = { t: { 'retention.ms': '1' } };
   const target = {
     nodeId: 3,
-    metadata: { get: (n: string) => (stored[n] ? { configs: stored[n] } : undefined) },
+    metadataCache: { topic: (n: string) => (stored[n] ? { configs: stored[n] } : undefined) },
     setTopicConfigs: (n: string, cfg: Record<string, string>) => { stored[n] = cfg; },
   };
   const res = (validateOnly: boolean) => alterConfigResources(target, [{ resourceType: 2, resourceName: 't', configs: [{ name: 'segment.ms', configOperation: 0, value: '100' }] }], { validateOnly, incremental: true });

@@ -30,7 +30,7 @@ test('state written through broker.sharePersister is read back after a restart o
   let b = await startBroker({ port: 0, logDir: dir.path, config: CONFIG });
   try {
     await b.broker.createTopic({ name: 'jobs', numPartitions: 2, replicationFactor: 1, configs: {} });
-    const topicId = b.broker.metadata.get('jobs')!.topicId;
+    const topicId = b.broker.metadataCache.topic('jobs')!.topicId;
     const key = { groupId: 'workers', topicId, partition: 1 };
     assert.is(await b.broker.sharePersister.read(key, 0), null, 'nothing before the first write');
     await b.broker.sharePersister.write(key, { leaderEpoch: 0, startOffset: 0, stateBatches: [{ firstOffset: 0, lastOffset: 4, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 1 }] });
@@ -47,10 +47,10 @@ test('state written through broker.sharePersister is read back after a restart o
         { firstOffset: 7, lastOffset: 7, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 2 },
       ],
     });
-    const topic = b.broker.metadata.get(SHARE_GROUP_STATE_TOPIC)!;
+    const topic = b.broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)!;
     assert.is(topic.partitions, 3);
     assert.is(topic.isInternal, true, 'internal, as in Kafka 4.4 (Topic.INTERNAL_TOPICS)');
-    const configs = b.broker.cache.topic(SHARE_GROUP_STATE_TOPIC)!.configs;
+    const configs = b.broker.metadataCache.topic(SHARE_GROUP_STATE_TOPIC)!.configs;
     assert.equal([configs['cleanup.policy'], configs['retention.ms'], configs['min.insync.replicas']], ['delete', '-1', '1'], "Kafka's state-topic configs, min.isr capped at one replica");
     const p = b.broker.shareCoordinator.partitionFor('workers', topicId, 1);
     assert.equal(await recordTypes(b, p), ['snapshot', 'update', 'update', 'snapshot', 'update'], 'initialise, then a snapshot after 2 updates');
@@ -77,7 +77,7 @@ test('the state partition is pruned below the oldest latest snapshot; a restart 
   let b = await startBroker({ port: 0, logDir: dir.path, config });
   try {
     await b.broker.createTopic({ name: 'jobs', numPartitions: 1, replicationFactor: 1, configs: {} });
-    const key = { groupId: 'workers', topicId: b.broker.metadata.get('jobs')!.topicId, partition: 0 };
+    const key = { groupId: 'workers', topicId: b.broker.metadataCache.topic('jobs')!.topicId, partition: 0 };
     for (let i = 0; i < 10; i++) await b.broker.sharePersister.write(key, { leaderEpoch: 0, startOffset: i, stateBatches: [{ firstOffset: i, lastOffset: i, deliveryState: DeliveryState.ACKNOWLEDGED, deliveryCount: 1 }] });
     const state = await b.broker.sharePersister.read(key, 0);
     const log = b.broker.getLog(SHARE_GROUP_STATE_TOPIC, 0)!;
@@ -97,7 +97,7 @@ test('ReadShareGroupState, WriteShareGroupState v1, ReadShareGroupStateSummary v
   const c = await WireClient.connect(b.port);
   try {
     await b.broker.createTopic({ name: 'q', numPartitions: 1, replicationFactor: 1, configs: {} });
-    const topicId = b.broker.metadata.get('q')!.topicId;
+    const topicId = b.broker.metadataCache.topic('q')!.topicId;
     const init = await c.send(83, 0, { groupId: 'g', topics: [{ topicId, partitions: [{ partition: 0, stateEpoch: 1, startOffset: 10n }] }] });
     assert.equal(init.results, [{ topicId, partitions: [{ partition: 0, errorCode: 0, errorMessage: null }] }]);
     const w = await c.send(85, 1, {
