@@ -93,8 +93,8 @@ export function createLogger(
 }
 
 /** Switches a logger made by createLogger (and every logger named from it) to `format`; others are left alone. */
-export function setLogFormat(log: Logger, format: LogFormat): void {
-  const core = (log as Partial<CoreLogger>)[CORE];
+export function setLogFormat(logger: Logger, format: LogFormat): void {
+  const core = (logger as Partial<CoreLogger>)[CORE];
   if (core) core.format = format;
 }
 
@@ -102,7 +102,7 @@ export function setLogFormat(log: Logger, format: LogFormat): void {
  * The same output under another logger name (the JSON `logger` field; e.g. kafka.request.logger).
  * A logger not made by createLogger is returned as it is.
  */
-export function namedLogger(log: Logger, name: string): Logger {
-  const core = (log as Partial<CoreLogger>)[CORE];
-  return core ? makeLogger(core, name) : log;
+export function namedLogger(logger: Logger, name: string): Logger {
+  const core = (logger as Partial<CoreLogger>)[CORE];
+  return core ? makeLogger(core, name) : logger;
 }

@@ -17,7 +17,7 @@ import { DuplicateBrokerRegistrationError } from './cluster/metadata-store.js';
 import { InconsistentClusterIdError } from './cluster/meta-properties.js';
 
 export async function runBroker(argv: string[]): Promise<void> {
-  const log = createLogger();
+  const logger = createLogger();
   // Signal handlers come first: a SIGTERM that arrives while the broker is still starting (or
   // right after it said so) stops it as soon as it is up, instead of killing the process.
   let broker: Broker | null = null;
@@ -27,11 +27,11 @@ export async function runBroker(argv: string[]): Promise<void> {
     stopRequested = signal;
     if (!broker || stopping) return;
     stopping = true;
-    log.info(`${signal}: stopping`);
+    logger.info(`${signal}: stopping`);
     broker.stop().then(
       () => process.exit(0),
       (err) => {
-        log.error('stop failed', err);
+        logger.error('stop failed', err);
         process.exit(1);
       },
     );
@@ -40,7 +40,7 @@ export async function runBroker(argv: string[]): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   try {
     const config = loadConfig({ argv, env: process.env, cwd: process.cwd() });
-    broker = await Broker.start({ config, logger: log, handlers: allHandlers, http: startBrokerHttp });
+    broker = await Broker.start({ config, logger: logger, handlers: allHandlers, http: startBrokerHttp });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`samsa: ${err.message}\n`);
@@ -61,7 +61,7 @@ export async function runBroker(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  log.info(`Samsa started: cluster ${broker.metadataCache.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
+  logger.info(`Samsa started: cluster ${broker.metadataCache.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
   if (stopRequested) stop(stopRequested);
 }
 

@@ -57,7 +57,7 @@ export interface BrokerServices {
   readonly config: RuntimeSettings;
   readonly rawConfig: BrokerConfig;
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly nodeId: number;
   readonly metadataCache: MetadataCache;
   readonly cluster: ClusterMember;

@@ -102,7 +102,7 @@ export class Broker implements BrokerServices {
   /** The configuration the broker started with and the dynamic broker configs over it (broker/dynamic-config.ts). */
   readonly dynamicConfig: DynamicBrokerConfig;
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly dispatcher: Dispatcher;
   readonly logs: LogManager;
   readonly nodeId: number;
@@ -151,18 +151,18 @@ export class Broker implements BrokerServices {
   /** The HTTP listener (samsa.http.listeners: metrics, health, console); null when off. */
   http: HttpService | null = null;
 
-  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; log: Logger; logs: LogManager; handlers: readonly Handler<any>[] }) {
+  private constructor(opts: { settings: RuntimeSettings; raw: BrokerConfig; clock: Clock; logger: Logger; logs: LogManager; handlers: readonly Handler<any>[] }) {
     this.config = opts.settings;
     this.dynamicConfig = new DynamicBrokerConfig(opts.raw, opts.settings.nodeId);
     this.clock = opts.clock;
-    this.log = opts.log;
+    this.logger = opts.logger;
     this.logs = opts.logs;
     this.nodeId = opts.settings.nodeId;
-    this.dispatcher = new Dispatcher(opts.log, this);
+    this.dispatcher = new Dispatcher(opts.logger, this);
     for (const h of opts.handlers) this.dispatcher.register(h);
     this.metrics = new BrokerMetrics((apiKey) => codecFor(apiKey)?.name ?? `ApiKey${apiKey}`);
     this.dispatcher.metrics = this.metrics;
-    this.dispatcher.requestLog = namedLogger(opts.log, 'kafka.request.logger');
+    this.dispatcher.requestLog = namedLogger(opts.logger, 'kafka.request.logger');
   }
 
   /** The configuration in effect: the static settings with the dynamic broker configs over them. */
@@ -183,17 +183,17 @@ export class Broker implements BrokerServices {
   static async start(opts: BrokerOptions): Promise<Broker> {
     const settings = settingsFromConfig(opts.config);
     const clock = opts.clock ?? systemClock;
-    const log = opts.logger ?? createLogger();
+    const logger = opts.logger ?? createLogger();
     const fs = opts.fs ?? nodeFs;
-    if (opts.config.explicit['samsa.log.format']) setLogFormat(log, opts.config['samsa.log.format'] === 'json' ? 'json' : 'text');
-    const security = resolveAllListenerSecurity(opts.config, settings.listeners, log);
+    if (opts.config.explicit['samsa.log.format']) setLogFormat(logger, opts.config['samsa.log.format'] === 'json' ? 'json' : 'text');
+    const security = resolveAllListenerSecurity(opts.config, settings.listeners, logger);
     // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
-    if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, log);
+    if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, logger);
     // The clean-shutdown marker records the broker epoch (KIP-966), known once registered.
     let brokerEpoch = (): number => -1;
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch() });
     await logs.loadAll();
-    const broker = new Broker({ settings, raw: opts.config, clock, log, logs, handlers: opts.handlers });
+    const broker = new Broker({ settings, raw: opts.config, clock, logger: logger, logs, handlers: opts.handlers });
     brokerEpoch = () => {
       try {
         return broker.cluster?.lifecycle.brokerEpoch ?? -1;
@@ -202,7 +202,7 @@ export class Broker implements BrokerServices {
       }
     };
     const server = new SocketServer({
-      processor: broker.dispatcher, observer: connectionObserver(broker), log, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security,
+      processor: broker.dispatcher, observer: connectionObserver(broker), logger: logger, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security,
       sasl: { now: () => broker.clock.now(), scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism) },
     });
     broker.server = server;
@@ -254,10 +254,10 @@ export class Broker implements BrokerServices {
       cleaner: cleanerConfigFor(broker.rawConfig),
     });
     server.enableRequestProcessing();
-    for (const l of server.bound) log.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
+    for (const l of server.bound) logger.info(`listening on ${l.name}://${l.host || '0.0.0.0'}:${l.boundPort}`);
     if (broker.http) {
       broker.http.markReady();
-      log.info(`HTTP (metrics, health, console) on ${broker.http.urls.join(', ')}`);
+      logger.info(`HTTP (metrics, health, console) on ${broker.http.urls.join(', ')}`);
     }
     return broker;
   }
@@ -281,16 +281,16 @@ export class Broker implements BrokerServices {
       store: opts.metadataStore,
       // A broker restarted right after a crash waits for its previous registration to run out.
       registrationRetryMs: Number(this.rawConfig['broker.session.timeout.ms']) * 2,
-      logger: this.log,
+      logger: this.logger,
       rejoin: true,
     });
     // Dynamic broker configs from the cluster metadata, in effect before any log is configured.
     this.dynamicConfig.follow(this.cluster.metadataCache, () => ({
-      replicaManager: this.replicaManager, cleaner: this.logs.cleaner, controller: clusterConfig.controller, log: this.log,
+      replicaManager: this.replicaManager, cleaner: this.logs.cleaner, controller: clusterConfig.controller, logger: this.logger,
     }));
     this.cluster.on('lost', (reason) => {
       // The cluster may already have moved this broker's leaderships: stop leading at once.
-      this.log.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition until it has registered again`);
+      this.logger.error(`broker ${this.nodeId} left the cluster (${reason.message}); it no longer leads any partition until it has registered again`);
       this.replicaManager?.fenceAll();
     });
     // Registered again: lead what the metadata says this broker leads (the controller re-elected
@@ -305,18 +305,18 @@ export class Broker implements BrokerServices {
     };
     const requestTimeoutMs = Number(this.rawConfig['replica.socket.timeout.ms']);
     const security = interBrokerSecurity(this.rawConfig);
-    this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.log, security });
-    this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.log, security });
+    this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.logger, security });
+    this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.logger, security });
     this.controllerChannel = new ControllerChannel({
       metadataCache: this.metadataCache, nodeId: this.nodeId, clients: this.controllerClients,
-      isActiveController: () => this.cluster.controller.isActive, logger: this.log,
+      isActiveController: () => this.cluster.controller.isActive, logger: this.logger,
     });
     const raw = this.rawConfig;
     // Tiered storage (remote/): the object store and the remote log manager, when turned on.
     if (raw['remote.log.storage.system.enable']) {
-      const store = await connectObjectStore(raw, this.log, opts.remoteStore);
+      const store = await connectObjectStore(raw, this.logger, opts.remoteStore);
       this.tiered = new TieredStorage(store, {
-        config: raw, brokerId: this.nodeId, clock: this.clock, logger: namedLogger(this.log, 'kafka.log.remote.RemoteLogManager'),
+        config: raw, brokerId: this.nodeId, clock: this.clock, logger: namedLogger(this.logger, 'kafka.log.remote.RemoteLogManager'),
         partitions: () => this.replicaManager.allPartitions().filter((p) => p.log.tiered),
       });
     }
@@ -333,9 +333,9 @@ export class Broker implements BrokerServices {
         quota: this.replicationQuotas.follower,
         isThrottled: (topic, partition) => this.replicationQuotas.throttled.isThrottled(this.metadataCache.topic(topic)?.configs[FOLLOWER_THROTTLED_REPLICAS], partition),
       },
-    }, this.log);
+    }, this.logger);
     this.replicaManager = new ReplicaManager({
-      nodeId: this.nodeId, logs: this.logs, metadataCache: this.metadataCache, logger: this.log, clock: this.clock,
+      nodeId: this.nodeId, logs: this.logs, metadataCache: this.metadataCache, logger: this.logger, clock: this.clock,
       replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
       minInsyncReplicas: (topic) => minInsyncReplicas(topic, Number(this.rawConfig['min.insync.replicas'])),
       alterIsr: async (known, newIsr) => {
@@ -361,22 +361,22 @@ export class Broker implements BrokerServices {
         // Kafka deletes a deleted topic's remote segments too (in the background here).
         if (topicId) this.tiered?.deleteTopic(name, topicId);
         if (name === '__consumer_offsets') return;
-        await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.log.error(`removing the committed offsets of deleted topic ${name} failed`, err));
-        if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.log.error(`removing the share state of deleted topic ${name} failed`, err));
+        await this.groupCoordinator?.onTopicDeleted(name).catch((err) => this.logger.error(`removing the committed offsets of deleted topic ${name} failed`, err));
+        if (name !== SHARE_GROUP_STATE_TOPIC) await this.shareCoordinator?.onTopicDeleted().catch((err) => this.logger.error(`removing the share state of deleted topic ${name} failed`, err));
       },
     });
     // Samsa's topic features on the data path (views, retired partitions, schedule topics).
     this.replicaManager.topicFeatures = topicFeatures;
     this.metadataWriter = new MetadataWriter({ cluster: this.cluster, metadataCache: this.metadataCache, replicaManager: this.replicaManager });
     this.topicAdmin = new TopicAdmin({
-      logger: this.log, cluster: this.cluster, metadataCache: this.metadataCache, replicaManager: this.replicaManager,
+      logger: this.logger, cluster: this.cluster, metadataCache: this.metadataCache, replicaManager: this.replicaManager,
       controllerChannel: this.controllerChannel, writer: this.metadataWriter, partitionState: (id, p) => this.partitionState(id, p),
     });
     await this.replicaManager.start();
     this.tiered?.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
     await this.metadataCache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
-      this.log.warn(`no active controller yet; serving without one (topic changes wait for it)`);
+      this.logger.warn(`no active controller yet; serving without one (topic changes wait for it)`);
     });
   }
 
@@ -489,10 +489,10 @@ export class Broker implements BrokerServices {
     // Controlled shutdown first, while still serving: leaderships move, clients follow them.
     if (this.cluster && String(this.rawConfig['controlled.shutdown.enable']) !== 'false') {
       const moved = await this.cluster.controlledShutdown(Number(this.rawConfig['samsa.controlled.shutdown.timeout.ms'])).catch((err) => {
-        this.log.warn(`controlled shutdown: ${(err as Error).message}`);
+        this.logger.warn(`controlled shutdown: ${(err as Error).message}`);
         return 0;
       });
-      if (moved > 0) this.log.info(`controlled shutdown: ${moved} leadership(s) moved to other brokers`);
+      if (moved > 0) this.logger.info(`controlled shutdown: ${moved} leadership(s) moved to other brokers`);
     }
     this.stopController.abort();
     this.retirement?.stop();
@@ -506,7 +506,7 @@ export class Broker implements BrokerServices {
     await this.tiered?.stop();
     this.brokerClients?.closeAll();
     this.controllerClients?.closeAll();
-    await this.cluster?.stop().catch((err) => this.log.warn(`leaving the cluster: ${(err as Error).message}`));
+    await this.cluster?.stop().catch((err) => this.logger.warn(`leaving the cluster: ${(err as Error).message}`));
     await this.logs.close();
     // Last: /health/ready answers 503 (stopping) while the broker shuts down.
     await this.http?.stop();

@@ -80,7 +80,7 @@ export class Dispatcher implements RequestProcessor {
   /** Kafka's kafka.request.logger: one debug line per request (client id, API, version, duration). */
   requestLog: Logger | null = null;
 
-  constructor(private readonly log: Logger, private readonly broker: BrokerServices) {}
+  constructor(private readonly logger: Logger, private readonly broker: BrokerServices) {}
 
   register(handler: Handler<any>): void {
     const codec = codecFor(handler.apiKey);
@@ -152,8 +152,8 @@ export class Dispatcher implements RequestProcessor {
     const body = entry.codec.readRequest(r, v);
     // Kafka parses the body and ignores what follows it; librdkafka 2.15 relies on that (its
     // "all topics" Metadata v12 leaves a 4-byte placeholder where the null array is one byte).
-    if (r.remaining !== 0 && this.log.level === 'debug') {
-      this.log.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
+    if (r.remaining !== 0 && this.logger.level === 'debug') {
+      this.logger.debug(`${r.remaining} bytes after ${entry.codec.name} v${v} request from ${h.clientId ?? '-'} ignored`);
     }
     const ctx: RequestContext = { ...conn, broker: this.broker, apiKey: h.apiKey, apiVersion: v, correlationId: h.correlationId, clientId: h.clientId };
     if (ctx.clientRole) noteClientRole(ctx.clientRole, h.apiKey, h.apiKey === 10 && (body as { keyType?: number }).keyType === 0, ctx.broker.clientRoles, ctx.remoteAddress, ctx.clientId);
@@ -177,7 +177,7 @@ export class Dispatcher implements RequestProcessor {
     } catch (err) {
       if (err instanceof ProtocolError) throw err;
       if (!(err instanceof KafkaApiError)) {
-        this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
+        this.logger.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
       }
       // An acks=0 Produce must never get a reply: close instead, so the client refreshes metadata.
       if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError('acks=0 produce failed');
@@ -191,7 +191,7 @@ export class Dispatcher implements RequestProcessor {
         (res) => this.finish(entry, ctx, decoded, res, stats, timing, received),
         (err) => {
           if (err instanceof ProtocolError) throw err;
-          if (!(err instanceof KafkaApiError)) this.log.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
+          if (!(err instanceof KafkaApiError)) this.logger.error(`${entry.codec.name} v${v} from ${ctx.clientId ?? '-'} failed`, err);
           if (h.apiKey === 0 && (body as { acks: number }).acks === 0) throw new ProtocolError('acks=0 produce failed');
           return this.finish(entry, ctx, decoded, entry.handler.errorResponse(body as never, err instanceof KafkaApiError ? err.errorCode : ErrorCode.UNKNOWN_SERVER_ERROR, ctx), stats, timing, received);
         },

@@ -30,7 +30,7 @@ export interface DynamicConfigTargets {
   cleaner?: { reconfigure(config: Partial<CleanerConfig>): void } | null;
   /** The controller's defaults (the object its decisions read). */
   controller?: ControllerConfig;
-  log?: Logger;
+  logger?: Logger;
 }
 
 const EMPTY: Readonly<Record<string, string>> = Object.freeze({});
@@ -76,7 +76,7 @@ export class DynamicBrokerConfig {
         t.controller.minInsyncReplicas = Number(cluster['min.insync.replicas']);
       }
     } catch (err) {
-      t.log?.error('applying dynamic broker configs failed', err);
+      t.logger?.error('applying dynamic broker configs failed', err);
     }
   }
 }

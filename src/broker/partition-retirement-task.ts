@@ -48,7 +48,7 @@ export class PartitionRetirementTask {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
       this.timer = null;
-      void this.runOnce().catch((err) => this.broker.log.warn(`partition retirement: ${(err as Error).message}`)).finally(() => this.schedule());
+      void this.runOnce().catch((err) => this.broker.logger.warn(`partition retirement: ${(err as Error).message}`)).finally(() => this.schedule());
     }, this.intervalMs);
     this.timer.unref();
   }
@@ -73,7 +73,7 @@ export class PartitionRetirementTask {
         const problem = await this.problem(topic, p).catch((err: Error) => `cannot tell (${err.message})`);
         if (problem) {
           this.drainedBefore.delete(id);
-          this.broker.log.debug(`partition retirement: ${topic.name}-${p} stays: ${problem}`);
+          this.broker.logger.debug(`partition retirement: ${topic.name}-${p} stays: ${problem}`);
           break;
         }
         // Drained in two passes in a row: a group coordinator moving between brokers during one
@@ -86,7 +86,7 @@ export class PartitionRetirementTask {
       }
       if (remaining === topic.partitions) continue;
       await controller.removeRetiredPartitions(topic.name, topic.partitions, remaining);
-      this.broker.log.info(`partition retirement: ${topic.name} partitions ${remaining}-${topic.partitions - 1} drained and deleted; ${remaining} remain`);
+      this.broker.logger.info(`partition retirement: ${topic.name} partitions ${remaining}-${topic.partitions - 1} drained and deleted; ${remaining} remain`);
       deleted += topic.partitions - remaining;
     }
     return deleted;

@@ -110,14 +110,14 @@ export class HttpListener {
   private readonly accessLog: Logger;
   private stopped = false;
 
-  private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly log: Logger, private readonly consoleEnabled: boolean) {
+  private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly logger: Logger, private readonly consoleEnabled: boolean) {
     this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
-    this.accessLog = namedLogger(log, 'samsa.http');
+    this.accessLog = namedLogger(logger, 'samsa.http');
   }
 
   /** Binds every listener (serving 503 on readiness until markReady). */
-  static async start(opts: { broker: Broker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; log: Logger; console: boolean }): Promise<HttpListener> {
-    const l = new HttpListener(opts.broker, opts.auth, opts.log, opts.console);
+  static async start(opts: { broker: Broker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; logger: Logger; console: boolean }): Promise<HttpListener> {
+    const l = new HttpListener(opts.broker, opts.auth, opts.logger, opts.console);
     startEventLoopMonitor();
     try {
       for (const spec of opts.listeners) await l.bind(spec);
@@ -146,7 +146,7 @@ export class HttpListener {
     const server: Server = spec.tls ? createHttpsServer({ ...spec.tls, ...httpOptions }, handler) : createServer(httpOptions, handler);
     // TLS handshake failures (a plain-HTTP client, garbage): that socket only.
     server.on('tlsClientError', (err: Error, socket: Socket) => {
-      this.log.debug(`https: TLS handshake with ${socket.remoteAddress ?? '?'} failed: ${err.message}`);
+      this.logger.debug(`https: TLS handshake with ${socket.remoteAddress ?? '?'} failed: ${err.message}`);
       socket.destroy();
     });
     server.maxConnections = MAX_CONNECTIONS;
@@ -160,7 +160,7 @@ export class HttpListener {
     });
     server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
       const status = err.code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
-      this.log.debug(`http: ${status} for ${socket.remoteAddress ?? '?'} (${err.code ?? err.message})`);
+      this.logger.debug(`http: ${status} for ${socket.remoteAddress ?? '?'} (${err.code ?? err.message})`);
       if (socket.writable && !(socket as Socket & { _httpMessage?: unknown })._httpMessage) {
         socket.end(`HTTP/1.1 ${status}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
       } else {
@@ -174,7 +174,7 @@ export class HttpListener {
         resolve();
       });
     });
-    server.on('error', (err) => this.log.warn(`http listener: ${err.message}`));
+    server.on('error', (err) => this.logger.warn(`http listener: ${err.message}`));
     const addr = server.address();
     const port = typeof addr === 'object' && addr ? addr.port : spec.port;
     const host = spec.host === '0.0.0.0' ? '127.0.0.1' : spec.host.includes(':') ? `[${spec.host}]` : spec.host;
@@ -183,7 +183,7 @@ export class HttpListener {
   }
 
   private async serve(req: IncomingMessage, res: ServerResponse, loopback: boolean, scheme: 'http' | 'https'): Promise<void> {
-    res.on('error', (err) => this.log.debug(`http response: ${err.message}`));
+    res.on('error', (err) => this.logger.debug(`http response: ${err.message}`));
     if (this.accessLog.level === 'debug') {
       const started = performance.now();
       res.once('finish', () => this.accessLog.debug(`http ${req.method} ${req.url} ${res.statusCode}`, {
@@ -245,7 +245,7 @@ export class HttpListener {
       status = 400;
       message = err.message;
     } else {
-      this.log.error('http request failed', err);
+      this.logger.error('http request failed', err);
     }
     if (res.headersSent) {
       res.destroy();
@@ -276,10 +276,10 @@ export const startBrokerHttp: HttpStarter = async (broker, security) => {
   if (listeners.length === 0) return null;
   const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
   try {
-    return await HttpListener.start({ broker, listeners, auth, log: broker.log, console: config['samsa.http.console.enable'] });
+    return await HttpListener.start({ broker, listeners, auth, logger: broker.logger, console: config['samsa.http.console.enable'] });
   } catch (err) {
     if (config.explicit['samsa.http.listeners'] || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-    broker.log.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
+    broker.logger.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
     return null;
   }
 };

@@ -36,7 +36,7 @@ export interface ConnectionOptions {
   listenerName: string;
   processor: RequestProcessor;
   observer: ConnectionObserver;
-  log: Logger;
+  logger: Logger;
   /**
    * When set, the socket's reads go through this reader (see frame-reader.ts) and large Produce
    * frames go back to `pool` once their batches are written; otherwise 'data' events and a
@@ -105,7 +105,7 @@ export class Connection implements FrameSink {
     }
     socket.on('error', (err) => {
       this.closeReason ??= `socket error: ${err.message}`;
-      opts.log.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`);
+      opts.logger.debug(`connection ${opts.id} ${this.remoteAddress}: ${err.message}`);
     });
     socket.on('close', () => this.onClose());
     socket.on('drain', () => this.maybeResume());
@@ -165,7 +165,7 @@ export class Connection implements FrameSink {
             try {
               this.write(this.opts.processor.errorAnswer(frame, ErrorCode.ILLEGAL_SASL_STATE, this.baseContext()));
             } catch (err) {
-              this.opts.log.debug(`connection ${this.opts.id}: ${(err as Error).message}`);
+              this.opts.logger.debug(`connection ${this.opts.id}: ${(err as Error).message}`);
             }
           }
           if (admission !== 'dispatch') {
@@ -280,7 +280,7 @@ export class Connection implements FrameSink {
 
   /** Kafka logs failed logins at INFO ("Failed authentication with ..."); /metrics counts them. */
   private authenticationFailed(failure: string): void {
-    this.opts.log.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${failure})`, { listener: this.opts.listenerName, remote: this.remoteAddress });
+    this.opts.logger.info(`Failed authentication with ${this.remoteAddress} on ${this.opts.listenerName} (${failure})`, { listener: this.opts.listenerName, remote: this.remoteAddress });
     this.closeReason ??= `authentication failed (${failure})`;
     this.opts.observer.authenticated(this.opts.listenerName, false);
   }
@@ -290,7 +290,7 @@ export class Connection implements FrameSink {
       this.closeReason ??= `protocol error: ${err.message}`;
     } else {
       this.closeReason ??= `internal error: ${(err as Error)?.message ?? String(err)}`;
-      this.opts.log.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
+      this.opts.logger.error(`connection ${this.opts.id} from ${this.remoteAddress} failed`, err);
     }
     this.destroy();
   }
@@ -327,7 +327,7 @@ export class Connection implements FrameSink {
     if (this.closedFlag) return;
     this.closedFlag = true;
     const why = this.closeReason ?? (this.draining ? 'broker closing it' : 'closed by the client');
-    this.opts.log.debug(`connection ${this.opts.id} from ${this.remoteAddress} on ${this.opts.listenerName} closed: ${why}`, {
+    this.opts.logger.debug(`connection ${this.opts.id} from ${this.remoteAddress} on ${this.opts.listenerName} closed: ${why}`, {
       connectionId: this.opts.id, remote: this.remoteAddress, listener: this.opts.listenerName, principal: this.principal, reason: why,
     });
     this.closeController.abort();

@@ -45,7 +45,7 @@ export class SocketServer {
 
   /** `processing: false`: bind now, serve after enableRequestProcessing(). */
   constructor(private readonly opts: {
-    processor: RequestProcessor; observer: ConnectionObserver; log: Logger; maxFrameBytes: number; processing?: boolean;
+    processor: RequestProcessor; observer: ConnectionObserver; logger: Logger; maxFrameBytes: number; processing?: boolean;
     /** SASL's needs: the time, and SCRAM credentials by user and mechanism. */
     sasl?: SaslDeps;
     /** Per listener name; a listener without an entry is PLAINTEXT. */
@@ -97,7 +97,7 @@ export class SocketServer {
         const cert = secured.getPeerX509Certificate();
         if (cert && !secured.authorized) {
           // A certificate that does not verify fails the handshake in Kafka even when only requested.
-          this.opts.log.debug(`${listenerName}: client certificate refused: ${String(secured.authorizationError)}`);
+          this.opts.logger.debug(`${listenerName}: client certificate refused: ${String(secured.authorizationError)}`);
           secured.destroy();
           return;
         }
@@ -107,7 +107,7 @@ export class SocketServer {
           try {
             principal = `User:${tls.mapper.map(subjectDn(cert))}`;
           } catch (err) {
-            this.opts.log.warn(`${listenerName}: ${(err as Error).message}`);
+            this.opts.logger.warn(`${listenerName}: ${(err as Error).message}`);
             secured.destroy();
             return;
           }
@@ -127,7 +127,7 @@ export class SocketServer {
     });
     // Handshake failures (a plaintext client, garbage, an untrusted certificate): that socket only.
     server.on('tlsClientError', (err, socket) => {
-      this.opts.log.debug(`${listenerName}: TLS handshake with ${socket.remoteAddress}:${socket.remotePort} failed: ${err.message}`);
+      this.opts.logger.debug(`${listenerName}: TLS handshake with ${socket.remoteAddress}:${socket.remotePort} failed: ${err.message}`);
       socket.destroy();
     });
     return server;
@@ -146,7 +146,7 @@ export class SocketServer {
       listenerName,
       processor: this.opts.processor,
       observer: this.opts.observer,
-      log: this.opts.log,
+      logger: this.opts.logger,
       reader: adopted ? { reader, pool: this.framePool } : undefined,
       slabs: this.slabPool,
       sasl,

@@ -24,7 +24,7 @@ import type { BrokerClientPool } from '../replication/broker-client.js';
 /** What the schedule topics need of the broker (the Broker itself provides it). */
 export interface ScheduleEnv {
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly nodeId: number;
   readonly replicaManager: ReplicaManager;
   readonly brokerClients: BrokerClientPool;
@@ -86,7 +86,7 @@ class Runner {
         else await new Promise((resolve) => setImmediate(resolve));
       } catch (err) {
         if (this.stopped) break;
-        this.broker.log.warn(`scheduler of ${this.scheduler.topic}-${this.scheduler.partition}: ${(err as Error).message}; recovering from its checkpoint in ${RETRY_MS} ms`);
+        this.broker.logger.warn(`scheduler of ${this.scheduler.topic}-${this.scheduler.partition}: ${(err as Error).message}; recovering from its checkpoint in ${RETRY_MS} ms`);
         recovered = false;
         await this.sleep(RETRY_MS);
       }
@@ -122,7 +122,7 @@ export class ScheduleManager {
 
   private reconcileSoon(): void {
     if (this.stopped) return;
-    this.reconciling = this.reconciling.then(() => this.reconcile()).catch((err) => this.broker.log.warn(`schedule topics: ${(err as Error).message}`));
+    this.reconciling = this.reconciling.then(() => this.reconcile()).catch((err) => this.broker.logger.warn(`schedule topics: ${(err as Error).message}`));
     this.timer?.cancel();
     this.timer = this.broker.clock.setTimeout(() => this.reconcileSoon(), RECONCILE_INTERVAL_MS);
   }

@@ -71,7 +71,7 @@ export function serverTlsSettings(get: (name: string) => unknown) {
   };
 }
 
-export function resolveListenerSecurity(config: BrokerConfig, listener: string, log?: Logger): ListenerSecurity {
+export function resolveListenerSecurity(config: BrokerConfig, listener: string, logger?: Logger): ListenerSecurity {
   const protocol = listenerSecurityProtocol(config, listener) ?? 'PLAINTEXT';
   const get = (name: string) => listenerSetting(config, listener, name);
   let tls: ListenerTls | null = null;
@@ -95,11 +95,11 @@ export function resolveListenerSecurity(config: BrokerConfig, listener: string, 
         `listener ${listener} (${protocol}): sasl.enabled.mechanisms (${enabled.join(',') || 'empty'}) names no mechanism Samsa supports (${SUPPORTED_MECHANISMS.join(', ')})`,
       );
     }
-    if (dropped.length > 0) log?.warn(`listener ${listener}: SASL mechanisms ${dropped.join(', ')} are not supported and not offered`);
+    if (dropped.length > 0) logger?.warn(`listener ${listener}: SASL mechanisms ${dropped.join(', ')} are not supported and not offered`);
     const users = new Map<string, string>();
     if (mechanisms.includes('PLAIN')) {
       for (const [u, p] of plainUsers(jaasFor(config, listener, 'PLAIN'))) users.set(u, p);
-      if (users.size === 0) log?.warn(`listener ${listener}: PLAIN is enabled but its JAAS config names no user_<name> entries`);
+      if (users.size === 0) logger?.warn(`listener ${listener}: PLAIN is enabled but its JAAS config names no user_<name> entries`);
     }
     const oauth = unsecuredValidatorOptions(mechanisms.includes('OAUTHBEARER') ? jaasOptions(jaasFor(config, listener, 'OAUTHBEARER')) : new Map());
     sasl = {
@@ -115,8 +115,8 @@ export function resolveListenerSecurity(config: BrokerConfig, listener: string, 
 }
 
 /** Security of every listener, by upper-cased name. */
-export function resolveAllListenerSecurity(config: BrokerConfig, listeners: readonly { name: string }[], log?: Logger): Map<string, ListenerSecurity> {
+export function resolveAllListenerSecurity(config: BrokerConfig, listeners: readonly { name: string }[], logger?: Logger): Map<string, ListenerSecurity> {
   const out = new Map<string, ListenerSecurity>();
-  for (const l of listeners) out.set(l.name, resolveListenerSecurity(config, l.name, log));
+  for (const l of listeners) out.set(l.name, resolveListenerSecurity(config, l.name, logger));
   return out;
 }

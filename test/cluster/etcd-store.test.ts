@@ -317,13 +317,13 @@ test('group configs: groupConfigs/<URI-encoded group id>, followed by another st
 test('etcd unreachable at start-up: retries naming the endpoint, then a clear error after samsa.etcd.connect.timeout.ms', async () => {
   const port = await freePort();
   const lines: string[] = [];
-  const log = createLogger('warn', (l) => lines.push(l));
+  const logger = createLogger('warn', (l) => lines.push(l));
   const t0 = Date.now();
   let err: unknown = null;
   await ClusterMember.start({
     settings: settings(null, freshPrefix('unreachable'), 1, { etcdEndpoints: [`http://127.0.0.1:${port}`], etcdConnectTimeoutMs: 1500 }),
     endpoints: endpointOf(1),
-    logger: log,
+    logger: logger,
   }).catch((e) => (err = e));
   const took = Date.now() - t0;
   assert.ok(err instanceof EtcdUnreachableError, `error: ${err}`);
@@ -336,9 +336,9 @@ test('etcd unreachable at start-up: retries naming the endpoint, then a clear er
 test('etcd that comes up during the connect timeout is joined', async () => {
   await etcd.kill();
   const lines: string[] = [];
-  const log = createLogger('warn', (l) => lines.push(l));
+  const logger = createLogger('warn', (l) => lines.push(l));
   // Settled into a value at once, so an early failure is an assertion below, not an unhandled rejection.
-  const starting = EtcdMetadataStore.connect({ endpoints: [etcd.clientUrl], prefix: freshPrefix('late'), connectTimeoutMs: 15_000, logger: log })
+  const starting = EtcdMetadataStore.connect({ endpoints: [etcd.clientUrl], prefix: freshPrefix('late'), connectTimeoutMs: 15_000, logger: logger })
     .then((s) => s, (e: Error) => e);
   const deadline = Date.now() + 5000;
   while (!lines.some((l) => l.includes('not reachable')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));

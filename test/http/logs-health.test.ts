@@ -18,12 +18,12 @@ const { Kafka, logLevel } = kafkajs;
 
 test('json format: one object per line with time, level, logger, message and the fields', () => {
   const lines: string[] = [];
-  const log = createLogger('debug', (l) => lines.push(l), { format: 'json' });
-  log.info('hello', { topic: 't', n: 3n, message: 'clash' });
-  log.error('failed', new Error('boom'));
-  namedLogger(log, 'kafka.request.logger').debug('req', { api: 'Produce' });
-  log.level = 'info';
-  namedLogger(log, 'kafka.request.logger').debug('hidden');
+  const logger = createLogger('debug', (l) => lines.push(l), { format: 'json' });
+  logger.info('hello', { topic: 't', n: 3n, message: 'clash' });
+  logger.error('failed', new Error('boom'));
+  namedLogger(logger, 'kafka.request.logger').debug('req', { api: 'Produce' });
+  logger.level = 'info';
+  namedLogger(logger, 'kafka.request.logger').debug('hidden');
   assert.is(lines.length, 3);
   const [a, e, r] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
   assert.is(a.level, 'info');
@@ -41,9 +41,9 @@ test('json format: one object per line with time, level, logger, message and the
 
 test('text format keeps its shape and appends fields as k=v', () => {
   const lines: string[] = [];
-  const log = createLogger('info', (l) => lines.push(l));
-  setLogFormat(log, 'text');
-  log.warn('careful', { topic: 'a b', n: 1 });
+  const logger = createLogger('info', (l) => lines.push(l));
+  setLogFormat(logger, 'text');
+  logger.warn('careful', { topic: 'a b', n: 1 });
   assert.match(lines[0], /^\[\d{4}-\d\d-\d\dT[^\]]+\] WARN careful topic="a b" n=1$/);
 });
 

@@ -14,7 +14,7 @@ import type { TopicView } from '../../coordinator/group/topic-view.js';
 export function groupCoordinatorForBroker(broker: BrokerServices): GroupCoordinator {
   const config = groupConfigFrom(broker.rawConfig);
   return new GroupCoordinator({
-    clock: broker.clock, logger: broker.log, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker), groupConfigs: broker.groupConfigs,
+    clock: broker.clock, logger: broker.logger, config, topic: brokerOffsetsTopic(broker, config), topics: brokerTopicView(broker), groupConfigs: broker.groupConfigs,
   });
 }
 

@@ -56,7 +56,7 @@ export function shareCoordinatorForBroker(broker: BrokerServices): ShareCoordina
   };
   return new ShareCoordinator({
     clock: broker.clock,
-    logger: broker.log,
+    logger: broker.logger,
     topic,
     numPartitions: c['share.coordinator.state.topic.num.partitions'],
     snapshotUpdateRecordsPerSnapshot: c['share.coordinator.snapshot.update.records.per.snapshot'],

@@ -51,7 +51,7 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
   };
   return new TxnCoordinator({
     clock: broker.clock,
-    logger: broker.log,
+    logger: broker.logger,
     producerIds: new ProducerIdManager(fs, logDir, broker.nodeId, broker.cluster.store.kind === 'etcd'
       ? () => broker.cluster.store.allocateProducerIds(broker.nodeId, broker.cluster.lifecycle.fence)
       : undefined),

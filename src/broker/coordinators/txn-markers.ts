@@ -40,7 +40,7 @@ export async function appendMarker(broker: BrokerServices, topic: string, partit
     return code;
   } catch (err) {
     if (err instanceof KafkaApiError) return err.errorCode;
-    broker.log.error(`transaction marker to ${topic}-${partition} failed`, err);
+    broker.logger.error(`transaction marker to ${topic}-${partition} failed`, err);
     return ErrorCode.UNKNOWN_SERVER_ERROR;
   }
 }

@@ -81,7 +81,7 @@ export const listOffsetsHandler = defineHandler({
           if (!found || found.offset >= fetchable) return result(p.partitionIndex, ErrorCode.NONE);
           return result(p.partitionIndex, ErrorCode.NONE, BigInt(found.offset), BigInt(found.timestamp), epoch);
         } catch (err) {
-          if (!(err instanceof KafkaApiError)) broker.log.error(`list offsets ${t.name}-${p.partitionIndex} failed`, err);
+          if (!(err instanceof KafkaApiError)) broker.logger.error(`list offsets ${t.name}-${p.partitionIndex} failed`, err);
           return result(p.partitionIndex, toErrorCode(err));
         }
       }));

@@ -141,7 +141,7 @@ export const createTopicsHandler = defineHandler({
         if (err instanceof KafkaApiError) {
           topics.push(failure(t.name, err.errorCode, apiErrorMessage(err)));
         } else {
-          ctx.broker.log.error(`CreateTopics: creating ${t.name} failed`, err);
+          ctx.broker.logger.error(`CreateTopics: creating ${t.name} failed`, err);
           topics.push(failure(t.name, ErrorCode.UNKNOWN_SERVER_ERROR, null));
         }
       }

@@ -156,7 +156,7 @@ export const deleteTopicsHandler = defineHandler({
         if (err instanceof KafkaApiError) {
           responses.push(result(name, id, err.errorCode, apiErrorMessage(err)));
         } else {
-          broker.log.error(`DeleteTopics: deleting ${name} failed`, err);
+          broker.logger.error(`DeleteTopics: deleting ${name} failed`, err);
           responses.push(result(name, id, ErrorCode.UNKNOWN_SERVER_ERROR));
         }
       }

@@ -62,7 +62,7 @@ export const deleteRecordsHandler = defineHandler({
         return await deleteOne(ctx.broker, topic, partitionIndex, offset, req.timeoutMs);
       } catch (err) {
         if (err instanceof KafkaApiError) return failed(partitionIndex, err.errorCode);
-        ctx.broker.log.error(`DeleteRecords: ${topic}-${partitionIndex} failed`, err);
+        ctx.broker.logger.error(`DeleteRecords: ${topic}-${partitionIndex} failed`, err);
         return failed(partitionIndex, ErrorCode.UNKNOWN_SERVER_ERROR);
       }
     };

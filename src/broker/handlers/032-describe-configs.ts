@@ -98,7 +98,7 @@ export const describeConfigsHandler = defineHandler({
           const own = apiErrorMessage(err);
           return errorResult(resource, err.errorCode, own ?? DEFAULT_MESSAGES[err.errorCode] ?? null);
         }
-        ctx.broker.log.error(`DescribeConfigs: ${resourceTypeName(resource.resourceType)} ${resource.resourceName} failed`, err);
+        ctx.broker.logger.error(`DescribeConfigs: ${resourceTypeName(resource.resourceType)} ${resource.resourceName} failed`, err);
         return errorResult(resource, ErrorCode.UNKNOWN_SERVER_ERROR, DEFAULT_MESSAGES[ErrorCode.UNKNOWN_SERVER_ERROR]!);
       }
       if (entries === null) return errorResult(resource, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, '');

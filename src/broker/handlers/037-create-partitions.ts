@@ -72,7 +72,7 @@ export const createPartitionsHandler = defineHandler({
         if (err instanceof KafkaApiError) {
           results.push({ name: t.name, errorCode: err.errorCode, errorMessage: apiErrorMessage(err) });
         } else {
-          broker.log.error(`CreatePartitions: ${t.name} failed`, err);
+          broker.logger.error(`CreatePartitions: ${t.name} failed`, err);
           results.push({ name: t.name, errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, errorMessage: null });
         }
       }

@@ -477,7 +477,7 @@ export class ConsumerGroupManager {
     const group = this.groups.get(groupId);
     const member = group?.members.get(memberId);
     if (!group || !member || !stillDue(member)) return { records: [], response: () => undefined };
-    this.ctx.log.info(`consumer group ${groupId}: member ${memberId} fenced (${why})`);
+    this.ctx.logger.info(`consumer group ${groupId}: member ${memberId} fenced (${why})`);
     this.cancelTimers(groupId, memberId);
     const { records, after } = this.removeMember(group, memberId);
     return { records, response: after };
@@ -496,7 +496,7 @@ export class ConsumerGroupManager {
     if (!downgrade) return { records: this.fenceRecords(group, memberId), after: () => undefined };
     const groupId = group.groupId;
     const memberIds = [...group.members.keys()];
-    this.ctx.log.info(`consumer group ${groupId}: only classic members left, converted to a classic group`);
+    this.ctx.logger.info(`consumer group ${groupId}: only classic members left, converted to a classic group`);
     return {
       records: downgrade,
       after: () => {

@@ -459,7 +459,7 @@ export class GroupMetadataManager {
         records: [this.groupRecord(group, over)],
         onAppendError: (code) => {
           // As Kafka: the empty generation stands in memory even if it could not be written.
-          this.ctx.log.warn(`group ${group.groupId}: could not write its empty generation (error ${code})`);
+          this.ctx.logger.warn(`group ${group.groupId}: could not write its empty generation (error ${code})`);
           this.replay(this.groupRecord(group, over));
         },
       };
@@ -520,7 +520,7 @@ export class GroupMetadataManager {
     }
     const member = group.members.get(memberId);
     if (!member || member.hasSatisfiedHeartbeat()) return NO_EFFECT;
-    this.ctx.log.info(`group ${group.groupId}: member ${memberId} failed its session timeout, removing it`);
+    this.ctx.logger.info(`group ${group.groupId}: member ${memberId} failed its session timeout, removing it`);
     return this.removeMemberAndUpdateGroup(group, member);
   }
 
@@ -603,7 +603,7 @@ export class GroupMetadataManager {
       onAppendError: (code) => {
         this.resetAndPropagateAssignmentWithError(group, code);
         const effect = this.maybePrepareRebalanceOrCompleteJoin(group);
-        if (effect.records.length > 0) this.ctx.log.warn(`group ${group.groupId}: records after a failed write were dropped`);
+        if (effect.records.length > 0) this.ctx.logger.warn(`group ${group.groupId}: records after a failed write were dropped`);
       },
     });
   }

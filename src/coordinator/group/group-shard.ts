@@ -125,7 +125,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
       records.push(...tombstones);
       if (remaining === 0 && g.empty) records.push(...this.consumerQueries.groupTombstones(g.groupId));
     }
-    if (records.length > 0) this.ctx.log.info(`group coordinator partition ${this.ctx.partition}: expiring ${records.length} records`);
+    if (records.length > 0) this.ctx.logger.info(`group coordinator partition ${this.ctx.partition}: expiring ${records.length} records`);
     this.scheduleExpiration();
     return { records, response: () => undefined };
   }

@@ -330,7 +330,7 @@ export class ShareGroupManager {
   private expire(groupId: string, memberId: string): CoordinatorResult<void, Rec> {
     const group = this.groups.get(groupId);
     if (!group?.members.has(memberId)) return { records: [], response: () => undefined };
-    this.ctx.log.info(`share group ${groupId}: member ${memberId} removed after its session timeout`);
+    this.ctx.logger.info(`share group ${groupId}: member ${memberId} removed after its session timeout`);
     return { records: this.removeMember(group, memberId), response: () => undefined };
   }
 

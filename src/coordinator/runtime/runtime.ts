@@ -61,7 +61,7 @@ export interface CoordinatorShard<R> {
 /** What a shard may ask of the runtime. */
 export interface ShardContext<R> {
   readonly partition: number;
-  readonly log: Logger;
+  readonly logger: Logger;
   now(): number;
   /** Runs `op` through the queue after `delayMs`, replacing any timer with this key. */
   schedule(key: string, delayMs: number, op: () => CoordinatorResult<void, R>): void;
@@ -227,7 +227,7 @@ export class CoordinatorRuntime<S extends CoordinatorShard<R>, R> {
     const { clock, logger } = this.opts;
     return {
       partition: rt.partition,
-      log: logger,
+      logger: logger,
       now: () => clock.now(),
       schedule: (key, delayMs, op) => {
         if (rt.status === 'closed') return;

@@ -32,7 +32,7 @@ import type { ShareGroupConfig } from './share-config.js';
 /** What the dead-letter writer needs of the broker (the broker's services provide it). */
 export interface DeadLetterEnv {
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly brokerClients: BrokerClientPool;
   partitionState(topicId: string, partition: number): PartitionState | undefined;
   readonly metadataCache: { topic(name: string): TopicRecord | undefined };
@@ -94,7 +94,7 @@ export class DeadLetterWriter {
     if (name === '' || archived.length === 0) return;
     const problem = deadLetterTopicProblem(this.broker, name, cfg.deadLetterAutoCreate);
     if (problem) {
-      this.broker.log.warn(`share group ${src.groupId}: ${archived.length} archived records of ${src.topic}-${src.partition} not dead-lettered: ${problem}`);
+      this.broker.logger.warn(`share group ${src.groupId}: ${archived.length} archived records of ${src.topic}-${src.partition} not dead-lettered: ${problem}`);
       return;
     }
     let info = this.broker.metadataCache.topic(name);

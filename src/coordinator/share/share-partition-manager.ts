@@ -33,7 +33,7 @@ import { type DeadLetterEnv, DeadLetterWriter } from './dead-letter.js';
 /** What the share-partitions need of the broker (the broker's services provide it). */
 export interface SharePartitionEnv extends DeadLetterEnv {
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly logger: Logger;
   readonly groupCoordinator: { readonly config: GroupConfig };
   readonly groupConfigs: unknown;
   /** The share-state persister (absent: an in-memory one, unit tests). */
@@ -201,7 +201,7 @@ export class SharePartitionManager {
       try {
         if (log) await this.deadLetters.write({ ...e.key, topic: name, log }, archived, this.configOf(e.key.groupId), sp.startOffset);
       } catch (err) {
-        this.broker.log.warn(`share group ${e.key.groupId}: dead-letter copy of ${archived.length} records of ${name}-${e.key.partition} failed, retried at the next change: ${(err as Error).message}`);
+        this.broker.logger.warn(`share group ${e.key.groupId}: dead-letter copy of ${archived.length} records of ${name}-${e.key.partition} failed, retried at the next change: ${(err as Error).message}`);
         sp.requeueArchived(archived);
       }
     }
@@ -229,7 +229,7 @@ export class SharePartitionManager {
         this.armTimer(e);
       }).catch((err) => {
         if (err instanceof KafkaApiError) this.refused(e, err);
-        else this.broker.log.error(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: lock expiry failed`, err);
+        else this.broker.logger.error(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: lock expiry failed`, err);
       });
     }, delay);
   }
@@ -246,7 +246,7 @@ export class SharePartitionManager {
   /** A persister refusal (fenced, coordinator gone) ends the operation with its code; the window is reloaded next time. */
   private refused(e: Entry, err: unknown): number {
     if (!(err instanceof KafkaApiError)) throw err;
-    this.broker.log.warn(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: state write refused (${err.message}); reloading it`);
+    this.broker.logger.warn(`share-partition ${e.key.groupId} ${e.key.topicId}-${e.key.partition}: state write refused (${err.message}); reloading it`);
     this.drop(e);
     return err.errorCode;
   }

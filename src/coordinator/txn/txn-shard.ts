@@ -315,7 +315,7 @@ export class TxnShard implements CoordinatorShard<R> {
     for (const meta of this.txns.values()) {
       if (meta.state !== TxnState.Ongoing || meta.txnStartTimestamp < 0 || now < meta.txnStartTimestamp + meta.txnTimeoutMs) continue;
       if (meta.producerEpoch >= MAX_EPOCH) continue;
-      this.ctx.log.info(`aborting transaction ${meta.transactionalId} (producer ${meta.producerId}): open longer than ${meta.txnTimeoutMs} ms`);
+      this.ctx.logger.info(`aborting transaction ${meta.transactionalId} (producer ${meta.producerId}): open longer than ${meta.txnTimeoutMs} ms`);
       records.push(this.record(meta, { producerEpoch: meta.producerEpoch + 1, state: TxnState.PrepareAbort, txnLastUpdateTimestamp: now }));
     }
     return { records, response: () => undefined };
