@@ -9,7 +9,7 @@
 import { test } from 'uvu';
 import type { RunningKafka } from '../tools/kafka/kafka.js';
 import { kafkaOrSkip } from '../test/support/kafka.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios, javaScenarios, mixedScenarios } from '../test/e2e/consumer-protocol-scenarios.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios, javaScenarios, mixedScenarios } from '../test/support/consumer-protocol-scenarios.js';
 
 let kafka: RunningKafka | null = null;
 

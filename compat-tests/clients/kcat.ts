@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { kcat } from '../../test/support/external.js';
-import { KCAT_FORMAT, parseKcatOutput } from '../../test/e2e/_clients.js';
+import { KCAT_FORMAT, parseKcatOutput } from '../../test/support/clients.js';
 import { fromText } from '../lib/errors.js';
 import type { Driver, ErrName, OutRec, ProduceOpts, ProduceResult, ReadOpts, Rec } from '../lib/types.js';
 

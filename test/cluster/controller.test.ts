@@ -12,7 +12,7 @@ import { alterPartition } from '../../src/cluster/partition-state.js';
 import { NO_LEADER, type PartitionState } from '../../src/cluster/metadata-store.js';
 import { ClusterMember } from '../../src/cluster/cluster-member.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
-import { activeController, endpointOf, freshPrefix, logger, settings, startMembers, stopAll, waitBrokers } from './helpers.js';
+import { activeController, endpointOf, freshPrefix, logger, settings, startMembers, stopAll, waitBrokers } from '../support/cluster-members.js';
 
 const etcd = (await etcdOrSkip('test/cluster/controller')) as EtcdServer;
 if (!etcd) process.exit(0);

@@ -17,7 +17,7 @@ import { ClusterMember } from '../../src/cluster/cluster-member.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
 import { freePort } from '../support/net.js';
 import { startFaultProxy } from '../support/fault-proxy.js';
-import { endpointOf, freshPrefix, logger, settings } from './helpers.js';
+import { endpointOf, freshPrefix, logger, settings } from '../support/cluster-members.js';
 
 const etcd = (await etcdOrSkip('test/cluster/etcd-store')) as EtcdServer;
 if (!etcd) process.exit(0);

@@ -16,7 +16,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { alterPartition } from '../../src/cluster/partition-state.js';
 import { NO_LEADER, type PartitionState } from '../../src/cluster/metadata-store.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
-import { activeController, freshPrefix, startMembers, stopAll, waitBrokers } from './helpers.js';
+import { activeController, freshPrefix, startMembers, stopAll, waitBrokers } from '../support/cluster-members.js';
 
 const etcd = (await etcdOrSkip('test/cluster/leader-election')) as EtcdServer;
 if (!etcd) process.exit(0);

@@ -13,7 +13,7 @@ import { ClusterMember, clusterSettings } from '../../src/cluster/cluster-member
 import { loadConfig } from '../../src/config.js';
 import { BrokerLifecycleManager } from '../../src/cluster/broker-lifecycle.js';
 import { tmpDir } from '../support/tmp.js';
-import { endpointOf, freshPrefix, logger, settings } from './helpers.js';
+import { endpointOf, freshPrefix, logger, settings } from '../support/cluster-members.js';
 
 test('a single broker on the local store registers, is its own controller, and creates topics', async () => {
   const dir = tmpDir('local-store');

@@ -16,7 +16,7 @@ import {
 } from '../../src/cluster/partition-retirement.js';
 import { etcdMissing, startEtcd, type EtcdServer } from '../support/etcd.js';
 import { tmpDir } from '../support/tmp.js';
-import { activeController, endpointOf, freshPrefix, logger, settings } from './helpers.js';
+import { activeController, endpointOf, freshPrefix, logger, settings } from '../support/cluster-members.js';
 
 const topic = (partitions: number, keep?: string): { partitions: number; configs: Record<string, string> } => ({ partitions, configs: keep === undefined ? {} : { [PARTITIONS_KEEP]: keep } });
 

@@ -14,7 +14,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { DeliveryState } from '../../src/coordinator/share/persister.js';
 import { SHARE_GROUP_STATE_TOPIC } from '../../src/coordinator/share-state/share-coordinator.js';
-import { freshPrefix } from './helpers.js';
+import { freshPrefix } from '../support/cluster-members.js';
 
 let etcd: EtcdServer | null = null;
 const brokers: RunningBroker[] = [];

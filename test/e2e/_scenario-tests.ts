@@ -6,7 +6,7 @@
  */
 import { test } from 'uvu';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { hostPort } from './_clients.js';
+import { hostPort } from '../support/clients.js';
 
 export interface SamsaScenario {
   name: string;

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs, { type Admin } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { e2eLogLevel, hostPort } from './_clients.js';
+import { e2eLogLevel, hostPort } from '../support/clients.js';
 
 const { Kafka, logLevel, AclResourceTypes: R, AclOperationTypes: O, AclPermissionTypes: P, ResourcePatternTypes: T } = kafkajs;
 const AUTHORIZER = 'org.apache.kafka.metadata.authorizer.StandardAuthorizer';

@@ -17,7 +17,7 @@ import kafkajs, { type Admin } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { kcat, run } from '../support/external.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
-import { describeRun, e2eLogLevel } from './_clients.js';
+import { describeRun, e2eLogLevel } from '../support/clients.js';
 
 const { Kafka, logLevel, AclResourceTypes: R, AclOperationTypes: O, AclPermissionTypes: P, ResourcePatternTypes: T } = kafkajs;
 const USERS = { admin: 'admin-secret', alice: 'alice-secret', bob: 'bob-secret' };

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { readConfluent, readKafkaPython, readKcat, type Rec } from './_clients.js';
+import { readConfluent, readKafkaPython, readKcat, type Rec } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 

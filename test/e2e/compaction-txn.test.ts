@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { WireClient, committedValues, fetchValues } from './_txn-wire.js';
+import { WireClient, committedValues, fetchValues } from '../support/txn-wire.js';
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { python } from '../support/external.js';
-import { b64, byPartitionOffset, describeRun, expectedView, hostPort, jsonLines, produceConfluent, readConfluent, type OutRec } from './_clients.js';
+import { b64, byPartitionOffset, describeRun, expectedView, hostPort, jsonLines, produceConfluent, readConfluent, type OutRec } from '../support/clients.js';
 
 let b: RunningBroker;
 let bs: string;

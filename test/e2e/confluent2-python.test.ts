@@ -11,7 +11,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { venvPython } from '../support/external.js';
-import { describeRun, hostPort, jsonLines } from './_clients.js';
+import { describeRun, hostPort, jsonLines } from '../support/clients.js';
 
 let b: RunningBroker;
 let bs: string;

@@ -10,7 +10,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { KafkaClient } from '../../src/cli/client.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
-import { e2eLogLevel } from './_clients.js';
+import { e2eLogLevel } from '../support/clients.js';
 
 const { Kafka, logLevel, AclResourceTypes: R, AclOperationTypes: O, AclPermissionTypes: P, ResourcePatternTypes: T } = kafkajs;
 const USERS = { admin: 'admin-secret', alice: 'alice-secret' };

@@ -8,7 +8,7 @@
  * compat-tests/consumer-protocol.test.ts.
  */
 import { test } from 'uvu';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios } from './consumer-protocol-scenarios.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios } from '../support/consumer-protocol-scenarios.js';
 import { scenarioTestsOnSamsa } from './_scenario-tests.js';
 
 scenarioTestsOnSamsa(CONSUMER_PROTOCOL_BROKER_CONFIG, confluentScenarios);

@@ -9,7 +9,7 @@
  */
 import { test } from 'uvu';
 import { javaMissing } from '../../tools/kafka/kafka.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG, javaScenarios } from './consumer-protocol-scenarios.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG, javaScenarios } from '../support/consumer-protocol-scenarios.js';
 import { scenarioTestsOnSamsa } from './_scenario-tests.js';
 
 scenarioTestsOnSamsa(CONSUMER_PROTOCOL_BROKER_CONFIG, javaScenarios, javaMissing());

@@ -16,7 +16,7 @@ import { tmpDir, type TmpDir } from '../support/tmp.js';
 import {
   b64, byPartitionOffset, describeRun, e2eLogLevel, hostPort, produceConfluent, produceKafkajs, produceKafkaPython, produceKcat,
   producePlatformatic, readConfluent, readPlatformaticFetch, readKafkaPython, readKcat, type OutRec, type Rec,
-} from './_clients.js';
+} from '../support/clients.js';
 
 const { Kafka, logLevel, CompressionTypes } = kafkajs;
 

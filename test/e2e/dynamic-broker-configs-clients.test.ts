@@ -15,7 +15,7 @@ import { startBroker, type RunningBroker } from '../../src/testing/start-broker.
 import { javaMissing } from '../../tools/kafka/kafka.js';
 import { javaRuntime } from '../../compat-tests/clients/jvm.js';
 import { run } from '../support/external.js';
-import { describeRun, hostPort } from './_clients.js';
+import { describeRun, hostPort } from '../support/clients.js';
 import { WireClient } from '../broker/handlers/_admin-wire.js';
 
 const { Kafka, ConfigResourceTypes, logLevel } = kafkajs;

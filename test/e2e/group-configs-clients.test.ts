@@ -16,8 +16,8 @@ import { javaMissing } from '../../tools/kafka/kafka.js';
 import { javaRuntime } from '../../compat-tests/clients/jvm.js';
 import { run, venvPython } from '../support/external.js';
 import { WireClient } from '../broker/handlers/_admin-wire.js';
-import { describeRun, hostPort, jsonLines } from './_clients.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG } from './consumer-protocol-scenarios.js';
+import { describeRun, hostPort, jsonLines } from '../support/clients.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-scenarios.js';
 
 const GROUP = 32;
 let b: RunningBroker;

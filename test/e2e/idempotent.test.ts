@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { tmpDir } from '../support/tmp.js';
-import { WireClient, fetchValues } from './_txn-wire.js';
+import { WireClient, fetchValues } from '../support/txn-wire.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 

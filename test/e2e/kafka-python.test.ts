@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { python } from '../support/external.js';
-import { b64, describeRun, hostPort, jsonLines, produceKafkaPython, readKafkaPython, type OutRec } from './_clients.js';
+import { b64, describeRun, hostPort, jsonLines, produceKafkaPython, readKafkaPython, type OutRec } from '../support/clients.js';
 
 let b: RunningBroker;
 let bs: string;

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import kafkajs, { type Admin } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { waitFor } from '../support/external.js';
-import { b64, describeRun, e2eLogLevel, hostPort, readKcat } from './_clients.js';
+import { b64, describeRun, e2eLogLevel, hostPort, readKcat } from '../support/clients.js';
 
 const { Kafka, logLevel, CompressionTypes, ConfigResourceTypes } = kafkajs;
 

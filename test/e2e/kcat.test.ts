@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { kcat } from '../support/external.js';
-import { describeRun, hostPort, parseKcatOutput, readKcat, b64, type Rec } from './_clients.js';
+import { describeRun, hostPort, parseKcatOutput, readKcat, b64, type Rec } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Admin, compressionsAlgorithms } from '@platformatic/kafka';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { b64, byPartitionOffset, describeRun, hostPort, producePlatformatic, readConfluent, readKcat, type OutRec, e2eLogLevel } from './_clients.js';
+import { b64, byPartitionOffset, describeRun, hostPort, producePlatformatic, readConfluent, readKcat, type OutRec, e2eLogLevel } from '../support/clients.js';
 
 let b: RunningBroker;
 let bs: string;

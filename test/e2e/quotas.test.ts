@@ -20,7 +20,7 @@ import { startBroker, type RunningBroker } from '../../src/testing/start-broker.
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { run } from '../support/external.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
-import { describeRun, e2eLogLevel } from './_clients.js';
+import { describeRun, e2eLogLevel } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 const dir = mkdtempSync(join(tmpdir(), 'samsa-quotas-'));

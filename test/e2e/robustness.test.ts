@@ -17,7 +17,7 @@ import { Reader } from '../../src/protocol/reader.js';
 import { Writer } from '../../src/protocol/writer.js';
 import { defaultFetchRequest, defaultFetchPartition } from '../../src/protocol/generated/messages/fetch-request.js';
 import { defaultMetadataRequest } from '../../src/protocol/generated/messages/metadata-request.js';
-import { e2eLogLevel } from './_clients.js';
+import { e2eLogLevel } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 

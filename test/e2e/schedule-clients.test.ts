@@ -10,7 +10,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { produceConfluent, produceKcat, readKcat } from './_clients.js';
+import { produceConfluent, produceKcat, readKcat } from '../support/clients.js';
 import { tmpDir } from '../support/tmp.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;

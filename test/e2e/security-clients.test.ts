@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { kcat, python, venvPython } from '../support/external.js';
-import { describeRun, jsonLines } from './_clients.js';
+import { describeRun, jsonLines } from '../support/clients.js';
 
 let b: RunningBroker;
 const port: Record<string, number> = {};

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { run } from '../support/external.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
-import { describeRun } from './_clients.js';
+import { describeRun } from '../support/clients.js';
 import { KafkaClient } from '../../src/cli/client.js';
 
 const missing = javaMissing();

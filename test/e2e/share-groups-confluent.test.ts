@@ -21,7 +21,7 @@ import { venvPython, waitFor } from '../support/external.js';
 import { pythonUntilLine } from '../support/python-groups.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
-import { describeRun, hostPort, jsonLines } from './_clients.js';
+import { describeRun, hostPort, jsonLines } from '../support/clients.js';
 import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentScenarios, type Scenario } from './share-groups-scenarios.js';
 
 let b: RunningBroker;

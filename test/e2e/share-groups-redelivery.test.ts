@@ -10,7 +10,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { venvJson } from './_clients.js';
+import { venvJson } from '../support/clients.js';
 import { PY_HEAD, SHARE_BROKER_CONFIG } from './share-groups-scenarios.js';
 
 let b: RunningBroker;

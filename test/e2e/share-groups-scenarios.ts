@@ -20,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
-import { describeRun, jsonLines, venvJson } from './_clients.js';
+import { describeRun, jsonLines, venvJson } from '../support/clients.js';
 
 /** Share sessions of 6 s with 1 s heartbeats; lock durations down to 1 s allowed per group. */
 export const SHARE_BROKER_CONFIG: Record<string, string> = {

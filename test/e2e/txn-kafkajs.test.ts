@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { WireClient, committedValues, fetchValues } from './_txn-wire.js';
+import { WireClient, committedValues, fetchValues } from '../support/txn-wire.js';
 
 const { Kafka, logLevel } = kafkajs;
 

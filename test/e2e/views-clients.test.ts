@@ -8,7 +8,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { b64, produceConfluent, produceKafkajs, producePlatformatic, readConfluent, readKafkaPython, readKcat, type OutRec } from './_clients.js';
+import { b64, produceConfluent, produceKafkajs, producePlatformatic, readConfluent, readKafkaPython, readKcat, type OutRec } from '../support/clients.js';
 import { compress, decompress } from '../../src/protocol/records/compression.js';
 import { Consumer as PlatformaticConsumer } from '@platformatic/kafka';
 import { javaDriver } from '../../compat-tests/clients/java.js';

@@ -10,8 +10,8 @@ import { existsSync } from 'node:fs';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { VENV_PYTHON, venvPython } from '../support/external.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../e2e/consumer-protocol-scenarios.js';
-import { parsePrometheusText, value } from './prom-text.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-scenarios.js';
+import { parsePrometheusText, value } from '../support/prom-text.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

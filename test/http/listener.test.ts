@@ -11,7 +11,7 @@ import { get as httpsGet } from 'node:https';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { loadConfig } from '../../src/config.js';
-import { parsePrometheusText, value } from './prom-text.js';
+import { parsePrometheusText, value } from '../support/prom-text.js';
 import { HttpAuthenticator } from '../../src/http/auth.js';
 
 const { Kafka, logLevel } = kafkajs;

@@ -9,7 +9,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { parsePrometheusText, value, valueOr0, type Family } from './prom-text.js';
+import { parsePrometheusText, value, valueOr0, type Family } from '../support/prom-text.js';
 import { ExpositionWriter, Histogram } from '../../src/http/metrics/registry.js';
 import { recordsInBatches } from '../../src/http/metrics/broker-metrics.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';

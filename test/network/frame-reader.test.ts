@@ -14,7 +14,7 @@ import { ProtocolError } from '../../src/errors.js';
 import { startBroker } from '../../src/testing/start-broker.js';
 import { brokerWithTopic } from './_broker.js';
 import { kcat } from '../support/external.js';
-import { describeRun, hostPort } from '../e2e/_clients.js';
+import { describeRun, hostPort } from '../support/clients.js';
 import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';

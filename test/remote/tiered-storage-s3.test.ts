@@ -18,7 +18,7 @@ import { isStoreError } from '../../src/remote/object-store.js';
 import { startVersitygw, S3_ACCESS_KEY, S3_SECRET_KEY, type S3Server } from '../support/versitygw.js';
 import { tmpDir, type TmpDir } from '../support/tmp.js';
 import { until } from '../support/until.js';
-import { readConfluent, readKcat, b64 } from '../e2e/_clients.js';
+import { readConfluent, readKcat, b64 } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 

@@ -10,7 +10,7 @@ import { MetadataCache } from '../../src/cluster/metadata-cache.js';
 import { KafkaApiError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
-import { freshPrefix, logger } from '../cluster/helpers.js';
+import { freshPrefix, logger } from '../support/cluster-members.js';
 
 const etcd = (await etcdOrSkip('test/replication/broker-configs-etcd')) as EtcdServer;
 if (!etcd) process.exit(0);

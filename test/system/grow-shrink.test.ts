@@ -1,6 +1,6 @@
 /**
  * Growing and shrinking a cluster under load (four broker processes, replication factor 2,
- * min.insync.replicas 2, idempotent kafkajs acks=all producers, test/cluster/checker.ts):
+ * min.insync.replicas 2, idempotent kafkajs acks=all producers, test/support/checker.ts):
  * - `samsa cluster add-broker 4` moves replicas to broker 4 (it starts with none) until it holds
  *   its share; Metadata sampled every 100 ms during the move never shows a partition with fewer
  *   than 2 in-sync replicas; the CLI reports progress and the moves; nothing acknowledged is
@@ -14,7 +14,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { assertNothingLost, kafkajsLoad, topicOf } from './checker.js';
+import { assertNothingLost, kafkajsLoad, topicOf } from '../support/checker.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { readKcat } from '../e2e/_clients.js';
+import { readKcat } from '../support/clients.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { baseOffset, batchSize, lastOffsetDelta } from '../../src/protocol/records/record-batch.js';

@@ -7,14 +7,14 @@
  * - librdkafka: confluent-kafka from PyPI in the test venv (tools/ensure-test-deps.sh), one
  *   producer with enable.idempotence=true and acks=all.
  * - The Java client: kafka-clients of the pinned Kafka release (tools/kafka/kafka.ts resolves the
- *   jars into ~/.cache/samsa), clients/LoadProducer.java run as a single source file, one
+ *   jars into ~/.cache/samsa), java/LoadProducer.java run as a single source file, one
  *   idempotent acks=all producer per partition.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
-import { VENV_PYTHON } from '../support/external.js';
+import { VENV_PYTHON } from './external.js';
 import { Acks, type Load } from './checker.js';
 
 const PY_LOAD = `
@@ -130,7 +130,7 @@ export function librdkafkaLoad(bootstrap: string, topic: string, partitions: num
 /** Idempotent acks=all kafka-clients producers, one per partition. */
 export function javaLoad(bootstrap: string, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
   const jars = kafkaJars();
-  const src = join(process.cwd(), 'test', 'cluster', 'clients', 'LoadProducer.java');
+  const src = join(process.cwd(), 'test', 'support', 'java', 'LoadProducer.java');
   const child = spawn(javaBin(), ['-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`, '-cp', jars.classpath, src, bootstrap, topic, String(partitions)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });

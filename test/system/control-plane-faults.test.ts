@@ -17,7 +17,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions } from './checker.js';
+import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions } from '../support/checker.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();

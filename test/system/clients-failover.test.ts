@@ -14,8 +14,8 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions, type Load } from './checker.js';
-import { javaLoad, javaLoadMissing, librdkafkaLoad, librdkafkaMissing, prepareJavaLoad } from './client-loads.js';
+import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions, type Load } from '../support/checker.js';
+import { javaLoad, javaLoadMissing, librdkafkaLoad, librdkafkaMissing, prepareJavaLoad } from '../support/client-loads.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing() ?? librdkafkaMissing() ?? javaLoadMissing();

@@ -16,8 +16,8 @@ import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { venvPython } from '../support/external.js';
-import { createTopic, topicOf } from './checker.js';
-import { librdkafkaMissing } from './client-loads.js';
+import { createTopic, topicOf } from '../support/checker.js';
+import { librdkafkaMissing } from '../support/client-loads.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing() ?? librdkafkaMissing();

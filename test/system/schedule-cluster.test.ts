@@ -10,7 +10,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { readKcat } from './_clients.js';
+import { readKcat } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

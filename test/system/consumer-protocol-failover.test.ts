@@ -13,8 +13,8 @@ import { startCluster, type TestCluster } from '../support/cluster.js';
 import { until } from '../support/until.js';
 import { venvPython } from '../support/external.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
-import { describeRun, jsonLines } from './_clients.js';
-import { CONSUMER_PROTOCOL_BROKER_CONFIG } from './consumer-protocol-scenarios.js';
+import { describeRun, jsonLines } from '../support/clients.js';
+import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-scenarios.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

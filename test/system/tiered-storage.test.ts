@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { startVersitygw, S3_ACCESS_KEY, S3_SECRET_KEY, type S3Server } from '../support/versitygw.js';
-import { Acks, assertNothingLost, kafkajsLoad, topicOf, waitPartitions } from './checker.js';
+import { Acks, assertNothingLost, kafkajsLoad, topicOf, waitPartitions } from '../support/checker.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();

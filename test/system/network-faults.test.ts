@@ -23,7 +23,7 @@ import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
-import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions } from './checker.js';
+import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions } from '../support/checker.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
 import kafkajs from 'kafkajs';
-import { describeRun, jsonLines, venvJson } from './_clients.js';
+import { describeRun, jsonLines, venvJson } from './clients.js';
 
 /** Session 6 s, heartbeat 1 s: the scenarios take seconds. */
 export const CONSUMER_PROTOCOL_BROKER_CONFIG: Record<string, string> = {

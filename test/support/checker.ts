@@ -11,8 +11,8 @@
  */
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
-import { readKcat } from '../e2e/_clients.js';
-import type { TestCluster } from '../support/cluster.js';
+import { readKcat } from './clients.js';
+import type { TestCluster } from './cluster.js';
 import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
 
 const { Kafka, logLevel } = kafkajs;

@@ -5,7 +5,7 @@
  *   registration is flagged, every partition it led with another in-sync replica is led
  *   elsewhere at a new leader epoch, it is in no ISR but of a partition it holds alone, and
  *   neither preferred elections nor new topics give it anything.
- * - Three broker processes under kafkajs acks=all load (test/cluster/checker.ts, idempotent
+ * - Three broker processes under kafkajs acks=all load (test/support/checker.ts, idempotent
  *   producers with a small retry budget): SIGTERM of a broker leading partitions; it reports the
  *   leaderships it moved, no send fails, nothing acknowledged is lost, duplicated or reordered.
  */
@@ -14,8 +14,8 @@ import * as assert from 'uvu/assert';
 import type { PartitionState } from '../../src/cluster/metadata-store.js';
 import { etcdOrSkip, type EtcdServer } from '../support/etcd.js';
 import { startCluster } from '../support/cluster.js';
-import { activeController, freshPrefix, startMembers, stopAll, waitBrokers } from './helpers.js';
-import { assertNothingLost, createTopic, kafkajsLoad, topicOf } from './checker.js';
+import { activeController, freshPrefix, startMembers, stopAll, waitBrokers } from '../support/cluster-members.js';
+import { assertNothingLost, createTopic, kafkajsLoad, topicOf } from '../support/checker.js';
 
 const etcd = (await etcdOrSkip('test/cluster/controlled-shutdown')) as EtcdServer;
 if (!etcd) process.exit(0);

@@ -1,7 +1,7 @@
 /**
  * CreatePartitions on three brokers with replicas (replication factor 3, min.insync.replicas 2)
  * while a kafkajs consumer group reads and idempotent kafkajs acks=all producers write
- * (test/cluster/checker.ts): the topic grows from 3 to 6 partitions through a broker that is not
+ * (test/support/checker.ts): the topic grows from 3 to 6 partitions through a broker that is not
  * the controller (forwarded), every broker lists the new partitions in sync, the group rebalances
  * onto them and reads everything produced there, and the checker finds nothing acknowledged lost,
  * duplicated or reordered on any of the six.
@@ -11,7 +11,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { Acks, assertNothingLost, createTopic, kafkajsLoad, topicOf } from './checker.js';
+import { Acks, assertNothingLost, createTopic, kafkajsLoad, topicOf } from '../support/checker.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { Acks, assertNothingLost, createTopic, topicOf, type Load } from './checker.js';
+import { Acks, assertNothingLost, createTopic, topicOf, type Load } from '../support/checker.js';
 import { topicsCommand } from '../../src/cli/commands.js';
 import { PARTITIONS_KEEP } from '../../src/cluster/partition-retirement.js';
 

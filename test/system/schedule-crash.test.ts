@@ -11,7 +11,7 @@ import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/external.js';
 import { freePort } from '../support/net.js';
-import { readKcat } from './_clients.js';
+import { readKcat } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
 const MAIN = join(process.cwd(), 'src', 'main.ts');

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/external.js';
-import { WireClient, committedValues, fetchValues } from './_txn-wire.js';
+import { WireClient, committedValues, fetchValues } from '../support/txn-wire.js';
 import { freePort } from '../support/net.js';
 
 const { Kafka, logLevel } = kafkajs;

@@ -1,4 +1,4 @@
-// Load for the cluster fault tests (test/cluster/client-loads.ts): one idempotent kafka-clients
+// Load for the cluster fault tests (test/support/client-loads.ts): one idempotent kafka-clients
 // producer (acks=all) per partition, each sending "<partition>:<seq>" in order with up to
 // 5 requests in flight, bounded to 10 unacknowledged records per partition. Every acknowledged
 // record is printed as "A <partition> <seq>", every failed one as "F <partition> <seq> <error>";

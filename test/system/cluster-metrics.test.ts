@@ -10,7 +10,7 @@ import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { freePort } from '../support/net.js';
-import { parsePrometheusText, value, valueOr0, type Family } from './prom-text.js';
+import { parsePrometheusText, value, valueOr0, type Family } from '../support/prom-text.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';

@@ -4,7 +4,7 @@
  */
 import { createLogger, type LogLevel, type Logger } from '../../src/logger.js';
 import { ClusterMember, type ClusterSettings } from '../../src/cluster/cluster-member.js';
-import type { EtcdServer } from '../support/etcd.js';
+import type { EtcdServer } from './etcd.js';
 
 let prefixes = 0;
 /** A fresh key prefix, so tests in one file share one etcd without seeing each other. */
