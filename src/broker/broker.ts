@@ -218,8 +218,8 @@ export class Broker implements BrokerServices {
       throw err;
     }
     broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.metadataCache);
-    broker.quotas = new ClientQuotaManager(broker.metadataCache, Number(opts.config['quota.window.num']), Number(opts.config['quota.window.size.seconds']) * 1000, clock);
-    broker.quotas.mutationBurstSeconds = Number(opts.config['controller.quota.window.num']) * Number(opts.config['controller.quota.window.size.seconds']);
+    broker.quotas = new ClientQuotaManager(broker.metadataCache, opts.config['quota.window.num'], opts.config['quota.window.size.seconds'] * 1000, clock);
+    broker.quotas.mutationBurstSeconds = opts.config['controller.quota.window.num'] * opts.config['controller.quota.window.size.seconds'];
     broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.metadataCache);
     // After the cluster: the coordinators read the metadata (their topics' partition counts).
     broker.groupCoordinator = groupCoordinatorForBroker(broker);
@@ -246,11 +246,11 @@ export class Broker implements BrokerServices {
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
     logs.startBackgroundTasks({
       retentionCheckIntervalMs: settings.retentionCheckIntervalMs, flushIntervalMs,
-      recoveryPointCheckpointIntervalMs: Number(opts.config['log.flush.offset.checkpoint.interval.ms']),
-      logStartOffsetCheckpointIntervalMs: Number(opts.config['log.flush.start.offset.checkpoint.interval.ms']),
-      highWatermarkCheckpointIntervalMs: Number(opts.config['replica.high.watermark.checkpoint.interval.ms']),
-      producerIdExpirationMs: Number(opts.config['producer.id.expiration.ms']),
-      producerIdExpirationCheckIntervalMs: Number(opts.config['producer.id.expiration.check.interval.ms']),
+      recoveryPointCheckpointIntervalMs: opts.config['log.flush.offset.checkpoint.interval.ms'],
+      logStartOffsetCheckpointIntervalMs: opts.config['log.flush.start.offset.checkpoint.interval.ms'],
+      highWatermarkCheckpointIntervalMs: opts.config['replica.high.watermark.checkpoint.interval.ms'],
+      producerIdExpirationMs: opts.config['producer.id.expiration.ms'],
+      producerIdExpirationCheckIntervalMs: opts.config['producer.id.expiration.check.interval.ms'],
       cleaner: cleanerConfigFor(broker.rawConfig),
     });
     server.enableRequestProcessing();
@@ -280,7 +280,7 @@ export class Broker implements BrokerServices {
       logDirs: memory ? undefined : this.config.logDirs,
       store: opts.metadataStore,
       // A broker restarted right after a crash waits for its previous registration to run out.
-      registrationRetryMs: Number(this.rawConfig['broker.session.timeout.ms']) * 2,
+      registrationRetryMs: this.rawConfig['broker.session.timeout.ms'] * 2,
       logger: this.logger,
       rejoin: true,
     });
@@ -303,7 +303,7 @@ export class Broker implements BrokerServices {
       const e = (interBroker && reg.endpoints.find((x) => x.name === interBroker.toUpperCase())) || reg.endpoints[0];
       return { host: e.host, port: e.port };
     };
-    const requestTimeoutMs = Number(this.rawConfig['replica.socket.timeout.ms']);
+    const requestTimeoutMs = this.rawConfig['replica.socket.timeout.ms'];
     const security = interBrokerSecurity(this.rawConfig);
     this.brokerClients = new BrokerClientPool(lookup, { clientId: `samsa-broker-${this.nodeId}`, requestTimeoutMs, logger: this.logger, security });
     this.controllerClients = new BrokerClientPool(lookup, { clientId: forwardingClientId(this.nodeId), requestTimeoutMs: CONTROLLER_WAIT_MS, logger: this.logger, security });
@@ -321,13 +321,13 @@ export class Broker implements BrokerServices {
       });
     }
     const tiered = this.tiered;
-    this.replicationQuotas = new ReplicationQuotas(this.nodeId, Number(raw['replication.quota.window.num']), Number(raw['replication.quota.window.size.seconds']) * 1000, this.clock);
+    this.replicationQuotas = new ReplicationQuotas(this.nodeId, raw['replication.quota.window.num'], raw['replication.quota.window.size.seconds'] * 1000, this.clock);
     this.replicationQuotas.follow(this.metadataCache);
     const fetchers = new ReplicaFetcherManager(this.brokerClients, {
       nodeId: this.nodeId, brokerEpoch: () => this.cluster.lifecycle.brokerEpoch, clusterId: this.cluster.clusterId,
-      maxWaitMs: Number(raw['replica.fetch.wait.max.ms']), minBytes: Number(raw['replica.fetch.min.bytes']),
-      maxBytes: Number(raw['replica.fetch.response.max.bytes']), partitionMaxBytes: Number(raw['replica.fetch.max.bytes']),
-      backoffMs: Number(raw['replica.fetch.backoff.ms']),
+      maxWaitMs: raw['replica.fetch.wait.max.ms'], minBytes: raw['replica.fetch.min.bytes'],
+      maxBytes: raw['replica.fetch.response.max.bytes'], partitionMaxBytes: raw['replica.fetch.max.bytes'],
+      backoffMs: raw['replica.fetch.backoff.ms'],
       rebuildFromRemote: tiered ? (p, localStart, logStart) => tiered.rebuildFollower(p, localStart, logStart) : undefined,
       throttle: {
         quota: this.replicationQuotas.follower,
@@ -336,8 +336,8 @@ export class Broker implements BrokerServices {
     }, this.logger);
     this.replicaManager = new ReplicaManager({
       nodeId: this.nodeId, logs: this.logs, metadataCache: this.metadataCache, logger: this.logger, clock: this.clock,
-      replicaLagTimeMaxMs: Number(raw['replica.lag.time.max.ms']),
-      minInsyncReplicas: (topic) => minInsyncReplicas(topic, Number(this.rawConfig['min.insync.replicas'])),
+      replicaLagTimeMaxMs: raw['replica.lag.time.max.ms'],
+      minInsyncReplicas: (topic) => minInsyncReplicas(topic, this.rawConfig['min.insync.replicas']),
       alterIsr: async (known, newIsr) => {
         const out = await alterPartition(this.cluster.store, known, {
           brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
@@ -375,7 +375,7 @@ export class Broker implements BrokerServices {
     await this.replicaManager.start();
     this.tiered?.start();
     // Metadata answers name the controller: give the election a moment (a cluster of one wins at once).
-    await this.metadataCache.waitFor((c) => c.controller !== null, Math.min(5000, Number(this.rawConfig['broker.session.timeout.ms']))).catch(() => {
+    await this.metadataCache.waitFor((c) => c.controller !== null, Math.min(5000, this.rawConfig['broker.session.timeout.ms'])).catch(() => {
       this.logger.warn(`no active controller yet; serving without one (topic changes wait for it)`);
     });
   }
@@ -488,7 +488,7 @@ export class Broker implements BrokerServices {
     this.stopping = true;
     // Controlled shutdown first, while still serving: leaderships move, clients follow them.
     if (this.cluster && String(this.rawConfig['controlled.shutdown.enable']) !== 'false') {
-      const moved = await this.cluster.controlledShutdown(Number(this.rawConfig['samsa.controlled.shutdown.timeout.ms'])).catch((err) => {
+      const moved = await this.cluster.controlledShutdown(this.rawConfig['samsa.controlled.shutdown.timeout.ms']).catch((err) => {
         this.logger.warn(`controlled shutdown: ${(err as Error).message}`);
         return 0;
       });

@@ -11,7 +11,7 @@
  * controller has meanwhile moved its leaderships, so it comes back as a follower.
  */
 import { EventEmitter } from 'node:events';
-import type { BrokerConfig } from '../config/settings.js';
+import type { BrokerSettings } from '../config/settings.js';
 import type { Logger } from '../logger.js';
 import { newUuid } from './topic-names.js';
 import { BrokerLifecycleManager } from './broker-lifecycle.js';
@@ -41,8 +41,26 @@ export interface ClusterSettings {
   controller: ControllerConfig;
 }
 
+/** The settings the cluster room reads (a part of the settings table; the broker's whole config fits). */
+export type ClusterRoomSettings = Pick<BrokerSettings,
+  'samsa.etcd.endpoints'
+  | 'samsa.etcd.key.prefix'
+  | 'samsa.etcd.connect.timeout.ms'
+  | 'node.id'
+  | 'broker.rack'
+  | 'broker.session.timeout.ms'
+  | 'broker.heartbeat.interval.ms'
+  | 'cluster.id'
+  | 'default.replication.factor'
+  | 'num.partitions'
+  | 'unclean.leader.election.enable'
+  | 'auto.leader.rebalance.enable'
+  | 'leader.imbalance.check.interval.seconds'
+  | 'min.insync.replicas'
+>;
+
 /** The cluster settings of a loaded broker configuration (Kafka's names). */
-export function clusterSettings(config: BrokerConfig): ClusterSettings {
+export function clusterSettings(config: ClusterRoomSettings): ClusterSettings {
   return {
     etcdEndpoints: config['samsa.etcd.endpoints'],
     etcdKeyPrefix: config['samsa.etcd.key.prefix'],

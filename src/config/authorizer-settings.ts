@@ -2,7 +2,7 @@
  * Kafka's authorizer and client-quota broker settings, merged into BROKER_SETTINGS (see
  * security/authorizer.ts and security/quotas.ts for what they do).
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 export const AUTHORIZER_SETTINGS = {
   'authorizer.class.name': {
@@ -34,3 +34,6 @@ export const AUTHORIZER_SETTINGS = {
     doc: 'Time span of each controller_mutation_rate sample.',
   },
 } as const satisfies Record<string, SettingSpec>;
+
+/** The authorizer settings, typed (what the room that reads them takes). */
+export type AuthorizerSettings = SettingsOf<typeof AUTHORIZER_SETTINGS>;

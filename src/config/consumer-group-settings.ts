@@ -2,7 +2,7 @@
  * The KIP-848 consumer group settings (Kafka's GroupCoordinatorConfig `group.consumer.*`),
  * merged into BROKER_SETTINGS; coordinator/group/group-config.ts reads them.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 export const CONSUMER_GROUP_SETTINGS = {
   'group.consumer.session.timeout.ms': {
@@ -47,3 +47,6 @@ export const CONSUMER_GROUP_SETTINGS = {
     doc: 'upgrade / bidirectional: a classic group with members becomes a consumer group when a consumer-protocol member joins; downgrade / bidirectional: a consumer group left with classic members only becomes classic again.',
   },
 } as const satisfies Record<string, SettingSpec>;
+
+/** The consumer group settings, typed (what the room that reads them takes). */
+export type ConsumerGroupSettings = SettingsOf<typeof CONSUMER_GROUP_SETTINGS>;

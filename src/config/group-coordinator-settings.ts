@@ -4,7 +4,7 @@
  * reads them. KIP-848 and share groups have theirs in consumer-group-settings.ts and
  * share-group-settings.ts.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 const INT_MAX_TEXT = '2147483647';
 
@@ -54,3 +54,6 @@ export const GROUP_COORDINATOR_SETTINGS = {
     doc: 'Largest number of members in a classic group (more gives GROUP_MAX_SIZE_REACHED).',
   },
 } satisfies Record<string, SettingSpec>;
+
+/** The group coordinator settings, typed (what the room that reads them takes). */
+export type GroupCoordinatorSettings = SettingsOf<typeof GROUP_COORDINATOR_SETTINGS>;

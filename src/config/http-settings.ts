@@ -2,7 +2,7 @@
  * Samsa's HTTP listener (metrics, health, console) and log format settings, merged into
  * BROKER_SETTINGS (see src/http/ and src/logger.ts).
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 function checkHttpListeners(value: never): string | null {
   for (const l of value as unknown as string[]) {
@@ -27,3 +27,6 @@ export const HTTP_SETTINGS = {
     doc: 'Samsa only: text lines, or json for one JSON object per line (time, level, logger, message and fields).',
   },
 } as const satisfies Record<string, SettingSpec>;
+
+/** The http settings, typed (what the room that reads them takes). */
+export type HttpSettings = SettingsOf<typeof HTTP_SETTINGS>;

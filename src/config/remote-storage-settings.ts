@@ -3,7 +3,7 @@
  * into BROKER_SETTINGS. Topic-level settings (remote.storage.enable, local.retention.*,
  * remote.log.copy.disable) are with the other topic configs in settings.ts.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 export const REMOTE_STORAGE_SETTINGS = {
   'remote.log.storage.system.enable': {
@@ -63,3 +63,6 @@ export const REMOTE_STORAGE_SETTINGS = {
     doc: 'Samsa only: objects of a segment that never got its manifest (an upload cut short) are deleted by the next leader once this old.',
   },
 } as const satisfies Record<string, SettingSpec>;
+
+/** The remote storage settings, typed (what the room that reads them takes). */
+export type RemoteStorageSettings = SettingsOf<typeof REMOTE_STORAGE_SETTINGS>;

@@ -2,7 +2,7 @@
  * Replication settings (Kafka's ReplicationConfigs: follower fetches, the ISR, replication
  * quotas), merged into BROKER_SETTINGS; broker.ts and replication/ read them.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 export const REPLICATION_SETTINGS = {
   'replica.lag.time.max.ms': {
@@ -46,3 +46,6 @@ export const REPLICATION_SETTINGS = {
     doc: 'Time span of each replication throttle sample.',
   },
 } as const satisfies Record<string, SettingSpec>;
+
+/** The replication settings, typed (what the room that reads them takes). */
+export type ReplicationSettings = SettingsOf<typeof REPLICATION_SETTINGS>;

@@ -5,7 +5,7 @@
  * mechanism (`listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config`). See
  * security/listener-security.ts for how a listener's effective settings are resolved.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 const SSL_PROTOCOLS = ['TLSv1.2', 'TLSv1.3'];
 
@@ -151,3 +151,6 @@ export function listenerScopedBase(key: string): { listener: string; mechanism: 
   if (jaas) return { listener: m[1]!.toUpperCase(), mechanism: jaas[1]!.toUpperCase(), base: 'sasl.jaas.config' };
   return { listener: m[1]!.toUpperCase(), mechanism: null, base: rest };
 }
+
+/** The security settings, typed (what the room that reads them takes). */
+export type SecuritySettings = SettingsOf<typeof SECURITY_SETTINGS>;

@@ -30,3 +30,21 @@ export interface SettingSpec {
    */
   readonly describedWhenSet?: boolean;
 }
+
+/** The value type of a setting type. */
+export type ValueOfType<T> = T extends 'boolean' ? boolean
+  : T extends 'int' | 'short' | 'long' | 'double' ? number
+  : T extends 'list' ? string[]
+  : string;
+
+/** A setting's typed value; null is possible only where the default is null and the setting derives nothing. */
+export type ValueOfSpec<S> = S extends { readonly type: infer T }
+  ? ValueOfType<T> | (S extends { readonly default: null } ? (S extends { readonly fallbacks: readonly string[] } ? never : null) : never)
+  : never;
+
+/**
+ * One room's typed configuration, derived from its part of the settings table: Kafka's names,
+ * values typed as the table declares them. The broker's whole BrokerConfig fits every one of
+ * them, so the composition root hands each room the config it has and the room sees only its own.
+ */
+export type SettingsOf<T> = { readonly [K in keyof T]: ValueOfSpec<T[K]> };

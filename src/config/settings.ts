@@ -56,7 +56,7 @@ export const LONG_MIN_TEXT = '-9223372036854775808';
 // Setting specifications
 
 export type { SettingSpec, SettingType } from './setting-spec.js';
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf, ValueOfType } from './setting-spec.js';
 
 function checkListeners(value: never): string | null {
   try {
@@ -699,23 +699,14 @@ export const TOPIC_CONFIGS = {
 // ---------------------------------------------------------------------------------------------
 // Typed views derived from the tables
 
-type TypeOf<T> = T extends 'boolean' ? boolean
-  : T extends 'int' | 'short' | 'long' | 'double' ? number
-  : T extends 'list' ? string[]
-  : string;
-
-/** null is possible only where the default is null and the setting derives nothing. */
-type ValueOfSpec<S> = S extends { readonly type: infer T }
-  ? TypeOf<T> | (S extends { readonly default: null } ? (S extends { readonly fallbacks: readonly string[] } ? never : null) : never)
-  : never;
 
 export type BrokerSettingName = keyof typeof BROKER_SETTINGS;
 export type TopicConfigName = keyof typeof TOPIC_CONFIGS;
 
 /** Every broker setting by Kafka name, typed. */
-export type BrokerSettings = { readonly [K in BrokerSettingName]: ValueOfSpec<(typeof BROKER_SETTINGS)[K]> };
+export type BrokerSettings = SettingsOf<typeof BROKER_SETTINGS>;
 /** Every topic config by Kafka name, typed (topic configs always have a value). */
-export type TopicConfig = { readonly [K in TopicConfigName]: TypeOf<(typeof TOPIC_CONFIGS)[K]['type']> };
+export type TopicConfig = { readonly [K in TopicConfigName]: ValueOfType<(typeof TOPIC_CONFIGS)[K]['type']> };
 
 export type SettingOrigin = 'file' | 'env' | 'flag';
 

@@ -3,7 +3,7 @@
  * merged into BROKER_SETTINGS; broker/coordinators/share-state-environment.ts reads them. Defaults and
  * bounds are Kafka 4.4.0's.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 export const SHARE_COORDINATOR_SETTINGS = {
   'share.coordinator.state.topic.num.partitions': {
@@ -39,3 +39,6 @@ export const SHARE_COORDINATOR_SETTINGS = {
     doc: 'Share-partitions without a snapshot for this long are snapshotted again, so that pruning can advance past them.',
   },
 } satisfies Record<string, SettingSpec>;
+
+/** The share coordinator settings, typed (what the room that reads them takes). */
+export type ShareCoordinatorSettings = SettingsOf<typeof SHARE_COORDINATOR_SETTINGS>;

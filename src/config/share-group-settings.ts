@@ -4,7 +4,7 @@
  * BROKER_SETTINGS; coordinator/share/share-config.ts reads them. Defaults and bounds are Kafka
  * 4.4.0's.
  */
-import type { SettingSpec } from './setting-spec.js';
+import type { SettingSpec, SettingsOf } from './setting-spec.js';
 
 const int = (def: string, min: number, max: number | undefined, doc: string): SettingSpec => ({ type: 'int', default: def, min, ...(max === undefined ? {} : { max }), doc });
 
@@ -31,3 +31,6 @@ export const SHARE_GROUP_SETTINGS = {
   'errors.deadletterqueue.topic.name.prefix': { type: 'string', default: 'dlq.', doc: 'KIP-1191: the prefix every share group dead-letter topic name must have.' },
   'errors.deadletterqueue.auto.create.topics.enable': { type: 'boolean', default: 'false', doc: 'KIP-1191: whether a missing dead-letter topic is created.' },
 } satisfies Record<string, SettingSpec>;
+
+/** The share group settings, typed (what the room that reads them takes). */
+export type ShareGroupSettings = SettingsOf<typeof SHARE_GROUP_SETTINGS>;

@@ -4,7 +4,7 @@
  * when remote.log.storage.system.enable is set (`connectTieredStorage`), handed to the replica
  * manager's data path (Fetch, ListOffsets) and to metrics.
  */
-import type { BrokerConfig } from '../config.js';
+import type { RemoteStorageSettings } from '../config/remote-storage-settings.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
@@ -17,7 +17,7 @@ import { RemoteLogManager, type RemotePartitionState, type TieredPartition } fro
 import { RemoteLogReader } from './remote-log-reader.js';
 
 export interface TieredStorageOptions {
-  config: BrokerConfig;
+  config: RemoteStorageSettings;
   brokerId: number;
   clock: Clock;
   logger: Logger;
@@ -50,10 +50,10 @@ export class TieredStorage {
     this.logger = opts.logger;
     this.manager = new RemoteLogManager({
       store, prefix: String(c['samsa.remote.s3.prefix'] ?? ''), brokerId: opts.brokerId, clock: opts.clock, logger: opts.logger,
-      partitions: opts.partitions, taskIntervalMs: Number(c['remote.log.manager.task.interval.ms']), orphanAgeMs: Number(c['samsa.remote.orphan.age.ms']),
+      partitions: opts.partitions, taskIntervalMs: c['remote.log.manager.task.interval.ms'], orphanAgeMs: c['samsa.remote.orphan.age.ms'],
     });
     this.reader = new RemoteLogReader(store, {
-      cacheBytes: Number(c['samsa.remote.fetch.cache.bytes']), chunkBytes: Number(c['samsa.remote.fetch.chunk.bytes']),
+      cacheBytes: c['samsa.remote.fetch.cache.bytes'], chunkBytes: c['samsa.remote.fetch.chunk.bytes'],
       onFetched: (n) => { this.manager.metrics.fetchBytes += n; },
     });
   }
@@ -125,20 +125,20 @@ export class TieredStorage {
  * The object store samsa.remote.s3.* describe (its bucket created when missing), or `store` when
  * given (tests: memory-object-store.ts). @aws-sdk/client-s3 loads only here.
  */
-export async function connectObjectStore(config: BrokerConfig, logger: Logger, store?: ObjectStore): Promise<ObjectStore> {
+export async function connectObjectStore(config: RemoteStorageSettings, logger: Logger, store?: ObjectStore): Promise<ObjectStore> {
   if (store) return store;
   const { S3ObjectStore } = await import('./s3-object-store.js');
   const s3 = await S3ObjectStore.connect({
     endpoint: String(config['samsa.remote.s3.endpoint'] ?? ''),
-    region: String(config['samsa.remote.s3.region']),
-    bucket: String(config['samsa.remote.s3.bucket']),
-    pathStyle: Boolean(config['samsa.remote.s3.path.style.access']),
+    region: config['samsa.remote.s3.region'],
+    bucket: config['samsa.remote.s3.bucket'],
+    pathStyle: config['samsa.remote.s3.path.style.access'],
     accessKeyId: String(config['samsa.remote.s3.access.key.id'] ?? '') || undefined,
     secretAccessKey: String(config['samsa.remote.s3.secret.access.key'] ?? '') || undefined,
-    partBytes: Number(config['samsa.remote.s3.part.bytes']),
-    requestTimeoutMs: Number(config['samsa.remote.s3.request.timeout.ms']),
+    partBytes: config['samsa.remote.s3.part.bytes'],
+    requestTimeoutMs: config['samsa.remote.s3.request.timeout.ms'],
   });
   // An unreachable store does not stop the broker: copies wait and retry (remote-log-manager.ts).
-  await s3.ensureBucket().catch((err) => logger.warn(`tiered storage: bucket ${String(config['samsa.remote.s3.bucket'])}: ${(err as Error).message}`));
+  await s3.ensureBucket().catch((err) => logger.warn(`tiered storage: bucket ${config['samsa.remote.s3.bucket']}: ${(err as Error).message}`));
   return s3;
 }

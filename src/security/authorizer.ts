@@ -19,7 +19,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { MetadataCache, MetadataChange } from '../cluster/metadata-cache.js';
-import type { BrokerConfig } from '../config.js';
+import type { AuthorizerSettings } from '../config/authorizer-settings.js';
 import {
   AclOperation, AclPermissionType, bindingKey, filterMatches, PatternType, WILDCARD, WILDCARD_PRINCIPAL,
   type AclBinding, type AclBindingFilter,
@@ -88,9 +88,9 @@ export class StandardAuthorizer {
   }
 
   /** The authorizer the configuration asks for, or null (every request allowed). */
-  static fromConfig(config: BrokerConfig, metadataCache: MetadataCache): StandardAuthorizer | null {
+  static fromConfig(config: AuthorizerSettings, metadataCache: MetadataCache): StandardAuthorizer | null {
     if (config['authorizer.class.name'] !== STANDARD_AUTHORIZER) return null;
-    return new StandardAuthorizer(parseSuperUsers(String(config['super.users'] ?? '')), Boolean(config['allow.everyone.if.no.acl.found']), metadataCache);
+    return new StandardAuthorizer(parseSuperUsers(String(config['super.users'] ?? '')), config['allow.everyone.if.no.acl.found'], metadataCache);
   }
 
   close(): void {

@@ -1,5 +1,7 @@
 /** The group coordinator's settings, from the broker's Kafka-named configuration. */
-import type { BrokerConfig } from '../../config.js';
+import type { GroupCoordinatorSettings } from '../../config/group-coordinator-settings.js';
+import type { ConsumerGroupSettings } from '../../config/consumer-group-settings.js';
+import type { ShareGroupSettings } from '../../config/share-group-settings.js';
 import { shareGroupConfigFrom, type ShareGroupConfig } from '../share/share-config.js';
 
 export interface GroupConfig {
@@ -57,34 +59,35 @@ export function defaultConsumerGroupConfig(over: Partial<ConsumerGroupConfig> = 
 
 export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
 
-export function groupConfigFrom(c: BrokerConfig): GroupConfig {
-  const raw = c as unknown as Record<string, unknown>;
-  const num = (name: string) => Number(raw[name]);
+/** The group coordinator's rooms of the settings table (the broker's whole config fits). */
+export type AllGroupSettings = GroupCoordinatorSettings & ConsumerGroupSettings & ShareGroupSettings;
+
+export function groupConfigFrom(c: AllGroupSettings): GroupConfig {
   return {
-    numPartitions: num('offsets.topic.num.partitions'),
-    segmentBytes: num('offsets.topic.segment.bytes'),
-    initialRebalanceDelayMs: num('group.initial.rebalance.delay.ms'),
-    minSessionTimeoutMs: num('group.min.session.timeout.ms'),
-    maxSessionTimeoutMs: num('group.max.session.timeout.ms'),
-    maxSize: num('group.max.size'),
+    numPartitions: c['offsets.topic.num.partitions'],
+    segmentBytes: c['offsets.topic.segment.bytes'],
+    initialRebalanceDelayMs: c['group.initial.rebalance.delay.ms'],
+    minSessionTimeoutMs: c['group.min.session.timeout.ms'],
+    maxSessionTimeoutMs: c['group.max.session.timeout.ms'],
+    maxSize: c['group.max.size'],
     newMemberJoinTimeoutMs: NEW_MEMBER_JOIN_TIMEOUT_MS,
-    offsetsRetentionMs: num('offsets.retention.minutes') * 60_000,
-    offsetsRetentionCheckIntervalMs: num('offsets.retention.check.interval.ms'),
-    offsetMetadataMaxBytes: num('offset.metadata.max.bytes'),
-    commitTimeoutMs: num('offsets.commit.timeout.ms'),
+    offsetsRetentionMs: c['offsets.retention.minutes'] * 60_000,
+    offsetsRetentionCheckIntervalMs: c['offsets.retention.check.interval.ms'],
+    offsetMetadataMaxBytes: c['offset.metadata.max.bytes'],
+    commitTimeoutMs: c['offsets.commit.timeout.ms'],
     consumer: {
-      sessionTimeoutMs: num('group.consumer.session.timeout.ms'),
-      minSessionTimeoutMs: num('group.consumer.min.session.timeout.ms'),
-      maxSessionTimeoutMs: num('group.consumer.max.session.timeout.ms'),
-      heartbeatIntervalMs: num('group.consumer.heartbeat.interval.ms'),
-      minHeartbeatIntervalMs: num('group.consumer.min.heartbeat.interval.ms'),
-      maxHeartbeatIntervalMs: num('group.consumer.max.heartbeat.interval.ms'),
-      maxSize: num('group.consumer.max.size'),
-      assignmentIntervalMs: num('group.consumer.assignment.interval.ms'),
-      assignors: raw['group.consumer.assignors'] as string[],
-      migrationPolicy: String(raw['group.consumer.migration.policy']).toLowerCase() as ConsumerGroupConfig['migrationPolicy'],
+      sessionTimeoutMs: c['group.consumer.session.timeout.ms'],
+      minSessionTimeoutMs: c['group.consumer.min.session.timeout.ms'],
+      maxSessionTimeoutMs: c['group.consumer.max.session.timeout.ms'],
+      heartbeatIntervalMs: c['group.consumer.heartbeat.interval.ms'],
+      minHeartbeatIntervalMs: c['group.consumer.min.heartbeat.interval.ms'],
+      maxHeartbeatIntervalMs: c['group.consumer.max.heartbeat.interval.ms'],
+      maxSize: c['group.consumer.max.size'],
+      assignmentIntervalMs: c['group.consumer.assignment.interval.ms'],
+      assignors: [...c['group.consumer.assignors']],
+      migrationPolicy: c['group.consumer.migration.policy'].toLowerCase() as ConsumerGroupConfig['migrationPolicy'],
     },
-    share: shareGroupConfigFrom(raw),
+    share: shareGroupConfigFrom(c as unknown as Record<string, unknown>),
   };
 }
 
