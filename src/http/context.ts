@@ -1,9 +1,9 @@
 /** What an HTTP page gets (the request, the broker, the user), and the error that answers it with a status. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Broker } from '../broker/broker.js';
+import type { HttpBroker } from './http-broker.js';
 
 export interface HttpContext {
-  broker: Broker;
+  broker: HttpBroker;
   req: IncomingMessage;
   res: ServerResponse;
   method: 'GET' | 'HEAD' | 'POST';

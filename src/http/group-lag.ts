@@ -4,7 +4,7 @@
  * watermark − committed offset) where the partition's log is on this broker. Read from the group
  * coordinator in-process (the groups of the `__consumer_offsets` partitions this broker leads).
  */
-import type { Broker } from '../broker/broker.js';
+import type { HttpBroker } from './http-broker.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 
 export interface GroupPartitionLag {
@@ -73,7 +73,7 @@ export function decodeConsumerAssignment(buf: Buffer): { topic: string; partitio
   }
 }
 
-function lagRows(broker: Broker, topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; errorCode: number }[] }[]): GroupPartitionLag[] {
+function lagRows(broker: HttpBroker, topics: { name: string; partitions: { partitionIndex: number; committedOffset: bigint; errorCode: number }[] }[]): GroupPartitionLag[] {
   const rows: GroupPartitionLag[] = [];
   for (const t of topics) {
     for (const p of t.partitions) {
@@ -102,7 +102,7 @@ interface Described {
  * A group as either protocol describes it: a KIP-848 consumer group through ConsumerGroupDescribe
  * (when the coordinator has it), else the classic DescribeGroups. null when neither knows it.
  */
-async function describe(broker: Broker, groupId: string): Promise<Described | null> {
+async function describe(broker: HttpBroker, groupId: string): Promise<Described | null> {
   const gc = broker.groupCoordinator;
   const modern = (gc as { consumerGroupDescribe?: unknown }).consumerGroupDescribe;
   if (typeof modern === 'function') {
@@ -134,7 +134,7 @@ async function describe(broker: Broker, groupId: string): Promise<Described | nu
  * DescribeGroups would call them Dead), with its committed partitions' lag (a group that cannot be
  * read is shown by its listing).
  */
-export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
+export async function groupLag(broker: HttpBroker): Promise<GroupSummary[]> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return [];
   const listed = (await gc.listGroups([], [])).filter((g) => g.groupType !== 'share');
@@ -150,7 +150,7 @@ export async function groupLag(broker: Broker): Promise<GroupSummary[]> {
 }
 
 /** One group with its members and their assignments; null when it does not exist. */
-export async function describeGroupWithLag(broker: Broker, groupId: string): Promise<{ summary: GroupSummary; members: GroupMemberView[]; protocol: string; epochs?: { group: number; assignment: number } } | null> {
+export async function describeGroupWithLag(broker: HttpBroker, groupId: string): Promise<{ summary: GroupSummary; members: GroupMemberView[]; protocol: string; epochs?: { group: number; assignment: number } } | null> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return null;
   const [d, offsets] = await Promise.all([describe(broker, groupId), gc.fetchOffsets(groupId, null)]);
@@ -167,7 +167,7 @@ export async function describeGroupWithLag(broker: Broker, groupId: string): Pro
  * every partition the group has committed on `topic` (all its topics when null). Returns the new
  * offsets; throws when the group has members.
  */
-export async function resetGroupOffsets(broker: Broker, groupId: string, to: { kind: 'earliest' | 'latest' } | { kind: 'timestamp'; timestampMs: number }, topic: string | null): Promise<{ topic: string; partition: number; offset: number }[]> {
+export async function resetGroupOffsets(broker: HttpBroker, groupId: string, to: { kind: 'earliest' | 'latest' } | { kind: 'timestamp'; timestampMs: number }, topic: string | null): Promise<{ topic: string; partition: number; offset: number }[]> {
   const gc = broker.groupCoordinator;
   const d = await describe(broker, groupId);
   if (d === null) throw new Error(`no group ${groupId}`);

@@ -5,15 +5,15 @@
  * container orchestrator routes clients to it only then. Both answer JSON.
  */
 import type { ServerResponse } from 'node:http';
-import type { Broker } from '../broker/broker.js';
+import type { HttpBroker } from './http-broker.js';
 import { sendJson } from './respond.js';
 
-export function liveness(broker: Broker, res: ServerResponse): void {
+export function liveness(broker: HttpBroker, res: ServerResponse): void {
   const live = !broker.stopping;
   sendJson(res, live ? 200 : 503, { status: live ? 'live' : 'stopping' });
 }
 
-export function readiness(broker: Broker, serving: boolean, res: ServerResponse): void {
+export function readiness(broker: HttpBroker, serving: boolean, res: ServerResponse): void {
   const reasons: string[] = [];
   if (broker.stopping) reasons.push('stopping');
   if (!serving) reasons.push('starting: logs loading or listeners not serving yet');

@@ -12,7 +12,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
-import type { Broker } from '../broker/broker.js';
+import type { HttpBroker } from './http-broker.js';
 import { errorName } from '../protocol/generated/error-codes.js';
 import { CONTENT_TYPE, ExpositionWriter, labelText, type Labels } from './metrics/registry.js';
 import type { TopicStats } from './metrics/broker-metrics.js';
@@ -57,7 +57,7 @@ const TOPIC_COUNTERS: readonly [string, keyof TopicStats, string][] = [
   ['failedfetchrequests', 'failedFetchRequests', 'Fetch partition requests answered with an error (Kafka FailedFetchRequestsPerSec).'],
 ];
 
-function topicMetrics(w: ExpositionWriter, broker: Broker): void {
+function topicMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const topics = [...broker.metrics.topics.values()].sort((a, b) => (a.topic < b.topic ? -1 : 1));
   for (const [name, field, help] of TOPIC_COUNTERS) {
     w.family(`kafka_server_brokertopicmetrics_${name}_total`, 'counter', help);
@@ -79,7 +79,7 @@ const TIMES: readonly ['totalTime' | 'requestQueueTime' | 'localTime' | 'remoteT
   ['responseSendTime', 'responsesendtimems', 'Time from writing a response to the socket until the kernel took it all, ms (Kafka ResponseSendTimeMs).'],
 ];
 
-function requestMetrics(w: ExpositionWriter, broker: Broker): void {
+function requestMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const all = broker.metrics.allRequests();
   w.family('kafka_network_requestmetrics_requests_total', 'counter', 'Requests by API and version (Kafka RequestsPerSec).');
   for (const r of all) r.byVersion.forEach((n, v) => { if (n > 0) w.sample([['request', r.name], ['version', v]], n); });
@@ -94,7 +94,7 @@ function requestMetrics(w: ExpositionWriter, broker: Broker): void {
   w.sample([['delayedOperation', 'Fetch']], broker.metrics.delayedFetch);
 }
 
-function partitionMetrics(w: ExpositionWriter, broker: Broker): void {
+function partitionMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const partitions = broker.replicaManager ? broker.replicaManager.allPartitions() : [];
   let under = 0, leaders = 0, underMinIsr = 0, atMinIsr = 0, offlineReplicas = 0;
   for (const p of partitions) {
@@ -142,7 +142,7 @@ function partitionMetrics(w: ExpositionWriter, broker: Broker): void {
   }
 }
 
-function clusterMetrics(w: ExpositionWriter, broker: Broker): void {
+function clusterMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const cache = broker.cluster?.metadataCache;
   const active = broker.cluster?.controller.isActive ?? false;
   let offline = 0, total = 0;
@@ -158,7 +158,7 @@ function clusterMetrics(w: ExpositionWriter, broker: Broker): void {
   gauge('kafka_server_kafkaserver_brokerstate', 'Kafka BrokerState: 3 running, 6 pending controlled shutdown, 0 not running.', broker.stopping ? 6 : broker.http?.isReady ? 3 : 0);
 }
 
-function socketMetrics(w: ExpositionWriter, broker: Broker): void {
+function socketMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const ls = [...broker.metrics.listeners.values()];
   const fam = (name: string, type: 'gauge' | 'counter', help: string, v: (l: (typeof ls)[number]) => number) => {
     w.family(`kafka_server_socket_server_metrics_${name}`, type, help);
@@ -171,7 +171,7 @@ function socketMetrics(w: ExpositionWriter, broker: Broker): void {
   fam('successful_authentication_total', 'counter', 'Successful SASL authentications per listener.', (l) => l.successfulAuthentication);
 }
 
-async function groupMetrics(w: ExpositionWriter, broker: Broker): Promise<void> {
+async function groupMetrics(w: ExpositionWriter, broker: HttpBroker): Promise<void> {
   const groups = await groupLag(broker).catch(() => []);
   const states = new Map<string, number>([['PreparingRebalance', 0], ['CompletingRebalance', 0], ['Stable', 0], ['Dead', 0], ['Empty', 0]]);
   for (const g of groups) states.set(g.state, (states.get(g.state) ?? 0) + 1);
@@ -201,7 +201,7 @@ async function groupMetrics(w: ExpositionWriter, broker: Broker): Promise<void> 
   for (const s of sums.values()) w.sample([['consumergroup', s.g], ['topic', s.topic]], s.lag);
 }
 
-function processMetrics(w: ExpositionWriter, broker: Broker): void {
+function processMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const cpu = process.cpuUsage();
   const mem = process.memoryUsage();
   const loop = eventLoopDelay();
@@ -223,7 +223,7 @@ function processMetrics(w: ExpositionWriter, broker: Broker): void {
  * Tiered storage (KIP-405), Kafka's RemoteStorage BrokerTopicMetrics (broker-wide here) and
  * RemoteLogManager gauges; only when remote.log.storage.system.enable.
  */
-function remoteStorageMetrics(w: ExpositionWriter, broker: Broker): void {
+function remoteStorageMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   const tiered = broker.tiered;
   if (!tiered) return;
   const m = tiered.manager.metrics;
@@ -240,7 +240,7 @@ function remoteStorageMetrics(w: ExpositionWriter, broker: Broker): void {
 }
 
 /** The whole exposition text. */
-export async function renderMetrics(broker: Broker): Promise<string> {
+export async function renderMetrics(broker: HttpBroker): Promise<string> {
   const w = new ExpositionWriter();
   topicMetrics(w, broker);
   requestMetrics(w, broker);
@@ -253,7 +253,7 @@ export async function renderMetrics(broker: Broker): Promise<string> {
   return w.text();
 }
 
-export async function serveMetrics(broker: Broker, res: ServerResponse, head: boolean): Promise<void> {
+export async function serveMetrics(broker: HttpBroker, res: ServerResponse, head: boolean): Promise<void> {
   const text = await renderMetrics(broker);
   send(res, 200, CONTENT_TYPE, head ? '' : text);
 }

@@ -19,7 +19,9 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { Broker, HttpStarter } from '../broker/broker.js';
+import type { HttpService } from '../broker/broker.js';
+import type { ListenerSecurity } from '../security/listener-security.js';
+import type { HttpBroker } from './http-broker.js';
 import { namedLogger, type Logger } from '../logger.js';
 import { KafkaApiError } from '../errors.js';
 import { HttpAuthenticator } from './auth.js';
@@ -110,13 +112,13 @@ export class HttpListener {
   private readonly accessLog: Logger;
   private stopped = false;
 
-  private constructor(private readonly broker: Broker, private readonly auth: HttpAuthenticator, private readonly logger: Logger, private readonly consoleEnabled: boolean) {
+  private constructor(private readonly broker: HttpBroker, private readonly auth: HttpAuthenticator, private readonly logger: Logger, private readonly consoleEnabled: boolean) {
     this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
     this.accessLog = namedLogger(logger, 'samsa.http');
   }
 
   /** Binds every listener (serving 503 on readiness until markReady). */
-  static async start(opts: { broker: Broker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; logger: Logger; console: boolean }): Promise<HttpListener> {
+  static async start(opts: { broker: HttpBroker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; logger: Logger; console: boolean }): Promise<HttpListener> {
     const l = new HttpListener(opts.broker, opts.auth, opts.logger, opts.console);
     startEventLoopMonitor();
     try {
@@ -270,7 +272,7 @@ export class HttpListener {
  * of samsa.http.listeners (none: no listener), the broker's SASL users for basic authentication.
  * The default address already taken (another broker on this host) serves Kafka without HTTP.
  */
-export const startBrokerHttp: HttpStarter = async (broker, security) => {
+export async function startBrokerHttp(broker: HttpBroker, security: ReadonlyMap<string, ListenerSecurity>): Promise<HttpService | null> {
   const config = broker.rawConfig;
   const listeners = parseHttpListeners(config['samsa.http.listeners'], () => httpTlsOptions(config));
   if (listeners.length === 0) return null;
@@ -282,4 +284,4 @@ export const startBrokerHttp: HttpStarter = async (broker, security) => {
     broker.logger.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
     return null;
   }
-};
+}

@@ -6,11 +6,11 @@
  * (ReadShareGroupState, on whichever broker is the share coordinator). The figures are assembled by
  * src/coordinator/share/share-group-report.ts, as `samsa groups describe` assembles them.
  */
-import type { Broker } from '../broker/broker.js';
+import type { HttpBroker } from './http-broker.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { shareGroupReports, type ShareGroupReader, type ShareGroupReport, type ShareOffsetsTopic } from '../coordinator/share/share-group-report.js';
 
-function inProcessReader(broker: Broker): ShareGroupReader {
+function inProcessReader(broker: HttpBroker): ShareGroupReader {
   const gc = broker.groupCoordinator;
   return {
     describe: (groupIds) => Promise.all(groupIds.map((id) => gc.shareGroupDescribe(id, null))),
@@ -36,7 +36,7 @@ function inProcessReader(broker: Broker): ShareGroupReader {
 }
 
 /** Every share group this broker coordinates, without the state reads (no in-flight / archived figures). */
-export async function listShareGroups(broker: Broker): Promise<ShareGroupReport[]> {
+export async function listShareGroups(broker: HttpBroker): Promise<ShareGroupReport[]> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return [];
   const ids = (await gc.listGroups([], ['share'])).map((g) => g.groupId).sort();
@@ -44,7 +44,7 @@ export async function listShareGroups(broker: Broker): Promise<ShareGroupReport[
 }
 
 /** One share group with its members, assignments and share-partitions; null when there is no such share group here. */
-export async function describeShareGroup(broker: Broker, groupId: string): Promise<ShareGroupReport | null> {
+export async function describeShareGroup(broker: HttpBroker, groupId: string): Promise<ShareGroupReport | null> {
   const gc = broker.groupCoordinator;
   if (!gc || !gc.isActive) return null;
   return (await shareGroupReports(inProcessReader(broker), [groupId]))[0] ?? null;
