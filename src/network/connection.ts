@@ -90,6 +90,17 @@ export class Connection implements FrameSink {
   private deferredTail: Promise<void> | null = null;
   /** Why the connection ends, logged at close (the client closed it unless something else said why). */
   private closeReason: string | null = null;
+  /**
+   * The broker ends this connection (a protocol error, SASL, stop): requests not yet processed are
+   * dropped. When the client ends it (EOF or a socket error) the requests it sent before are still
+   * processed and only their answers dropped, as Kafka's Selector closes gracefully: an acks=0
+   * producer that sends and disconnects at once loses nothing.
+   */
+  private brokerCloses = false;
+  /** onClosed and the idle waiters ran (after the last queued request, for a client close). */
+  private finished = false;
+  /** A framing error: nothing more is read; the connection closes once the queue is processed. */
+  private readFailed = false;
 
   constructor(private readonly socket: Socket, private readonly opts: ConnectionOptions) {
     this.remoteAddress = `${socket.remoteAddress}:${socket.remotePort}`;
@@ -116,29 +127,38 @@ export class Connection implements FrameSink {
   }
 
   private onData(chunk: Buffer): void {
-    if (this.closedFlag || this.draining) return;
-    let frames: Buffer[];
+    if (this.closedFlag || this.draining || this.readFailed) return;
+    const frames: Buffer[] = [];
+    let error: unknown = null;
     try {
-      frames = this.decoder!.push(chunk);
+      this.decoder!.push(chunk, frames);
     } catch (err) {
-      this.fail(err);
-      return;
+      error = err;
     }
     for (const frame of frames) this.onFrame(frame, false);
+    if (error !== null) this.onError(error);
   }
 
   get listenerName(): string {
     return this.opts.listenerName;
   }
 
-  /** FrameSink: a ProtocolError from the reader closes this connection. */
+  /**
+   * FrameSink: a framing error (a size below the minimum or above socket.request.max.bytes).
+   * Nothing more is read; the frames received before it are still processed, then the connection
+   * closes: Kafka reads one request at a time, so it meets the bad size only after those.
+   */
   onError(err: unknown): void {
-    this.fail(err);
+    if (this.closedFlag || this.readFailed) return;
+    this.readFailed = true;
+    this.closeReason ??= `protocol error: ${(err as Error)?.message ?? String(err)}`;
+    this.socket.pause();
+    if (!this.processing && this.queue.length === 0) this.destroy('');
   }
 
   /** FrameSink (and the 'data' path): one complete request frame. */
   onFrame(frame: Buffer, pooled: boolean): void {
-    if (this.closedFlag || this.draining) return;
+    if (this.closedFlag || this.draining || this.readFailed) return;
     this.queue.push({ frame, pooled, at: performance.now() });
     this.queuedBytes += frame.length;
     if (this.queue.length >= MAX_QUEUED_FRAMES || this.queuedBytes >= MAX_QUEUED_BYTES) this.socket.pause();
@@ -148,7 +168,8 @@ export class Connection implements FrameSink {
   private async pump(): Promise<void> {
     this.processing = true;
     try {
-      while (this.queue.length > 0 && !this.closedFlag) {
+      // The queue is emptied when the broker closes the connection; a client close leaves it to finish.
+      while (this.queue.length > 0) {
         const { frame, pooled, at } = this.queue.shift()!;
         this.queuedBytes -= frame.length;
         const sasl = this.sasl;
@@ -213,16 +234,21 @@ export class Connection implements FrameSink {
         this.maybeResume();
         // A client over its quota: nothing more is read from it for the throttle time (Kafka mutes the channel).
         const mute = this.opts.observer.takeThrottle(this.opts.id);
-        if (mute > 0) await new Promise((r) => setTimeout(r, mute));
+        if (mute > 0 && !this.closedFlag) await new Promise((r) => setTimeout(r, mute));
       }
     } catch (err) {
       this.fail(err);
     } finally {
       this.processing = false;
       if (this.queue.length === 0) {
-        const waiters = this.idleWaiters;
-        this.idleWaiters = [];
-        for (const w of waiters) w();
+        if (this.readFailed && !this.closedFlag) this.destroy('');
+        if (this.closedFlag) {
+          this.finish();
+        } else {
+          const waiters = this.idleWaiters;
+          this.idleWaiters = [];
+          for (const w of waiters) w();
+        }
       }
     }
   }
@@ -286,6 +312,7 @@ export class Connection implements FrameSink {
   }
 
   private fail(err: unknown): void {
+    this.brokerCloses = true;
     if (err instanceof ProtocolError) {
       this.closeReason ??= `protocol error: ${err.message}`;
     } else {
@@ -306,6 +333,7 @@ export class Connection implements FrameSink {
   /** Stops reading, lets the socket flush what was written (bounded), then closes. */
   private closeAfterWrites(): void {
     if (this.closedFlag) return;
+    this.brokerCloses = true;
     this.draining = true;
     this.queue.length = 0;
     this.queuedBytes = 0;
@@ -318,7 +346,10 @@ export class Connection implements FrameSink {
   }
 
   destroy(reason?: string): void {
-    if (reason !== undefined) this.closeReason ??= reason;
+    if (reason !== undefined) {
+      this.closeReason ??= reason;
+      this.brokerCloses = true;
+    }
     this.socket.destroy();
     this.onClose();
   }
@@ -331,8 +362,23 @@ export class Connection implements FrameSink {
       connectionId: this.opts.id, remote: this.remoteAddress, listener: this.opts.listenerName, principal: this.principal, reason: why,
     });
     this.closeController.abort();
-    this.queue.length = 0;
-    this.queuedBytes = 0;
+    if (this.brokerCloses || this.draining) {
+      this.queue.length = 0;
+      this.queuedBytes = 0;
+    }
+    // A client close with requests still queued: they are processed (answers dropped), then finish.
+    if (this.processing) return;
+    if (this.queue.length > 0) {
+      void this.pump();
+      return;
+    }
+    this.finish();
+  }
+
+  /** Once the connection is closed and has nothing left to process: the server forgets it. */
+  private finish(): void {
+    if (this.finished) return;
+    this.finished = true;
     this.opts.onClosed?.(this);
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

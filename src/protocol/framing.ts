@@ -17,9 +17,12 @@ export class FrameDecoder {
 
   constructor(private readonly maxFrameBytes: number, private readonly minFrameBytes = MIN_REQUEST_BYTES) {}
 
-  /** Feeds bytes; returns the complete frames (payload without the size prefix), in order. */
-  push(chunk: Buffer): Buffer[] {
-    const frames: Buffer[] = [];
+  /**
+   * Feeds bytes; returns the complete frames (payload without the size prefix), in order, appended
+   * to `frames` when given: a caller that passes its own array keeps the frames decoded before a
+   * ProtocolError this throws.
+   */
+  push(chunk: Buffer, frames: Buffer[] = []): Buffer[] {
     this.pending.push(chunk);
     this.pendingBytes += chunk.length;
     for (;;) {
