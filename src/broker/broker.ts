@@ -356,6 +356,7 @@ export class Broker implements BrokerServices {
       onDelayedFetch: (delta) => { this.metrics.delayedFetch += delta; },
       replicationQuotas: this.replicationQuotas,
       tiered,
+      onTieringDisabled: (name, topicId) => this.tiered?.disableTopic(name, topicId),
       onTopicDeleted: async (name, topicId) => {
         this.metrics.removeTopic(name);
         // Kafka deletes a deleted topic's remote segments too (in the background here).

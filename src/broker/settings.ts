@@ -91,5 +91,7 @@ export function logConfigFor(c: BrokerConfig, overrides: Readonly<Record<string,
     localRetentionMs: Math.min(Number(v['local.retention.ms']), NEVER),
     localRetentionBytes: Math.min(Number(v['local.retention.bytes']), NEVER),
     remoteLogCopyDisable: v['remote.log.copy.disable'] === true,
+    remoteCopyLagMs: Math.min(Number(v['remote.copy.lag.ms']), NEVER),
+    remoteCopyLagBytes: Math.min(Number(v['remote.copy.lag.bytes']), NEVER),
   };
 }

@@ -51,29 +51,42 @@ export function validateTopicConfigs(configs: Record<string, string | null>, bro
 }
 
 /**
- * Kafka's tiered-storage checks of a topic's configs (LogConfig.validate with remote storage):
- * the broker must have remote.log.storage.system.enable, the topic cleanup.policy=delete only, and
- * local.retention.* no larger than retention.*; turning tiered storage off again is refused
- * (Kafka 4.4 needs remote.log.delete.on.disable and copy disabled first; Samsa does not delete).
+ * Kafka 4.4's tiered-storage checks of a topic's configs (LogConfig.validate with remote storage),
+ * with its messages: the broker must have remote.log.storage.system.enable, the topic
+ * cleanup.policy=delete only, local.retention.* no larger than retention.*, remote.copy.lag.* no
+ * larger than the effective local retention, and with remote.log.copy.disable local retention equal
+ * to total retention. Turning tiered storage off needs remote.log.delete.on.disable=true (the
+ * remote data is then deleted, KIP-950).
  */
 function tieredStorageProblem(configs: Record<string, string>, broker: BrokerConfig, current?: Readonly<Record<string, string>>): string | null {
   const v = resolveTopicConfig(broker, configs).values as Record<string, unknown>;
   const was = current?.['remote.storage.enable'] === 'true';
   if (v['remote.storage.enable'] !== true) {
-    return was ? 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false, remote.log.copy.disable=true, remote.log.delete.on.disable=true`.' : null;
+    if (!was || v['remote.log.delete.on.disable'] === true) return null;
+    return 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.';
   }
   if (!broker['remote.log.storage.system.enable']) return 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.';
   const policy = String(v['cleanup.policy'] ?? '');
   if (policy.includes('compact')) return 'Remote log storage is unsupported for the compacted topics';
   const localMs = Number(v['local.retention.ms']);
   const ms = Number(v['retention.ms']);
-  if (localMs !== -2 && ms !== -1 && (localMs === -1 || localMs > ms)) {
-    return `Invalid value ${localMs} for configuration local.retention.ms: Value must not be ${localMs === -1 ? `-1 as retention.ms value is set as ${ms}` : `more than retention.ms property value: ${ms}`}`;
-  }
   const localBytes = Number(v['local.retention.bytes']);
   const bytes = Number(v['retention.bytes']);
   if (localBytes !== -2 && bytes !== -1 && (localBytes === -1 || localBytes > bytes)) {
     return `Invalid value ${localBytes} for configuration local.retention.bytes: Value must not be ${localBytes === -1 ? `-1 as retention.bytes value is set as ${bytes}` : `more than retention.bytes property value: ${bytes}`}`;
+  }
+  if (localMs !== -2 && ms !== -1 && (localMs === -1 || localMs > ms)) {
+    return `Invalid value ${localMs} for configuration local.retention.ms: Value must not be ${localMs === -1 ? `-1 as retention.ms value is set as ${ms}` : `more than retention.ms property value: ${ms}`}`;
+  }
+  const lagProblem = (name: string, lag: number, localName: string, effective: number) =>
+    lag > 0 && effective >= 0 && lag > effective ? `Invalid value ${lag} for configuration ${name}: Value must not exceed ${localName} (effective value: ${effective})` : null;
+  const lag = lagProblem('remote.copy.lag.bytes', Number(v['remote.copy.lag.bytes']), 'local.retention.bytes', localBytes === -2 ? bytes : localBytes)
+    ?? lagProblem('remote.copy.lag.ms', Number(v['remote.copy.lag.ms']), 'local.retention.ms', localMs === -2 ? ms : localMs);
+  if (lag !== null) return lag;
+  if (v['remote.log.copy.disable'] === true) {
+    const identical = (what: string) => `When \`remote.log.copy.disable\` is set to true, the \`local.retention.${what}\` and \`retention.${what}\` must be set to the identical value because there will be no more logs copied to the remote storage.`;
+    if (localBytes !== -2 && localBytes !== bytes) return identical('bytes');
+    if (localMs !== -2 && localMs !== ms) return identical('ms');
   }
   return null;
 }

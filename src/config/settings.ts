@@ -621,11 +621,11 @@ export const TOPIC_CONFIGS = {
   },
   'remote.copy.lag.bytes': {
     type: 'long', default: '-1', min: -1, synonyms: [],
-    doc: 'KIP-1241 tiered storage upload lag (bytes). Stored; Samsa copies each segment once closed and below the last stable offset.',
+    doc: 'KIP-1241: a closed segment is copied once this many bytes of newer local data follow it (0: at once; -1: local.retention.bytes; either lag passing is enough).',
   },
   'remote.copy.lag.ms': {
     type: 'long', default: '0', min: -1, synonyms: [],
-    doc: 'KIP-1241 tiered storage upload lag (time). Stored; Samsa copies each segment once closed and below the last stable offset.',
+    doc: 'KIP-1241: a closed segment is copied once its newest record is this old (0: at once; -1: local.retention.ms; either lag passing is enough).',
   },
   'remote.log.copy.disable': {
     type: 'boolean', default: 'false', synonyms: [],
@@ -633,7 +633,7 @@ export const TOPIC_CONFIGS = {
   },
   'remote.log.delete.on.disable': {
     type: 'boolean', default: 'false', synonyms: [],
-    doc: 'Tiered storage: delete remote data when remote.storage.enable is turned off. Stored; Samsa refuses turning it off (as Kafka does without this).',
+    doc: 'Tiered storage: turning remote.storage.enable off needs this true; the remote segments are then deleted and the log starts at its first local segment (KIP-950).',
   },
   'remote.storage.enable': {
     type: 'boolean', default: 'false', synonyms: [],

@@ -153,10 +153,11 @@ export class RemoteLogManager {
   }
 
   /**
-   * A deleted topic: every object of its partitions this broker kept a remote state for is deleted
-   * (each replica's broker does it; deleting twice is harmless). Returns the objects deleted.
+   * A deleted topic, or one whose tiered storage was turned off: every object of its partitions
+   * this broker kept a remote state for is deleted, after any pass running on them (each replica's
+   * broker does it; deleting twice is harmless). Returns the objects deleted.
    */
-  async deleteTopic(topic: string, topicId: string): Promise<number> {
+  async deleteTopic(topic: string, topicId: string, why = 'deleted topic'): Promise<number> {
     const topicPrefix = `${this.env.prefix}${topic}-${topicId}/`;
     const mine = [...this.states.entries()].filter(([prefix]) => prefix.startsWith(topicPrefix));
     if (mine.length === 0) return 0;
@@ -164,7 +165,7 @@ export class RemoteLogManager {
     for (const [prefix] of mine) this.states.delete(prefix);
     const objects = await this.env.store.list(topicPrefix);
     await this.env.store.delete(objects.map((o) => o.key));
-    if (objects.length > 0) this.env.logger.info(`tiered storage: deleted ${objects.length} objects of deleted topic ${topic}`);
+    if (objects.length > 0) this.env.logger.info(`tiered storage: deleted ${objects.length} objects of ${why} ${topic}`);
     return objects.length;
   }
 

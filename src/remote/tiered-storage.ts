@@ -108,6 +108,15 @@ export class TieredStorage {
     this.manager.deleteTopic(topic, topicId).catch((err) => this.logger.warn(`tiered storage: deleting the objects of deleted topic ${topic}: ${(err as Error).message}`));
   }
 
+  /**
+   * Tiered storage turned off for a topic (remote.storage.enable=false with
+   * remote.log.delete.on.disable=true, KIP-950): its remote segments are deleted (in the
+   * background; a failure is logged, the objects stay). The logs already start at their local start.
+   */
+  disableTopic(topic: string, topicId: string): void {
+    this.manager.deleteTopic(topic, topicId, 'tiered storage turned off for').catch((err) => this.logger.warn(`tiered storage: deleting the remote segments of ${topic} (tiered storage turned off): ${(err as Error).message}`));
+  }
+
   /** A follower starting at the leader's local log start (replica-fetcher.ts OFFSET_MOVED_TO_TIERED_STORAGE). */
   rebuildFollower(p: TieredPartition, localStart: number, logStart: number): Promise<void> {
     return this.manager.rebuildFollower(p, localStart, logStart).catch((err) => { throw storageError(err); });

@@ -57,6 +57,8 @@ export interface ReplicaManagerOptions {
   logger: Logger;
   /** Runs after a topic's logs were deleted here (with the id the topic had). */
   onTopicDeleted?: (topic: string, topicId: string | undefined) => Promise<void>;
+  /** A hosted topic's remote.storage.enable went from true to false (its remote data goes). */
+  onTieringDisabled?: (topic: string, topicId: string) => void;
   /** Fetch's long polls end when this is aborted (the broker is stopping). */
   stopSignal?: AbortSignal;
   /** +1 / -1 as a fetch starts / stops waiting in the purgatory (metrics). */
@@ -335,7 +337,13 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       if (hosted && hosted.configs !== topic.configs) {
         hosted.configs = topic.configs;
         const lc = this.opts.logConfig(topic.configs);
-        for (const p of hosted.partitions) if (p) p.log.config = lc;
+        let wasTiered = false;
+        for (const p of hosted.partitions) {
+          if (!p) continue;
+          wasTiered ||= p.log.tiered;
+          p.log.config = lc;
+        }
+        if (wasTiered && !lc.remoteStorageEnable) this.opts.onTieringDisabled?.(topic.name, topic.topicId);
       }
     }
   }

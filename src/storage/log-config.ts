@@ -58,6 +58,10 @@ export interface LogConfig {
   localRetentionBytes?: number;
   /** remote.log.copy.disable: nothing more is copied (what is remote stays readable). */
   remoteLogCopyDisable?: boolean;
+  /** remote.copy.lag.ms (KIP-1241): 0 copy at once; -1 local retention's time; else a segment's age first. */
+  remoteCopyLagMs?: number;
+  /** remote.copy.lag.bytes (KIP-1241): 0 copy at once; -1 local retention's size; else newer local bytes first. */
+  remoteCopyLagBytes?: number;
 }
 
 /** Kafka 4.x defaults. flush.* default to Long.MAX_VALUE, i.e. never (the OS page cache decides). */

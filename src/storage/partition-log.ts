@@ -97,8 +97,20 @@ export class PartitionLog {
     return this.cfg;
   }
 
-  /** The topic's settings; a tiered topic's log start goes back below its local segments (see startBelowLocal). */
+  /**
+   * The topic's settings; a tiered topic's log start goes back below its local segments (see
+   * startBelowLocal). Tiered storage turned off (remote.log.delete.on.disable): the remote tier
+   * is gone, so the log starts at its first local segment again.
+   */
   set config(config: LogConfig) {
+    if (this.cfg.remoteStorageEnable && !config.remoteStorageEnable) {
+      this.uploadedEnd = -1;
+      if (this.segments.length > 0 && this.startOffset < this.segments[0].baseOffset) {
+        this.startOffset = this.segments[0].baseOffset;
+        this.producers?.truncateHead(this.startOffset);
+        this.epochs?.truncateFromStart(this.startOffset);
+      }
+    }
     this.cfg = config;
     if (config.remoteStorageEnable && this.startBelowLocal !== null && this.startBelowLocal < this.startOffset) this.startOffset = this.startBelowLocal;
     this.startBelowLocal = null;
@@ -150,7 +162,7 @@ export class PartitionLog {
 
   /** Tiered storage's next copy after `after`, below `below` (segment-export.ts); null when none. */
   nextSegmentToCopy(after: number, below: number): Promise<SegmentExport | null> {
-    return nextSegmentToCopy(this.fs, this.dir, this.segments, this.epochs.all, after, below);
+    return nextSegmentToCopy(this.fs, this.dir, this.segments, this.epochs.all, after, below, { config: this.cfg, nowMs: this.clock.now() });
   }
 
   /** Tiered storage: local bytes not yet in the remote tier (`closedOnly`: RemoteCopyLagBytes). */

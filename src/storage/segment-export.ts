@@ -8,6 +8,7 @@
 import type { Fs } from './fs.js';
 import type { LogSegment } from './log-segment.js';
 import type { EpochEntry } from './leader-epoch-cache.js';
+import type { LogConfig } from './log-config.js';
 import { TransactionIndex } from './txn-index.js';
 import { producerSnapshotFileName } from './file-names.js';
 import { readFileIfExists } from './checkpoint-file.js';
@@ -55,17 +56,42 @@ export async function exportSegment(fs: Fs, dir: string, seg: LogSegment, next: 
 }
 
 /**
- * Tiered storage's next copy: the first closed segment of `segs` ending after `after` and wholly
- * below `below` (the last stable offset), exported and pinned; null when none.
+ * KIP-1241's copy lag: whether a closed segment may be copied now. Either check passing is
+ * enough. A lag of 0 passes at once; -1 takes the effective local retention (local.retention.*,
+ * -2 meaning retention.*), and an unlimited one (-1) does not apply that check; a positive lag
+ * passes once the segment's newest record is that old (ms), or once that many bytes of newer local
+ * data follow it (bytes). Kafka's RLMCopyTask.candidateLogSegments.
  */
-export function nextSegmentToCopy(fs: Fs, dir: string, segs: readonly LogSegment[], epochs: readonly EpochEntry[], after: number, below: number): Promise<SegmentExport | null> {
+export function copyLagPassed(config: LogConfig, nowMs: number, segmentMaxTimestamp: number, newerBytes: number): boolean {
+  const effective = (lag: number | undefined, local: number | undefined, total: number): number => {
+    if (lag === undefined || lag !== -1) return lag ?? 0;
+    return local === undefined || local === -2 ? total : local;
+  };
+  const lagMs = effective(config.remoteCopyLagMs, config.localRetentionMs, config.retentionMs);
+  const lagBytes = effective(config.remoteCopyLagBytes, config.localRetentionBytes, config.retentionBytes);
+  if (lagMs === 0 || lagBytes === 0) return true;
+  if (lagMs > 0 && nowMs - segmentMaxTimestamp >= lagMs) return true;
+  return lagBytes > 0 && newerBytes >= lagBytes;
+}
+
+/**
+ * Tiered storage's next copy: the first closed segment of `segs` ending after `after` and wholly
+ * below `below` (the last stable offset), exported and pinned; null when none, or when that
+ * segment's copy lag (copyLagPassed) has not passed yet: segments are copied in order.
+ */
+export async function nextSegmentToCopy(fs: Fs, dir: string, segs: readonly LogSegment[], epochs: readonly EpochEntry[], after: number, below: number, lag?: { config: LogConfig; nowMs: number }): Promise<SegmentExport | null> {
   for (let i = 0; i + 1 < segs.length; i++) {
     const end = segs[i + 1].baseOffset - 1;
     if (end <= after || segs[i].sizeBytes === 0) continue;
-    if (end >= below) return Promise.resolve(null);
+    if (end >= below) return null;
+    if (lag) {
+      let newer = 0;
+      for (let j = i + 1; j < segs.length; j++) newer += segs[j].sizeBytes;
+      if (!copyLagPassed(lag.config, lag.nowMs, await segs[i].largestTimestamp(), newer)) return null;
+    }
     return exportSegment(fs, dir, segs[i], segs[i + 1], epochs);
   }
-  return Promise.resolve(null);
+  return null;
 }
 
 /** Bytes of the segments whose last offset is after `offset` (`closedOnly`: not the active one): what is not remote yet. */

@@ -1,0 +1,139 @@
+/**
+ * Tiered storage's topic settings beyond the basics (tiered-storage-memory.test.ts), against the
+ * in-memory object store and Kafka 4.4's answers (messages read from its LogConfig):
+ * - turning tiered storage off: refused without remote.log.delete.on.disable; with it the topic's
+ *   remote segments are deleted and the log starts at its first local segment (KIP-950);
+ * - KIP-1241's copy lag: remote.copy.lag.ms / .bytes hold closed segments back until they pass;
+ * - the refusals that go with them (copy lag above local retention, copy disabled with local
+ *   retention different from total retention).
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import kafkajs from 'kafkajs';
+import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
+import { MemoryObjectStore } from '../../src/remote/memory-object-store.js';
+import { KafkaClient } from '../../src/cli/client.js';
+import { until as untilValue } from '../support/until.js';
+
+const until = (what: string, cond: () => boolean, timeoutMs: number) => untilValue(what, timeoutMs, async () => (cond() ? true : null));
+
+let b: RunningBroker;
+const store = new MemoryObjectStore();
+
+test.before(async () => {
+  b = await startBroker({
+    port: 0, remoteStore: store,
+    config: { 'remote.log.storage.system.enable': true, 'remote.log.manager.task.interval.ms': 100, 'log.retention.check.interval.ms': 100, 'log.segment.delete.delay.ms': 0 },
+  });
+});
+
+test.after(async () => {
+  await b?.stop();
+});
+
+const kafka = () => new kafkajs.Kafka({ clientId: 'tiered-settings', brokers: [b.bootstrap], logLevel: kafkajs.logLevel.NOTHING });
+const log = (topic: string) => b.broker.replicaManager.getPartition(topic, 0)!.log;
+const objectsOf = (topic: string) => [...store.objects.keys()].filter((k) => k.startsWith(`${topic}-${log(topic).topicId}/`));
+
+async function create(topic: string, configs: Record<string, string>): Promise<{ errorCode: number; errorMessage: string | null }> {
+  const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    const r = await c.send(19, 5, {
+      topics: [{ name: topic, numPartitions: 1, replicationFactor: 1, assignments: [], configs: Object.entries(configs).map(([name, value]) => ({ name, value })) }],
+      timeoutMs: 30000, validateOnly: false,
+    });
+    return { errorCode: r.topics[0].errorCode, errorMessage: r.topics[0].errorMessage };
+  } finally {
+    c.close();
+  }
+}
+
+/** IncrementalAlterConfigs SET of these topic configs; the answer's code and message. */
+async function alter(topic: string, configs: Record<string, string>): Promise<{ errorCode: number; errorMessage: string | null }> {
+  const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    const r = await c.send(44, 1, {
+      resources: [{ resourceType: 2, resourceName: topic, configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: 0, value })) }],
+      validateOnly: false,
+    });
+    return { errorCode: r.responses[0].errorCode, errorMessage: r.responses[0].errorMessage };
+  } finally {
+    c.close();
+  }
+}
+
+async function produce(topic: string, n: number): Promise<void> {
+  const producer = kafka().producer();
+  await producer.connect();
+  for (let i = 0; i < n; i += 100) {
+    await producer.send({ topic, acks: -1, messages: Array.from({ length: 100 }, (_, j) => ({ value: `v${i + j}-${'x'.repeat(60)}` })) });
+  }
+  await producer.disconnect();
+}
+
+async function earliest(topic: string): Promise<number> {
+  const admin = kafka().admin();
+  await admin.connect();
+  try {
+    return Number((await admin.fetchTopicOffsets(topic))[0].low);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+test('turning tiered storage off: refused without remote.log.delete.on.disable; with it the remote data goes and the log starts locally', async () => {
+  const topic = 'tiered-off';
+  assert.equal(await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192', 'local.retention.bytes': '16384' }), { errorCode: 0, errorMessage: null });
+  await produce(topic, 1000);
+  await until('segments copied and local ones deleted', () => log(topic).localLogStartOffset > 200 && objectsOf(topic).length > 0, 20_000);
+  assert.is(await earliest(topic), 0);
+
+  const refused = await alter(topic, { 'remote.storage.enable': 'false' });
+  assert.is(refused.errorCode, 40);
+  assert.is(refused.errorMessage, 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.');
+  assert.ok(objectsOf(topic).length > 0, 'nothing deleted by a refused change');
+
+  const localStart = log(topic).localLogStartOffset;
+  assert.equal(await alter(topic, { 'remote.storage.enable': 'false', 'remote.log.delete.on.disable': 'true' }), { errorCode: 0, errorMessage: null });
+  await until('the remote segments deleted', () => objectsOf(topic).length === 0, 20_000);
+  assert.is(log(topic).tiered, false);
+  assert.is(log(topic).logStartOffset, localStart);
+  assert.is(await earliest(topic), localStart);
+  // Local retention no longer applies: what is local stays (retention.* only).
+  await new Promise((r) => setTimeout(r, 500));
+  assert.is(log(topic).logStartOffset, localStart);
+});
+
+test('KIP-1241 copy lag: closed segments wait for remote.copy.lag.ms or .bytes, either one is enough', async () => {
+  const topic = 'tiered-lag';
+  // An hour of time lag and 1 MiB of bytes lag: 64 KiB of small segments copy nothing.
+  assert.is((await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192', 'remote.copy.lag.ms': '3600000', 'remote.copy.lag.bytes': '1048576' })).errorCode, 0);
+  await produce(topic, 800);
+  const l = log(topic);
+  assert.ok(l.segmentBaseOffsets.length >= 4, `segments: ${l.segmentBaseOffsets.length}`);
+  await new Promise((r) => setTimeout(r, 800));
+  assert.is(l.highestOffsetInRemoteStorage, -1, 'nothing copied before a lag passes');
+  // The bytes lag down to 20000: segments followed by at least that much newer data go, in order.
+  assert.equal(await alter(topic, { 'remote.copy.lag.bytes': '20000' }), { errorCode: 0, errorMessage: null });
+  await until('older segments copied', () => l.highestOffsetInRemoteStorage > 0, 20_000);
+  await new Promise((r) => setTimeout(r, 500));
+  const bases = l.segmentBaseOffsets;
+  const copiedEnd = l.highestOffsetInRemoteStorage;
+  // The newest closed segments (less than 20000 newer bytes behind them) stay local only.
+  assert.ok(copiedEnd < bases[bases.length - 2] - 1, `copied up to ${copiedEnd}, segments ${bases.join(',')}`);
+  // A time lag of 0 copies every closed segment at once.
+  assert.equal(await alter(topic, { 'remote.copy.lag.ms': '0' }), { errorCode: 0, errorMessage: null });
+  await until('every closed segment copied', () => l.highestOffsetInRemoteStorage === l.segmentBaseOffsets[l.segmentBaseOffsets.length - 1] - 1, 20_000);
+});
+
+test('refusals with Kafka 4.4\'s messages: copy lag above the effective local retention, copy disabled with local retention unlike total', async () => {
+  const lagMs = await create('tiered-bad-lag-ms', { 'remote.storage.enable': 'true', 'retention.ms': '1000', 'remote.copy.lag.ms': '1001' });
+  assert.equal(lagMs, { errorCode: 40, errorMessage: 'Invalid value 1001 for configuration remote.copy.lag.ms: Value must not exceed local.retention.ms (effective value: 1000)' });
+  const lagBytes = await create('tiered-bad-lag-bytes', { 'remote.storage.enable': 'true', 'retention.bytes': '100000', 'local.retention.bytes': '5000', 'remote.copy.lag.bytes': '6000' });
+  assert.equal(lagBytes, { errorCode: 40, errorMessage: 'Invalid value 6000 for configuration remote.copy.lag.bytes: Value must not exceed local.retention.bytes (effective value: 5000)' });
+  const copyOff = await create('tiered-bad-copy-off', { 'remote.storage.enable': 'true', 'remote.log.copy.disable': 'true', 'retention.ms': '100000', 'local.retention.ms': '5000' });
+  assert.equal(copyOff, { errorCode: 40, errorMessage: 'When `remote.log.copy.disable` is set to true, the `local.retention.ms` and `retention.ms` must be set to the identical value because there will be no more logs copied to the remote storage.' });
+  assert.is((await create('tiered-copy-off-ok', { 'remote.storage.enable': 'true', 'remote.log.copy.disable': 'true', 'retention.ms': '100000', 'local.retention.ms': '100000' })).errorCode, 0);
+});
+
+test.run();
