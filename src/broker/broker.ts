@@ -318,6 +318,7 @@ export class Broker implements BrokerServices {
       this.tiered = new TieredStorage(store, {
         config: raw, brokerId: this.nodeId, clock: this.clock, logger: namedLogger(this.logger, 'kafka.log.remote.RemoteLogManager'),
         partitions: () => this.replicaManager.allPartitions().filter((p) => p.log.tiered),
+        fetchMaxWaitMs: () => Number(this.rawConfig['remote.fetch.max.wait.ms']),
       });
     }
     const tiered = this.tiered;

@@ -47,7 +47,7 @@ export const DYNAMIC_ONLY_KAFKA_SETTINGS = {
   'follower.fetch.last.tiered.offset.enable': accepted('boolean', 'false', 'Tiered storage: an empty follower starts after the last tiered offset.'),
   'log.remote.copy.lag.bytes': accepted('long', '-1', 'Tiered storage: bytes of non-active segments after which they are copied.', -1),
   'log.remote.copy.lag.ms': accepted('long', '0', 'Tiered storage: age of non-active segments after which they are copied.', -1),
-  'remote.fetch.max.wait.ms': accepted('int', '500', 'Tiered storage: longest wait of a fetch reading remote data.', 1),
+  'remote.fetch.max.wait.ms': { type: 'int', default: '500', min: 1, doc: 'Tiered storage: longest a Fetch waits for a remote read; past it the partition is answered empty (no error) and the read goes on filling the cache (Kafka\'s DelayedRemoteFetch). Also a dynamic broker config.' },
   'remote.list.offsets.request.timeout.ms': accepted('long', '30000', 'Tiered storage: timeout of remote ListOffsets.', 1),
   'remote.log.index.file.cache.total.size.bytes': accepted('long', '1073741824', 'Tiered storage: local cache of remote index files.', 1),
   'remote.log.manager.copier.thread.pool.size': accepted('int', '10', 'Tiered storage: copier threads.', 1),

@@ -233,6 +233,7 @@ function remoteStorageMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   counter('remotecopyerrors', 'Segment copies that failed (Kafka RemoteCopyErrorsPerSec).', m.copyErrors);
   counter('remotefetchbytes', 'Bytes read from the remote tier for fetches (Kafka RemoteFetchBytesPerSec; cache misses).', m.fetchBytes);
   counter('remotefetcherrors', 'Fetches of remote data that failed (Kafka RemoteFetchErrorsPerSec).', m.fetchErrors);
+  w.family('kafka_server_delayedremotefetchmetrics_expires_total', 'counter', 'Remote reads a Fetch stopped waiting for after remote.fetch.max.wait.ms (Kafka DelayedRemoteFetchMetrics ExpiresPerSec).').sample([], m.fetchExpires);
   counter('remotedeleterequests', 'Remote segments deleted by retention (Kafka RemoteDeleteRequestsPerSec).', m.deleteSegments);
   counter('remotedeleteerrors', 'Remote segment deletions that failed (Kafka RemoteDeleteErrorsPerSec).', m.deleteErrors);
   w.family('kafka_server_brokertopicmetrics_remotecopylagbytes', 'gauge', 'Bytes of closed local segments not yet copied (Kafka RemoteCopyLagBytes): grows while the store is unreachable.').sample([], tiered.manager.copyLagBytes());

@@ -68,6 +68,8 @@ export interface RemoteLogMetrics {
   deleteErrors: number;
   fetchBytes: number;
   fetchErrors: number;
+  /** Remote reads a Fetch stopped waiting for after remote.fetch.max.wait.ms (Kafka's DelayedRemoteFetch expiries). */
+  fetchExpires: number;
 }
 
 export class RemotePartitionState {
@@ -120,7 +122,7 @@ export function chainOf(segs: Iterable<RemoteSegment>): RemoteSegment[] {
 const MAX_BACKOFF_MS = 30_000;
 
 export class RemoteLogManager {
-  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0 };
+  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0, fetchExpires: 0 };
   private readonly states = new Map<string, RemotePartitionState>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private stopped = false;

@@ -22,6 +22,8 @@ export interface TieredStorageOptions {
   clock: Clock;
   logger: Logger;
   partitions(): Iterable<TieredPartition>;
+  /** remote.fetch.max.wait.ms now (a dynamic broker config); 500 when not given. */
+  fetchMaxWaitMs?: () => number;
 }
 
 /** Which partition a remote read is for. */
@@ -45,7 +47,7 @@ export class TieredStorage {
 
   private readonly logger: Logger;
 
-  constructor(readonly store: ObjectStore, opts: TieredStorageOptions) {
+  constructor(readonly store: ObjectStore, private readonly opts: TieredStorageOptions) {
     const c = opts.config;
     this.logger = opts.logger;
     this.manager = new RemoteLogManager({
@@ -79,6 +81,30 @@ export class TieredStorage {
       this.manager.metrics.fetchErrors++;
       throw storageError(err);
     }
+  }
+
+  /**
+   * A Fetch's remote read, waited for at most remote.fetch.max.wait.ms (Kafka's DelayedRemoteFetch):
+   * past that the partition is answered with no records and no error, so the consumer fetches
+   * again, and the read goes on in the background filling the chunk cache for that next fetch.
+   */
+  readForFetch(t: RemoteTarget, fetchOffset: number, maxBytes: number): Promise<{ records: Buffer[] }> {
+    const read = this.read(t, fetchOffset, maxBytes, true);
+    const waitMs = this.fetchMaxWaitMs();
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<{ records: Buffer[] }>((resolve) => {
+      timer = setTimeout(() => {
+        this.manager.metrics.fetchExpires++;
+        resolve({ records: [] });
+      }, waitMs);
+    });
+    read.catch(() => undefined);
+    return Promise.race([read, expired]).finally(() => clearTimeout(timer));
+  }
+
+  private fetchMaxWaitMs(): number {
+    const v = this.opts.fetchMaxWaitMs?.() ?? 500;
+    return Number.isFinite(v) && v > 0 ? v : 500;
   }
 
   /** Aborted transactions of [fetchOffset, upperBound): the remote segments' indexes, then the local ones. */

@@ -220,7 +220,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
     if (log.tiered && env.tiered && fetchOffset >= log.logStartOffset && fetchOffset < log.localLogStartOffset && transform === null) {
       if (follower) return { kind: 'done', result: failed(ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE) };
       const remote: RemoteTarget = { topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition, log };
-      const read = env.tiered.read(remote, fetchOffset, limit, true).catch((err) => ({ errorCode: toErrorCode(err) }));
+      const read = env.tiered.readForFetch(remote, fetchOffset, limit).catch((err) => ({ errorCode: toErrorCode(err) }));
       return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, remote, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
     }
     const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });

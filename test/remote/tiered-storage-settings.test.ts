@@ -4,6 +4,7 @@
  * - turning tiered storage off: refused without remote.log.delete.on.disable; with it the topic's
  *   remote segments are deleted and the log starts at its first local segment (KIP-950);
  * - KIP-1241's copy lag: remote.copy.lag.ms / .bytes hold closed segments back until they pass;
+ * - remote.fetch.max.wait.ms: a slow store answers the partition empty in time (DelayedRemoteFetch);
  * - the refusals that go with them (copy lag above local retention, copy disabled with local
  *   retention different from total retention).
  */
@@ -13,6 +14,7 @@ import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { MemoryObjectStore } from '../../src/remote/memory-object-store.js';
 import { KafkaClient } from '../../src/cli/client.js';
+import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
 import { until as untilValue } from '../support/until.js';
 
 const until = (what: string, cond: () => boolean, timeoutMs: number) => untilValue(what, timeoutMs, async () => (cond() ? true : null));
@@ -23,7 +25,10 @@ const store = new MemoryObjectStore();
 test.before(async () => {
   b = await startBroker({
     port: 0, remoteStore: store,
-    config: { 'remote.log.storage.system.enable': true, 'remote.log.manager.task.interval.ms': 100, 'log.retention.check.interval.ms': 100, 'log.segment.delete.delay.ms': 0 },
+    config: {
+      'remote.log.storage.system.enable': true, 'remote.log.manager.task.interval.ms': 100, 'log.retention.check.interval.ms': 100, 'log.segment.delete.delay.ms': 0,
+      'remote.fetch.max.wait.ms': 300,
+    },
   });
 });
 
@@ -124,6 +129,41 @@ test('KIP-1241 copy lag: closed segments wait for remote.copy.lag.ms or .bytes, 
   // A time lag of 0 copies every closed segment at once.
   assert.equal(await alter(topic, { 'remote.copy.lag.ms': '0' }), { errorCode: 0, errorMessage: null });
   await until('every closed segment copied', () => l.highestOffsetInRemoteStorage === l.segmentBaseOffsets[l.segmentBaseOffsets.length - 1] - 1, 20_000);
+});
+
+test('a slow store: the Fetch answers within remote.fetch.max.wait.ms with no records and no error; the read goes on and the next Fetch gets the data', async () => {
+  const topic = 'tiered-slow';
+  assert.is((await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192', 'local.retention.bytes': '16384' })).errorCode, 0);
+  await produce(topic, 1000);
+  await until('segments copied and local ones deleted', () => log(topic).localLogStartOffset > 200, 20_000);
+  const fetch = async () => {
+    const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
+    try {
+      const req = defaultFetchRequest();
+      req.maxWaitMs = 100;
+      req.minBytes = 1;
+      req.maxBytes = 1 << 20;
+      req.topics = [{ topic, topicId: '', partitions: [{ ...defaultFetchPartition(), partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }];
+      const started = Date.now();
+      const r = await c.send(1, 12, req);
+      const p = r.responses[0].partitions[0];
+      return { ms: Date.now() - started, errorCode: p.errorCode, bytes: p.records?.length ?? 0 };
+    } finally {
+      c.close();
+    }
+  };
+  const expiresBefore = b.broker.tiered!.manager.metrics.fetchExpires;
+  store.delayMs = 1500;
+  const slow = await fetch();
+  store.delayMs = 0;
+  assert.is(slow.errorCode, 0);
+  assert.is(slow.bytes, 0);
+  assert.ok(slow.ms < 1200, `answered after ${slow.ms} ms`);
+  assert.is(b.broker.tiered!.manager.metrics.fetchExpires, expiresBefore + 1);
+  await new Promise((r) => setTimeout(r, 5000));
+  const again = await fetch();
+  assert.is(again.errorCode, 0);
+  assert.ok(again.bytes > 0, 'the next fetch gets the records');
 });
 
 test('refusals with Kafka 4.4\'s messages: copy lag above the effective local retention, copy disabled with local retention unlike total', async () => {
