@@ -4,7 +4,8 @@
  * manager (replication/append-records.ts: batch checks, transaction verification,
  * min.insync.replicas, the append, acks=-1 waits, Samsa's topic features), encode.
  * - Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION (Produce never creates topics);
- *   internal topics INVALID_TOPIC_EXCEPTION; acks outside {-1, 0, 1} INVALID_REQUIRED_ACKS.
+ *   acks outside {-1, 0, 1} INVALID_REQUIRED_ACKS (internal topics too); internal topics
+ *   INVALID_TOPIC_EXCEPTION.
  * - acks=0: no response; if any partition failed the connection is closed instead, so the client
  *   refreshes metadata.
  * - Transactional batches need a transactional_id (P22) the principal may WRITE, else
@@ -43,8 +44,9 @@ export const produceHandler = defineHandler({
       return topic.partitionData.map((p): AppendResult | number => {
         if (!writable) return appendFailed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         if (!info || p.index < 0 || p.index >= info.partitions) return appendFailed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return appendFailed(ErrorCode.INVALID_TOPIC_EXCEPTION);
+        // Kafka's appendRecords refuses bad acks before appendToLocalLog looks at internal topics (P3).
         if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) return appendFailed(ErrorCode.INVALID_REQUIRED_ACKS);
+        if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return appendFailed(ErrorCode.INVALID_TOPIC_EXCEPTION);
         return parts.push({ topic: info, partition: p.index, records: p.records }) - 1;
       });
     });

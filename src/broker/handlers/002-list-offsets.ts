@@ -2,14 +2,18 @@
  * ListOffsets (key 2), versions 1-9.
  *
  * Behavior (Kafka's ReplicaManager.fetchOffset / UnifiedLog.fetchOffsetByTimestamp):
- * - -1 latest: the high watermark (read_uncommitted) or last stable offset (read_committed).
- * - -2 earliest: the log start offset; -4 earliest-local (v8+): the first offset on local disk
- *   (the same unless the topic is tiered).
- * - -3 max timestamp (v7+): first record carrying the partition's largest timestamp; empty log -1.
+ * - -1 latest: the high watermark (read_uncommitted) or last stable offset (read_committed), with
+ *   the current leader epoch. The other answers carry the log's epoch of the offset answered.
+ * - -2 earliest: the log start offset (epoch: the earliest epoch entry's, if it starts at or below
+ *   it); -4 earliest-local (v8+): the first offset on local disk (the same unless the topic is
+ *   tiered).
+ * - -3 max timestamp (v7+): first record carrying the partition's largest timestamp, its batch's
+ *   epoch; empty log -1.
  * - -5 latest-tiered (v9+): the last offset copied to the remote tier, -1 when none or not tiered.
  * - Other negative values, or a special value below the version that introduced it:
  *   UNSUPPORTED_VERSION for that partition.
- * - A timestamp: first record whose timestamp >= target below the fetchable offset, else -1/-1.
+ * - A timestamp: first record whose timestamp >= target below the fetchable offset (its batch's
+ *   epoch), else -1/-1.
  * - The same partition twice: INVALID_REQUEST for it, in one entry.
  * - ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each partition listed.
  * - Views (src/views/): the source partition's offsets (a view has its source's offsets).
@@ -62,12 +66,13 @@ export const listOffsetsHandler = defineHandler({
         const fetchable = req.isolationLevel === 1 ? log.lastStableOffset : log.highWatermark;
         try {
           if (ts === LATEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(fetchable), -1n, epoch);
-          if (ts === EARLIEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, epoch);
-          if (ts === EARLIEST_LOCAL && v >= 8) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.localLogStartOffset), -1n, epoch);
+          // Leader epochs other than latest's are the log's, not the partition's current one (UnifiedLog.fetchOffsetByTimestamp).
+          if (ts === EARLIEST) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.logStartOffset), -1n, log.leaderEpochCache.earliestEpochAt(log.logStartOffset));
+          if (ts === EARLIEST_LOCAL && v >= 8) return result(p.partitionIndex, ErrorCode.NONE, BigInt(log.localLogStartOffset), -1n, log.leaderEpochCache.epochForOffset(log.localLogStartOffset));
           if (ts === MAX_TIMESTAMP && v >= 7) {
             const m = await log.maxTimestampAndOffset();
             if (m.offset < 0) return result(p.partitionIndex, ErrorCode.NONE);
-            return result(p.partitionIndex, ErrorCode.NONE, BigInt(m.offset), BigInt(m.timestamp), epoch);
+            return result(p.partitionIndex, ErrorCode.NONE, BigInt(m.offset), BigInt(m.timestamp), m.leaderEpoch);
           }
           if (ts === LATEST_TIERED && v >= 9) {
             const last = log.tiered ? log.highestOffsetInRemoteStorage : -1;
@@ -79,7 +84,7 @@ export const listOffsetsHandler = defineHandler({
             ? await tiered.offsetForTimestamp({ topic: t.name, topicId: info!.topicId, partition: p.partitionIndex, log }, Number(ts))
             : await log.offsetForTimestamp(Number(ts));
           if (!found || found.offset >= fetchable) return result(p.partitionIndex, ErrorCode.NONE);
-          return result(p.partitionIndex, ErrorCode.NONE, BigInt(found.offset), BigInt(found.timestamp), epoch);
+          return result(p.partitionIndex, ErrorCode.NONE, BigInt(found.offset), BigInt(found.timestamp), found.leaderEpoch);
         } catch (err) {
           if (!(err instanceof KafkaApiError)) broker.logger.error(`list offsets ${t.name}-${p.partitionIndex} failed`, err);
           return result(p.partitionIndex, toErrorCode(err));

@@ -26,9 +26,10 @@
  * - Authorized operations (v8+), when asked for: everything Kafka allows without an authorizer
  *   (topic 3576, cluster 8096); -2147483648 when not asked for.
  * - ACLs: DESCRIBE on a topic, else it is left out of "all topics" and answered
- *   TOPIC_AUTHORIZATION_FAILED when named (by id: a null name); auto-creation needs CREATE on the
- *   cluster or the topic, else TOPIC_AUTHORIZATION_FAILED; authorized operations are the
- *   principal's.
+ *   TOPIC_AUTHORIZATION_FAILED when named (by id: a null name), is_internal false; auto-creation
+ *   needs CREATE on the cluster or the topic, else TOPIC_AUTHORIZATION_FAILED; authorized
+ *   operations are the principal's, and only on the topics answered (not on unknown ids, not on
+ *   the unauthorized).
  * Version notes: v1 controller/is_internal/rack; v2 cluster id; v3 throttle; v4 auto-create
  * flag; v5 offline replicas; v7 leader epoch; v8-10 authorized operations; v9 flexible; v10
  * topic ids; v11 drops cluster authorized operations.
@@ -109,7 +110,8 @@ export const metadataHandler = defineHandler({
       topicAuthorizedOperations: opsOf(t.name),
     });
     const describable = (name: string) => authorize(ctx, AclOperation.DESCRIBE, ResourceType.TOPIC, name);
-    const denied = (name: string | null, topicId = ZERO_UUID) => topicError(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, topicId);
+    // Not describable: Kafka discloses nothing of the topic, not even is_internal.
+    const denied = (name: string | null, topicId = ZERO_UUID) => ({ ...topicError(name, ErrorCode.TOPIC_AUTHORIZATION_FAILED, topicId), isInternal: false });
     let topics: MetadataResponseTopic[];
     const all = req.topics === null || (v === 0 && req.topics.length === 0);
     if (all) {
@@ -127,7 +129,7 @@ export const metadataHandler = defineHandler({
         for (const id of ids) {
           const byId = broker.metadataCache.topicById(id);
           if (byId) known.push(describable(byId.name) ? describe(byId) : denied(null, id));
-          else topics.push(topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, id, topicOps));
+          else topics.push(topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, id));
         }
         topics.push(...known);
       }
@@ -137,7 +139,7 @@ export const metadataHandler = defineHandler({
         }
         if (rt.name === null) {
           const byId = broker.metadataCache.topicById(rt.topicId);
-          topics.push(!byId ? topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId, topicOps) : describable(byId.name) ? describe(byId) : denied(null, rt.topicId));
+          topics.push(!byId ? topicError(null, ErrorCode.UNKNOWN_TOPIC_ID, rt.topicId) : describable(byId.name) ? describe(byId) : denied(null, rt.topicId));
           continue;
         }
         if (seen.has(rt.name)) continue;
@@ -153,7 +155,7 @@ export const metadataHandler = defineHandler({
         }
         // Auto-creation needs CREATE on the cluster or the topic.
         if (allowAuto && broker.authorizer != null && !authorizeCluster(ctx, AclOperation.CREATE) && !authorize(ctx, AclOperation.CREATE, ResourceType.TOPIC, rt.name)) {
-          topics.push(denied(rt.name));
+          topics.push(topicError(rt.name, ErrorCode.TOPIC_AUTHORIZATION_FAILED));
           continue;
         }
         if (topicNameProblem(rt.name)) {

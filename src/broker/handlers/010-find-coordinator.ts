@@ -14,8 +14,8 @@
  *   INVALID_REQUEST). Below v6 key type 2 answers INVALID_REQUEST with an empty message; any other
  *   type INVALID_REQUEST with the error's default text (v0-3 top-level, v4+ per key). An empty
  *   group or transactional key is not rejected (as in Kafka).
- * - Messages as Kafka 4.4 sends them: a v1-3 success carries "NONE" (Errors.NONE.message()), a
- *   v4+ key "" (the field's default).
+ * - Messages as Kafka 4.4 sends them: a v1-3 answer carries the error's message ("NONE" for
+ *   success, Errors.message()), a v4+ key "" (the field's default).
  * Version notes: v1 adds key_type and throttle time; v3 flexible; v4+ (KIP-699) batches keys in
  * `coordinatorKeys` and answers per key in `coordinators`.
  */
@@ -92,7 +92,8 @@ export const findCoordinatorHandler = defineHandler({
         }
       }
       const node = coordinatorNode(ctx.broker, req.keyType, key, ctx.listenerName);
-      if (!node) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: batched ? '' : null };
+      // v0-3 errors go out as Kafka's FindCoordinatorResponse.prepareOldResponse: with the error's message.
+      if (!node) return { key, nodeId: -1, host: '', port: -1, errorCode: ErrorCode.COORDINATOR_NOT_AVAILABLE, errorMessage: batched ? '' : errorMessageOf(ErrorCode.COORDINATOR_NOT_AVAILABLE) };
       return { key, nodeId: node.nodeId, host: node.host, port: node.port, errorCode: ErrorCode.NONE, errorMessage: batched ? '' : 'NONE' };
     };
     if (batched) {

@@ -30,7 +30,9 @@ export const apiVersionsHandler = defineHandler({
     }
     return apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised());
   },
+  // Kafka's ApiVersionsRequest.getErrorResponse: UNSUPPORTED_VERSION lists ApiVersions' own range
+  // (KIP-511, so the client can retry), any other error no APIs.
   errorResponse(_req, errorCode, ctx) {
-    return apiVersions(errorCode, ctx.broker.dispatcher.advertised());
+    return apiVersions(errorCode, errorCode === ErrorCode.UNSUPPORTED_VERSION ? ctx.broker.dispatcher.advertised().filter((a) => a.apiKey === 18) : []);
   },
 });

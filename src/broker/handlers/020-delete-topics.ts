@@ -8,8 +8,12 @@
  *   INVALID_REQUEST "You may not specify both topic name and topic id."; neither:
  *   "Neither topic name nor id were specified.").
  * - A name or id listed twice: one INVALID_REQUEST "Duplicate topic name." / "Duplicate topic id.";
- *   a name resolving to an id also listed: INVALID_REQUEST "The provided topic name maps to an ID
- *   that was already supplied." (for the name) and "Duplicate topic id." (for the id).
+ *   a name resolving to an id also listed: a single INVALID_REQUEST "The provided topic name maps
+ *   to an ID that was already supplied." with the name and id, nothing deleted (the id entry gets
+ *   no answer of its own, as in Kafka's ControllerApisTest.testInvalidDeleteTopicsRequest).
+ * - ACLs: DELETE on the cluster allows every topic; else a name needs DESCRIBE (checked before it
+ *   is looked up) and DELETE (after: a describable missing topic is UNKNOWN_TOPIC_OR_PARTITION);
+ *   an id not describable answers TOPIC_AUTHORIZATION_FAILED with a null name.
  * - Unknown name: UNKNOWN_TOPIC_OR_PARTITION with the zero id; unknown id: UNKNOWN_TOPIC_ID, name null;
  *   both with the error's default text as message (v5+), as Kafka's controller answers.
  * - Success: NONE with the topic's name and id; the topic's logs are deleted before answering.
@@ -85,6 +89,7 @@ export const deleteTopicsHandler = defineHandler({
     const may = (op: number, name: string) => clusterDelete || authorizeTopic(ctx, op, name);
     // Resolve everything to names first (ids of unknown topics answer UNKNOWN_TOPIC_ID).
     const toDelete = new Map<string, { name: string; id: string }>(); // by topic id
+    const mapped = new Set<string>(); // ids a listed name also resolved to
     const answered = new Set<string>();
     for (const e of entries) {
       const key = e.kind === 'name' ? `n:${e.name}` : `i:${e.id}`;
@@ -95,8 +100,9 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(e.name, ZERO_UUID, ErrorCode.INVALID_REQUEST, 'Duplicate topic name.'));
           continue;
         }
-        // DESCRIBE before the name is looked up, then DELETE.
-        if (!may(AclOperation.DESCRIBE, e.name) || !may(AclOperation.DELETE, e.name)) {
+        // DESCRIBE before the name is looked up, DELETE after (a describable missing topic is
+        // UNKNOWN_TOPIC_OR_PARTITION whatever DELETE says), as the controller checks them.
+        if (!may(AclOperation.DESCRIBE, e.name)) {
           responses.push(result(e.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
           continue;
         }
@@ -105,15 +111,20 @@ export const deleteTopicsHandler = defineHandler({
           responses.push(result(e.name, ZERO_UUID, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, UNKNOWN_TOPIC_MESSAGE));
           continue;
         }
+        if (!may(AclOperation.DELETE, e.name)) {
+          responses.push(result(e.name, ZERO_UUID, ErrorCode.TOPIC_AUTHORIZATION_FAILED, 'Topic authorization failed.'));
+          continue;
+        }
         if (idCount.has(info.topicId) || toDelete.has(info.topicId)) {
+          // One answer, on the name; the id entry gets none (unless it was itself listed twice).
           responses.push(result(e.name, info.topicId, ErrorCode.INVALID_REQUEST, 'The provided topic name maps to an ID that was already supplied.'));
-          idCount.set(info.topicId, 2); // the id entry answers "Duplicate topic id."
+          mapped.add(info.topicId);
           toDelete.delete(info.topicId);
           continue;
         }
         toDelete.set(info.topicId, { name: info.name, id: info.topicId });
       } else {
-        if (idCount.get(e.id)! > 1) continue; // answered below, once
+        if (idCount.get(e.id)! > 1 || mapped.has(e.id)) continue; // answered below, once / on the name
         const info = broker.metadataCache.topicById(e.id);
         if (!info) {
           responses.push(result(null, e.id, ErrorCode.UNKNOWN_TOPIC_ID, UNKNOWN_TOPIC_ID_MESSAGE));

@@ -4,8 +4,8 @@
  * Behavior (Kafka's KafkaApis.handleDeleteRecordsRequest, ReplicaManager.deleteRecordsOnLocalLog,
  * Partition.deleteRecordsOnLeader, UnifiedLog.maybeIncrementLogStartOffset):
  * - Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION, low_watermark -1.
- * - Internal topic (`__consumer_offsets`, `__transaction_state`): INVALID_TOPIC_EXCEPTION, whether
- *   it exists yet or not (checked first).
+ * - Internal topic (`__consumer_offsets`, `__transaction_state`): INVALID_TOPIC_EXCEPTION once the
+ *   partition exists (Kafka checks its metadata cache first, then the name), before leadership.
  * - cleanup.policy without `delete` (compact only): POLICY_VIOLATION.
  * - offset -1: delete up to the high watermark. offset < -1 or above the high watermark:
  *   OFFSET_OUT_OF_RANGE, low_watermark -1.
@@ -35,9 +35,11 @@ function failed(partitionIndex: number, errorCode: number): DeleteRecordsPartiti
 }
 
 async function deleteOne(broker: BrokerServices, topic: string, partitionIndex: number, offset: bigint, timeoutMs: number): Promise<DeleteRecordsPartitionResult> {
-  // Kafka refuses internal topics by name before looking the partition up (DR7).
-  if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   const info = broker.metadataCache.topic(topic);
+  // Kafka's handler answers partitions missing from its metadata first (DR8); its replica manager
+  // then refuses internal topics by name, before it looks at the partition's leadership (DR7).
+  if (!info || partitionIndex < 0 || partitionIndex >= info.partitions) return failed(partitionIndex, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
+  if (INTERNAL_TOPICS.has(topic)) return failed(partitionIndex, ErrorCode.INVALID_TOPIC_EXCEPTION);
   // Only the leader deletes (followers follow its log start offset).
   const partition = leaderPartition(broker, info, partitionIndex, -1);
   if (typeof partition === 'number') return failed(partitionIndex, partition);

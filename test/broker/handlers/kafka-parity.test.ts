@@ -76,11 +76,14 @@ test('Fetch: last_fetched_epoch past the log end answers a diverging epoch at on
   assert.is(neg.responses[0].partitions[0].errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
 });
 
-test('ListOffsets: a partition listed twice is one INVALID_REQUEST entry; DeleteRecords refuses internal names first (list-offsets/v9-duplicate-partition, delete-records/v2-internal)', async () => {
+test('ListOffsets: a partition listed twice is one INVALID_REQUEST entry; DeleteRecords refuses an existing internal topic (list-offsets/v9-duplicate-partition, delete-records/v2-internal)', async () => {
   const lo = await send(2, 9, { replicaId: -1, topics: [{ name: 'kp', partitions: [{ partitionIndex: 0, timestamp: -1 }, { partitionIndex: 0, timestamp: -2 }] }] });
   assert.equal(lo.topics[0].partitions.map((p: any) => p.errorCode), [ErrorCode.INVALID_REQUEST]);
-  const dr = await send(21, 2, { topics: [{ name: '__transaction_state', partitions: [{ partitionIndex: 0, offset: 0 }] }], timeoutMs: 1000 });
-  assert.is(dr.topics[0].partitions[0].errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
+  // The probe's __consumer_offsets existed on Kafka; a commit makes it exist here. Kafka's handler
+  // answers a partition missing from its metadata before its replica manager looks at the name.
+  await send(8, 8, { groupId: 'kp-dr', generationIdOrMemberEpoch: -1, memberId: '', topics: [{ name: 'kp', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }] });
+  const dr = await send(21, 2, { topics: [{ name: '__consumer_offsets', partitions: [{ partitionIndex: 0, offset: 0 }] }, { name: '__transaction_state', partitions: [{ partitionIndex: 0, offset: 0 }] }], timeoutMs: 1000 });
+  assert.equal(dr.topics.map((t: any) => t.partitions[0].errorCode), [ErrorCode.INVALID_TOPIC_EXCEPTION, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION]);
 });
 
 test('FindCoordinator messages as Kafka 4.4 sends them (find-coordinator/*)', async () => {
