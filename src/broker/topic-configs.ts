@@ -67,7 +67,7 @@ function tieredStorageProblem(configs: Record<string, string>, broker: BrokerCon
   }
   if (!broker['remote.log.storage.system.enable']) return 'Tiered Storage functionality is disabled in the broker. Topic cannot be configured with remote log storage.';
   const policy = String(v['cleanup.policy'] ?? '');
-  if (policy.includes('compact')) return 'Remote log storage is unsupported for the compacted topics';
+  if (policy.includes('compact')) return 'Remote log storage only supports topics with cleanup.policy=delete or cleanup.policy being an empty list.';
   const localMs = Number(v['local.retention.ms']);
   const ms = Number(v['retention.ms']);
   const localBytes = Number(v['local.retention.bytes']);

@@ -11,21 +11,36 @@ export type SegmentCheck = (seg: LogSegment, next: LogSegment | undefined) => Pr
 /** Segments wholly below the log start offset. */
 export const belowLogStart = (logStartOffset: number): SegmentCheck => async (_seg, next) => next !== undefined && next.baseOffset <= logStartOffset;
 
+/** What a retention check may delete, and whether the active segment should roll first. */
+export interface Deletable {
+  segments: LogSegment[];
+  /**
+   * Tiered storage: the non-empty active segment matched the check but cannot go before it is
+   * copied, and only closed segments are copied: roll it (Kafka: "Rolling the active segment to
+   * make it eligible for deletion").
+   */
+  rollActive: boolean;
+}
+
 /**
  * The longest prefix of `segments` matching `check`, wholly below the high watermark, never an
- * empty active segment.
+ * empty active segment; with `copied` (tiered storage) only segments already in the remote tier,
+ * given the segment's upper bound offset (Kafka's isSegmentEligibleForDeletion).
  */
-export async function deletablePrefix(segments: readonly LogSegment[], logEndOffset: number, highWatermark: number, check: SegmentCheck): Promise<LogSegment[]> {
+export async function deletablePrefix(segments: readonly LogSegment[], logEndOffset: number, highWatermark: number, check: SegmentCheck, copied?: (upperBound: number) => boolean): Promise<Deletable> {
   const out: LogSegment[] = [];
+  let rollActive = false;
   for (let i = 0; i < segments.length; i++) {
     const seg = segments[i];
     const next = segments[i + 1];
     const upperBound = next ? next.baseOffset : logEndOffset;
     const lastAndEmpty = !next && seg.sizeBytes === 0;
-    if (lastAndEmpty || highWatermark < upperBound || !(await check(seg, next))) break;
+    const matched = highWatermark >= upperBound && (await check(seg, next));
+    if (matched && copied && !next && seg.sizeBytes > 0) rollActive = true;
+    if (!matched || lastAndEmpty || (copied && !copied(upperBound))) break;
     out.push(seg);
   }
-  return out;
+  return { segments: out, rollActive };
 }
 
 /**
@@ -50,14 +65,14 @@ export function retentionChecks(config: LogConfig, sizeBytes: number, nowMs: num
 
 /**
  * Tiered storage's local retention (Kafka's UnifiedLog with remote storage): local.retention.ms /
- * .bytes (-2: the total retention setting) over the local segments, and only segments already
- * copied to the remote tier (wholly at or below `highestUploaded`) may go.
+ * .bytes (-2: the total retention setting) over the local segments; deletablePrefix's `copied`
+ * keeps the segments not yet in the remote tier.
  */
-export function localRetentionChecks(config: LogConfig, localSizeBytes: number, nowMs: number, highestUploaded: number): SegmentCheck[] {
+export function localRetentionChecks(config: LogConfig, localSizeBytes: number, nowMs: number): SegmentCheck[] {
   const local: LogConfig = {
     ...config,
     retentionMs: config.localRetentionMs === undefined || config.localRetentionMs === -2 ? config.retentionMs : config.localRetentionMs,
     retentionBytes: config.localRetentionBytes === undefined || config.localRetentionBytes === -2 ? config.retentionBytes : config.localRetentionBytes,
   };
-  return retentionChecks(local, localSizeBytes, nowMs).map((check): SegmentCheck => async (seg, next) => next !== undefined && next.baseOffset - 1 <= highestUploaded && check(seg, next));
+  return retentionChecks(local, localSizeBytes, nowMs);
 }

@@ -746,14 +746,26 @@ export class PartitionLog {
   enforceRetention(nowMs: number): Promise<number> {
     return this.enqueue(async () => {
       let deleted = await this.deleteSegments(await this.deletableSegments(belowLogStart(this.startOffset)));
-      const checks = this.tiered ? localRetentionChecks(this.config, this.sizeBytes, nowMs, this.uploadedEnd) : retentionChecks(this.config, this.sizeBytes, nowMs);
-      for (const check of checks) deleted += await this.deleteSegments(await this.deletableSegments(check));
+      const tiered = this.tiered;
+      const checks = tiered ? localRetentionChecks(this.config, this.sizeBytes, nowMs) : retentionChecks(this.config, this.sizeBytes, nowMs);
+      const copied = tiered ? (upperBound: number) => upperBound > 0 && upperBound - 1 <= this.uploadedEnd : undefined;
+      for (const check of checks) {
+        const { segments, rollActive } = await deletablePrefix(this.segments, this.endOffset, this.hw, check, copied);
+        deleted += await this.deleteSegments(segments);
+        if (rollActive && this.activeSegment.sizeBytes > 0) {
+          try {
+            await this.roll(this.endOffset);
+          } catch (err) {
+            throw this.markOffline(err, 'roll for retention');
+          }
+        }
+      }
       return deleted;
     });
   }
 
-  private deletableSegments(check: SegmentCheck): Promise<LogSegment[]> {
-    return deletablePrefix(this.segments, this.endOffset, this.hw, check);
+  private async deletableSegments(check: SegmentCheck): Promise<LogSegment[]> {
+    return (await deletablePrefix(this.segments, this.endOffset, this.hw, check)).segments;
   }
 
   private async deleteSegments(toDelete: LogSegment[]): Promise<number> {

@@ -208,7 +208,7 @@ test('remote.storage.enable is refused on a compacted topic and on a broker with
   };
   const compacted = await create(b.port, [{ name: 'remote.storage.enable', value: 'true' }, { name: 'cleanup.policy', value: 'compact' }]);
   assert.is(compacted.errorCode, 40);
-  assert.is(compacted.errorMessage, 'Remote log storage is unsupported for the compacted topics');
+  assert.is(compacted.errorMessage, 'Remote log storage only supports topics with cleanup.policy=delete or cleanup.policy being an empty list.');
   const tooLong = await create(b.port, [{ name: 'remote.storage.enable', value: 'true' }, { name: 'retention.ms', value: '1000' }, { name: 'local.retention.ms', value: '2000' }]);
   assert.is(tooLong.errorCode, 40);
   assert.is(tooLong.errorMessage, 'Invalid value 2000 for configuration local.retention.ms: Value must not be more than retention.ms property value: 1000');

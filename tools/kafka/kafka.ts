@@ -69,6 +69,23 @@ export function kafkaJars(log: (l: string) => void = (l) => process.stderr.write
   return { version: KAFKA_VERSION, classpath: readFileSync(cpFile, 'utf8').trim(), libs };
 }
 
+/**
+ * The release's storage test fixtures (`org.apache.kafka:kafka-storage:<version>:test-fixtures`),
+ * which hold LocalTieredStorage, the RemoteStorageManager Kafka's own tiered-storage tests use:
+ * resolved once beside the release's jars. Returns the jar's path.
+ */
+export function kafkaTestFixturesJar(log: (l: string) => void = (l) => process.stderr.write(l + '\n')): string {
+  const dir = path.join(path.dirname(classpathFile()), 'fixtures');
+  const jar = path.join(dir, `kafka-storage-${KAFKA_VERSION}-test-fixtures.jar`);
+  if (!existsSync(jar)) {
+    log(`kafka: resolving kafka-storage ${KAFKA_VERSION} test-fixtures (LocalTieredStorage) with Maven into ${dir}`);
+    mkdirSync(dir, { recursive: true });
+    const r = spawnSync('mvn', ['-B', '-q', 'dependency:copy', `-Dartifact=org.apache.kafka:kafka-storage:${KAFKA_VERSION}:jar:test-fixtures`, `-DoutputDirectory=${dir}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 600_000 });
+    if (r.status !== 0 || !existsSync(jar)) throw new Error(`mvn could not resolve kafka-storage ${KAFKA_VERSION} test-fixtures: ${(r.stdout + r.stderr).trim().split('\n').slice(-15).join('\n')}`);
+  }
+  return jar;
+}
+
 const BASE_JVM_OPTS = ['-Xms128m', '-Xmx768m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`];
 /** The JVM's own class-data-sharing messages (an archive that does not fit is skipped in silence, never printed on a tool's stdout). */
 const QUIET_CDS = ['-Xlog:cds*=off', '-Xlog:class+path*=off'];
@@ -139,6 +156,8 @@ export interface KafkaOptions {
   startTimeoutMs?: number;
   /** JVM options of the broker process (default JVM_OPTS: small and quick to start, for tests). */
   jvmOpts?: string[];
+  /** Jars put after the release's own on the broker's classpath (e.g. kafkaTestFixturesJar()). */
+  classpath?: string[];
   /** More listeners on free ports, name → security protocol (e.g. { SASL_PLAINTEXT: 'SASL_PLAINTEXT' }); their ssl/sasl settings go in `overrides`. */
   extraListeners?: Record<string, string>;
 }
@@ -231,7 +250,8 @@ async function servesAll(c: KafkaConn, topics: { name: string | null; partitions
 export async function startKafka(opts: KafkaOptions = {}): Promise<RunningKafka> {
   const missing = javaMissing();
   if (missing) throw new Error(`cannot start Apache Kafka: ${missing}`);
-  const { classpath, version } = kafkaJars();
+  const { classpath: releaseClasspath, version } = kafkaJars();
+  const classpath = [releaseClasspath, ...(opts.classpath ?? [])].join(path.delimiter);
   const port = opts.port ?? (await freePort());
   const controllerPort = await freePort();
   const tempDir = opts.dir === undefined;
