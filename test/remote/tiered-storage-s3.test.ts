@@ -2,9 +2,9 @@
  * Tiered storage against a real S3-compatible server (Versity's gateway, test/support/versitygw.ts):
  * the ObjectStore operations as S3ObjectStore sends them (ranged GETs, multipart uploads,
  * If-None-Match, listing), then a broker whose closed segments go to the gateway: kafkajs produces,
- * the segments are in the bucket as files, local ones leave, and kafkajs, kcat and confluent-kafka
- * read every record from offset 0 with identical bytes; the broker restarted with its partition
- * directory wiped rebuilds from the store and reads the same; the gateway stopped: produce goes on,
+ * the segments are in the bucket as files, local ones leave, and kafkajs, kcat, confluent-kafka and
+ * the Java client read every record from offset 0 with identical bytes; the broker restarted with
+ * its partition directory wiped rebuilds from the store and reads the same; the gateway stopped: produce goes on,
  * a fetch of remote data answers an error clients retry, and everything is read once it is back.
  */
 import { test } from 'uvu';
@@ -19,6 +19,9 @@ import { startVersitygw, S3_ACCESS_KEY, S3_SECRET_KEY, type S3Server } from '../
 import { tmpDir, type TmpDir } from '../support/tmp.js';
 import { until } from '../support/until.js';
 import { readConfluent, readKcat, b64 } from '../support/clients.js';
+import { javaDriver } from '../../compat-tests/clients/java.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { IN_CI } from '../support/kafka.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -106,7 +109,7 @@ async function kafkajsRead(bootstrap: string, count = n): Promise<{ offset: numb
   return got;
 }
 
-test('a broker copies closed segments to versitygw and kafkajs, kcat and confluent-kafka read everything back', async () => {
+test('a broker copies closed segments to versitygw and kafkajs, kcat, confluent-kafka and the Java client read everything back', async () => {
   b = await startBroker({ port: 0, storage: { dir: data.path }, config: brokerConfig() });
   const kafka = new Kafka({ clientId: 'tiered', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
@@ -134,6 +137,19 @@ test('a broker copies closed segments to versitygw and kafkajs, kcat and conflue
   const cf = await readConfluent(b.bootstrap, topic, [0], n, 60);
   assert.equal(cf.errors, []);
   expectAll(cf.records, 'confluent-kafka');
+  const missingJava = javaMissing();
+  if (missingJava) {
+    if (IN_CI) throw new Error(`tiered storage: java is required under CI: ${missingJava}`);
+    return void console.log(`Java client skipped: ${missingJava}`);
+  }
+  const java = await javaDriver(b.bootstrap);
+  try {
+    const res = await java.read!(topic, { partitions: [0], from: 'earliest', count: n, timeoutMs: 60_000 });
+    assert.equal(res.errors, []);
+    expectAll(res.records.map((r) => ({ offset: r.offset, key: r.key ?? null, value: r.value ?? null })), 'Java client');
+  } finally {
+    await java.close();
+  }
 });
 
 test('restarted with its partition directory wiped, the broker rebuilds from the store and serves the same records', async () => {
