@@ -237,6 +237,11 @@ function remoteStorageMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   counter('remotedeleterequests', 'Remote segments deleted by retention (Kafka RemoteDeleteRequestsPerSec).', m.deleteSegments);
   counter('remotedeleteerrors', 'Remote segment deletions that failed (Kafka RemoteDeleteErrorsPerSec).', m.deleteErrors);
   w.family('kafka_server_brokertopicmetrics_remotecopylagbytes', 'gauge', 'Bytes of closed local segments not yet copied (Kafka RemoteCopyLagBytes): grows while the store is unreachable.').sample([], tiered.manager.copyLagBytes());
+  const sizes = [...tiered.remoteSizes()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  w.family('kafka_server_brokertopicmetrics_remotelogsizebytes', 'gauge', 'Bytes in the remote tier of the partitions this broker leads, per topic (Kafka RemoteLogSizeBytes).');
+  for (const [topic, t] of sizes) w.sample([['topic', topic]], t.bytes);
+  w.family('kafka_server_brokertopicmetrics_remotelogmetadatacount', 'gauge', 'Remote segments of the partitions this broker leads, per topic (Kafka RemoteLogMetadataCount).');
+  for (const [topic, t] of sizes) w.sample([['topic', topic]], t.segments);
   w.family('samsa_remote_fetch_cache_bytes', 'gauge', 'Samsa only: memory held by cached remote chunks and indexes (samsa.remote.fetch.cache.bytes bounds it).').sample([], tiered.reader.cacheSizeBytes);
 }
 

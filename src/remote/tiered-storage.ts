@@ -129,6 +129,23 @@ export class TieredStorage {
     }
   }
 
+  /**
+   * Per topic, the bytes and segments in the remote tier of the partitions this broker leads
+   * (Kafka's RemoteLogSizeBytes and RemoteLogMetadataCount, counted by the leaders).
+   */
+  remoteSizes(): Map<string, { bytes: number; segments: number }> {
+    const out = new Map<string, { bytes: number; segments: number }>();
+    for (const p of this.opts.partitions()) {
+      if (!p.isLeader) continue;
+      const state = this.state({ topic: p.topic, topicId: p.topicId, partition: p.partitionIndex, log: p.log });
+      const t = out.get(p.topic) ?? { bytes: 0, segments: 0 };
+      t.bytes += state.sizeBytes;
+      t.segments += state.segments.length;
+      out.set(p.topic, t);
+    }
+    return out;
+  }
+
   /** A deleted topic's objects go too (in the background; a failure is logged, the objects stay). */
   deleteTopic(topic: string, topicId: string): void {
     this.manager.deleteTopic(topic, topicId).catch((err) => this.logger.warn(`tiered storage: deleting the objects of deleted topic ${topic}: ${(err as Error).message}`));

@@ -102,6 +102,10 @@ test('segments go to the object store, local ones leave, and consumers read ever
     assert.match(page, /Remote tier/);
     assert.match(page, new RegExp(`>${log.localLogStartOffset}<`));
     assert.match(text, new RegExp(`kafka_log_log_locallogstartoffset\\{topic="${topic}",partition="0"\\} ${log.localLogStartOffset}`));
+    const remoteBytes = Number(new RegExp(`^kafka_server_brokertopicmetrics_remotelogsizebytes\\{topic="${topic}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    const remoteSegments = Number(new RegExp(`^kafka_server_brokertopicmetrics_remotelogmetadatacount\\{topic="${topic}"\\} (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
+    assert.ok(remoteSegments >= manifests.length, `RemoteLogMetadataCount ${remoteSegments}`);
+    assert.ok(remoteBytes > remoteSegments * 1000, `RemoteLogSizeBytes ${remoteBytes}`);
   }
   await admin.disconnect();
 });
