@@ -1,7 +1,8 @@
 /**
  * Raw wire access for the protocol probes: request frames built with Samsa's generated codecs
  * (bodies filled from protocol-specs/ defaults, see fill.ts) or given as bytes, sent over a plain
- * socket to 127.0.0.1, and the outcome classified so that two brokers can be compared:
+ * connection to 127.0.0.1 (src/protocol/kafka-connection.ts, raw bytes out and frames in arrival
+ * order), and the outcome classified so that two brokers can be compared:
  *
  * - `answered`: a response frame with the probe's correlation id, decoded with the generated
  *   codec; bytes left after the body and tagged fields the codec does not know are kept, so a
@@ -13,9 +14,9 @@
  * The follow-up makes "no reply" observable without waiting for a timeout: both brokers answer
  * requests of one connection strictly in order.
  */
-import net from 'node:net';
 import { codecFor, type ApiCodec } from '../../src/protocol/generated/api-table.js';
 import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from '../../src/protocol/headers.js';
+import { KafkaConnection } from '../../src/protocol/kafka-connection.js';
 import { Reader } from '../../src/protocol/reader.js';
 import { Writer } from '../../src/protocol/writer.js';
 import { fill } from './fill.js';
@@ -108,67 +109,33 @@ export function decodeResponse(apiKey: number, version: number, payload: Buffer)
   }
 }
 
-/** One socket with a frame splitter; every wait is bounded. */
+/**
+ * One probe connection (a KafkaConnection): bytes go out as they are, and every response frame
+ * comes back in arrival order (the probes send no request it would match); every wait is bounded.
+ */
 export class RawConn {
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly frames: Buffer[] = [];
-  private wake: (() => void) | null = null;
-  isClosed = false;
+  private constructor(private readonly conn: KafkaConnection) {}
 
-  private constructor(private readonly sock: net.Socket) {
-    sock.setNoDelay(true);
-    sock.on('close', () => {
-      this.isClosed = true;
-      this.wake?.();
-    });
-    sock.on('error', () => {
-      /* a reset is one of the outcomes compared; 'close' follows */
-    });
-    sock.on('data', (d: Buffer) => {
-      this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
-      while (this.buf.length >= 4 && this.buf.length >= 4 + this.buf.readInt32BE(0)) {
-        const n = this.buf.readInt32BE(0);
-        this.frames.push(this.buf.subarray(4, 4 + n));
-        this.buf = this.buf.subarray(4 + n);
-      }
-      this.wake?.();
-    });
+  static async open(port: number): Promise<RawConn> {
+    return new RawConn(await KafkaConnection.connect({ host: '127.0.0.1', port, keepUnmatched: true }));
   }
 
-  static open(port: number): Promise<RawConn> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect({ host: '127.0.0.1', port }, () => {
-        s.removeListener('error', reject);
-        resolve(new RawConn(s));
-      });
-      s.once('error', reject);
-    });
+  get isClosed(): boolean {
+    return this.conn.isClosed;
   }
 
   write(b: Buffer): void {
-    if (!this.isClosed) this.sock.write(b);
+    this.conn.write(b);
   }
 
   /** The next response frame (without size), null once the connection closed, 'timeout' after the deadline. */
   async next(deadline: number): Promise<Buffer | null | 'timeout'> {
-    for (;;) {
-      if (this.frames.length > 0) return this.frames.shift()!;
-      if (this.isClosed) return null;
-      const left = deadline - Date.now();
-      if (left <= 0) return 'timeout';
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.wake = () => {
-          clearTimeout(t);
-          resolve();
-        };
-      });
-      this.wake = null;
-    }
+    const f = await this.conn.receiveUnmatched(deadline - Date.now());
+    return f === 'closed' ? null : f;
   }
 
   close(): void {
-    this.sock.destroy();
+    this.conn.close();
   }
 }
 

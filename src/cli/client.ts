@@ -1,14 +1,14 @@
 /**
- * A small Kafka client for the `samsa` CLI, built on the generated codecs: one connection to the
- * bootstrap broker (Samsa is a single node), pipelined requests matched by correlation id, the
- * API version of each request chosen from the broker's ApiVersions answer.
+ * A small Kafka client for the `samsa` CLI: one connection (protocol/kafka-connection.ts) to the
+ * first answering address of the bootstrap list, the API version of each request chosen from the
+ * broker's ApiVersions answer, SASL after ApiVersions when the security protocol asks for it.
  */
-import net from 'node:net';
-import tls from 'node:tls';
-import { saslClient, type SaslClientCredentials } from '../security/sasl/client.js';
+import type tls from 'node:tls';
+import { saslAuthenticate, type SaslClientCredentials } from '../security/sasl/client.js';
 import { apiCodecs, type ApiTypes } from '../protocol/generated/api-table.js';
 import { errorName } from '../protocol/generated/error-codes.js';
-import { decodeResponse, encodeRequest, type ApiKeyNumber } from '../protocol/wire.js';
+import { KafkaConnection, KafkaConnectionError } from '../protocol/kafka-connection.js';
+import type { ApiKeyNumber } from '../protocol/wire.js';
 
 /** The version the CLI fills its request bodies for (fields differ between versions). */
 const PREFERRED: Partial<Record<number, number>> = {
@@ -29,14 +29,6 @@ export class KafkaError extends Error {
   constructor(readonly errorCode: number, message?: string | null) {
     super(message ? `${errorName(errorCode)}: ${message}` : errorName(errorCode));
   }
-}
-
-interface Pending {
-  apiKey: ApiKeyNumber;
-  version: number;
-  resolve: (body: unknown) => void;
-  reject: (err: Error) => void;
-  timer: NodeJS.Timeout;
 }
 
 export interface ClientOptions {
@@ -64,17 +56,9 @@ export function parseHostPort(s: string): { host: string; port: number } {
 }
 
 export class KafkaClient {
-  private buf: Buffer = Buffer.alloc(0);
-  private readonly pending = new Map<number, Pending>();
-  private correlationId = 1;
-  private versions = new Map<number, { min: number; max: number }>();
-  private failure: Error | null = null;
+  private readonly versions = new Map<number, { min: number; max: number }>();
 
-  private constructor(private readonly socket: net.Socket, private readonly opts: Required<ClientOptions>) {
-    socket.on('data', (d: Buffer) => this.onData(d));
-    socket.on('error', (e) => this.fail(e));
-    socket.on('close', () => this.fail(new Error(`connection to ${opts.bootstrap} closed`)));
-  }
+  private constructor(private readonly conn: KafkaConnection) {}
 
   /** Connects to the first answering address of a comma-separated bootstrap list. */
   static async connect(options: ClientOptions = {}): Promise<KafkaClient> {
@@ -90,55 +74,45 @@ export class KafkaClient {
     throw last ?? new Error('no bootstrap address');
   }
 
-  private static async connectOne(options: ClientOptions): Promise<KafkaClient> {
+  /** Connects, asks ApiVersions, then authenticates (SASL_*), as Kafka's clients do. */
+  private static async connectOne(options: ClientOptions & { bootstrap: string }): Promise<KafkaClient> {
     const security = options.security ?? { protocol: 'PLAINTEXT' };
-    const opts: Required<ClientOptions> = {
-      bootstrap: options.bootstrap ?? 'localhost:9092', clientId: options.clientId ?? 'samsa-cli', requestTimeoutMs: options.requestTimeoutMs ?? 30000, security,
-    };
-    const { host, port } = parseHostPort(opts.bootstrap);
+    const requestTimeoutMs = options.requestTimeoutMs ?? 30000;
+    const { host, port } = parseHostPort(options.bootstrap);
     const useTls = security.protocol === 'SSL' || security.protocol === 'SASL_SSL';
-    const socket = await new Promise<net.Socket>((resolve, reject) => {
-      const s = useTls
-        ? tls.connect({ host, port, servername: net.isIP(host) ? undefined : host, ...security.tls })
-        : net.connect({ host, port });
-      s.setNoDelay(true);
-      s.once(useTls ? 'secureConnect' : 'connect', () => { s.off('error', reject); resolve(s); });
-      s.once('error', (e: NodeJS.ErrnoException) => {
-        reject(e.code === 'ECONNREFUSED'
-          ? new Error(`cannot connect to ${opts.bootstrap}: nothing is listening there (start a broker with 'samsa start', or pass --bootstrap host:port)`)
-          : new Error(`cannot connect to ${opts.bootstrap}: ${e.message}`));
-      });
-    });
-    const c = new KafkaClient(socket, opts);
-    const av = await c.send(18, 3, { clientSoftwareName: 'samsa-cli', clientSoftwareVersion: '0.1.0' });
-    if (av.errorCode !== 0) throw new KafkaError(av.errorCode, 'ApiVersions');
-    for (const k of av.apiKeys) c.versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
-    if (security.protocol === 'SASL_PLAINTEXT' || security.protocol === 'SASL_SSL') {
-      try {
-        await c.authenticate(security.sasl);
-      } catch (err) {
-        c.close();
-        throw err;
+    const useSasl = security.protocol === 'SASL_PLAINTEXT' || security.protocol === 'SASL_SSL';
+    const conn = await KafkaConnection.connect({
+      host, port, tls: useTls ? security.tls ?? {} : undefined, clientId: options.clientId ?? 'samsa-cli', label: options.bootstrap,
+      connectTimeoutMs: requestTimeoutMs, requestTimeoutMs,
+    }).catch((err: unknown) => {
+      if (err instanceof KafkaConnectionError && err.code === 'ECONNREFUSED') {
+        throw new Error(`cannot connect to ${options.bootstrap}: nothing is listening there (start a broker with 'samsa start', or pass --bootstrap host:port)`);
       }
+      throw err;
+    });
+    const client = new KafkaClient(conn);
+    try {
+      await client.negotiateVersions();
+      if (useSasl) {
+        await client.authenticate(security.sasl);
+      }
+    } catch (err) {
+      conn.close();
+      throw err;
     }
-    return c;
+    return client;
   }
 
-  /** SaslHandshake v1, then SaslAuthenticate v2 until the mechanism is done (also re-authenticates). */
-  async authenticate(credentials: SaslClientCredentials | undefined): Promise<{ sessionLifetimeMs: bigint }> {
-    if (!credentials) throw new Error('SASL needs sasl.mechanism and sasl.jaas.config (username and password, or a token)');
-    const hs = await this.send(17, 1, { mechanism: credentials.mechanism.toUpperCase() });
-    if (hs.errorCode !== 0) throw new KafkaError(hs.errorCode, `SASL mechanism ${credentials.mechanism} is not enabled; the broker offers ${hs.mechanisms.join(', ')}`);
-    const mech = saslClient(credentials);
-    let token: Buffer | null = mech.initial();
-    let lifetime = 0n;
-    while (token !== null) {
-      const r = await this.send(36, 2, { authBytes: token });
-      if (r.errorCode !== 0) throw new KafkaError(r.errorCode, r.errorMessage);
-      lifetime = r.sessionLifetimeMs;
-      token = mech.respond(r.authBytes);
-    }
-    return { sessionLifetimeMs: lifetime };
+  private async negotiateVersions(): Promise<void> {
+    const av = await this.send(18, 3, { clientSoftwareName: 'samsa-cli', clientSoftwareVersion: '0.1.0' });
+    if (av.errorCode !== 0) throw new KafkaError(av.errorCode, 'ApiVersions');
+    for (const k of av.apiKeys) this.versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
+  }
+
+  /** SaslHandshake, then SaslAuthenticate until the mechanism is done (also re-authenticates, KIP-368). */
+  authenticate(credentials: SaslClientCredentials | undefined): Promise<{ sessionLifetimeMs: bigint }> {
+    if (!credentials) return Promise.reject(new Error('SASL needs sasl.mechanism and sasl.jaas.config (username and password, or a token)'));
+    return saslAuthenticate(this.conn, credentials);
   }
 
   /** The version to use for an API (the CLI's preferred one, within what the broker supports). */
@@ -160,52 +134,10 @@ export class KafkaClient {
   }
 
   send<K extends ApiKeyNumber>(apiKey: K, version: number, body: ApiTypes[K]['request']): Promise<ApiTypes[K]['response']> {
-    if (this.failure) return Promise.reject(this.failure);
-    const cid = this.correlationId++;
-    const payload = encodeRequest(apiKey, version, cid, this.opts.clientId, body);
-    const size = Buffer.alloc(4);
-    size.writeInt32BE(payload.length);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.pending.delete(cid);
-        reject(new Error(`${apiCodecs[apiKey].name} request timed out after ${this.opts.requestTimeoutMs} ms`));
-      }, this.opts.requestTimeoutMs);
-      this.pending.set(cid, { apiKey, version, resolve: resolve as (b: unknown) => void, reject, timer });
-      this.socket.write(Buffer.concat([size, payload]));
-    });
-  }
-
-  private onData(d: Buffer): void {
-    this.buf = this.buf.length === 0 ? d : Buffer.concat([this.buf, d]);
-    while (this.buf.length >= 4) {
-      const size = this.buf.readInt32BE(0);
-      if (this.buf.length < 4 + size) return;
-      const frame = this.buf.subarray(4, 4 + size);
-      this.buf = this.buf.subarray(4 + size);
-      const cid = frame.readInt32BE(0);
-      const p = this.pending.get(cid);
-      if (!p) continue;
-      this.pending.delete(cid);
-      clearTimeout(p.timer);
-      try {
-        p.resolve(decodeResponse(p.apiKey, p.version, frame).body);
-      } catch (err) {
-        p.reject(err as Error);
-      }
-    }
-  }
-
-  private fail(err: Error): void {
-    this.failure ??= err;
-    for (const p of this.pending.values()) {
-      clearTimeout(p.timer);
-      p.reject(err);
-    }
-    this.pending.clear();
+    return this.conn.send(apiKey, version, body);
   }
 
   close(): void {
-    this.failure ??= new Error('client closed');
-    this.socket.destroy();
+    this.conn.close();
   }
 }

@@ -46,14 +46,22 @@ export class FrameDecoder {
     return this.pendingBytes;
   }
 
+  /** The int32 at the front, read across chunks when the first one is shorter (copies 4 bytes, not the rest). */
   private peekInt32(): number {
     const first = this.pending[0];
     if (first.length >= 4) return first.readInt32BE(0);
-    return Buffer.concat(this.pending).readInt32BE(0);
+    let v = 0;
+    let got = 0;
+    for (const c of this.pending) {
+      for (let i = 0; i < c.length && got < 4; i++, got++) v = v * 256 + c[i];
+      if (got === 4) break;
+    }
+    return v | 0;
   }
 
   /** Removes n bytes from the front; a view when they lie in one chunk, else one copy. */
   private consume(n: number): Buffer {
+    if (n === 0) return Buffer.alloc(0); // an empty frame (a raw SASL v0 token can be one)
     const first = this.pending[0];
     let out: Buffer;
     if (first.length >= n) {

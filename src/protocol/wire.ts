@@ -1,7 +1,7 @@
 /**
  * Request/response framing with the generated codecs, for every Kafka client inside Samsa: the
- * CLI's socket client (cli/client.ts), the inter-broker client (replication/broker-client.ts),
- * the console and the test control's in-process calls (testing/group-view.ts).
+ * socket clients built on kafka-connection.ts (the CLI's, the inter-broker one, the benchmarks'
+ * and tests'), the console and the test control's in-process calls (testing/group-view.ts).
  */
 import { apiCodecs, type ApiTypes } from './generated/api-table.js';
 import { readResponseHeader, responseHeaderFlexible, writeRequestHeader } from './headers.js';
@@ -15,11 +15,24 @@ function isFlexible(apiKey: ApiKeyNumber, version: number): boolean {
   return codec.flexibleFrom >= 0 && version >= codec.flexibleFrom;
 }
 
+function writeRequest<K extends ApiKeyNumber>(w: Writer, apiKey: K, version: number, correlationId: number, clientId: string | null, body: ApiTypes[K]['request']): void {
+  writeRequestHeader(w, { apiKey: Number(apiKey), apiVersion: version, correlationId, clientId }, isFlexible(apiKey, version));
+  apiCodecs[apiKey].writeRequest(w, version, body as never);
+}
+
 /** One request frame without its 4-byte size prefix. */
 export function encodeRequest<K extends ApiKeyNumber>(apiKey: K, version: number, correlationId: number, clientId: string | null, body: ApiTypes[K]['request']): Buffer {
   const w = new Writer(256);
-  writeRequestHeader(w, { apiKey: Number(apiKey), apiVersion: version, correlationId, clientId }, isFlexible(apiKey, version));
-  apiCodecs[apiKey].writeRequest(w, version, body as never);
+  writeRequest(w, apiKey, version, correlationId, clientId, body);
+  return w.toBuffer();
+}
+
+/** One whole request frame, its 4-byte size prefix included (what goes on the socket). */
+export function encodeRequestFrame<K extends ApiKeyNumber>(apiKey: K, version: number, correlationId: number, clientId: string | null, body: ApiTypes[K]['request']): Buffer {
+  const w = new Writer(256);
+  w.int32(0);
+  writeRequest(w, apiKey, version, correlationId, clientId, body);
+  w.patchInt32(0, w.length - 4);
   return w.toBuffer();
 }
 

@@ -1,11 +1,15 @@
 /**
  * Client side of the SASL mechanisms, for Samsa's own clients (the `samsa` CLI with
- * --command-config, tests, benchmarks): PLAIN, SCRAM-SHA-256/512 (RFC 5802, verifying the
- * server's signature) and OAUTHBEARER with a given token. Each step takes the server's last
- * challenge and returns the next token, null when the exchange is over.
+ * --command-config, the inter-broker client, tests, benchmarks): PLAIN, SCRAM-SHA-256/512 (RFC
+ * 5802, verifying the server's signature) and OAUTHBEARER with a given token. Each step takes the
+ * server's last challenge and returns the next token, null when the exchange is over;
+ * saslAuthenticate() runs the whole exchange on a connection.
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ScramMechanismName } from '../../cluster/scram-credentials.js';
+import { KafkaApiError } from '../../errors.js';
+import { errorName } from '../../protocol/generated/error-codes.js';
+import type { KafkaConnection } from '../../protocol/kafka-connection.js';
 import { SCRAM_MECHANISMS, saltPassword } from './scram.js';
 
 export interface SaslClientCredentials {
@@ -34,6 +38,27 @@ export function saslClient(c: SaslClientCredentials): SaslClientMechanism {
     return { initial: () => Buffer.from(`n,,\u0001auth=Bearer ${token()}\u0001\u0001`, 'utf8'), respond: (ch) => (ch.length > 0 ? Buffer.from([1]) : null) };
   }
   throw new Error(`unsupported SASL mechanism ${c.mechanism}`);
+}
+
+/**
+ * SaslHandshake v1, then SaslAuthenticate v2 until the mechanism is done (also re-authenticates).
+ * A refusal throws KafkaApiError with the broker's error code ("ERROR_NAME: message").
+ */
+export async function saslAuthenticate(conn: KafkaConnection, credentials: SaslClientCredentials): Promise<{ sessionLifetimeMs: bigint }> {
+  const hs = await conn.send(17, 1, { mechanism: credentials.mechanism.toUpperCase() });
+  if (hs.errorCode !== 0) {
+    throw new KafkaApiError(hs.errorCode, `${errorName(hs.errorCode)}: SASL mechanism ${credentials.mechanism} is not enabled; the broker offers ${hs.mechanisms.join(', ')}`);
+  }
+  const mech = saslClient(credentials);
+  let token: Buffer | null = mech.initial();
+  let lifetime = 0n;
+  while (token !== null) {
+    const r = await conn.send(36, 2, { authBytes: token });
+    if (r.errorCode !== 0) throw new KafkaApiError(r.errorCode, r.errorMessage ? `${errorName(r.errorCode)}: ${r.errorMessage}` : errorName(r.errorCode));
+    lifetime = r.sessionLifetimeMs;
+    token = mech.respond(r.authBytes);
+  }
+  return { sessionLifetimeMs: lifetime };
 }
 
 /** An unsecured JWS (alg none) as Kafka's OAuthBearerUnsecuredLoginCallbackHandler makes. */
