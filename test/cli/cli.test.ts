@@ -2,14 +2,12 @@
  * The samsa CLI end to end: `node --import tsx src/cli/samsa.ts ...` against a broker on port 0.
  */
 import { test } from 'uvu';
+import { samsaCli } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/index.js';
 
 const { Kafka, logLevel } = kafkajs;
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 let b: RunningBroker;
 
@@ -23,17 +21,7 @@ test.after(async () => {
 interface Result { code: number | null; stdout: string; stderr: string }
 
 function samsa(args: string[], opts: { stdin?: string; bootstrap?: boolean; env?: NodeJS.ProcessEnv; timeoutMs?: number } = {}): Promise<Result> {
-  const full = opts.bootstrap === false ? args : [...args, '--bootstrap', b.bootstrap];
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...full], { env: { ...process.env, ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`samsa ${args.join(' ')} timed out; stderr: ${stderr}`)); }, opts.timeoutMs ?? 20000);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.end(opts.stdin ?? '');
-  });
+  return samsaCli(opts.bootstrap === false ? args : [...args, '--bootstrap', b.bootstrap], { stdin: opts.stdin, env: opts.env, timeoutMs: opts.timeoutMs ?? 20000 });
 }
 
 test('topics create, list, describe, delete', async () => {

@@ -4,8 +4,8 @@
  * refused with Kafka's message.
  */
 import { test } from 'uvu';
+import { samsaCli } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,8 @@ import { execFileSync } from 'node:child_process';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { clientSecurityFromProperties } from '../../src/cli/command-config.js';
 
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
+const samsa = (args: string[], stdin = '') => samsaCli(args, { stdin, timeoutMs: 30_000 });
+
 let b: RunningBroker;
 let dir: string;
 const port: Record<string, number> = {};
@@ -31,18 +32,6 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function samsa(args: string[], stdin = ''): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`timed out: ${stderr}`)); }, 30000);
-    child.on('exit', (code) => { clearTimeout(timer); resolve({ code, stdout, stderr }); });
-    child.stdin.end(stdin);
-  });
-}
 
 function config(name: string, text: string): string {
   const f = join(dir, name);

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
+import { samsaCli } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MemFs, nodeFs, type Fs } from '../../src/storage/fs.js';
@@ -12,7 +12,6 @@ import { describeLogDir } from '../../src/cli/log-dirs.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import { tempDir } from '../storage/helpers.js';
 
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 async function filledLog(fs: Fs, clock: Clock, root: string, topic: string, cleanupPolicy: string): Promise<PartitionLog> {
   const log = await PartitionLog.open({
@@ -89,16 +88,6 @@ test('log-dirs reads the log dir\'s checkpoint files (Kafka\'s layout, as a LogM
   assert.is(row.lastCleanedMs, cleanedAt, 'the first segment was rewritten by the pass');
 });
 
-function samsa(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 test('samsa log-dirs prints a row per partition, --json an object per partition; no dir is a usage error', async () => {
   const { dir, cleanup } = tempDir('samsa-cli-logdirs-');
@@ -110,20 +99,20 @@ test('samsa log-dirs prints a row per partition, --json an object per partition;
     const ratio = (await cleaner.cleanable(log))!.dirtyRatio;
     await log.close();
 
-    const t = await samsa(['log-dirs', '--log-dir', dir]);
+    const t = await samsaCli(['log-dirs', '--log-dir', dir]);
     assert.is(t.code, 0, t.stderr);
     const lines = t.stdout.trim().split('\n');
     assert.match(lines[0]!, /^TOPIC\s+PARTITION\s+POLICY\s+SEGMENTS\s+SIZE\s+FIRST-DIRTY\s+DIRTY\s+DIRTY-RATIO\s+LAST-CLEANED$/);
     assert.match(lines[1]!, new RegExp(`^table\\s+0\\s+compact\\s+\\d+\\s+\\S+ \\S+\\s+${stats.endOffset}\\s+\\S+ \\S+\\s+${ratio.toFixed(2)}\\s+\\d{4}-\\d\\d-\\d\\dT`));
 
-    const j = await samsa(['log-dirs', dir, '--json']);
+    const j = await samsaCli(['log-dirs', dir, '--json']);
     assert.is(j.code, 0, j.stderr);
     const row = JSON.parse(j.stdout.trim());
     assert.is(row.topic, 'table');
     assert.is(row.firstDirtyOffset, stats.endOffset);
     assert.ok(row.lastCleanedMs > 0);
 
-    const bad = await samsa(['log-dirs']);
+    const bad = await samsaCli(['log-dirs']);
     assert.is(bad.code, 2);
     assert.match(bad.stderr, /needs --log-dir/);
   } finally {

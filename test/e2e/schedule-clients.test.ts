@@ -5,16 +5,14 @@
  * headers and timestamp kept; a malformed samsa-deliver-at is refused; `samsa schedule list`.
  */
 import { test } from 'uvu';
+import { runSamsa } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { produceConfluent, produceKcat, readKcat } from '../support/clients.js';
 import { tmpDir } from '../support/tmp.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 let b: RunningBroker;
 let kafka: InstanceType<typeof Kafka>;
@@ -23,16 +21,6 @@ const received = new Map<string, { at: number; partition: number; key: string | 
 const duplicates: string[] = [];
 let consumer: ReturnType<InstanceType<typeof Kafka>['consumer']>;
 
-function samsa(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args, '--bootstrap', b.bootstrap], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 test.before(async () => {
   b = await startBroker({ port: 0 });
@@ -127,7 +115,7 @@ test('kafkajs, kcat and confluent-kafka produce to the schedule topic; a malform
 });
 
 test('samsa schedule list shows the pending records by due minute', async () => {
-  const r = await samsa(['schedule', 'list', 'timers']);
+  const r = await runSamsa(b.bootstrap, ['schedule', 'list', 'timers']);
   assert.is(r.code, 0, r.stderr);
   const total = Number(/(\d+) pending in timers/.exec(r.stdout)?.[1]);
   assert.ok(total >= 1 && total <= 6, r.stdout);
@@ -158,7 +146,7 @@ test('every record appears on the target once, not before it is due, with key, v
 test('kcat reads the target: exactly the delivered records; schedule list is empty', async () => {
   const { records } = await readKcat(b.bootstrap, 'deliveries', [0, 1, 2]);
   assert.is(records.length, due.size);
-  const r = await samsa(['schedule', 'list', 'timers']);
+  const r = await runSamsa(b.bootstrap, ['schedule', 'list', 'timers']);
   assert.match(r.stdout, /^0 pending in timers/m);
 });
 

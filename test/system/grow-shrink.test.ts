@@ -9,9 +9,8 @@
  *   no send fails, nothing is lost.
  */
 import { test } from 'uvu';
+import { samsaCli } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { assertNothingLost, kafkajsLoad, topicOf } from '../support/checker.js';
@@ -19,7 +18,6 @@ import { assertNothingLost, kafkajsLoad, topicOf } from '../support/checker.js';
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();
 if (missing && IN_CI) throw new Error(`grow-shrink: etcd is required under CI: ${missing}`);
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 let c: TestCluster | null = null;
 
@@ -32,16 +30,6 @@ test.after(async () => {
   await c?.cleanup();
 });
 
-function samsa(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 /** Samples the smallest ISR of `topic` on broker `via` every 100 ms until `done` settles. */
 async function minIsrDuring(via: number, topic: string, done: Promise<unknown>): Promise<number> {
@@ -69,14 +57,14 @@ test('add-broker under acks=all load: broker 4 takes its share, never fewer than
   const load = await kafkajsLoad(c, 'grow', 6);
   try {
     await load.acks.waitFor(20, 0, 'before the move');
-    const run = samsa(['cluster', 'add-broker', '4', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
+    const run = samsaCli(['cluster', 'add-broker', '4', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
     const min = await minIsrDuring(1, 'grow', run);
     const r = await run;
-    assert.is(r.code, 0, r.out + r.err);
-    assert.match(r.out, /done: \d+ partition\(s\) moved/);
+    assert.is(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /done: \d+ partition\(s\) moved/);
     assert.ok(min >= 2, `a partition had ${min} in-sync replica(s) during the move`);
     const since = Date.now();
-    await load.acks.waitFor(20, since, `after the move (${r.out.trim().split('\n').join('; ')})`);
+    await load.acks.waitFor(20, since, `after the move (${r.stdout.trim().split('\n').join('; ')})`);
   } finally {
     await load.stop();
   }
@@ -95,11 +83,11 @@ test('decommission under load, then stop the broker: no failed send, nothing los
   const load = await kafkajsLoad(c, 'shrink', 6);
   try {
     await load.acks.waitFor(10, 0, 'before the decommission');
-    const plan = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--dry-run']);
-    assert.is(plan.code, 0, plan.out + plan.err);
-    assert.match(plan.out, /shrink-\d+: \[/);
-    const run = await samsa(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
-    assert.is(run.code, 0, run.out + run.err);
+    const plan = await samsaCli(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--dry-run']);
+    assert.is(plan.code, 0, plan.stdout + plan.stderr);
+    assert.match(plan.stdout, /shrink-\d+: \[/);
+    const run = await samsaCli(['cluster', 'decommission', '2', '--bootstrap', c.bootstrap, '--timeout-ms', '60000']);
+    assert.is(run.code, 0, run.stdout + run.stderr);
     const m = await c.waitForMetadata(1, (x) => replicasOn(x, 'grow', 2) === 0 && replicasOn(x, 'shrink', 2) === 0, 'broker 2 holds nothing');
     assert.ok(topicOf(m, 'shrink')!.partitions.every((p) => p.isrNodes.length === 2));
     await c.stop(2);

@@ -5,26 +5,17 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/external.js';
 import { freePort } from '../support/net.js';
+import { spawnBroker, type BrokerProcess } from '../support/broker-process.js';
 import { readKcat } from '../support/clients.js';
 
 const { Kafka, logLevel } = kafkajs;
-const MAIN = join(process.cwd(), 'src', 'main.ts');
 
-function broker(port: number, dir: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`, '--override', `log.dirs=${dir}`], {
-    env: { ...process.env, SAMSA_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, output: () => out, exited };
+function broker(port: number, dir: string): BrokerProcess {
+  return spawnBroker({ listeners: `PLAINTEXT://127.0.0.1:${port}`, 'log.dirs': dir }, { SAMSA_LOG_LEVEL: 'info' });
 }
 
 test('SIGKILL with records pending, then in the middle of a delivery: each record reaches the target exactly once', async () => {

@@ -12,8 +12,8 @@
  * Only lower bounds on time: nothing here asserts that a move is fast.
  */
 import { test } from 'uvu';
+import { samsaCli } from '../support/samsa-cli.js';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -27,7 +27,6 @@ const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();
 if (missing && IN_CI) throw new Error(`throttles: etcd is required under CI: ${missing}`);
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 const RATE = 512 * 1024;
 const SIZE = 3 * 1024 * 1024;
 /**
@@ -50,16 +49,6 @@ test.after(async () => {
   await c?.cleanup();
 });
 
-function samsa(args: string[]): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { err += d; });
-    child.on('exit', (code) => resolve({ code, out, err }));
-  });
-}
 
 const replicasOf = async (via: number) => (await c!.metadata(via, ['thr'])).topics[0]?.partitions[0]?.replicaNodes ?? [];
 
@@ -117,7 +106,7 @@ test('samsa cluster decommission --throttle: the copy is bounded by the rate, th
 
   let seen: Awaited<ReturnType<typeof throttleConfigs>> | null = null;
   let target = -1;
-  const cli = samsa(['cluster', 'decommission', '1', '--bootstrap', c.bootstrap, '--throttle', String(RATE)]);
+  const cli = samsaCli(['cluster', 'decommission', '1', '--bootstrap', c.bootstrap, '--throttle', String(RATE)]);
   // The target is whichever broker gets a thr-0 log first.
   const start = Date.now();
   while (target < 0 && Date.now() - start < 60_000) {
@@ -127,9 +116,9 @@ test('samsa cluster decommission --throttle: the copy is bounded by the rate, th
   assert.ok(target > 0, 'a new replica appeared');
   const seconds = await copySeconds(target, (r) => r.join() === String(target), async () => { seen = await throttleConfigs(target); });
   const r = await cli;
-  assert.is(r.code, 0, r.out + r.err);
-  assert.match(r.out, /throttle: 524288 B\/s on brokers 1,\d/);
-  assert.match(r.out, /throttle removed/);
+  assert.is(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /throttle: 524288 B\/s on brokers 1,\d/);
+  assert.match(r.stdout, /throttle removed/);
   const min = SIZE / RATE - TOLERANCE_S;
   assert.ok(seconds >= min, `3 MiB copied in ${seconds.toFixed(1)} s at ${RATE} B/s (expected at least ${min} s)`);
   console.log(`throttles: samsa decommission copied 3 MiB in ${seconds.toFixed(1)} s (throttle ${RATE} B/s)`);

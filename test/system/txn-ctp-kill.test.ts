@@ -7,32 +7,25 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { tmpDir } from '../support/tmp.js';
 import { waitFor } from '../support/external.js';
 import { WireClient, committedValues, fetchValues } from '../support/txn-wire.js';
 import { freePort } from '../support/net.js';
+import { spawnBroker, type BrokerProcess } from '../support/broker-process.js';
 
 const { Kafka, logLevel } = kafkajs;
-const MAIN = join(process.cwd(), 'src', 'main.ts');
 const INPUT = 120;
 const STEP = 7;
 
 
-function startProcess(port: number, dir: string): { child: ChildProcess; output: () => string; exited: Promise<unknown> } {
-  let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN,
-    '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`,
-    '--override', 'transaction.abort.timed.out.transaction.cleanup.interval.ms=500',
-    '--override', 'transaction.state.log.num.partitions=3',
-    '--override', 'offsets.topic.num.partitions=3',
-  ], { env: { ...process.env, KAFKA_LOG_DIRS: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d) => { out += d; });
-  child.stderr!.on('data', (d) => { out += d; });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  return { child, output: () => out, exited };
+function startProcess(port: number, dir: string): BrokerProcess {
+  return spawnBroker({
+    listeners: `PLAINTEXT://127.0.0.1:${port}`,
+    'transaction.abort.timed.out.transaction.cleanup.interval.ms': 500,
+    'transaction.state.log.num.partitions': 3,
+    'offsets.topic.num.partitions': 3,
+  }, { KAFKA_LOG_DIRS: dir });
 }
 
 test('consume-transform-produce with sendOffsets survives SIGKILL: output exactly once', async () => {
