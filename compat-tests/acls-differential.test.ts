@@ -70,7 +70,7 @@ async function same(what: string, conn: 'admin' | 'restricted' | 'fresh', apiKey
     try {
       return pick(await req(c, apiKey, version, body));
     } catch (e) {
-      return `failed: ${(e as Error).message}`;
+      return `failed: ${(e as Error).message.replace(/127\.0\.0\.1:\d+/g, "<broker>")}`;
     } finally {
       if (conn === 'fresh') c.close();
     }

@@ -3,7 +3,7 @@
  * DeleteRecords (DR1-DR8) and DescribeProducers. Every probe reads a topic of its own, filled by
  * its set-up with the same batches on both brokers.
  */
-import { T0, batch, createTopic, endTransaction, initProducer, openTransaction, produce, topicId, topicWithRecords } from './fixtures.js';
+import { T0, batch, coordinatorsReady, createTopic, endTransaction, initProducer, openTransaction, produce, topicId, topicWithRecords } from './fixtures.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 interface FetchPart {
@@ -220,6 +220,8 @@ function deleteRecordsProbes(): Probe[] {
       setup: async (ctx) => {
         await createTopic(ctx, topic, 1, extra.configs ?? {});
         for (let i = 0; i < 2; i++) await produce(ctx, topic, 0, batch({ prefix: `${topic}-${i}-`, count: 2 }));
+        // The internal topic must exist on both (Kafka's handler answers a missing partition first, DR8).
+        if (extra.topic === '__consumer_offsets') await coordinatorsReady(ctx);
       },
       body: { topics: [{ name: extra.topic ?? topic, partitions: [{ partitionIndex: extra.partition ?? 0, offset }] }], timeoutMs: 10_000 },
     };
