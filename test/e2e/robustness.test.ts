@@ -7,8 +7,8 @@
  * long-polling Fetch.
  */
 import { test } from 'uvu';
+import { RawConnection } from '../support/raw-connection.js';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import kafkajs, { type Producer } from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { ApiKey, codecFor, type ApiCodec } from '../../src/protocol/generated/api-table.js';
@@ -70,66 +70,8 @@ function decodeResponse(apiKey: number, version: number, frame: Buffer): { corre
   return { correlationId, body };
 }
 
-class RawConn {
-  private buf = Buffer.alloc(0);
-  private frames: Buffer[] = [];
-  private wake: (() => void) | null = null;
-  isClosed = false;
-  readonly closed: Promise<void>;
 
-  private constructor(readonly sock: net.Socket) {
-    this.closed = new Promise((resolve) => sock.on('close', () => { this.isClosed = true; this.wake?.(); resolve(); }));
-    sock.on('error', () => { /* reset by peer is an expected outcome here */ });
-    sock.on('data', (d: Buffer) => {
-      this.buf = Buffer.concat([this.buf, d]);
-      while (this.buf.length >= 4 && this.buf.length >= 4 + this.buf.readInt32BE(0)) {
-        const n = this.buf.readInt32BE(0);
-        this.frames.push(this.buf.subarray(4, 4 + n));
-        this.buf = this.buf.subarray(4 + n);
-      }
-      this.wake?.();
-    });
-  }
-
-  static open(port: number): Promise<RawConn> {
-    return new Promise((resolve, reject) => {
-      const s = net.connect({ host: '127.0.0.1', port }, () => resolve(new RawConn(s)));
-      s.once('error', reject);
-    });
-  }
-
-  write(b: Buffer): void {
-    this.sock.write(b);
-  }
-
-  /** The next response frame (without size), or null when the connection closed first. */
-  async next(timeoutMs = 5000): Promise<Buffer | null> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      if (this.frames.length > 0) return this.frames.shift()!;
-      if (this.isClosed) return null;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no response within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, left);
-        this.wake = () => { clearTimeout(t); resolve(); };
-      });
-      this.wake = null;
-    }
-  }
-
-  /** True when the broker closed the connection within the deadline, without sending anything. */
-  async closesWithin(timeoutMs: number): Promise<boolean> {
-    const r = await Promise.race([this.closed.then(() => true), new Promise<boolean>((res) => setTimeout(() => res(false), timeoutMs))]);
-    return r && this.frames.length === 0;
-  }
-
-  destroy(): void {
-    this.sock.destroy();
-  }
-}
-
-async function metadataRoundTrip(c: RawConn, correlationId: number, version = 1): Promise<any> {
+async function metadataRoundTrip(c: RawConnection, correlationId: number, version = 1): Promise<any> {
   c.write(requestFrame(ApiKey.Metadata, version, correlationId, { ...defaultMetadataRequest(), topics: null }));
   const f = await c.next();
   assert.ok(f, 'metadata answered');
@@ -148,9 +90,9 @@ async function producerStillWorks(): Promise<void> {
 
 /** Sends `bytes` on a fresh connection and checks the broker closes it, and only it. */
 async function expectClosedOnlyThis(bytes: Buffer | Buffer[], what: string): Promise<void> {
-  const healthy = await RawConn.open(b.port);
+  const healthy = await RawConnection.open(b.port);
   await metadataRoundTrip(healthy, 1);
-  const bad = await RawConn.open(b.port);
+  const bad = await RawConnection.open(b.port);
   for (const chunk of Array.isArray(bytes) ? bytes : [bytes]) bad.write(chunk);
   assert.ok(await bad.closesWithin(3000), `${what}: the broker must close the connection without replying`);
   // The other connection and other clients are unaffected.
@@ -164,7 +106,7 @@ async function expectClosedOnlyThis(bytes: Buffer | Buffer[], what: string): Pro
 
 test('baseline: the canary producer and a raw Metadata request work', async () => {
   await producerStillWorks();
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const md = await metadataRoundTrip(c, 7, 12);
   assert.equal(md.brokers.map((x: any) => [x.nodeId, x.host, x.port]), [[1, '127.0.0.1', b.port]]);
   c.destroy();
@@ -214,7 +156,7 @@ test('a client id longer than the frame closes the connection', async () => {
 });
 
 test('bytes after a complete request body are ignored, as Kafka ignores them; the connection stays open', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   for (const [i, v] of [1, 4, 9, 12].entries()) {
     const f = requestFrame(ApiKey.Metadata, v, 50 + i, { ...defaultMetadataRequest(), topics: null });
     const padded = Buffer.concat([f, Buffer.from([1, 2, 3, 4, 5])]);
@@ -235,7 +177,7 @@ test("librdkafka 2.15's all-topics Metadata v12 (3 bytes after the body) is answ
   const frame = Buffer.from('0003000c000000030010303034385f706172746974696f6e65720000000000010000', 'hex');
   const size = Buffer.alloc(4);
   size.writeInt32BE(frame.length);
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   c.write(Buffer.concat([size, frame]));
   const f = await c.next();
   assert.ok(f, 'answered, not closed');
@@ -247,7 +189,7 @@ test("librdkafka 2.15's all-topics Metadata v12 (3 bytes after the body) is answ
 });
 
 test('a frame that has not fully arrived is not answered, and other connections carry on', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const f = requestFrame(ApiKey.Metadata, 1, 9, { ...defaultMetadataRequest(), topics: null });
   c.write(f.subarray(0, f.length - 2));
   await producerStillWorks();
@@ -275,7 +217,7 @@ test(`a frame of exactly socket.request.max.bytes is accepted`, async () => {
   const pad = MAX_REQUEST_BYTES - (base.length - 4);
   const f = requestFrame(ApiKey.Metadata, 1, 11, { ...defaultMetadataRequest(), topics: null }, 'x'.repeat(pad));
   assert.is(f.length - 4, MAX_REQUEST_BYTES);
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   c.write(f);
   const reply = await c.next();
   assert.ok(reply, 'answered');
@@ -302,7 +244,7 @@ test('a version outside an API\'s range closes the connection (Metadata v99)', a
 });
 
 test('ApiVersions v9 gets a v0-form UNSUPPORTED_VERSION reply with ApiVersions\' range; the connection stays usable', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   // A newer client sends header v2 and a body we do not know.
   const w = new Writer(64);
   w.int32(0);
@@ -341,7 +283,7 @@ test('ApiVersions v9 gets a v0-form UNSUPPORTED_VERSION reply with ApiVersions\'
 
 test('pipelined requests are answered in order: a Metadata behind a long-polling Fetch waits for it', async () => {
   await producerStillWorks(); // robust-canary exists and has `produced` records
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const fetchV = 12;
   const fetchReq = {
     ...defaultFetchRequest(),
@@ -375,7 +317,7 @@ test('pipelined requests are answered in order: a Metadata behind a long-polling
 });
 
 test('a long-polling Fetch returns early when a record arrives, replies still in order', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const fetchReq = {
     ...defaultFetchRequest(),
     maxWaitMs: 10_000,
@@ -401,7 +343,7 @@ test('a long-polling Fetch returns early when a record arrives, replies still in
 });
 
 test('Produce acks=0 gets no reply; the next request on the connection is answered with its own id', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   // A valid record batch: the first one the broker stored for the canary (read back with Fetch).
   const fetchReq = {
     ...defaultFetchRequest(), maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
@@ -435,7 +377,7 @@ test('Produce acks=0 gets no reply; the next request on the connection is answer
 });
 
 /** The first stored batch of robust-canary, read back with Fetch v11 (a valid v2 record batch). */
-async function canaryBatch(c: RawConn, correlationId: number): Promise<Buffer> {
+async function canaryBatch(c: RawConnection, correlationId: number): Promise<Buffer> {
   const fetchReq = {
     ...defaultFetchRequest(), maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20,
     topics: [{ topic: 'robust-canary', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ ...defaultFetchPartition(), partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }],
@@ -448,7 +390,7 @@ async function canaryBatch(c: RawConn, correlationId: number): Promise<Buffer> {
 }
 
 test('a record batch with a bad CRC is refused with CORRUPT_MESSAGE; nothing is appended; the connection stays open', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const batch = await canaryBatch(c, 400);
   const bad = Buffer.from(batch);
   bad[bad.length - 1] ^= 0xff; // inside the CRC-covered records
@@ -464,7 +406,7 @@ test('a record batch with a bad CRC is refused with CORRUPT_MESSAGE; nothing is 
 });
 
 test('Fetch returns a whole first batch even when it exceeds partition_max_bytes and max_bytes (KIP-74)', async () => {
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   const fetchReq = {
     ...defaultFetchRequest(), maxWaitMs: 0, minBytes: 1, maxBytes: 1,
     topics: [{ topic: 'robust-canary', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ ...defaultFetchPartition(), partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 }] }],
@@ -482,15 +424,15 @@ test('Fetch returns a whole first batch even when it exceeds partition_max_bytes
 });
 
 test('many connections opened and dropped mid-frame leave the broker serving', async () => {
-  const conns: RawConn[] = [];
+  const conns: RawConnection[] = [];
   for (let i = 0; i < 50; i++) {
-    const c = await RawConn.open(b.port);
+    const c = await RawConnection.open(b.port);
     c.write(Buffer.from([0, 0, 0, 40, 0, 3]));
     conns.push(c);
   }
   for (const c of conns) c.destroy();
   await producerStillWorks();
-  const c = await RawConn.open(b.port);
+  const c = await RawConnection.open(b.port);
   await metadataRoundTrip(c, 1);
   c.destroy();
 });

@@ -15,7 +15,7 @@ import { KafkaClient } from '../../src/cli/client.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { saltPassword } from '../../src/security/sasl/scram.js';
 import type { Connection } from '../../src/network/connection.js';
-import { RawConnection, METADATA_ALL } from './_wire.js';
+import { RawConnection, METADATA_ALL } from '../support/raw-connection.js';
 
 const JAAS = 'org.apache.kafka.common.security.plain.PlainLoginModule required user_alice="alice-secret" user_admin="admin-secret";';
 

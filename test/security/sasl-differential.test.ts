@@ -13,7 +13,7 @@ import type { RunningKafka } from '../../tools/kafka/kafka.js';
 import { KafkaClient } from '../../src/cli/client.js';
 import { saltPassword } from '../../src/security/sasl/scram.js';
 import { saslClient } from '../../src/security/sasl/client.js';
-import { RawConnection, METADATA_ALL } from './_wire.js';
+import { RawConnection, METADATA_ALL } from '../support/raw-connection.js';
 
 const SETTINGS: Record<string, string> = {
   'sasl.enabled.mechanisms': 'PLAIN,SCRAM-SHA-256,OAUTHBEARER',

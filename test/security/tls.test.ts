@@ -12,7 +12,7 @@ import { rmSync } from 'node:fs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { createTestCa, issueCertificate, issueServerCertificate, toPkcs12, type TestCa } from '../../src/testing/certificates.js';
 import type { Connection } from '../../src/network/connection.js';
-import { RawConnection } from './_wire.js';
+import { RawConnection } from '../support/raw-connection.js';
 
 let ca: TestCa;
 test.before(() => {

@@ -1,5 +1,5 @@
 /**
- * Raw Kafka frames over a socket (plain or TLS) for the security tests: a KafkaConnection
+ * Raw Kafka frames over a socket (plain or TLS) for the security and robustness tests: a KafkaConnection
  * (src/protocol/kafka-connection.ts) that also writes frames of any bytes (malformed ones, raw
  * SASL v0 tokens) and reads, in arrival order, the frames no request claims (raw token answers).
  */
@@ -26,6 +26,21 @@ export class RawConnection {
     return this.conn.isClosed;
   }
 
+  get isClosed(): boolean {
+    return this.conn.isClosed;
+  }
+
+  /** True when the broker closes the connection within `timeoutMs` without answering anything. */
+  async closesWithin(timeoutMs: number): Promise<boolean> {
+    const closed = await Promise.race([this.closedPromise.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), timeoutMs))]);
+    return closed && typeof (await this.conn.receiveUnmatched(0)) === 'string';
+  }
+
+  /** Writes bytes as they are (frames already framed, or pieces of one). */
+  write(bytes: Buffer): void {
+    this.conn.write(bytes);
+  }
+
   /** The next frame no request claimed, or null when the connection closed first (or after `timeoutMs`). */
   async next(timeoutMs = 5000): Promise<Buffer | null> {
     const f = await this.conn.receiveUnmatched(timeoutMs);
@@ -50,6 +65,10 @@ export class RawConnection {
   }
 
   close(): void {
+    this.conn.close();
+  }
+
+  destroy(): void {
     this.conn.close();
   }
 }
