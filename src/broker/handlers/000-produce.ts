@@ -4,7 +4,7 @@
  * manager (replication/append-records.ts: batch checks, transaction verification,
  * min.insync.replicas, the append, acks=-1 waits, Samsa's topic features), encode.
  * - Unknown topic or partition: UNKNOWN_TOPIC_OR_PARTITION (Produce never creates topics);
- *   acks outside {-1, 0, 1} INVALID_REQUIRED_ACKS (internal topics too); internal topics
+ *   acks outside {-1, 0, 1} INVALID_REQUIRED_ACKS (before the internal-topic check, P3); internal topics
  *   INVALID_TOPIC_EXCEPTION.
  * - acks=0: no response; if any partition failed the connection is closed instead, so the client
  *   refreshes metadata.
@@ -44,15 +44,13 @@ export const produceHandler = defineHandler({
       return topic.partitionData.map((p): AppendResult | number => {
         if (!writable) return appendFailed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         if (!info || p.index < 0 || p.index >= info.partitions) return appendFailed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
-        // Kafka's appendRecords refuses bad acks before appendToLocalLog looks at internal topics (P3).
         if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) return appendFailed(ErrorCode.INVALID_REQUIRED_ACKS);
         if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return appendFailed(ErrorCode.INVALID_TOPIC_EXCEPTION);
         return parts.push({ topic: info, partition: p.index, records: p.records }) - 1;
       });
     });
     const verify = txnId !== null && broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false
-      ? (topic: string, partition: number, producerId: number, epoch: number) => broker.txnCoordinator.verifyPartition(txnId, producerId, epoch, topic, partition)
-      : null;
+      ? (topic: string, partition: number, producerId: number, epoch: number) => broker.txnCoordinator.verifyPartition(txnId, producerId, epoch, topic, partition) : null;
     const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify }, parts);
     const bytes = broker.quotas.active ? req.topicData.reduce((n, t) => t.partitionData.reduce((m, p) => m + (Buffer.isBuffer(p.records) ? p.records.length : 0), n), 0) : 0;
     const throttleTimeMs = broker.quotas.recordAndThrottle('producer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, bytes);
