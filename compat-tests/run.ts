@@ -136,20 +136,24 @@ const MAX_ORACLE_RETRIES = 6;
  * sometimes misses a deadline (a session timeout, a 45 s scenario limit, a coordinator loading)
  * that it meets on a quieter one. A cell that Samsa passed and Kafka failed, unlisted, is run once
  * more on both targets (a fresh run id, that client alone, both at once) and the pair of re-run
- * outcomes replaces the pair; a real difference fails again and is reported as before. Samsa's
- * own failures are never re-run.
+ * outcomes replaces the pair; a real difference fails again and is reported as before. A cell that
+ * timed out on both targets is re-run the same way; Samsa's other failures are never re-run.
  */
 async function retryOracleFailures(samsa: Target, kafka: Target, rs: RunOutput, rk: RunOutput, log?: (l: string) => void): Promise<[RunOutput, RunOutput]> {
   const flaky: { scenario: string; client: ClientName }[] = [];
+  const timedOut = (r: RunOutput, id: string, c: ClientName) => /timed out after/.test(r.result.results[id]?.[c]?.reason ?? '');
   for (const { id } of rk.result.scenarios) {
     for (const [c, cell] of Object.entries(rk.verdict.cells[id] ?? {}) as [ClientName, string][]) {
       if (cell === 'fail' && rs.verdict.cells[id]?.[c] === 'pass') flaky.push({ scenario: id, client: c });
+      // Both targets missed the client's own deadline: the machine, not a broker (a kafka-cli cell
+      // runs a JVM per operation). Run once more too; a hang on either side fails again.
+      else if (cell === 'fail' && rs.verdict.cells[id]?.[c] === 'fail' && timedOut(rk, id, c) && timedOut(rs, id, c)) flaky.push({ scenario: id, client: c });
     }
   }
   if (flaky.length === 0 || flaky.length > MAX_ORACLE_RETRIES) return [rs, rk];
   const byClient = new Map<ClientName, string[]>();
   for (const f of flaky) byClient.set(f.client, [...(byClient.get(f.client) ?? []), f.scenario]);
-  for (const f of flaky) log?.(`[kafka] retry ${f.client} ${f.scenario}: failed on Kafka alone (${rk.result.results[f.scenario][f.client]!.reason ?? ''}); running it again on both`);
+  for (const f of flaky) log?.(`[kafka] retry ${f.client} ${f.scenario}: failed on Kafka${rs.verdict.cells[f.scenario]?.[f.client] === 'fail' ? ' and Samsa' : ' alone'} (${rk.result.results[f.scenario][f.client]!.reason ?? ''}); running it again on both`);
   await Promise.all([...byClient].map(async ([client, scenarios]) => {
     const runId = randomBytes(3).toString('hex');
     const [again, againK] = await Promise.all([samsa, kafka].map((target) => runSuite({ target, clients: [client], scenarios, runId })));
