@@ -292,9 +292,11 @@ export class SharePartition {
     }
   }
 
+  /** Archived for good: always persisted (a record archived at the delivery limit must never come back after a reload). */
   private archive(i: number, reason: ArchiveReason): void {
     this.state[i] = DeliveryState.ARCHIVED;
     this.owner[i] = null;
+    this.dirty = true;
     this.archived.push({ offset: this.base + i, deliveryCount: this.count[i], reason });
   }
 

@@ -354,13 +354,10 @@ test('share.delivery.count.limit: a record whose lock expires at its last delive
   assert.equal(acquired(await mgr.acquire('g', 'c', T, 0, 100, 1 << 20)), []);
 });
 
-// KNOWN BUG (reported with issue 24): SharePartition.release() archives a record at the delivery
-// limit without setting `dirty` (only its Available branch does), so when a lock expiry or a
-// closed session is the only change, persist() returns before writing: the persisted state still
-// has the record Available, and after a reload (leader epoch change, restart, refused write) it
-// is delivered again past share.delivery.count.limit. Acknowledge is not affected (apply() sets
-// dirty first). Enable this test once release() marks the share-partition dirty.
-test.skip('share.delivery.count.limit: archiving at the limit on lock expiry or session close is persisted (fails today)', async () => {
+// Archiving at the limit through a lock expiry or a closed session must reach the persister: it
+// did not (only release()'s Available branch marked the share-partition dirty), so after a reload
+// the record was delivered again past share.delivery.count.limit. Fixed in SharePartition.archive().
+test('share.delivery.count.limit: archiving at the limit on lock expiry or session close is persisted', async () => {
   const { mgr, clock, persister, leader } = withRecords(2, { deliveryCountLimit: 1 });
   const a = mgr.session('g', 'a', 0, [{ topicId: T, partitions: [0] }], []) as ShareSession;
   await mgr.acquire('g', 'a', T, 0, 1, 1 << 20, true);
