@@ -220,8 +220,12 @@ function deleteRecordsProbes(): Probe[] {
       setup: async (ctx) => {
         await createTopic(ctx, topic, 1, extra.configs ?? {});
         for (let i = 0; i < 2; i++) await produce(ctx, topic, 0, batch({ prefix: `${topic}-${i}-`, count: 2 }));
-        // The internal topic must exist on both (Kafka's handler answers a missing partition first, DR8).
-        if (extra.topic === '__consumer_offsets') await coordinatorsReady(ctx);
+        // The internal topic must exist on both (Kafka's handler answers a missing partition first,
+        // DR8): Kafka creates it at the first FindCoordinator, Samsa at the first offset commit.
+        if (extra.topic === '__consumer_offsets') {
+          await coordinatorsReady(ctx);
+          await ctx.call(8, 8, { groupId: 'pd-internal-commit', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n, topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' }] }] });
+        }
       },
       body: { topics: [{ name: extra.topic ?? topic, partitions: [{ partitionIndex: extra.partition ?? 0, offset }] }], timeoutMs: 10_000 },
     };

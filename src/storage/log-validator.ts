@@ -55,6 +55,10 @@ import {
   producerId,
   recordsCount,
   verifyCrc,
+  batchSize,
+  setBaseOffset,
+  setLogAppendTime,
+  setPartitionLeaderEpoch,
 } from '../protocol/records/record-batch.js';
 
 /**
@@ -205,4 +209,37 @@ function validateRecordLevel(buf: Buffer, pos: number, size: number, config: Val
   }
   const shown = list.slice(0, 3).map((e) => `RecordError(batchIndex=${e.batchIndex}, message='${e.message}')`).join(', ');
   throw new RecordValidationError(ErrorCode.INVALID_RECORD, `One or more records have been rejected due to ${list.length} record errors in total, and only showing the first three errors at most: [${shown}]`, list);
+}
+
+/** What assignOffsets found: the next offset after the batches, and their largest max timestamp. */
+export interface AssignedOffsets {
+  nextOffset: number;
+  maxTimestamp: number;
+}
+
+/**
+ * Kafka's LogValidator offset assignment, in place: a leader's batches get consecutive base offsets
+ * from `firstOffset`, its leader epoch and (LogAppendTime topics) the append time; a follower's keep
+ * the leader's offsets, which must not go backwards. Throws CORRUPT_MESSAGE for a follower batch
+ * below the one before it.
+ */
+export function assignOffsets(buf: Buffer, validBytes: number, o: { follower: boolean; firstOffset: number; leaderEpoch: number; logAppendTimeMs: number | null; where: string }): AssignedOffsets {
+  let next = o.firstOffset;
+  let maxTs = -1;
+  for (let pos = 0; pos < validBytes; ) {
+    if (o.follower) {
+      const base = baseOffset(buf, pos);
+      if (base < next) throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `${o.where}: replicated offsets out of order at ${base}`);
+      next = base;
+    } else {
+      setBaseOffset(buf, pos, next);
+      setPartitionLeaderEpoch(buf, pos, o.leaderEpoch);
+      if (o.logAppendTimeMs !== null) setLogAppendTime(buf, pos, o.logAppendTimeMs);
+    }
+    const ts = maxTimestamp(buf, pos);
+    if (ts > maxTs) maxTs = ts;
+    next += lastOffsetDelta(buf, pos) + 1;
+    pos += batchSize(buf, pos);
+  }
+  return { nextOffset: next, maxTimestamp: maxTs };
 }

@@ -18,7 +18,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Fs } from './fs.js';
 import { LogSegment } from './log-segment.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
-import { validateRecords, type AppendOrigin } from './log-validator.js';
+import { assignOffsets, validateRecords, type AppendOrigin } from './log-validator.js';
 import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { SegmentDeleter } from './segment-deleter.js';
 import { LogWatchers } from './log-watchers.js';
@@ -30,8 +30,7 @@ import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, 
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { deleteDirName } from './file-names.js';
 import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
-import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, maxTimestamp as batchMaxTimestamp, setBaseOffset,
-  partitionLeaderEpoch as batchPartitionLeaderEpoch, setLogAppendTime, setPartitionLeaderEpoch,
+import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch as batchPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
 
 export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
@@ -400,23 +399,7 @@ export class PartitionLog {
     if (firstOffset < this.endOffset) {
       throw new KafkaApiError(ErrorCode.OFFSET_OUT_OF_RANGE, `${this.topic}-${this.partition}: replicated batch at ${firstOffset} is below the log end ${this.endOffset}`);
     }
-    let next = firstOffset;
-    let maxTs = -1;
-    for (let pos = 0; pos < validBytes; ) {
-      if (follower) {
-        const base = batchBaseOffset(buf, pos);
-        if (base < next) throw new KafkaApiError(ErrorCode.CORRUPT_MESSAGE, `${this.topic}-${this.partition}: replicated offsets out of order at ${base}`);
-        next = base;
-      } else {
-        setBaseOffset(buf, pos, next);
-        setPartitionLeaderEpoch(buf, pos, leaderEpoch);
-        if (logAppendTime) setLogAppendTime(buf, pos, now);
-      }
-      const ts = batchMaxTimestamp(buf, pos);
-      if (ts > maxTs) maxTs = ts;
-      next += lastOffsetDelta(buf, pos) + 1;
-      pos += batchSize(buf, pos);
-    }
+    const { nextOffset: next, maxTimestamp: maxTs } = assignOffsets(buf, validBytes, { follower, firstOffset, leaderEpoch, logAppendTimeMs: logAppendTime ? now : null, where: `${this.topic}-${this.partition}` });
     const lastOffset = next - 1;
 
     const infos: BatchInfo[] = [];
