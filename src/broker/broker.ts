@@ -319,6 +319,7 @@ export class Broker implements BrokerServices {
         config: raw, brokerId: this.nodeId, clock: this.clock, logger: namedLogger(this.logger, 'kafka.log.remote.RemoteLogManager'),
         partitions: () => this.replicaManager.allPartitions().filter((p) => p.log.tiered),
         fetchMaxWaitMs: () => Number(this.rawConfig['remote.fetch.max.wait.ms']),
+        copyMaxBytesPerSecond: () => Number(this.rawConfig['remote.log.manager.copy.max.bytes.per.second']),
       });
     }
     const tiered = this.tiered;

@@ -25,6 +25,7 @@
  * (remote-log-reader.ts) reads a consistent snapshot without waiting.
  */
 import { randomBytes } from 'node:crypto';
+import { SampledRate } from '../sampled-rate.js';
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PartitionLog } from '../storage/partition-log.js';
@@ -58,6 +59,8 @@ export interface RemoteLogEnv {
   taskIntervalMs: number;
   /** Objects without a manifest older than this are orphans of a killed upload. */
   orphanAgeMs: number;
+  /** remote.log.manager.copy.max.bytes.per.second now (a dynamic broker config); absent: no limit. */
+  copyMaxBytesPerSecond?: () => number;
 }
 
 export interface RemoteLogMetrics {
@@ -68,6 +71,8 @@ export interface RemoteLogMetrics {
   deleteErrors: number;
   fetchBytes: number;
   fetchErrors: number;
+  /** Copy passes that stopped because the copy quota was used up. */
+  copyThrottled: number;
   /** Remote reads a Fetch stopped waiting for after remote.fetch.max.wait.ms (Kafka's DelayedRemoteFetch expiries). */
   fetchExpires: number;
 }
@@ -122,12 +127,20 @@ export function chainOf(segs: Iterable<RemoteSegment>): RemoteSegment[] {
 const MAX_BACKOFF_MS = 30_000;
 
 export class RemoteLogManager {
-  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0, fetchExpires: 0 };
+  /**
+   * Bytes copied, over Kafka's copy quota window (remote.log.manager.copy.quota.window.num 11 x
+   * .window.size.seconds 1): while it is above remote.log.manager.copy.max.bytes.per.second no
+   * new segment upload starts (Kafka's RLMCopyQuotaManager); the next pass tries again.
+   */
+  private readonly copyRate: SampledRate;
+  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0, fetchExpires: 0, copyThrottled: 0 };
   private readonly states = new Map<string, RemotePartitionState>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private stopped = false;
 
-  constructor(private readonly env: RemoteLogEnv) {}
+  constructor(private readonly env: RemoteLogEnv) {
+    this.copyRate = new SampledRate(11, 1000, env.clock.now());
+  }
 
   get store(): ObjectStore {
     return this.env.store;
@@ -289,11 +302,21 @@ export class RemoteLogManager {
     }
   }
 
+  /** Whether the copy quota is used up now. */
+  copyQuotaExceeded(): boolean {
+    const max = this.env.copyMaxBytesPerSecond?.() ?? Infinity;
+    return Number.isFinite(max) && max < Number.MAX_SAFE_INTEGER && this.copyRate.rate(this.env.clock.now()) > max;
+  }
+
   private async copySegments(p: TieredPartition, state: RemotePartitionState): Promise<void> {
     const log = p.log;
     if (log.config.remoteLogCopyDisable) return;
     let copied = false;
     while (!this.stopped) {
+      if (this.copyQuotaExceeded()) {
+        this.metrics.copyThrottled++;
+        break;
+      }
       const exp = await log.nextSegmentToCopy(log.highestOffsetInRemoteStorage, log.lastStableOffset);
       if (!exp) break;
       let seg: RemoteSegment;
@@ -308,6 +331,7 @@ export class RemoteLogManager {
       state.segments = chainOf([...state.segments, seg]);
       log.setHighestOffsetInRemoteStorage(seg.endOffset);
       this.metrics.copyBytes += seg.sizeBytes;
+      this.copyRate.record(seg.sizeBytes, this.env.clock.now());
       this.metrics.copySegments++;
       copied = true;
     }

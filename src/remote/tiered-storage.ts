@@ -24,6 +24,8 @@ export interface TieredStorageOptions {
   partitions(): Iterable<TieredPartition>;
   /** remote.fetch.max.wait.ms now (a dynamic broker config); 500 when not given. */
   fetchMaxWaitMs?: () => number;
+  /** remote.log.manager.copy.max.bytes.per.second now (a dynamic broker config); absent: no limit. */
+  copyMaxBytesPerSecond?: () => number;
 }
 
 /** Which partition a remote read is for. */
@@ -53,6 +55,7 @@ export class TieredStorage {
     this.manager = new RemoteLogManager({
       store, prefix: String(c['samsa.remote.s3.prefix'] ?? ''), brokerId: opts.brokerId, clock: opts.clock, logger: opts.logger,
       partitions: opts.partitions, taskIntervalMs: c['remote.log.manager.task.interval.ms'], orphanAgeMs: c['samsa.remote.orphan.age.ms'],
+      copyMaxBytesPerSecond: opts.copyMaxBytesPerSecond,
     });
     this.reader = new RemoteLogReader(store, {
       cacheBytes: c['samsa.remote.fetch.cache.bytes'], chunkBytes: c['samsa.remote.fetch.chunk.bytes'],

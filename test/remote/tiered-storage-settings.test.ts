@@ -5,6 +5,7 @@
  *   remote segments are deleted and the log starts at its first local segment (KIP-950);
  * - KIP-1241's copy lag: remote.copy.lag.ms / .bytes hold closed segments back until they pass;
  * - remote.fetch.max.wait.ms: a slow store answers the partition empty in time (DelayedRemoteFetch);
+ * - remote.log.manager.copy.max.bytes.per.second: copying waits while the copy quota is used up;
  * - the refusals that go with them (copy lag above local retention, copy disabled with local
  *   retention different from total retention).
  */
@@ -48,6 +49,15 @@ async function create(topic: string, configs: Record<string, string>): Promise<{
       timeoutMs: 30000, validateOnly: false,
     });
     return { errorCode: r.topics[0].errorCode, errorMessage: r.topics[0].errorMessage };
+  } finally {
+    c.close();
+  }
+}
+
+async function withClient<T>(f: (c: KafkaClient) => Promise<T>): Promise<T> {
+  const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    return await f(c);
   } finally {
     c.close();
   }
@@ -164,6 +174,28 @@ test('a slow store: the Fetch answers within remote.fetch.max.wait.ms with no re
   const again = await fetch();
   assert.is(again.errorCode, 0);
   assert.ok(again.bytes > 0, 'the next fetch gets the records');
+});
+
+test('remote.log.manager.copy.max.bytes.per.second (dynamic): copying stops while the quota is used up, and goes on once it is raised', async () => {
+  const setQuota = (value: string | null) => withClient(async (c) => {
+    const r = await c.send(44, 1, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'remote.log.manager.copy.max.bytes.per.second', configOperation: value === null ? 1 : 0, value }] }], validateOnly: false });
+    assert.is(r.responses[0].errorCode, 0, r.responses[0].errorMessage ?? '');
+  });
+  // 2,000 B/s over 11 one-second windows: at most about 20 kB (fewer if the tests before copied
+  // in the last 11 s) goes before the rate counts as exceeded.
+  await setQuota('2000');
+  const topic = 'tiered-quota';
+  assert.is((await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192' })).errorCode, 0);
+  await produce(topic, 1500);
+  const l = log(topic);
+  const closed = l.segmentBaseOffsets.length - 1;
+  assert.ok(closed >= 10, `closed segments: ${closed}`);
+  await new Promise((r) => setTimeout(r, 1500));
+  const copiedWhileLimited = objectsOf(topic).filter((k) => k.endsWith('.manifest')).length;
+  assert.ok(copiedWhileLimited <= 4, `segments copied under the quota: ${copiedWhileLimited} of ${closed}`);
+  assert.ok(b.broker.tiered!.manager.metrics.copyThrottled > 0, 'copy passes throttled');
+  await setQuota(null);
+  await until('every closed segment copied once the quota is gone', () => objectsOf(topic).filter((k) => k.endsWith('.manifest')).length === closed, 20_000);
 });
 
 test('refusals with Kafka 4.4\'s messages: copy lag above the effective local retention, copy disabled with local retention unlike total', async () => {
