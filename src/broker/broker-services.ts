@@ -46,6 +46,15 @@ export interface CreateTopicSpec {
   forwarded?: boolean;
 }
 
+/** What the broker does with its HTTP listener (metrics, health, console); http/server.ts makes one. */
+export interface HttpService {
+  readonly urls: string[];
+  readonly isReady: boolean;
+  /** Readiness turns 200 (after the broker joined the cluster and serves). */
+  markReady(): void;
+  stop(): Promise<void>;
+}
+
 /** One row of the ApiVersions table. */
 export interface ApiVersionEntry {
   readonly apiKey: number;

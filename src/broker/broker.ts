@@ -27,7 +27,7 @@ import { TopicAdmin, CONTROLLER_WAIT_MS } from './topic-admin.js';
 import { MetadataWriter } from './metadata-writer.js';
 import { Dispatcher } from './dispatch.js';
 import { DynamicBrokerConfig } from './dynamic-config.js';
-import type { AppendWaiter, BrokerServices, CreateTopicSpec } from './broker-services.js';
+import type { AppendWaiter, BrokerServices, CreateTopicSpec, HttpService } from './broker-services.js';
 export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
@@ -84,18 +84,9 @@ export interface BrokerOptions {
   remoteStore?: ObjectStore;
 }
 
-/** What the broker does with its HTTP listener (metrics, health, console). */
-export interface HttpService {
-  readonly urls: string[];
-  readonly isReady: boolean;
-  /** Readiness turns 200 (after the broker joined the cluster and serves). */
-  markReady(): void;
-  stop(): Promise<void>;
-}
 
 /** Starts the HTTP listener for a broker whose Kafka listeners are bound; null when samsa.http.listeners is empty. */
 export type HttpStarter = (broker: Broker, security: ReadonlyMap<string, ListenerSecurity>) => Promise<HttpService | null>;
-
 
 export class Broker implements BrokerServices {
   readonly config: RuntimeSettings;

@@ -9,7 +9,7 @@ import type { CoordinatorPersister } from '../coordinator/share-state/coordinato
 import type { TieredStorage } from '../remote/tiered-storage.js';
 import type { BoundListener } from '../network/server.js';
 import type { RequestProcessor } from '../network/request-processor.js';
-import type { HttpService } from '../broker/broker.js';
+import type { HttpService } from '../broker/broker-services.js';
 
 export interface HttpBroker extends Pick<BrokerServices,
   | 'config' | 'rawConfig' | 'logger' | 'nodeId' | 'metadataCache' | 'cluster' | 'replicaManager'

@@ -19,7 +19,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { TlsOptions } from 'node:tls';
 import type { Socket } from 'node:net';
 import { createHmac, randomBytes } from 'node:crypto';
-import type { HttpService } from '../broker/broker.js';
+import type { HttpService } from '../broker/broker-services.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import type { HttpBroker } from './http-broker.js';
 import { namedLogger, type Logger } from '../logger.js';
