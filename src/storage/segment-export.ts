@@ -62,16 +62,17 @@ export async function exportSegment(fs: Fs, dir: string, seg: LogSegment, next: 
  * passes once the segment's newest record is that old (ms), or once that many bytes of newer local
  * data follow it (bytes). Kafka's RLMCopyTask.candidateLogSegments.
  */
-export function copyLagPassed(config: LogConfig, nowMs: number, segmentMaxTimestamp: number, newerBytes: number): boolean {
+export async function copyLagPassed(config: LogConfig, nowMs: number, segment: Pick<LogSegment, 'largestTimestamp'>, newerBytes: () => number): Promise<boolean> {
   const effective = (lag: number | undefined, local: number | undefined, total: number): number => {
     if (lag === undefined || lag !== -1) return lag ?? 0;
     return local === undefined || local === -2 ? total : local;
   };
   const lagMs = effective(config.remoteCopyLagMs, config.localRetentionMs, config.retentionMs);
   const lagBytes = effective(config.remoteCopyLagBytes, config.localRetentionBytes, config.retentionBytes);
+  // The default (remote.copy.lag.ms 0) passes here, without reading the segment's timestamp.
   if (lagMs === 0 || lagBytes === 0) return true;
-  if (lagMs > 0 && nowMs - segmentMaxTimestamp >= lagMs) return true;
-  return lagBytes > 0 && newerBytes >= lagBytes;
+  if (lagMs > 0 && nowMs - (await segment.largestTimestamp()) >= lagMs) return true;
+  return lagBytes > 0 && newerBytes() >= lagBytes;
 }
 
 /**
@@ -84,11 +85,8 @@ export async function nextSegmentToCopy(fs: Fs, dir: string, segs: readonly LogS
     const end = segs[i + 1].baseOffset - 1;
     if (end <= after || segs[i].sizeBytes === 0) continue;
     if (end >= below) return null;
-    if (lag) {
-      let newer = 0;
-      for (let j = i + 1; j < segs.length; j++) newer += segs[j].sizeBytes;
-      if (!copyLagPassed(lag.config, lag.nowMs, await segs[i].largestTimestamp(), newer)) return null;
-    }
+    const newer = () => segs.slice(i + 1).reduce((n, seg) => n + seg.sizeBytes, 0);
+    if (lag && !(await copyLagPassed(lag.config, lag.nowMs, segs[i], newer))) return null;
     return exportSegment(fs, dir, segs[i], segs[i + 1], epochs);
   }
   return null;
