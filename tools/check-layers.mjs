@@ -32,6 +32,7 @@ export const ROOMS = [
   ['security', ['security/']],
   ['replication', ['replication/']],
   ['coordinator', ['coordinator/']],
+  ['schema-registry', ['schema-registry/']],
   ['topic-features', ['views/', 'schedule/']],
   ['metrics', ['http/metrics/']],
   ['network', ['network/']],

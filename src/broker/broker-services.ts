@@ -99,7 +99,7 @@ export interface BrokerServices {
   isRegisteredBroker(nodeId: number): boolean;
   partitionState(topicId: string, partition: number): PartitionState | undefined;
   getLog(topic: string, partition: number): PartitionLog | undefined;
-  internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor'): number;
+  internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor' | 'samsa.schema.registry.topic.replication.factor'): number;
   // Topic administration, through the controller.
   createTopic(spec: CreateTopicSpec): Promise<TopicRecord>;
   autoCreateTopic(name: string): Promise<TopicRecord>;

@@ -40,6 +40,9 @@ import { GroupConfigManager, type GroupConfigBroker } from '../coordinator/group
 import { GroupCoordinator, OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
 import { TRANSACTION_STATE_TOPIC, type TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
 import { groupCoordinatorForBroker } from './coordinators/group-environment.js';
+import { schemaRegistryForBroker } from './coordinators/schema-registry-environment.js';
+import type { SchemaRegistry } from '../schema-registry/schema-registry.js';
+import { SCHEMAS_TOPIC } from '../schema-registry/schemas-topic.js';
 import { txnCoordinatorForBroker } from './coordinators/txn-environment.js';
 import { shareCoordinatorForBroker, sharePersisterForBroker } from './coordinators/share-state-environment.js';
 import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
@@ -103,6 +106,8 @@ export class Broker implements BrokerServices {
   txnCoordinator!: TxnCoordinator;
   /** Share-partition state (state = replay of __share_group_state); set by start(). */
   shareCoordinator!: ShareCoordinator;
+  /** The Schema Registry (samsa.schema.registry.enable), served on the HTTP listener; null when off. */
+  schemaRegistry: SchemaRegistry | null = null;
   /** Where share-partition leaders read and write their state (the share coordinator, here or on the state partition's leader); set by start(). */
   sharePersister!: CoordinatorPersister;
   /** The share-partitions this broker leads: their windows, locks and sessions. */
@@ -220,6 +225,8 @@ export class Broker implements BrokerServices {
     broker.shareCoordinator = shareCoordinatorForBroker(broker);
     await broker.shareCoordinator.startup();
     broker.sharePersister = sharePersisterForBroker(broker);
+    broker.schemaRegistry = schemaRegistryForBroker(broker);
+    await broker.schemaRegistry?.startup();
     broker.sharePartitions = new SharePartitionManager(broker);
     // Schedule topics (src/schedule/): a scheduler per led partition of each.
     broker.scheduler = new ScheduleManager(broker, fs);
@@ -232,6 +239,7 @@ export class Broker implements BrokerServices {
       if (p.topic === OFFSETS_TOPIC) void broker.groupCoordinator.onLeadershipChange();
       else if (p.topic === TRANSACTION_STATE_TOPIC) void broker.txnCoordinator.onLeadershipChange();
       else if (p.topic === SHARE_GROUP_STATE_TOPIC) void broker.shareCoordinator.onLeadershipChange();
+      else if (p.topic === SCHEMAS_TOPIC) void broker.schemaRegistry?.onLeadershipChange();
     });
     // log.flush.scheduler.interval.ms defaults to Long.MAX (never): schedule nothing then.
     const flushIntervalMs = settings.flushSchedulerIntervalMs < 2 ** 31 ? settings.flushSchedulerIntervalMs : undefined;
@@ -267,6 +275,7 @@ export class Broker implements BrokerServices {
     this.cluster = await ClusterMember.start({
       settings: clusterConfig,
       endpoints: this.registrationEndpoints(),
+      httpUrls: this.http?.urls,
       localDir: memory ? null : this.config.logDirs[0],
       logDirs: memory ? undefined : this.config.logDirs,
       store: opts.metadataStore,
@@ -423,7 +432,7 @@ export class Broker implements BrokerServices {
   }
 
   /** Replication factor for an internal topic: its setting, capped at the live broker count (see offsets.topic.replication.factor). */
-  internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor'): number {
+  internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor' | 'samsa.schema.registry.topic.replication.factor'): number {
     return Math.max(1, Math.min(Number(this.rawConfig[setting]), this.metadataCache.brokers.size));
   }
 
@@ -493,6 +502,7 @@ export class Broker implements BrokerServices {
     await this.scheduler?.stop();
     this.sharePartitions?.shutdown();
     await this.shareCoordinator?.shutdown();
+    await this.schemaRegistry?.close();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();

@@ -29,6 +29,8 @@ export interface BrokerLifecycleOptions {
   nodeId: number;
   rack: string | null;
   endpoints: BrokerEndpoint[];
+  /** The HTTP listener's base URLs (registered for Schema Registry forwarding). */
+  httpUrls?: readonly string[];
   /** broker.session.timeout.ms (etcd leases have whole seconds: rounded up). */
   sessionTimeoutMs: number;
   /** broker.heartbeat.interval.ms */
@@ -71,7 +73,7 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
     const session = await opts.store.grantSession(opts.sessionTimeoutMs);
     for (;;) {
       try {
-        const reg = await opts.store.registerBroker({ nodeId: opts.nodeId, incarnationId, endpoints: opts.endpoints, rack: opts.rack }, session);
+        const reg = await opts.store.registerBroker({ nodeId: opts.nodeId, incarnationId, endpoints: opts.endpoints, rack: opts.rack, ...(opts.httpUrls?.length ? { httpUrls: [...opts.httpUrls] } : {}) }, session);
         const m = new BrokerLifecycleManager(opts, session, reg, aliveAt);
         opts.logger?.info(`broker ${opts.nodeId} registered in ${opts.store.description} (broker epoch ${reg.brokerEpoch}, incarnation ${incarnationId})`);
         m.schedule();

@@ -84,6 +84,8 @@ export function clusterSettings(config: ClusterRoomSettings): ClusterSettings {
 export interface ClusterMemberOptions {
   settings: ClusterSettings;
   endpoints: BrokerEndpoint[];
+  /** The HTTP listener's base URLs, registered with the endpoints. */
+  httpUrls?: readonly string[];
   /** Where the local store keeps its file (the first log dir); null: memory. Ignored with etcd. */
   localDir?: string | null;
   /** A store to use instead of opening one (tests share nothing but etcd, so they rarely need it). */
@@ -145,7 +147,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     for (let delay = 250; !this.stopped; delay = Math.min(delay * 2, maxDelay)) {
       try {
         const lifecycle = await BrokerLifecycleManager.start({
-          store: this.store, nodeId: s.nodeId, rack: s.rack, endpoints: this.opts.endpoints,
+          store: this.store, nodeId: s.nodeId, rack: s.rack, endpoints: this.opts.endpoints, httpUrls: this.opts.httpUrls,
           sessionTimeoutMs: s.sessionTimeoutMs, heartbeatIntervalMs: s.heartbeatIntervalMs,
           // The old lease may not have run out in etcd yet.
           registrationRetryMs: s.sessionTimeoutMs * 2, logger: this.opts.logger,

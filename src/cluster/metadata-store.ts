@@ -53,6 +53,11 @@ export interface BrokerRegistration {
   incarnationId: string;
   endpoints: BrokerEndpoint[];
   rack: string | null;
+  /**
+   * The base URLs of the broker's HTTP listener (samsa.http.listeners), where it has one: other
+   * brokers forward Schema Registry requests there when this broker leads `_schemas`.
+   */
+  httpUrls?: string[];
   /** Set by the store: the revision that created this registration (Kafka's broker epoch). */
   brokerEpoch: number;
   /** Controlled shutdown under way (Kafka's BrokerHeartbeat want_shut_down): no leaderships, no ISR. */

@@ -12,6 +12,7 @@ import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
 import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
+import { SCHEMA_REGISTRY_SETTINGS } from './schema-registry-settings.js';
 import { REMOTE_STORAGE_SETTINGS } from './remote-storage-settings.js';
 import { DYNAMIC_ONLY_KAFKA_SETTINGS } from './dynamic-settings.js';
 
@@ -513,6 +514,7 @@ export const BROKER_SETTINGS = {
   },
   ...SECURITY_SETTINGS,
   ...HTTP_SETTINGS,
+  ...SCHEMA_REGISTRY_SETTINGS,
   ...REMOTE_STORAGE_SETTINGS,
   ...DYNAMIC_ONLY_KAFKA_SETTINGS,
 } as const satisfies Record<string, SettingSpec>;

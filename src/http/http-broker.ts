@@ -10,6 +10,7 @@ import type { TieredStorage } from '../remote/tiered-storage.js';
 import type { BoundListener } from '../network/server.js';
 import type { RequestProcessor } from '../network/request-processor.js';
 import type { HttpService } from '../broker/broker-services.js';
+import type { SchemaRegistry } from '../schema-registry/schema-registry.js';
 
 export interface HttpBroker extends Pick<BrokerServices,
   | 'config' | 'rawConfig' | 'logger' | 'nodeId' | 'metadataCache' | 'cluster' | 'replicaManager'
@@ -22,6 +23,8 @@ export interface HttpBroker extends Pick<BrokerServices,
   readonly sharePersister: Pick<CoordinatorPersister, 'read'>;
   /** Tiered storage, when remote.log.storage.system.enable is on. */
   readonly tiered?: TieredStorage;
+  /** The Schema Registry served at /subjects, /schemas, ... (null when samsa.schema.registry.enable is off). */
+  readonly schemaRegistry: SchemaRegistry | null;
   /** This broker's own HTTP service (its readiness). */
   readonly http: HttpService | null;
   /** The request path, for the console's in-process Produce (as a client would send it). */

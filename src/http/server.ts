@@ -29,12 +29,16 @@ import { httpTlsOptions } from './tls.js';
 import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics-page.js';
 import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
+import { isRegistryPath, serveRegistry } from './schema-registry-routes.js';
+import { forwardToRegistryLeader } from './schema-registry-forward.js';
 import { sendText } from './respond.js';
 import { BadRequest, type HttpContext } from './context.js';
 export { BadRequest, type HttpContext } from './context.js';
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 64 * 1024;
+/** Schema Registry bodies carry whole schemas (Confluent's registry takes them up to its request limit). */
+const MAX_REGISTRY_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_CONNECTIONS = 256;
 
 export interface HttpListenerSpec {
@@ -88,14 +92,14 @@ export function pathSegments(rawPath: string): string[] {
   return segments;
 }
 
-async function readBody(req: IncomingMessage): Promise<string> {
+async function readBody(req: IncomingMessage, max = MAX_BODY_BYTES): Promise<string> {
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new BadRequest(413, 'request body too large');
+  if (declared > max) throw new BadRequest(413, 'request body too large');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new BadRequest(413, 'request body too large');
+    if (size > max) throw new BadRequest(413, 'request body too large');
     chunks.push(chunk);
   }
   return Buffer.concat(chunks).toString('utf8');
@@ -198,16 +202,21 @@ export class HttpListener {
       // name as Host; a loopback listener answers only loopback names.
       if (loopback && !isLoopback(hostOf(req.headers.host ?? ''))) throw new BadRequest(421, 'this listener answers only loopback host names (localhost, 127.0.0.1, [::1])');
       const method = req.method;
-      if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
-        res.setHeader('Allow', 'GET, HEAD, POST');
-        throw new BadRequest(405, 'method not allowed');
-      }
       const raw = req.url ?? '/';
       if (!raw.startsWith('/') || raw.length > 8192) throw new BadRequest(400, 'bad request target');
       const q = raw.indexOf('?');
       const segments = pathSegments(q >= 0 ? raw.slice(0, q) : raw);
       const query = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '');
       const first = segments[0] ?? '';
+      const registry = this.broker.schemaRegistry && isRegistryPath(segments) ? this.broker.schemaRegistry : null;
+      if (registry && method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'DELETE') {
+        res.setHeader('Allow', 'GET, POST, PUT, DELETE');
+        throw new BadRequest(405, 'method not allowed');
+      }
+      if (!registry && method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+        res.setHeader('Allow', 'GET, HEAD, POST');
+        throw new BadRequest(405, 'method not allowed');
+      }
       if (first === 'health' && segments.length === 2 && method !== 'POST') {
         if (segments[1] === 'live') return liveness(this.broker, res);
         if (segments[1] === 'ready') return readiness(this.broker, this.ready, res);
@@ -218,6 +227,21 @@ export class HttpListener {
         throw new BadRequest(401, 'authentication required (a SASL PLAIN or SCRAM user)');
       }
       if (first === 'metrics' && segments.length === 1 && method !== 'POST') return await serveMetrics(this.broker, res, method === 'HEAD');
+      if (registry) {
+        if (!this.ready) {
+          res.setHeader('Retry-After', '1');
+          throw new BadRequest(503, 'the broker is starting');
+        }
+        // An API, not pages: no form token. A browser page of another site cannot send these: a
+        // cross-origin request names its Origin, and one with a JSON body or PUT/DELETE needs a
+        // CORS preflight this listener never grants.
+        const origin = req.headers.origin;
+        if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin request refused');
+        const body = method === 'POST' || method === 'PUT' ? await readBody(req, MAX_REGISTRY_BODY_BYTES) : '';
+        if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON (application/vnd.schemaregistry.v1+json or application/json)');
+        const request = { method: method as string, segments, query, body, res };
+        return await serveRegistry(registry, request, (r) => forwardToRegistryLeader(this.broker, req, raw, r));
+      }
       if (!this.consoleEnabled) throw new BadRequest(404, 'not found');
       if (!this.ready) {
         res.setHeader('Retry-After', '1');
@@ -230,7 +254,7 @@ export class HttpListener {
         form = new URLSearchParams(await readBody(req));
         if (form.get('csrf') !== this.csrf) throw new BadRequest(403, 'missing or stale form token: reload the page');
       }
-      const ctx: HttpContext = { broker: this.broker, req, res, method, segments, query, form, user, csrf: this.csrf };
+      const ctx: HttpContext = { broker: this.broker, req, res, method: method as HttpContext['method'], segments, query, form, user, csrf: this.csrf };
       await consoleRoute(ctx);
     } catch (err) {
       this.fail(res, err);
