@@ -198,6 +198,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         nodeId: s.nodeId,
         rack: s.rack,
         endpoints: opts.endpoints,
+        httpUrls: opts.httpUrls,
         sessionTimeoutMs: s.sessionTimeoutMs,
         heartbeatIntervalMs: s.heartbeatIntervalMs,
         registrationRetryMs: opts.registrationRetryMs ?? s.sessionTimeoutMs,
