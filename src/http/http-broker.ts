@@ -13,7 +13,7 @@ import type { HttpService } from '../broker/broker-services.js';
 import type { SchemaRegistry } from '../schema-registry/schema-registry.js';
 
 export interface HttpBroker extends Pick<BrokerServices,
-  | 'config' | 'rawConfig' | 'logger' | 'nodeId' | 'metadataCache' | 'cluster' | 'replicaManager'
+  | 'config' | 'rawConfig' | 'logger' | 'nodeId' | 'metadataCache' | 'cluster' | 'replicaManager' | 'authorizer'
   | 'groupCoordinator' | 'sharePartitions' | 'metrics' | 'stopping' | 'registered'
   | 'getLog' | 'createTopic' | 'deleteTopic' | 'setTopicConfigs'
 > {

@@ -14,6 +14,8 @@ import { NotRegistryLeader, SCHEMA_TYPES, SchemaRegistryError, type SchemaRegist
 import { Errors } from '../schema-registry/errors.js';
 import type { SchemaReference, SchemaType } from '../schema-registry/schema-types/schema-type.js';
 import { send } from './respond.js';
+import type { HttpBroker } from './http-broker.js';
+import { AclOperation, ResourceType } from '../protocol/acl.js';
 
 export const REGISTRY_CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 const ROOTS = new Set(['subjects', 'schemas', 'config', 'mode', 'compatibility']);
@@ -103,6 +105,22 @@ function modeOf(body: string): Mode {
   const mode = typeof b.mode === 'string' ? b.mode.toUpperCase() : '';
   if (!(MODES as readonly string[]).includes(mode)) throw Errors.invalidMode();
   return mode as Mode;
+}
+
+/**
+ * ACLs, when the broker has an authorizer: the registry's requests are reads and writes of its
+ * topic. Reading (GET, lookups and compatibility checks, which change nothing) needs READ on the
+ * topic `_schemas`, and every change (registering, deleting, PUT /config and /mode) needs WRITE on
+ * it, for `User:<the basic-auth user>`, as a Kafka client reading or writing that topic would.
+ * Denied: 403 with Confluent's security plugin's error code 40301.
+ */
+export function registryAclDenial(broker: Pick<HttpBroker, 'authorizer'>, user: string, remoteAddress: string, method: string, segments: readonly string[]): SchemaRegistryError | null {
+  const authorizer = broker.authorizer;
+  if (!authorizer) return null;
+  const reads = method === 'GET' || (method === 'POST' && (segments[0] === 'compatibility' || (segments[0] === 'subjects' && segments.length === 2)));
+  const op = reads ? AclOperation.READ : AclOperation.WRITE;
+  if (authorizer.authorize(`User:${user || 'ANONYMOUS'}`, remoteAddress, op, ResourceType.TOPIC, '_schemas')) return null;
+  return new SchemaRegistryError(403, 40301, `User is denied operation ${reads ? 'Read' : 'Write'} on the schema registry (topic _schemas)`);
 }
 
 const NOT_FOUND = () => new SchemaRegistryError(404, 404, 'HTTP 404 Not Found');

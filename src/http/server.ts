@@ -29,7 +29,7 @@ import { httpTlsOptions } from './tls.js';
 import { serveMetrics, startEventLoopMonitor, stopEventLoopMonitor } from './metrics-page.js';
 import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
-import { isRegistryPath, serveRegistry } from './schema-registry-routes.js';
+import { isRegistryPath, registryAclDenial, sendRegistryError, serveRegistry } from './schema-registry-routes.js';
 import { forwardToRegistryLeader } from './schema-registry-forward.js';
 import { sendText } from './respond.js';
 import { BadRequest, type HttpContext } from './context.js';
@@ -237,6 +237,8 @@ export class HttpListener {
         // CORS preflight this listener never grants.
         const origin = req.headers.origin;
         if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin request refused');
+        const denied = registryAclDenial(this.broker, user, req.socket.remoteAddress ?? '', method as string, segments);
+        if (denied) return sendRegistryError(res, denied);
         const body = method === 'POST' || method === 'PUT' ? await readBody(req, MAX_REGISTRY_BODY_BYTES) : '';
         if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON (application/vnd.schemaregistry.v1+json or application/json)');
         const request = { method: method as string, segments, query, body, res };
