@@ -29,6 +29,7 @@ import {
   type ResolvedReference,
   type SchemaProvider,
 } from './schema-type.js';
+import { descriptorText } from './protobuf-descriptor.js';
 import {
   COMPATIBLE_CHANGES, KNOWN_NAMES, TypeTable, formatDifference, isScalar, knownFile, mapKeyValue, mapTypeOf,
   schemaDifferences,
@@ -855,8 +856,13 @@ function checkCompatibility(direction: CompatibilityDirection, proposed: ParsedS
     .map((d) => formatDifference(d, reader, writer));
 }
 
+/** Schemas and references sent as base64 FileDescriptorProtos are read as the .proto text they describe. */
+function asText(references: readonly ResolvedReference[]): ResolvedReference[] {
+  return references.map((r) => ({ name: r.name, schema: descriptorText(r.schema) ?? r.schema, references: asText(r.references) }));
+}
+
 export const protobufProvider: SchemaProvider = {
   schemaType: 'PROTOBUF',
-  parse: parseSchema,
+  parse: (schema, references) => parseSchema(descriptorText(schema) ?? schema, asText(references)),
   checkCompatibility,
 };
