@@ -65,9 +65,11 @@ input,select,textarea,button{font:inherit;padding:3px 6px}textarea{width:100%;ma
 .empty{color:#66707c;font-style:italic}.cards{display:flex;gap:12px;flex-wrap:wrap}.card{background:#fff;border:1px solid #dde2e8;padding:8px 14px;min-width:150px}
 .card b{display:block;font-size:20px}.muted{color:#66707c}fieldset{border:1px solid #dde2e8;background:#fff;margin:8px 0;max-width:720px}
 svg.chart{background:#fff;border:1px solid #dde2e8}.legend span{margin-right:14px}.k{color:#7a4d00}.danger{color:#a4161a}
+pre.schema,pre.diff{background:#fff;border:1px solid #dde2e8;padding:6px 8px}pre.diff>*{display:block;text-decoration:none}
+.diff-add{background:#e6ffec;color:#116329}.diff-del{background:#ffebe9;color:#82071e}.diff-fold{color:#66707c;font-style:italic}
 `;
 
-const NAV: readonly [string, string][] = [['/', 'Cluster'], ['/topics', 'Topics'], ['/groups', 'Consumer groups'], ['/share-groups', 'Share groups']];
+const NAV: readonly [string, string][] = [['/', 'Cluster'], ['/topics', 'Topics'], ['/groups', 'Consumer groups'], ['/share-groups', 'Share groups'], ['/schema-registry', 'Schemas']];
 
 /** The whole page. `body` is trusted HTML (built with esc()); `title` is text. */
 export function page(ctx: HttpContext, title: string, body: string, opts: { section?: string; script?: boolean } = {}): string {

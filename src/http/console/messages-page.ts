@@ -1,6 +1,7 @@
 /**
  * `/topics/<name>/messages`: the message browser (a partition from an offset, or from the first
- * offset at or after a time; keys, values and headers as text, JSON or hex) and a form that
+ * offset at or after a time; keys, values and headers as text, JSON or hex, or keys and values in
+ * the Schema Registry's wire format decoded with their schema, schema-decode.ts) and a form that
  * produces a test message. Reads go to the partition log directly (below the high watermark, as
  * a read_uncommitted consumer sees them); producing goes through the broker's own Produce
  * handler in-process, so validation, replication (acks=all) and the metrics apply as for any
@@ -13,13 +14,15 @@ import { esc, form, page, pathFor, query, table } from './layout.js';
 import { buildRecordBatch, decodeRecordBatches, type DecodedRecord } from '../../protocol/records/record.js';
 import { decodeResponse, encodeRequest } from '../../protocol/wire.js';
 import { ErrorCode, errorName } from '../../protocol/generated/error-codes.js';
+import { SchemaDecoder } from './schema-decode.js';
 
 const MAX_READ_BYTES = 1024 * 1024;
 const MAX_LIMIT = 200;
 const MAX_SHOWN_BYTES = 4096;
-export type ValueFormat = 'text' | 'json' | 'hex';
+export type ValueFormat = 'text' | 'json' | 'hex' | 'schema';
+const FORMATS: readonly [ValueFormat, string][] = [['text', 'text'], ['json', 'json'], ['hex', 'hex'], ['schema', 'Schema Registry']];
 
-/** A key, value or header value as the chosen format shows it (escaped by the caller). */
+/** A key, value or header value as the chosen format shows it (escaped by the caller; 'schema' shows text here). */
 export function formatBytesAs(buf: Buffer | null, fmt: ValueFormat): string {
   if (buf === null) return 'null';
   const cut = buf.length > MAX_SHOWN_BYTES ? buf.subarray(0, MAX_SHOWN_BYTES) : buf;
@@ -34,6 +37,18 @@ export function formatBytesAs(buf: Buffer | null, fmt: ValueFormat): string {
     }
   }
   return text + more;
+}
+
+/**
+ * A key or value cell: with the 'schema' format a framed record decoded (under the line naming its
+ * schema), anything else in hex under a note saying why it was not decoded.
+ */
+async function cell(buf: Buffer | null, fmt: ValueFormat, decoder: SchemaDecoder, cls: string): Promise<string> {
+  const attr = cls ? ` class="${cls}"` : '';
+  if (fmt !== 'schema' || buf === null) return `<pre${attr}>${esc(formatBytesAs(buf, fmt))}</pre>`;
+  const d = await decoder.decode(buf);
+  if (d.ok) return `<div class="muted schema-label">${esc(d.label)}</div><pre${attr}>${esc(d.text)}</pre>`;
+  return `<div class="muted schema-note">hex: ${esc(d.reason)}</div><pre${attr}>${esc(formatBytesAs(buf, 'hex'))}</pre>`;
 }
 
 interface Found {
@@ -74,7 +89,7 @@ export async function messagesPage(ctx: HttpContext, topic: string): Promise<voi
   if (!info) throw new BadRequest(404, `no topic ${topic}`);
   const q = ctx.query;
   const partition = Math.min(Math.max(0, Number(q.get('partition') ?? 0) | 0), info.partitions - 1);
-  const fmt: ValueFormat = q.get('format') === 'json' ? 'json' : q.get('format') === 'hex' ? 'hex' : 'text';
+  const fmt: ValueFormat = FORMATS.find(([f]) => f === q.get('format'))?.[0] ?? 'text';
   const limit = Math.min(MAX_LIMIT, Math.max(1, Number(q.get('limit') ?? 50) | 0));
   const log = b.getLog(topic, partition);
   const tsText = q.get('timestamp') ?? '';
@@ -90,15 +105,19 @@ export async function messagesPage(ctx: HttpContext, topic: string): Promise<voi
     note = `First offset at or after ${new Date(ms).toISOString()}: ${from}.`;
   }
   const found = log ? await readRecords(ctx, topic, partition, from, limit) : [];
-  const rows = found.map((f) => [
-    `<span class="num">${esc(f.offset)}</span>`,
-    `<span class="mono">${esc(new Date(f.timestamp).toISOString())}</span>`,
-    `<pre class="k">${esc(formatBytesAs(f.record.key, fmt))}</pre>`,
-    `<pre>${esc(formatBytesAs(f.record.value, fmt))}</pre>`,
-    f.record.headers.map((h) => `<pre><b>${esc(h.key)}</b>: ${esc(formatBytesAs(h.value, fmt))}</pre>`).join(''),
-  ]);
+  const decoder = new SchemaDecoder(b.schemaRegistry);
+  const rows: string[][] = [];
+  for (const f of found) {
+    rows.push([
+      `<span class="num">${esc(f.offset)}</span>`,
+      `<span class="mono">${esc(new Date(f.timestamp).toISOString())}</span>`,
+      await cell(f.record.key, fmt, decoder, 'k'),
+      await cell(f.record.value, fmt, decoder, ''),
+      f.record.headers.map((h) => `<pre><b>${esc(h.key)}</b>: ${esc(formatBytesAs(h.value, fmt))}</pre>`).join(''),
+    ]);
+  }
   const partitionOptions = Array.from({ length: info.partitions }, (_, i) => `<option value="${i}"${i === partition ? ' selected' : ''}>${i}</option>`).join('');
-  const formatOptions = (['text', 'json', 'hex'] as const).map((f) => `<option${f === fmt ? ' selected' : ''}>${f}</option>`).join('');
+  const formatOptions = FORMATS.map(([f, label]) => `<option value="${esc(f)}"${f === fmt ? ' selected' : ''}>${esc(label)}</option>`).join('');
   const search = `<form method="get" action="${esc(pathFor('topics', topic, 'messages'))}" id="browse"><fieldset><legend>Find messages</legend>`
     + `<label>Partition <select name="partition" id="browse-partition">${partitionOptions}</select></label> `
     + `<label>From offset <input name="offset" id="browse-offset" type="number" min="0" style="width:9em" value="${esc(q.get('offset') ?? '')}"></label> `

@@ -7,10 +7,12 @@
  *   GET  /topics/<t>/messages       messages-page.ts  browser, produce form   POST /topics/<t>/produce
  *   GET  /groups, /groups/<g>       groups-page.ts    lag, members, reset     POST /groups/<g>/reset
  *   GET  /share-groups, /share-groups/<g>  share-groups-page.ts  members, share-partitions
+ *   GET  /schema-registry, /schema-registry/<s>  schemas-page.ts  subjects; versions, schema, diff
  *   GET  /console/app.js, live.json live.ts           the live chart
  *
- * Path segments arrive decoded (server.ts); a group id may contain '/', so /groups/<g> and
- * /share-groups/<g> take the rest of the path when the last segment is not an action.
+ * Path segments arrive decoded (server.ts); a group id or a subject may contain '/', so /groups/<g>,
+ * /share-groups/<g> and /schema-registry/<s> take the rest of the path when the last segment is
+ * not an action.
  */
 import type { HttpContext } from '../context.js';
 import { BadRequest } from '../context.js';
@@ -20,6 +22,7 @@ import { createTopicPost, topicConfigPost, topicDeletePost, topicPage, topicsPag
 import { messagesPage, producePost } from './messages-page.js';
 import { groupPage, groupResetPost, groupsPage } from './groups-page.js';
 import { appJs, liveJson } from './live.js';
+import { schemasPage, subjectPage } from './schemas-page.js';
 
 export async function consoleRoute(ctx: HttpContext): Promise<void> {
   const s = ctx.segments;
@@ -30,6 +33,7 @@ export async function consoleRoute(ctx: HttpContext): Promise<void> {
     if (s[1] === 'app.js') return appJs(ctx);
     if (s[1] === 'live.json') return liveJson(ctx);
   }
+  if (first === 'schema-registry' && get) return s.length === 1 ? schemasPage(ctx) : subjectPage(ctx, s.slice(1).join('/'));
   if (first === 'share-groups' && get) return s.length === 1 ? shareGroupsPage(ctx) : shareGroupPage(ctx, s.slice(1).join('/'));
   if (first === 'topics') {
     if (s.length === 1) return get ? topicsPage(ctx) : createTopicPost(ctx);
