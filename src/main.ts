@@ -15,6 +15,8 @@ import { createLogger } from './logger.js';
 import { EtcdUnreachableError } from './cluster/etcd-client.js';
 import { DuplicateBrokerRegistrationError } from './cluster/metadata-store.js';
 import { InconsistentClusterIdError } from './cluster/meta-properties.js';
+import { BrokerControl } from './testing/control.js';
+import { ControlHttp } from './testing/control-http.js';
 
 export async function runBroker(argv: string[]): Promise<void> {
   const logger = createLogger();
@@ -38,6 +40,9 @@ export async function runBroker(argv: string[]): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // --control: the test control over HTTP, at /control on the HTTP listener, loopback clients only.
+  const control = argv.includes('--control');
+  argv = argv.filter((a) => a !== '--control');
   try {
     const config = loadConfig({ argv, env: process.env, cwd: process.cwd() });
     broker = await Broker.start({ config, logger: logger, handlers: allHandlers, http: startBrokerHttp });
@@ -60,6 +65,15 @@ export async function runBroker(argv: string[]): Promise<void> {
       process.exit(2);
     }
     throw err;
+  }
+  if (control) {
+    if (!broker.http) {
+      process.stderr.write('samsa: --control needs the HTTP listener (samsa.http.listeners is empty or its address was taken)\n');
+      await broker.stop();
+      process.exit(2);
+    }
+    broker.testControl = new ControlHttp(new BrokerControl(broker));
+    logger.info(`test control at ${broker.http.urls[0]}/control (loopback clients only)`);
   }
   logger.info(`Samsa started: cluster ${broker.metadataCache.clusterId}, node ${broker.nodeId}, data in ${broker.config.logDirs.join(',')}`);
   if (stopRequested) stop(stopRequested);

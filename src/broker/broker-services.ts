@@ -55,6 +55,14 @@ export interface HttpService {
   stop(): Promise<void>;
 }
 
+/**
+ * The test control offered over HTTP (`samsa start --control`, src/testing/control-http.ts): the
+ * HTTP listener hands it `/control/...` requests from loopback clients.
+ */
+export interface HttpTestControl {
+  handle(method: string, path: readonly string[], body: string): Promise<{ status: number; body: unknown }>;
+}
+
 /** One row of the ApiVersions table. */
 export interface ApiVersionEntry {
   readonly apiKey: number;

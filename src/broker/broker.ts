@@ -27,7 +27,7 @@ import { TopicAdmin, CONTROLLER_WAIT_MS } from './topic-admin.js';
 import { MetadataWriter } from './metadata-writer.js';
 import { Dispatcher } from './dispatch.js';
 import { DynamicBrokerConfig } from './dynamic-config.js';
-import type { AppendWaiter, BrokerServices, CreateTopicSpec, HttpService } from './broker-services.js';
+import type { AppendWaiter, BrokerServices, CreateTopicSpec, HttpService, HttpTestControl } from './broker-services.js';
 export type { AppendWaiter, CreateTopicSpec } from './broker-services.js';
 import { settingsFromConfig, logConfigFor, cleanerConfigFor, type RuntimeSettings } from './settings.js';
 import { advertisedListeners, listenerSecurityProtocol, type BrokerConfig } from '../config.js';
@@ -106,6 +106,8 @@ export class Broker implements BrokerServices {
   txnCoordinator!: TxnCoordinator;
   /** Share-partition state (state = replay of __share_group_state); set by start(). */
   shareCoordinator!: ShareCoordinator;
+  /** The test control over HTTP (`samsa start --control`, set by the entry point); null when off. */
+  testControl: HttpTestControl | null = null;
   /** The Schema Registry (samsa.schema.registry.enable), served on the HTTP listener; null when off. */
   schemaRegistry: SchemaRegistry | null = null;
   /** Where share-partition leaders read and write their state (the share coordinator, here or on the state partition's leader); set by start(). */

@@ -19,7 +19,8 @@ import type { Io } from './commands.js';
 
 const HELP = `usage: samsa <command> [options]
 
-  start [--config FILE] [--override key=value ...]   run a broker (the default command)
+  start [--config FILE] [--override key=value ...]   run a broker (the default command); --control: the test
+                                                     control over HTTP at /control (loopback clients only)
   topics list|create|describe|delete                 manage topics
   produce TOPIC [--value V | stdin lines]            produce records (key, headers, partition)
   consume TOPIC [--from POS] [--to POS] [-c N] [-e]  read records without a consumer group

@@ -9,7 +9,7 @@ import type { CoordinatorPersister } from '../coordinator/share-state/coordinato
 import type { TieredStorage } from '../remote/tiered-storage.js';
 import type { BoundListener } from '../network/server.js';
 import type { RequestProcessor } from '../network/request-processor.js';
-import type { HttpService } from '../broker/broker-services.js';
+import type { HttpService, HttpTestControl } from '../broker/broker-services.js';
 import type { SchemaRegistry } from '../schema-registry/schema-registry.js';
 
 export interface HttpBroker extends Pick<BrokerServices,
@@ -25,6 +25,8 @@ export interface HttpBroker extends Pick<BrokerServices,
   readonly tiered?: TieredStorage;
   /** The Schema Registry served at /subjects, /schemas, ... (null when samsa.schema.registry.enable is off). */
   readonly schemaRegistry: SchemaRegistry | null;
+  /** The test control over HTTP (`samsa start --control`), served to loopback clients at /control; null when off. */
+  readonly testControl: HttpTestControl | null;
   /** This broker's own HTTP service (its readiness). */
   readonly http: HttpService | null;
   /** The request path, for the console's in-process Produce (as a client would send it). */

@@ -31,7 +31,7 @@ import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
 import { isRegistryPath, registryAclDenial, sendRegistryError, serveRegistry } from './schema-registry-routes.js';
 import { forwardToRegistryLeader } from './schema-registry-forward.js';
-import { sendText } from './respond.js';
+import { sendJson, sendText } from './respond.js';
 import { BadRequest, type HttpContext } from './context.js';
 export { BadRequest, type HttpContext } from './context.js';
 
@@ -208,6 +208,7 @@ export class HttpListener {
       const segments = pathSegments(q >= 0 ? raw.slice(0, q) : raw);
       const query = new URLSearchParams(q >= 0 ? raw.slice(q + 1) : '');
       const first = segments[0] ?? '';
+      if (first === 'control' && this.broker.testControl) return await this.serveControl(req, res, method as string, segments.slice(1));
       const registry = this.broker.schemaRegistry && isRegistryPath(segments) ? this.broker.schemaRegistry : null;
       if (registry && method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'DELETE') {
         res.setHeader('Allow', 'GET, POST, PUT, DELETE');
@@ -261,6 +262,20 @@ export class HttpListener {
     } catch (err) {
       this.fail(res, err);
     }
+  }
+
+  /** `/control/...` (samsa start --control): loopback clients only, JSON in and out. */
+  private async serveControl(req: IncomingMessage, res: ServerResponse, method: string, path: string[]): Promise<void> {
+    const remote = (req.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+    if (!isLoopback(remote)) throw new BadRequest(403, 'the test control answers loopback clients only');
+    if (method !== 'GET' && method !== 'POST' && method !== 'DELETE') {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      throw new BadRequest(405, 'method not allowed');
+    }
+    if (req.headers.origin !== undefined) throw new BadRequest(403, 'the test control takes no browser requests');
+    const body = method === 'POST' ? await readBody(req) : '';
+    const out = await this.broker.testControl!.handle(method, path, body);
+    sendJson(res, out.status, out.body);
   }
 
   private fail(res: ServerResponse, err: unknown): void {

@@ -24,6 +24,7 @@ import { systemClock } from '../clock.js';
 import { createLogger, type LogLevel } from '../logger.js';
 import { MemFs } from '../storage/fs.js';
 import { BrokerControl } from './control.js';
+import { ControlHttp } from './control-http.js';
 import { createTestCa, issueServerCertificate, type TestCa } from './certificates.js';
 import { scramCredentialFromPassword } from '../security/sasl/scram.js';
 import type { ScramCredentialChange } from '../cluster/scram-credentials.js';
@@ -83,6 +84,8 @@ export interface StartBrokerBaseOptions {
    * samsa.http.listeners yourself also works.
    */
   http?: boolean;
+  /** With `http`: also serve `control` over HTTP at `${httpUrl}/control` (as `samsa start --control` does). */
+  httpControl?: boolean;
 }
 
 /** Options: the base ones plus any Kafka setting by name (names with a dot, e.g. 'num.partitions'). */
@@ -124,7 +127,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
   const settings: Record<string, string> = {
     listeners: `${securityProtocol}://${host}:${opts.port ?? 0}`,
     'log.dirs': logDir,
-    'samsa.http.listeners': opts.http ? 'http://127.0.0.1:0' : '',
+    'samsa.http.listeners': opts.http || opts.httpControl ? 'http://127.0.0.1:0' : '',
   };
   let tlsInfo: RunningBroker['tls'];
   let tempTlsDir: string | null = null;
@@ -158,6 +161,7 @@ export async function startBroker(opts: StartBrokerOptions = {}): Promise<Runnin
     throw err;
   }
   const control = new BrokerControl(broker);
+  if (opts.httpControl) broker.testControl = new ControlHttp(control);
   const port = broker.listeners[0]!.boundPort;
   let stopping: Promise<void> | null = null;
   return {
