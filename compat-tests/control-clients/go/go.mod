@@ -1,0 +1,3 @@
+module samsa.dev/samsacontrol
+
+go 1.21
