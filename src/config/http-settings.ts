@@ -22,6 +22,10 @@ export const HTTP_SETTINGS = {
     type: 'boolean', default: 'true',
     doc: 'Samsa only: whether the HTTP listener serves the web console at / (metrics and health are always served).',
   },
+  'samsa.rest.proxy.enable': {
+    type: 'boolean', default: 'true',
+    doc: 'Samsa only: whether the HTTP listener serves Confluent\'s REST Proxy API (v3 at /v3/clusters/..., v2 produce at /topics/{t} and consumer instances at /consumers/...), in-process as the HTTP user.',
+  },
   'samsa.log.format': {
     type: 'string', default: 'text', oneOf: ['text', 'json'],
     doc: 'Samsa only: text lines, or json for one JSON object per line (time, level, logger, message and fields).',

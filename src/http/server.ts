@@ -31,6 +31,7 @@ import { liveness, readiness } from './health.js';
 import { consoleRoute } from './console/routes.js';
 import { isRegistryPath, registryAclDenial, sendRegistryError, serveRegistry } from './schema-registry-routes.js';
 import { forwardToRegistryLeader } from './schema-registry-forward.js';
+import { isRestProxyRequest, serveRestProxy } from './rest-proxy/routes.js';
 import { sendJson, sendText } from './respond.js';
 import { BadRequest, type HttpContext } from './context.js';
 export { BadRequest, type HttpContext } from './context.js';
@@ -116,14 +117,14 @@ export class HttpListener {
   private readonly accessLog: Logger;
   private stopped = false;
 
-  private constructor(private readonly broker: HttpBroker, private readonly auth: HttpAuthenticator, private readonly logger: Logger, private readonly consoleEnabled: boolean) {
+  private constructor(private readonly broker: HttpBroker, private readonly auth: HttpAuthenticator, private readonly logger: Logger, private readonly consoleEnabled: boolean, private readonly restProxyEnabled: boolean) {
     this.csrf = createHmac('sha256', randomBytes(32)).update('samsa-console').digest('base64url');
     this.accessLog = namedLogger(logger, 'samsa.http');
   }
 
   /** Binds every listener (serving 503 on readiness until markReady). */
-  static async start(opts: { broker: HttpBroker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; logger: Logger; console: boolean }): Promise<HttpListener> {
-    const l = new HttpListener(opts.broker, opts.auth, opts.logger, opts.console);
+  static async start(opts: { broker: HttpBroker; listeners: HttpListenerSpec[]; auth: HttpAuthenticator; logger: Logger; console: boolean; restProxy?: boolean }): Promise<HttpListener> {
+    const l = new HttpListener(opts.broker, opts.auth, opts.logger, opts.console, opts.restProxy ?? false);
     startEventLoopMonitor();
     try {
       for (const spec of opts.listeners) await l.bind(spec);
@@ -210,11 +211,16 @@ export class HttpListener {
       const first = segments[0] ?? '';
       if (first === 'control' && this.broker.testControl) return await this.serveControl(req, res, method as string, segments.slice(1));
       const registry = this.broker.schemaRegistry && isRegistryPath(segments) ? this.broker.schemaRegistry : null;
+      const restProxy = this.restProxyEnabled && isRestProxyRequest(segments, req);
+      if (restProxy && method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'DELETE' && method !== 'PATCH') {
+        res.setHeader('Allow', 'GET, POST, PUT, PATCH, DELETE');
+        throw new BadRequest(405, 'method not allowed');
+      }
       if (registry && method !== 'GET' && method !== 'POST' && method !== 'PUT' && method !== 'DELETE') {
         res.setHeader('Allow', 'GET, POST, PUT, DELETE');
         throw new BadRequest(405, 'method not allowed');
       }
-      if (!registry && method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
+      if (!registry && !restProxy && method !== 'GET' && method !== 'HEAD' && method !== 'POST') {
         res.setHeader('Allow', 'GET, HEAD, POST');
         throw new BadRequest(405, 'method not allowed');
       }
@@ -228,6 +234,19 @@ export class HttpListener {
         throw new BadRequest(401, 'authentication required (a SASL PLAIN or SCRAM user)');
       }
       if (first === 'metrics' && segments.length === 1 && method !== 'POST') return await serveMetrics(this.broker, res, method === 'HEAD');
+      if (restProxy) {
+        if (!this.ready) {
+          res.setHeader('Retry-After', '1');
+          throw new BadRequest(503, 'the broker is starting');
+        }
+        // As for the registry: an API without form tokens, so no cross-origin browser requests.
+        const origin = req.headers.origin;
+        if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin request refused');
+        const body = method === 'GET' || method === 'DELETE' ? '' : await readBody(req, MAX_REGISTRY_BODY_BYTES);
+        if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON');
+        const baseUrl = `${scheme}://${req.headers.host ?? '127.0.0.1'}`;
+        return await serveRestProxy({ broker: this.broker, req, res, method: method as string, segments, query, body, user, baseUrl });
+      }
       if (registry) {
         if (!this.ready) {
           res.setHeader('Retry-After', '1');
@@ -319,7 +338,7 @@ export async function startBrokerHttp(broker: HttpBroker, security: ReadonlyMap<
   if (listeners.length === 0) return null;
   const auth = new HttpAuthenticator(security, (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism));
   try {
-    return await HttpListener.start({ broker, listeners, auth, logger: broker.logger, console: config['samsa.http.console.enable'] });
+    return await HttpListener.start({ broker, listeners, auth, logger: broker.logger, console: config['samsa.http.console.enable'], restProxy: config['samsa.rest.proxy.enable'] });
   } catch (err) {
     if (config.explicit['samsa.http.listeners'] || (err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
     broker.logger.warn(`HTTP listener not started: ${(err as Error).message} (set samsa.http.listeners to another address, or empty to turn it off)`);
