@@ -8,31 +8,10 @@
  * v2 shares `/topics` with the console: a request is the proxy's when it names a Kafka REST
  * media type (`application/vnd.kafka.*` in Content-Type or Accept) or plain JSON is asked for.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { HttpBroker } from '../http-broker.js';
-import { send } from '../respond.js';
+import type { IncomingMessage } from 'node:http';
+import { RestProxyError, sendRestError, type RestProxyRequest } from './rest-common.js';
 
-export interface RestProxyRequest {
-  broker: HttpBroker;
-  req: IncomingMessage;
-  res: ServerResponse;
-  method: string;
-  segments: string[];
-  query: URLSearchParams;
-  /** The request body ('' when none). */
-  body: string;
-  /** The authenticated HTTP user ('' without authentication). */
-  user: string;
-  /** This listener's base URL as the client reached it (for `self` links and v2 base_uri). */
-  baseUrl: string;
-}
-
-/** Thrown by a route: answered with Confluent's error JSON `{error_code, message}`. */
-export class RestProxyError extends Error {
-  constructor(readonly status: number, readonly errorCode: number, message: string) {
-    super(message);
-  }
-}
+export { RestProxyError, sendRestError, sendRestJson, type RestProxyRequest } from './rest-common.js';
 
 const KAFKA_MEDIA = /application\/vnd\.kafka\./i;
 
@@ -47,14 +26,6 @@ export function isRestProxyRequest(segments: readonly string[], req: IncomingMes
     return KAFKA_MEDIA.test(ct) || KAFKA_MEDIA.test(accept) || /^application\/json\b/i.test(accept);
   }
   return false;
-}
-
-export function sendRestJson(res: ServerResponse, status: number, value: unknown, contentType = 'application/json'): void {
-  send(res, status, contentType, JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v)));
-}
-
-export function sendRestError(res: ServerResponse, err: RestProxyError): void {
-  sendRestJson(res, err.status, { error_code: err.errorCode, message: err.message });
 }
 
 export async function serveRestProxy(r: RestProxyRequest): Promise<void> {
