@@ -322,6 +322,7 @@ export class Broker implements BrokerServices {
         partitions: () => this.replicaManager.allPartitions().filter((p) => p.log.tiered),
         fetchMaxWaitMs: () => Number(this.rawConfig['remote.fetch.max.wait.ms']),
         copyMaxBytesPerSecond: () => Number(this.rawConfig['remote.log.manager.copy.max.bytes.per.second']),
+        fetchMaxBytesPerSecond: () => Number(this.rawConfig['remote.log.manager.fetch.max.bytes.per.second']),
       });
     }
     const tiered = this.tiered;

@@ -53,7 +53,7 @@ export const DYNAMIC_ONLY_KAFKA_SETTINGS = {
   'remote.log.manager.copier.thread.pool.size': accepted('int', '10', 'Tiered storage: copier threads.', 1),
   'remote.log.manager.copy.max.bytes.per.second': { type: 'long', default: LONG_MAX, min: 1, doc: 'Tiered storage: the most bytes per second this broker copies to the remote tier, measured over 11 one-second windows; while above it no new segment upload starts (Kafka\'s copy quota). Also a dynamic broker config.' },
   'remote.log.manager.expiration.thread.pool.size': accepted('int', '10', 'Tiered storage: expiration threads.', 1),
-  'remote.log.manager.fetch.max.bytes.per.second': accepted('long', LONG_MAX, 'Tiered storage: fetch rate limit.', 1),
+  'remote.log.manager.fetch.max.bytes.per.second': { type: 'long', default: LONG_MAX, min: 1, doc: 'Tiered storage: the most bytes per second this broker reads from the remote tier for Fetch requests, measured over 11 one-second windows; while above it a Fetch answers the remote partitions with no records and no error, and the consumer fetches again (Kafka\'s fetch quota). Also a dynamic broker config.' },
   'remote.log.manager.follower.thread.pool.size': accepted('int', '2', 'Tiered storage: follower task threads.', 1),
   'remote.log.reader.threads': accepted('int', '10', 'Tiered storage: remote read threads.', 1),
 } satisfies Record<string, SettingSpec>;

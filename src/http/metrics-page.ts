@@ -242,6 +242,8 @@ function remoteStorageMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   for (const [topic, t] of sizes) w.sample([['topic', topic]], t.bytes);
   w.family('kafka_server_brokertopicmetrics_remotelogmetadatacount', 'gauge', 'Remote segments of the partitions this broker leads, per topic (Kafka RemoteLogMetadataCount).');
   for (const [topic, t] of sizes) w.sample([['topic', topic]], t.segments);
+  w.family('samsa_remote_copy_throttled_total', 'counter', 'Samsa only: copy passes stopped because remote.log.manager.copy.max.bytes.per.second was used up.').sample([], m.copyThrottled);
+  w.family('samsa_remote_fetch_throttled_total', 'counter', 'Samsa only: remote reads a Fetch skipped (answered empty) because remote.log.manager.fetch.max.bytes.per.second was used up.').sample([], m.fetchThrottled);
   w.family('samsa_remote_fetch_cache_bytes', 'gauge', 'Samsa only: memory held by cached remote chunks and indexes (samsa.remote.fetch.cache.bytes bounds it).').sample([], tiered.reader.cacheSizeBytes);
 }
 

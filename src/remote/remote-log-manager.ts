@@ -73,6 +73,8 @@ export interface RemoteLogMetrics {
   fetchErrors: number;
   /** Copy passes that stopped because the copy quota was used up. */
   copyThrottled: number;
+  /** Remote reads a Fetch skipped because the fetch quota was used up. */
+  fetchThrottled: number;
   /** Remote reads a Fetch stopped waiting for after remote.fetch.max.wait.ms (Kafka's DelayedRemoteFetch expiries). */
   fetchExpires: number;
 }
@@ -133,7 +135,7 @@ export class RemoteLogManager {
    * new segment upload starts (Kafka's RLMCopyQuotaManager); the next pass tries again.
    */
   private readonly copyRate: SampledRate;
-  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0, fetchExpires: 0, copyThrottled: 0 };
+  readonly metrics: RemoteLogMetrics = { copyBytes: 0, copySegments: 0, copyErrors: 0, deleteSegments: 0, deleteErrors: 0, fetchBytes: 0, fetchErrors: 0, fetchExpires: 0, copyThrottled: 0, fetchThrottled: 0 };
   private readonly states = new Map<string, RemotePartitionState>();
   private timer: ReturnType<typeof setInterval> | null = null;
   private stopped = false;

@@ -14,6 +14,7 @@ import type { AbortedTxn } from '../storage/producer-state.js';
 import type { TimestampAndOffset } from '../storage/log-config.js';
 import { ObjectStoreError, type ObjectStore } from './object-store.js';
 import { RemoteLogManager, type RemotePartitionState, type TieredPartition } from './remote-log-manager.js';
+import { SampledRate } from '../sampled-rate.js';
 import { RemoteLogReader } from './remote-log-reader.js';
 
 export interface TieredStorageOptions {
@@ -26,6 +27,8 @@ export interface TieredStorageOptions {
   fetchMaxWaitMs?: () => number;
   /** remote.log.manager.copy.max.bytes.per.second now (a dynamic broker config); absent: no limit. */
   copyMaxBytesPerSecond?: () => number;
+  /** remote.log.manager.fetch.max.bytes.per.second now (a dynamic broker config); absent: no limit. */
+  fetchMaxBytesPerSecond?: () => number;
 }
 
 /** Which partition a remote read is for. */
@@ -48,8 +51,11 @@ export class TieredStorage {
   readonly reader: RemoteLogReader;
 
   private readonly logger: Logger;
+  /** Bytes read from the store for Fetch requests, over Kafka's 11 one-second windows (the fetch quota). */
+  private readonly fetchRate: SampledRate;
 
   constructor(readonly store: ObjectStore, private readonly opts: TieredStorageOptions) {
+    this.fetchRate = new SampledRate(11, 1000, opts.clock.now());
     const c = opts.config;
     this.logger = opts.logger;
     this.manager = new RemoteLogManager({
@@ -59,7 +65,10 @@ export class TieredStorage {
     });
     this.reader = new RemoteLogReader(store, {
       cacheBytes: c['samsa.remote.fetch.cache.bytes'], chunkBytes: c['samsa.remote.fetch.chunk.bytes'],
-      onFetched: (n) => { this.manager.metrics.fetchBytes += n; },
+      onFetched: (n) => {
+        this.manager.metrics.fetchBytes += n;
+        this.fetchRate.record(n, this.opts.clock.now());
+      },
     });
   }
 
@@ -92,6 +101,11 @@ export class TieredStorage {
    * again, and the read goes on in the background filling the chunk cache for that next fetch.
    */
   readForFetch(t: RemoteTarget, fetchOffset: number, maxBytes: number): Promise<{ records: Buffer[] }> {
+    // The fetch quota used up: no remote read now (Kafka answers the partition empty, without error).
+    if (this.fetchQuotaExceeded()) {
+      this.manager.metrics.fetchThrottled++;
+      return Promise.resolve({ records: [] });
+    }
     const read = this.read(t, fetchOffset, maxBytes, true);
     const waitMs = this.fetchMaxWaitMs();
     let timer: NodeJS.Timeout | undefined;
@@ -103,6 +117,12 @@ export class TieredStorage {
     });
     read.catch(() => undefined);
     return Promise.race([read, expired]).finally(() => clearTimeout(timer));
+  }
+
+  /** Whether remote.log.manager.fetch.max.bytes.per.second is used up now. */
+  fetchQuotaExceeded(): boolean {
+    const max = this.opts.fetchMaxBytesPerSecond?.() ?? Infinity;
+    return Number.isFinite(max) && max < Number.MAX_SAFE_INTEGER && this.fetchRate.rate(this.opts.clock.now()) > max;
   }
 
   private fetchMaxWaitMs(): number {

@@ -6,6 +6,7 @@
  * - KIP-1241's copy lag: remote.copy.lag.ms / .bytes hold closed segments back until they pass;
  * - remote.fetch.max.wait.ms: a slow store answers the partition empty in time (DelayedRemoteFetch);
  * - remote.log.manager.copy.max.bytes.per.second: copying waits while the copy quota is used up;
+ * - remote.log.manager.fetch.max.bytes.per.second: remote reads stop while the fetch quota is used up;
  * - the refusals that go with them (copy lag above local retention, copy disabled with local
  *   retention different from total retention).
  */
@@ -25,7 +26,7 @@ const store = new MemoryObjectStore();
 
 test.before(async () => {
   b = await startBroker({
-    port: 0, remoteStore: store,
+    port: 0, remoteStore: store, http: true,
     config: {
       'remote.log.storage.system.enable': true, 'remote.log.manager.task.interval.ms': 100, 'log.retention.check.interval.ms': 100, 'log.segment.delete.delay.ms': 0,
       'remote.fetch.max.wait.ms': 300,
@@ -119,6 +120,31 @@ test('turning tiered storage off: refused without remote.log.delete.on.disable; 
   assert.is(log(topic).logStartOffset, localStart);
 });
 
+/** One Fetch (v12) of partition 0 of `topic` from `offset`: how long, the error, the record bytes. */
+async function fetchAt(topic: string, offset: number): Promise<{ ms: number; errorCode: number; bytes: number }> {
+  const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    const req = defaultFetchRequest();
+    req.maxWaitMs = 100;
+    req.minBytes = 1;
+    req.maxBytes = 1 << 20;
+    req.topics = [{ topic, topicId: '', partitions: [{ ...defaultFetchPartition(), partition: 0, fetchOffset: BigInt(offset), partitionMaxBytes: 1 << 20 }] }];
+    const started = Date.now();
+    const r = await c.send(1, 12, req);
+    const p = r.responses[0].partitions[0];
+    return { ms: Date.now() - started, errorCode: p.errorCode, bytes: p.records?.length ?? 0 };
+  } finally {
+    c.close();
+  }
+}
+
+async function setBrokerConfig(name: string, value: string | null): Promise<void> {
+  await withClient(async (c) => {
+    const r = await c.send(44, 1, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name, configOperation: value === null ? 1 : 0, value }] }], validateOnly: false });
+    assert.is(r.responses[0].errorCode, 0, r.responses[0].errorMessage ?? '');
+  });
+}
+
 test('KIP-1241 copy lag: closed segments wait for remote.copy.lag.ms or .bytes, either one is enough', async () => {
   const topic = 'tiered-lag';
   // An hour of time lag and 1 MiB of bytes lag: 64 KiB of small segments copy nothing.
@@ -146,22 +172,7 @@ test('a slow store: the Fetch answers within remote.fetch.max.wait.ms with no re
   assert.is((await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192', 'local.retention.bytes': '16384' })).errorCode, 0);
   await produce(topic, 1000);
   await until('segments copied and local ones deleted', () => log(topic).localLogStartOffset > 200, 20_000);
-  const fetch = async () => {
-    const c = await KafkaClient.connect({ bootstrap: b.bootstrap });
-    try {
-      const req = defaultFetchRequest();
-      req.maxWaitMs = 100;
-      req.minBytes = 1;
-      req.maxBytes = 1 << 20;
-      req.topics = [{ topic, topicId: '', partitions: [{ ...defaultFetchPartition(), partition: 0, fetchOffset: 0n, partitionMaxBytes: 1 << 20 }] }];
-      const started = Date.now();
-      const r = await c.send(1, 12, req);
-      const p = r.responses[0].partitions[0];
-      return { ms: Date.now() - started, errorCode: p.errorCode, bytes: p.records?.length ?? 0 };
-    } finally {
-      c.close();
-    }
-  };
+  const fetch = () => fetchAt(topic, 0);
   const expiresBefore = b.broker.tiered!.manager.metrics.fetchExpires;
   store.delayMs = 1500;
   const slow = await fetch();
@@ -177,10 +188,7 @@ test('a slow store: the Fetch answers within remote.fetch.max.wait.ms with no re
 });
 
 test('remote.log.manager.copy.max.bytes.per.second (dynamic): copying stops while the quota is used up, and goes on once it is raised', async () => {
-  const setQuota = (value: string | null) => withClient(async (c) => {
-    const r = await c.send(44, 1, { resources: [{ resourceType: 4, resourceName: '', configs: [{ name: 'remote.log.manager.copy.max.bytes.per.second', configOperation: value === null ? 1 : 0, value }] }], validateOnly: false });
-    assert.is(r.responses[0].errorCode, 0, r.responses[0].errorMessage ?? '');
-  });
+  const setQuota = (value: string | null) => setBrokerConfig('remote.log.manager.copy.max.bytes.per.second', value);
   // 2,000 B/s over 11 one-second windows: at most about 20 kB (fewer if the tests before copied
   // in the last 11 s) goes before the rate counts as exceeded.
   await setQuota('2000');
@@ -196,6 +204,29 @@ test('remote.log.manager.copy.max.bytes.per.second (dynamic): copying stops whil
   assert.ok(b.broker.tiered!.manager.metrics.copyThrottled > 0, 'copy passes throttled');
   await setQuota(null);
   await until('every closed segment copied once the quota is gone', () => objectsOf(topic).filter((k) => k.endsWith('.manifest')).length === closed, 20_000);
+});
+
+test('remote.log.manager.fetch.max.bytes.per.second (dynamic): once remote reads pass the quota, a Fetch of remote data answers empty without error; without the quota it reads again', async () => {
+  const topic = 'tiered-fetch-quota';
+  assert.is((await create(topic, { 'remote.storage.enable': 'true', 'segment.bytes': '8192', 'local.retention.bytes': '16384' })).errorCode, 0);
+  await produce(topic, 1000);
+  await until('segments copied and local ones deleted', () => log(topic).localLogStartOffset > 400, 20_000);
+  const metrics = b.broker.tiered!.manager.metrics;
+  const throttledBefore = metrics.fetchThrottled;
+  await setBrokerConfig('remote.log.manager.fetch.max.bytes.per.second', '100');
+  // The first remote read may still go (the quota is measured on what was read): a chunk is far
+  // more than 100 B/s over 11 s, so the next one is refused.
+  const first = await fetchAt(topic, 0);
+  assert.is(first.errorCode, 0);
+  const second = await fetchAt(topic, 200);
+  assert.equal({ errorCode: second.errorCode, bytes: second.bytes }, { errorCode: 0, bytes: 0 });
+  assert.ok(metrics.fetchThrottled > throttledBefore, 'a remote read skipped');
+  const page = await (await fetch(`${b.httpUrl}/metrics`)).text();
+  assert.match(page, /samsa_remote_fetch_throttled_total [1-9]/);
+  await setBrokerConfig('remote.log.manager.fetch.max.bytes.per.second', null);
+  const again = await fetchAt(topic, 200);
+  assert.is(again.errorCode, 0);
+  assert.ok(again.bytes > 0, 'reads again without the quota');
 });
 
 test('refusals with Kafka 4.4\'s messages: copy lag above the effective local retention, copy disabled with local retention unlike total', async () => {
