@@ -38,8 +38,8 @@ export { BadRequest, type HttpContext } from './context.js';
 
 const MAX_HEADER_BYTES = 16 * 1024;
 const MAX_BODY_BYTES = 64 * 1024;
-/** Schema Registry bodies carry whole schemas (Confluent's registry takes them up to its request limit). */
-const MAX_REGISTRY_BODY_BYTES = 8 * 1024 * 1024;
+/** Schema Registry and REST Proxy bodies carry whole schemas and batches of records. */
+const MAX_API_BODY_BYTES = 8 * 1024 * 1024;
 const MAX_CONNECTIONS = 256;
 
 export interface HttpListenerSpec {
@@ -234,41 +234,28 @@ export class HttpListener {
         throw new BadRequest(401, 'authentication required (a SASL PLAIN or SCRAM user)');
       }
       if (first === 'metrics' && segments.length === 1 && method !== 'POST') return await serveMetrics(this.broker, res, method === 'HEAD');
-      if (restProxy) {
-        if (!this.ready) {
-          res.setHeader('Retry-After', '1');
-          throw new BadRequest(503, 'the broker is starting');
-        }
-        // As for the registry: an API without form tokens, so no cross-origin browser requests.
-        const origin = req.headers.origin;
-        if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin request refused');
-        const body = method === 'GET' || method === 'DELETE' ? '' : await readBody(req, MAX_REGISTRY_BODY_BYTES);
-        if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON');
-        const baseUrl = `${scheme}://${req.headers.host ?? '127.0.0.1'}`;
-        return await serveRestProxy({ broker: this.broker, req, res, method: method as string, segments, query, body, user, baseUrl });
-      }
-      if (registry) {
-        if (!this.ready) {
-          res.setHeader('Retry-After', '1');
-          throw new BadRequest(503, 'the broker is starting');
-        }
-        // An API, not pages: no form token. A browser page of another site cannot send these: a
+      if (restProxy || registry) {
+        this.checkReady(res);
+        // APIs, not pages: no form token. A browser page of another site cannot send these: a
         // cross-origin request names its Origin, and one with a JSON body or PUT/DELETE needs a
         // CORS preflight this listener never grants.
         const origin = req.headers.origin;
         if (origin !== undefined && origin !== `${scheme}://${req.headers.host}`) throw new BadRequest(403, 'cross-origin request refused');
-        const denied = registryAclDenial(this.broker, user, req.socket.remoteAddress ?? '', method as string, segments);
-        if (denied) return sendRegistryError(res, denied);
-        const body = method === 'POST' || method === 'PUT' ? await readBody(req, MAX_REGISTRY_BODY_BYTES) : '';
-        if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON (application/vnd.schemaregistry.v1+json or application/json)');
+        if (registry) {
+          const denied = registryAclDenial(this.broker, user, req.socket.remoteAddress ?? '', method as string, segments);
+          if (denied) return sendRegistryError(res, denied);
+        }
+        const body = method === 'GET' || method === 'DELETE' ? '' : await readBody(req, MAX_API_BODY_BYTES);
+        if (body !== '' && !/json|octet-stream/i.test(req.headers['content-type'] ?? 'application/json')) throw new BadRequest(415, 'the body must be JSON (application/json, or the API\'s own JSON media type)');
+        if (restProxy) {
+          const baseUrl = `${scheme}://${req.headers.host ?? '127.0.0.1'}`;
+          return await serveRestProxy({ broker: this.broker, req, res, method: method as string, segments, query, body, user, baseUrl });
+        }
         const request = { method: method as string, segments, query, body, res };
-        return await serveRegistry(registry, request, (r) => forwardToRegistryLeader(this.broker, req, raw, r));
+        return await serveRegistry(registry!, request, (r) => forwardToRegistryLeader(this.broker, req, raw, r));
       }
       if (!this.consoleEnabled) throw new BadRequest(404, 'not found');
-      if (!this.ready) {
-        res.setHeader('Retry-After', '1');
-        throw new BadRequest(503, 'the broker is starting');
-      }
+      this.checkReady(res);
       let form: URLSearchParams | null = null;
       if (method === 'POST') {
         const origin = req.headers.origin;
@@ -281,6 +268,13 @@ export class HttpListener {
     } catch (err) {
       this.fail(res, err);
     }
+  }
+
+  /** 503 (with Retry-After) until the broker serves. */
+  private checkReady(res: ServerResponse): void {
+    if (this.ready) return;
+    res.setHeader('Retry-After', '1');
+    throw new BadRequest(503, 'the broker is starting');
   }
 
   /** `/control/...` (samsa start --control): loopback clients only, JSON in and out. */
