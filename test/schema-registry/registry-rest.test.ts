@@ -151,6 +151,34 @@ test('soft and permanent deletes of versions and subjects', async () => {
   assert.equal((await call('GET', '/schemas/ids/2')).json, { schema: USER_V2 });
 });
 
+test('references: a schema using another subject\'s version; referencedby; the referenced version cannot be deleted', async () => {
+  const address = JSON.stringify({ type: 'record', name: 'Address', namespace: 'samsa.test', fields: [{ name: 'city', type: 'string' }] });
+  const a = await call('POST', '/subjects/address-value/versions', { schema: address });
+  assert.is(a.status, 200);
+  const person = JSON.stringify({ type: 'record', name: 'Person', namespace: 'samsa.test', fields: [{ name: 'home', type: 'samsa.test.Address' }] });
+  const refs = [{ name: 'samsa.test.Address', subject: 'address-value', version: 1 }];
+  const unresolved = await call('POST', '/subjects/person-value/versions', { schema: person });
+  assert.is(unresolved.json.error_code, 42201, 'without the reference the type is unknown');
+  const p = await call('POST', '/subjects/person-value/versions', { schema: person, references: refs });
+  assert.is(p.status, 200, JSON.stringify(p.json));
+  const v = (await call('GET', '/subjects/person-value/versions/1')).json;
+  assert.equal(v.references, refs);
+  assert.equal((await call('GET', '/subjects/address-value/versions/1/referencedby')).json, [p.json.id]);
+  assert.is((await call('DELETE', '/subjects/address-value/versions/1')).json.error_code, 42206);
+  // Protobuf: an import resolved by a reference.
+  const common = 'syntax = "proto3";\npackage samsa.test;\n\nmessage Money {\n  int64 cents = 1;\n}\n';
+  assert.is((await call('POST', '/subjects/common.proto/versions', { schema: common, schemaType: 'PROTOBUF' })).status, 200);
+  const order = 'syntax = "proto3";\npackage samsa.test;\n\nimport "common.proto";\n\nmessage Order {\n  Money total = 1;\n}\n';
+  const o = await call('POST', '/subjects/orders-proto-value/versions', { schema: order, schemaType: 'PROTOBUF', references: [{ name: 'common.proto', subject: 'common.proto', version: 1 }] });
+  assert.is(o.status, 200, JSON.stringify(o.json));
+  assert.is((await call('GET', `/schemas/ids/${o.json.id}`)).json.schemaType, 'PROTOBUF');
+  // Clean up so the later tests see the subjects they expect.
+  for (const s of ['person-value', 'orders-proto-value', 'common.proto', 'address-value']) {
+    assert.is((await call('DELETE', `/subjects/${s}`)).status, 200);
+    assert.is((await call('DELETE', `/subjects/${s}?permanent=true`)).status, 200);
+  }
+});
+
 test('READONLY mode refuses writes with 42205; READWRITE takes them again', async () => {
   assert.equal((await call('PUT', '/mode', { mode: 'READONLY' })).json, { mode: 'READONLY' });
   const refused = await call('POST', '/subjects/ro-value/versions', { schema: USER_V1 });
@@ -186,9 +214,10 @@ test('_schemas holds Confluent-format records; after a restart every schema and 
   b = await startBroker({ http: true, storage: { dir } });
   assert.equal((await call('GET', '/subjects')).json, ['users-value']);
   assert.equal((await call('GET', '/subjects/users-value/versions/latest')).json, { subject: 'users-value', version: 2, id: 2, schema: USER_V2 });
-  // Ids 1 and 3 were deleted permanently; the next schema gets 4, never a used one.
+  // Ids 1 and 3, and the four of the references test (4-7), were deleted permanently: the next
+  // schema gets 8, never one given before.
   const next = JSON.stringify({ type: 'record', name: 'Order', fields: [{ name: 'n', type: 'int' }] });
-  assert.equal((await call('POST', '/subjects/orders-value/versions', { schema: next })).json, { id: 4 });
+  assert.equal((await call('POST', '/subjects/orders-value/versions', { schema: next })).json, { id: 8 });
 });
 
 test.run();
