@@ -1,6 +1,46 @@
-/** Confluent's REST Proxy v2 API (routes.ts): to be written. */
-import { RestProxyError, type RestProxyRequest } from './routes.js';
+/**
+ * Confluent's REST Proxy v2 API (routes.ts hands it every non-v3 proxy request): the routing of
+ *   GET  /topics, /topics/{t}, /topics/{t}/partitions[/{p}[/offsets]], /brokers   (v2-topics.ts)
+ *   POST /topics/{t}, /topics/{t}/partitions/{p}                                 (v2-produce.ts)
+ *   /consumers/...: to come
+ * Answers are `application/vnd.kafka.v2+json` (records: the embedded format's media type) and
+ * errors Confluent's `{error_code, message}`.
+ */
+import { RestProxyError, type RestProxyRequest } from './rest-common.js';
+import { getPartition, getPartitionOffsets, getTopic, listBrokers, listPartitions, listTopics } from './v2-topics.js';
+import { produceToPartition, produceToTopic } from './v2-produce.js';
 
-export async function v2Route(_r: RestProxyRequest): Promise<void> {
-  throw new RestProxyError(404, 404, 'HTTP 404 Not Found');
+const notFound = () => new RestProxyError(404, 404, 'HTTP 404 Not Found');
+const notAllowed = () => new RestProxyError(405, 405, 'HTTP 405 Method Not Allowed');
+
+export async function v2Route(r: RestProxyRequest): Promise<void> {
+  const [first, topic, sub, partition, leaf, ...rest] = r.segments;
+  const m = r.method;
+  if (first === 'brokers' && topic === undefined) {
+    if (m !== 'GET') throw notAllowed();
+    return await listBrokers(r);
+  }
+  if (first !== 'topics' || rest.length > 0) throw notFound();
+  if (topic === undefined) {
+    if (m !== 'GET') throw notAllowed();
+    return await listTopics(r);
+  }
+  if (sub === undefined) {
+    if (m === 'GET') return await getTopic(r, topic);
+    if (m === 'POST') return await produceToTopic(r, topic);
+    throw notAllowed();
+  }
+  if (sub !== 'partitions') throw notFound();
+  if (partition === undefined) {
+    if (m !== 'GET') throw notAllowed();
+    return await listPartitions(r, topic);
+  }
+  if (leaf === undefined) {
+    if (m === 'GET') return await getPartition(r, topic, partition);
+    if (m === 'POST') return await produceToPartition(r, topic, partition);
+    throw notAllowed();
+  }
+  if (leaf !== 'offsets') throw notFound();
+  if (m !== 'GET') throw notAllowed();
+  return await getPartitionOffsets(r, topic, partition);
 }
