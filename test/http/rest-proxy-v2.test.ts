@@ -10,12 +10,15 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { existsSync } from 'node:fs';
+import { request } from 'node:http';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-scenarios.js';
 import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
 import { expireIdleRestConsumers } from '../../src/http/rest-proxy/v2-consumers.js';
 import type { HttpBroker } from '../../src/http/http-broker.js';
+import { sendInProcess } from '../../src/http/rest-proxy/in-process.js';
+import type { ConsumerGroupDescribeResponse } from '../../src/protocol/generated/messages/consumer-group-describe-response.js';
 
 const { Kafka, logLevel } = kafkajs;
 const V2 = 'application/vnd.kafka.v2+json';
@@ -54,6 +57,23 @@ async function call(method: string, path: string, opts: { body?: unknown; conten
   const res = await fetch(`${b.httpUrl}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
   const text = await res.text();
   return { status: res.status, type: res.headers.get('content-type') ?? '', body: text === '' ? null : JSON.parse(text) };
+}
+
+/** A GET with a JSON body (`GET .../offsets`), which fetch() refuses to send. */
+function getWithBody(path: string, body: unknown): Promise<Answer> {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(`${b.httpUrl}${path}`, { method: 'GET', headers: { 'Content-Type': V2, Accept: V2, 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => {
+        const t = Buffer.concat(chunks).toString();
+        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: t === '' ? null : JSON.parse(t) });
+      });
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
 }
 
 /** Reads `count` messages of `topic` from the start with kafkajs. */
@@ -148,4 +168,226 @@ test('topics, a topic, its partitions and offsets, brokers', async () => {
   assert.equal((await call('GET', '/brokers')).body, { brokers: [nodeId] });
 });
 
+const instance = (group: string, name: string) => `/consumers/${group}/instances/${name}`;
+
+/** Reads records of an instance (timeout 500 ms a read) until `count` arrived. */
+async function readRecords(path: string, accept: string, count: number, timeoutMs = 30_000): Promise<any[]> {
+  const got: any[] = [];
+  await waitFor(async () => {
+    const res = await call('GET', `${path}/records?timeout=500`, { accept });
+    assert.is(res.status, 200, JSON.stringify(res.body));
+    assert.is(res.type, accept);
+    got.push(...res.body);
+    return got.length >= count;
+  }, { timeoutMs, description: `${count} records from ${path}` });
+  return got;
+}
+
+async function produceWithKafkajs(topic: string, messages: { key?: string; value: string | Buffer; partition: number }[]): Promise<void> {
+  const producer = kafka.producer();
+  await producer.connect();
+  await producer.send({ topic, messages });
+  await producer.disconnect();
+}
+
+/** The group's members as the coordinator knows them (ConsumerGroupDescribe in-process): client id and epoch. */
+async function members(group: string): Promise<{ clientId: string; memberEpoch: number; partitions: number }[]> {
+  const res: ConsumerGroupDescribeResponse = await sendInProcess(b.broker as unknown as HttpBroker, 69, 0, { groupIds: [group], includeAuthorizedOperations: false }, { user: '' });
+  return res.groups[0].members.map((m) => ({ clientId: m.clientId, memberEpoch: m.memberEpoch, partitions: m.assignment?.topicPartitions.reduce((n, t) => n + t.partitions.length, 0) ?? 0 }));
+}
+
+async function createInstance(group: string, body: Record<string, unknown>): Promise<Answer> {
+  return await call('POST', `/consumers/${group}`, { body });
+}
+
+test('a json consumer instance: subscribe, read what kafkajs produced, commit, committed offsets in kafkajs admin, delete', async () => {
+  await createTopic('v2-consume', 2);
+  await produceWithKafkajs('v2-consume', Array.from({ length: 6 }, (_, i) => ({ key: JSON.stringify(`k${i}`), value: JSON.stringify({ i }), partition: i % 2 })));
+  const created = await createInstance('g-json', { name: 'c1', format: 'json', 'auto.offset.reset': 'earliest', 'auto.commit.enable': 'false' });
+  assert.is(created.status, 200, JSON.stringify(created.body));
+  assert.equal(created.body, { instance_id: 'c1', base_uri: `${b.httpUrl}/consumers/g-json/instances/c1` });
+  const path = instance('g-json', 'c1');
+  assert.is((await call('POST', `${path}/subscription`, { body: { topics: ['v2-consume'] } })).status, 204);
+  assert.equal((await call('GET', `${path}/subscription`)).body, { topics: ['v2-consume'] });
+
+  const records = await readRecords(path, JSON_V2, 6);
+  assert.is(records.length, 6);
+  for (const r of records) {
+    assert.is(r.topic, 'v2-consume');
+    assert.is(r.partition, r.value.i % 2);
+    assert.is(r.key, `k${r.value.i}`);
+    assert.is(r.offset, Math.floor(r.value.i / 2));
+  }
+  assert.equal((await call('GET', `${path}/assignments`)).body, { partitions: [{ topic: 'v2-consume', partition: 0 }, { topic: 'v2-consume', partition: 1 }] });
+
+  const commit = await call('POST', `${path}/offsets`);
+  assert.is(commit.status, 200);
+  assert.equal(commit.body, []);
+  const [member] = await members('g-json');
+  assert.equal({ clientId: member.clientId, partitions: member.partitions }, { clientId: 'samsa-rest-proxy-c1', partitions: 2 }, 'a KIP-848 member owning both partitions');
+  assert.ok(member.memberEpoch > 0);
+  const admin = kafka.admin();
+  await admin.connect();
+  const seen = await admin.fetchOffsets({ groupId: 'g-json', topics: ['v2-consume'] });
+  assert.equal(seen[0].partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '3'], [1, '3']]);
+
+  // Given offsets: the last consumed one, committed + 1 (Confluent's semantics).
+  assert.is((await call('POST', `${path}/offsets`, { body: { offsets: [{ topic: 'v2-consume', partition: 0, offset: 0 }] } })).status, 200);
+  const committed = await getWithBody(`${path}/offsets`, { partitions: [{ topic: 'v2-consume', partition: 0 }, { topic: 'v2-consume', partition: 1 }] });
+  assert.is(committed.status, 200, JSON.stringify(committed.body));
+  assert.equal(committed.body, { offsets: [{ topic: 'v2-consume', partition: 0, offset: 1, metadata: '' }, { topic: 'v2-consume', partition: 1, offset: 3, metadata: '' }] });
+  const again = await admin.fetchOffsets({ groupId: 'g-json', topics: ['v2-consume'] });
+  assert.is(again[0].partitions.find((p) => p.partition === 0)!.offset, '1');
+  await admin.disconnect();
+
+  const mismatch = await call('GET', `${path}/records`, { accept: BINARY_V2 });
+  assert.is(mismatch.status, 406);
+  assert.is(mismatch.body.error_code, 40601);
+  const duplicate = await createInstance('g-json', { name: 'c1', format: 'json' });
+  assert.is(duplicate.status, 409);
+  assert.is(duplicate.body.error_code, 40902);
+
+  assert.is((await call('DELETE', path)).status, 204);
+  assert.equal((await call('GET', `${path}/records`, { accept: JSON_V2 })).body, { error_code: 40403, message: 'Consumer instance not found.' });
+  assert.is((await call('DELETE', path)).status, 404);
+  assert.equal(await members('g-json'), [], 'the deleted instance left the group');
+});
+
+test('a binary consumer instance reads kafkajs bytes as base64; a generated name', async () => {
+  await createTopic('v2-bytes', 1);
+  const payloads = [Buffer.from([0, 255, 1, 254]), Buffer.from('plain')];
+  await produceWithKafkajs('v2-bytes', payloads.map((value, i) => ({ key: i === 0 ? 'k' : undefined, value, partition: 0 })));
+  const created = await createInstance('g-bin', { 'auto.offset.reset': 'earliest' });
+  assert.is(created.status, 200);
+  assert.match(created.body.instance_id, /^rest-consumer-/);
+  const path = instance('g-bin', created.body.instance_id);
+  assert.is(created.body.base_uri, `${b.httpUrl}${path}`);
+  assert.is((await call('POST', `${path}/subscription`, { body: { topic_pattern: 'v2-byt.*' } })).status, 204);
+  const records = await readRecords(path, BINARY_V2, 2);
+  assert.equal(records, [
+    { topic: 'v2-bytes', key: Buffer.from('k').toString('base64'), value: payloads[0].toString('base64'), partition: 0, offset: 0 },
+    { topic: 'v2-bytes', key: null, value: payloads[1].toString('base64'), partition: 0, offset: 1 },
+  ]);
+  assert.equal((await call('GET', `${path}/subscription`)).body, { topics: ['v2-bytes'] });
+  // Idle longer than the group's session timeout (6 s here): the instance's own timer heartbeats.
+  await new Promise((r) => setTimeout(r, 7000));
+  assert.is((await members('g-bin')).length, 1, 'still a member');
+  assert.is((await call('DELETE', path)).status, 204);
+  // auto.commit.enable (default true): deleting commits what was read.
+  const admin = kafka.admin();
+  await admin.connect();
+  const committed = await admin.fetchOffsets({ groupId: 'g-bin', topics: ['v2-bytes'] });
+  await admin.disconnect();
+  assert.equal(committed[0].partitions.map((p) => [p.partition, p.offset]), [[0, '2']]);
+});
+
+test('two instances of one group split the partitions, and the survivor takes them all', async () => {
+  await createTopic('v2-split', 4);
+  await produceWithKafkajs('v2-split', Array.from({ length: 8 }, (_, i) => ({ value: `m${i}`, partition: i % 4 })));
+  const settings = { format: 'binary', 'auto.offset.reset': 'earliest' };
+  for (const name of ['a', 'b']) {
+    assert.is((await createInstance('g-split', { name, ...settings })).status, 200);
+    assert.is((await call('POST', `${instance('g-split', name)}/subscription`, { body: { topics: ['v2-split'] } })).status, 204);
+  }
+  const seen = new Set<string>();
+  const owned = async (name: string) => ((await call('GET', `${instance('g-split', name)}/assignments`)).body.partitions as { partition: number }[]).map((p) => p.partition);
+  await waitFor(async () => {
+    for (const name of ['a', 'b']) {
+      const res = await call('GET', `${instance('g-split', name)}/records?timeout=300`, { accept: BINARY_V2 });
+      for (const r of res.body) seen.add(`${r.partition}:${r.offset}`);
+    }
+    const [a, bb] = [await owned('a'), await owned('b')];
+    return a.length > 0 && bb.length > 0 && a.every((p) => !bb.includes(p)) && [...a, ...bb].sort().join() === '0,1,2,3';
+  }, { timeoutMs: 30_000, description: 'disjoint assignments covering the 4 partitions' });
+  assert.equal((await members('g-split')).map((m) => m.clientId).sort(), ['samsa-rest-proxy-a', 'samsa-rest-proxy-b']);
+  await waitFor(async () => {
+    for (const name of ['a', 'b']) {
+      const res = await call('GET', `${instance('g-split', name)}/records?timeout=300`, { accept: BINARY_V2 });
+      for (const r of res.body) seen.add(`${r.partition}:${r.offset}`);
+    }
+    return seen.size === 8;
+  }, { timeoutMs: 20_000, description: 'every record read by one of the two' });
+  assert.is((await call('DELETE', instance('g-split', 'b'))).status, 204);
+  await waitFor(async () => {
+    await call('GET', `${instance('g-split', 'a')}/records?timeout=200`, { accept: BINARY_V2 });
+    return (await owned('a')).length === 4;
+  }, { timeoutMs: 20_000, description: 'a owns every partition after b left' });
+  assert.is((await call('DELETE', instance('g-split', 'a'))).status, 204);
+});
+
+test('manual assignment and seeks (position, beginning, end); mutually exclusive with subscribing', async () => {
+  const path = instance('g-manual', 'm');
+  assert.is((await createInstance('g-manual', { name: 'm', format: 'json' })).status, 200);
+  assert.equal((await call('GET', `${path}/records`, { accept: JSON_V2 })).body.error_code, 40903);
+  assert.is((await call('POST', `${path}/assignments`, { body: { partitions: [{ topic: 'v2-consume', partition: 0 }] } })).status, 204);
+  assert.equal((await call('GET', `${path}/assignments`)).body, { partitions: [{ topic: 'v2-consume', partition: 0 }] });
+  // auto.offset.reset latest (the default) and nothing committed: nothing to read.
+  assert.equal((await call('GET', `${path}/records?timeout=300`, { accept: JSON_V2 })).body, []);
+  assert.is((await call('POST', `${path}/positions/beginning`, { body: { partitions: [{ topic: 'v2-consume', partition: 0 }] } })).status, 204);
+  assert.equal((await readRecords(path, JSON_V2, 3)).map((r) => r.offset), [0, 1, 2]);
+  assert.is((await call('POST', `${path}/positions`, { body: { offsets: [{ topic: 'v2-consume', partition: 0, offset: 2 }] } })).status, 204);
+  assert.equal((await readRecords(path, JSON_V2, 1)).map((r) => r.value), [{ i: 4 }]);
+  assert.is((await call('POST', `${path}/positions/end`, { body: { partitions: [{ topic: 'v2-consume', partition: 0 }] } })).status, 204);
+  assert.equal((await call('GET', `${path}/records?timeout=300`, { accept: JSON_V2 })).body, []);
+  await produceWithKafkajs('v2-consume', [{ value: JSON.stringify({ i: 6 }), partition: 0 }]);
+  assert.equal((await readRecords(path, JSON_V2, 1)).map((r) => [r.offset, r.value]), [[3, { i: 6 }]]);
+  const unassigned = await call('POST', `${path}/positions`, { body: { offsets: [{ topic: 'v2-consume', partition: 1, offset: 0 }] } });
+  assert.is(unassigned.status, 409);
+  assert.is(unassigned.body.error_code, 40903);
+  assert.is((await call('POST', `${path}/subscription`, { body: { topics: ['v2-consume'] } })).body.error_code, 40903);
+  assert.is((await call('DELETE', path)).status, 204);
+});
+
+test('bad instance settings are refused; an idle instance expires', async () => {
+  assert.is((await createInstance('g-bad', { format: 'xml' })).status, 422);
+  assert.is((await createInstance('g-bad', { 'auto.offset.reset': 'sideways' })).body.error_code, 42204);
+  assert.is((await createInstance('g-bad', { 'fetch.min.bytes': -5 })).body.error_code, 40001);
+  assert.is((await createInstance('g-idle', { name: 'idle' })).status, 200);
+  assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 60_000), 0);
+  assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 300_001), 1);
+  assert.is((await call('GET', `${instance('g-idle', 'idle')}/subscription`)).body.error_code, 40403);
+});
+
+const PY_LOOP = `
+import sys, json, time, requests
+base, topic, want = sys.argv[1], sys.argv[2], int(sys.argv[3])
+v2 = {'Content-Type': 'application/vnd.kafka.v2+json'}
+r = requests.post(base + '/consumers/py_group', headers=v2,
+                  data=json.dumps({'name': 'py_consumer', 'format': 'json', 'auto.offset.reset': 'earliest'}))
+r.raise_for_status()
+uri = r.json()['base_uri']
+r = requests.post(uri + '/subscription', headers=v2, data=json.dumps({'topics': [topic]}))
+assert r.status_code == 204, r.text
+seen = []
+deadline = time.time() + 30
+while len(seen) < want and time.time() < deadline:
+    r = requests.get(uri + '/records', headers={'Accept': 'application/vnd.kafka.json.v2+json'}, params={'timeout': 1000})
+    r.raise_for_status()
+    seen += r.json()
+r = requests.post(uri + '/offsets', headers=v2)
+assert r.status_code == 200, r.text
+parts = sorted({m['partition'] for m in seen})
+r = requests.get(uri + '/offsets', headers=v2, data=json.dumps({'partitions': [{'topic': topic, 'partition': p} for p in parts]}))
+r.raise_for_status()
+committed = r.json()['offsets']
+r = requests.delete(uri, headers=v2)
+assert r.status_code == 204, r.text
+r = requests.get(uri + '/records', headers={'Accept': 'application/vnd.kafka.json.v2+json'})
+print(json.dumps({'values': [m['value'] for m in seen], 'committed': committed, 'after_delete': r.json()}))
+`;
+
+test('the classic v2 consume loop in Python with requests', async () => {
+  if (!existsSync(VENV_PYTHON)) {
+    if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`no ${VENV_PYTHON} (tools/ensure-test-deps.sh)`);
+    return;
+  }
+  await createTopic('v2-python', 2);
+  await produceWithKafkajs('v2-python', Array.from({ length: 5 }, (_, i) => ({ value: JSON.stringify({ n: i }), partition: i % 2 })));
+  const out = await venvPython(PY_LOOP, [b.httpUrl!, 'v2-python', '5'], { timeoutMs: 60_000 });
+  assert.is(out.code, 0, out.stderr);
+  const result = JSON.parse(out.stdout.trim());
+  assert.equal(result.values.map((v: { n: number }) => v.n).sort(), [0, 1, 2, 3, 4]);
+  assert.equal(result.committed, [{ topic: 'v2-python', partition: 0, offset: 3, metadata: '' }, { topic: 'v2-python', partition: 1, offset: 2, metadata: '' }]);
+  assert.equal(result.after_delete, { error_code: 40403, message: 'Consumer instance not found.' });
+});
 test.run();

@@ -2,13 +2,16 @@
  * Confluent's REST Proxy v2 API (routes.ts hands it every non-v3 proxy request): the routing of
  *   GET  /topics, /topics/{t}, /topics/{t}/partitions[/{p}[/offsets]], /brokers   (v2-topics.ts)
  *   POST /topics/{t}, /topics/{t}/partitions/{p}                                 (v2-produce.ts)
- *   /consumers/...: to come
+ *   /consumers/{group}[/instances/{name}/...]                                    (v2-consumers.ts)
  * Answers are `application/vnd.kafka.v2+json` (records: the embedded format's media type) and
  * errors Confluent's `{error_code, message}`.
  */
 import { RestProxyError, type RestProxyRequest } from './rest-common.js';
 import { getPartition, getPartitionOffsets, getTopic, listBrokers, listPartitions, listTopics } from './v2-topics.js';
 import { produceToPartition, produceToTopic } from './v2-produce.js';
+import { consumersRoute } from './v2-consumers.js';
+
+export { stopRestConsumers } from './v2-consumers.js';
 
 const notFound = () => new RestProxyError(404, 404, 'HTTP 404 Not Found');
 const notAllowed = () => new RestProxyError(405, 405, 'HTTP 405 Method Not Allowed');
@@ -16,6 +19,7 @@ const notAllowed = () => new RestProxyError(405, 405, 'HTTP 405 Method Not Allow
 export async function v2Route(r: RestProxyRequest): Promise<void> {
   const [first, topic, sub, partition, leaf, ...rest] = r.segments;
   const m = r.method;
+  if (first === 'consumers') return await consumersRoute(r);
   if (first === 'brokers' && topic === undefined) {
     if (m !== 'GET') throw notAllowed();
     return await listBrokers(r);
