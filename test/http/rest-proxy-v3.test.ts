@@ -56,7 +56,7 @@ async function createTopic(name: string, partitions = 1, configs: { name: string
 }
 
 /** Every record of `topic` (all partitions) read with kafkajs from the start. */
-async function readAll(topic: string, count: number): Promise<kafkajs.KafkaMessage[] & { partition?: number }[]> {
+async function readAll(topic: string, count: number): Promise<(kafkajs.KafkaMessage & { partition: number })[]> {
   const consumer = kafka.consumer({ groupId: `reader-${topic}-${Date.now()}` });
   const got: (kafkajs.KafkaMessage & { partition: number })[] = [];
   await consumer.connect();
@@ -219,7 +219,7 @@ test('produce JSON, BINARY and STRING records; read back with kafkajs byte for b
   assert.match(first.headers.get('content-type') ?? '', /^application\/json/);
   const a = first.json;
   assert.equal(a, {
-    error_code: 200, cluster_id: cluster, topic_name: 'rp-records', partition_id: 2, offset: 0, timestamp: '2021-02-05T19:14:42.000Z',
+    error_code: 200, cluster_id: cluster, topic_name: 'rp-records', partition_id: 2, offset: 0, timestamp: '2021-02-05T19:14:42Z',
     key: { type: 'STRING', size: 3 }, value: { type: 'JSON', size: Buffer.byteLength(JSON.stringify({ n: 1, s: 'é', a: [true, null] })) },
   });
   const second = await call('POST', v3('topics', 'rp-records', 'records'), { partition_id: 2, key: { type: 'BINARY', data: bin.toString('base64') }, value: { type: 'BINARY', data: bin.toString('base64') } });
@@ -431,6 +431,50 @@ test('Python requests against the v3 API (the confluent-kafka venv)', async () =
   });
   const [record] = (await readAll('rp-python', 1));
   assert.ok(Buffer.compare(record!.value!, Buffer.from([0, ...Buffer.from('snake'), 255])) === 0);
+});
+
+test('ACLs apply as for a Kafka client of the HTTP user: 40301 without them, allowed once granted', async () => {
+  const s = await startBroker({
+    http: true, 'auto.create.topics.enable': false,
+    sasl: { plain: { admin: 'admin-pw', alice: 'alice-pw' } },
+    config: { 'authorizer.class.name': 'org.apache.kafka.metadata.authorizer.StandardAuthorizer', 'super.users': 'User:admin' },
+  });
+  try {
+    const basic = (u: string) => `Basic ${Buffer.from(`${u}:${u}-pw`).toString('base64')}`;
+    const as = async (user: string | null, method: string, path: string, body?: unknown) => {
+      const res = await fetch(s.httpUrl + path, { method, headers: { 'content-type': 'application/json', ...(user ? { authorization: basic(user) } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const text = await res.text();
+      return { status: res.status, text, json: text.startsWith('{') ? JSON.parse(text) : null };
+    };
+    assert.is((await as(null, 'GET', '/v3/clusters')).status, 401);
+    const id = (await as('admin', 'GET', '/v3/clusters')).json.data[0].cluster_id;
+    const t = (...parts: string[]) => `/v3/clusters/${id}/topics${parts.map((p) => `/${p}`).join('')}`;
+    assert.is((await as('admin', 'POST', t(), { topic_name: 'secret', partitions_count: 1 })).status, 201);
+    const denied = await as('alice', 'POST', t(), { topic_name: 'alices', partitions_count: 1 });
+    assert.equal([denied.status, denied.json.error_code], [403, 40301]);
+    assert.equal((await as('alice', 'GET', t())).json.data, []);
+    const hidden = await as('alice', 'GET', t('secret'));
+    assert.equal([hidden.status, hidden.json.error_code], [403, 40301]);
+    const refused = await as('alice', 'POST', t('secret', 'records'), { value: { type: 'STRING', data: 'x' } });
+    assert.equal([refused.status, refused.json.error_code], [200, 40301]);
+
+    const kafka = new Kafka({ brokers: [s.bootstrap], sasl: { mechanism: 'plain', username: 'admin', password: 'admin-pw' }, logLevel: logLevel.NOTHING });
+    const admin = kafka.admin();
+    await admin.connect();
+    await admin.createAcls({ acl: [kafkajs.AclOperationTypes.WRITE, kafkajs.AclOperationTypes.DESCRIBE].map((operation) => ({
+      resourceType: kafkajs.AclResourceTypes.TOPIC, resourceName: 'secret', resourcePatternType: kafkajs.ResourcePatternTypes.LITERAL,
+      principal: 'User:alice', host: '*', operation, permissionType: kafkajs.AclPermissionTypes.ALLOW,
+    })) });
+    await admin.disconnect();
+    await waitFor(async () => (await as('alice', 'GET', t('secret'))).status === 200, { timeoutMs: 10_000, description: 'the ACLs applied' });
+    assert.equal((await as('alice', 'GET', t())).json.data.map((x: any) => x.topic_name), ['secret']);
+    const produced = await as('alice', 'POST', t('secret', 'records'), { value: { type: 'STRING', data: 'x' } });
+    assert.equal([produced.json.error_code, produced.json.offset], [200, 0]);
+    const configs = await as('alice', 'GET', t('secret', 'configs'));
+    assert.equal([configs.status, configs.json.error_code], [403, 40301]);
+  } finally {
+    await s.stop();
+  }
 });
 
 test.run();

@@ -98,6 +98,12 @@ async function partitionCount(r: RestProxyRequest, topic: string): Promise<numbe
   throw kafkaError(t ? t.errorCode || ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
 }
 
+/** A time as Java's Instant.toString writes it (no fraction when the milliseconds are 0). */
+function instantText(ms: number): string {
+  const iso = new Date(ms).toISOString();
+  return iso.endsWith('.000Z') ? `${iso.slice(0, -5)}Z` : iso;
+}
+
 function timestampOf(v: unknown): number {
   if (v === undefined || v === null) return Date.now();
   const ms = typeof v === 'number' ? v : typeof v === 'string' ? Date.parse(v) : NaN;
@@ -183,9 +189,14 @@ export async function produceRecords(r: RestProxyRequest, l: V3Links, topic: str
   let keylessPartition = -1;
   const keyless = () => {
     if (keylessPartition < 0) {
-      const next = sticky.get(topic) ?? Math.floor(Math.random() * partitions);
-      keylessPartition = next % partitions;
-      sticky.set(topic, (keylessPartition + 1) % partitions);
+      // Round-robin over the partitions this broker leads (an in-process Produce reaches only
+      // those), over all of them when it leads none.
+      const info = r.broker.metadataCache.topic(topic);
+      const led = info ? r.broker.metadataCache.partitionsOf(info.topicId).filter((p) => p.leader === r.broker.nodeId && p.partition < partitions).map((p) => p.partition) : [];
+      const candidates = led.length > 0 ? led.sort((a, b) => a - b) : Array.from({ length: partitions }, (_, i) => i);
+      const next = sticky.get(topic) ?? Math.floor(Math.random() * candidates.length);
+      keylessPartition = candidates[next % candidates.length]!;
+      sticky.set(topic, (next + 1) % candidates.length);
     }
     return keylessPartition;
   };
@@ -207,7 +218,7 @@ export async function produceRecords(r: RestProxyRequest, l: V3Links, topic: str
   await produce(r, topic, ready, outcomes);
   const lines = outcomes.map((o) => JSON.stringify('error' in o ? { error_code: o.error, message: o.message } : {
     error_code: 200, cluster_id: l.clusterId, topic_name: topic, partition_id: o.ok.partition, offset: o.offset,
-    timestamp: new Date(o.timestamp).toISOString(),
+    timestamp: instantText(o.timestamp),
     ...(o.ok.key ? { key: o.ok.key.info } : {}),
     ...(o.ok.value ? { value: o.ok.value.info } : {}),
   }) + '\r\n');

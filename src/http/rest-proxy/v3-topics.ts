@@ -5,7 +5,7 @@
  * deleted with in-process CreateTopics / DeleteTopics, so ACLs, name and config validation and
  * the controller's placement apply as for an admin client.
  */
-import { RestProxyError, type RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './routes.js';
 import { sendInProcess } from './in-process.js';
 import {
   V3Links, ZERO_UUID, badRequest, clusterIdOf, intSegment, isObject, jsonBody, kafkaError, metadata, noContent, notFound, ok, optionalInt,
@@ -94,7 +94,7 @@ export async function createTopic(r: RestProxyRequest, l: V3Links): Promise<void
   const body = jsonBody(r);
   if (!isObject(body)) throw badRequest('The request body must be a JSON object.');
   const name = optionalString(body, 'topic_name');
-  if (name === undefined || name === '') throw new RestProxyError(422, 422, 'topic_name: must not be null');
+  if (name === undefined || name === '') throw badRequest('Missing required properties: topicName');
   const partitions = optionalInt(body, 'partitions_count');
   const replication = optionalInt(body, 'replication_factor');
   const validateOnly = body.validate_only === true;
