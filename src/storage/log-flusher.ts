@@ -11,7 +11,7 @@
 import type { Clock } from '../clock.js';
 
 /**
- * The log a flusher works for (the PartitionLog itself: no closures per partition, which cost
+ * The log a flusher works for (the LocalLog itself: no closures per partition, which cost
  * a few hundred bytes each on a broker of 10,000 partitions).
  */
 export interface LogFlusherHost {

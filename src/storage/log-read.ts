@@ -1,5 +1,5 @@
 /**
- * The read side of a partition log over a snapshot of its segment list (PartitionLog replaces the
+ * The read side of a partition log over a snapshot of its segment list (LocalLog replaces the
  * list, never mutates it, so a reader keeps a consistent view): batches for Fetch, aborted
  * transactions for read_committed, and the timestamp lookups of ListOffsets. Each function pins
  * the segments it touches so that retention or truncation cannot close a file under it.

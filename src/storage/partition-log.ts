@@ -1,34 +1,31 @@
 /**
- * The log of one partition on this broker: a directory of segments plus the partition's offsets
- * and producer state (Kafka `UnifiedLog` + `LocalLog`). The offsets it keeps apart (log start,
- * local log start for tiered topics, log end, high watermark, recovery point, last stable
- * offset), its files, producer state, failures and replication are described in
- * docs/architecture.md, "The partition log".
+ * The log of one partition on this broker (Kafka `UnifiedLog`): its offsets, producer state and
+ * leader epochs, validation and append as leader or follower, retention and DeleteRecords,
+ * truncation, and the tiered-storage view (local log start vs log start, the highest offset in
+ * remote storage), over its segments on disk, a LocalLog (local-log.ts, Kafka `LocalLog`, which
+ * also says which object owns which state). The offsets, files, producer state, failures and
+ * replication are described in docs/architecture.md, "The partition log".
  *
  * Concurrency: every mutation (append, roll, retention, DeleteRecords, truncation, close) runs
- * through one promise-chain queue, so offsets are assigned in call order. Reads do not queue: they
- * take a snapshot of the segment list and pin the segments they touch, so a concurrent retention
- * pass cannot close a file under them. fsyncs run outside the queue (group commit).
+ * through one promise-chain queue, here (LocalLog's changes are made from inside it), so offsets
+ * are assigned in call order. Reads do not queue: they take a snapshot of the segment list and pin
+ * the segments they touch, so a concurrent retention pass cannot close a file under them. fsyncs
+ * run outside the queue (group commit).
  */
-import * as path from 'node:path';
-import { randomUUID } from 'node:crypto';
 import { KafkaApiError } from '../errors.js';
 import type { Clock } from '../clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import type { Fs } from './fs.js';
-import { LogSegment } from './log-segment.js';
+import type { LogSegment } from './log-segment.js';
+import { LocalLog } from './local-log.js';
 import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { assignOffsets, validateRecords, type AppendOrigin } from './log-validator.js';
-import { floorSegmentIndex, loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
-import { SegmentDeleter } from './segment-deleter.js';
+import { loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { LogWatchers } from './log-watchers.js';
 import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
-import { collectAbortedTransactions as collectAborted, maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn, readBatches } from './log-read.js';
-import { LogFlusher } from './log-flusher.js';
+import { maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn } from './log-read.js';
 import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
-import { deleteDirName } from './file-names.js';
 import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch as batchPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
@@ -41,9 +38,7 @@ const SETTLED: Promise<void> = Promise.resolve();
 export class PartitionLog {
   readonly topic: string;
   readonly partition: number;
-  readonly dir: string;
   topicId: string;
-  private cfg: LogConfig;
   /**
    * The checkpointed log start when it lay below the first local segment at load: a tiered log's
    * start, kept until the topic's config says whether it is tiered (the log loads with the
@@ -51,10 +46,9 @@ export class PartitionLog {
    */
   private startBelowLocal: number | null = null;
 
-  private readonly fs: Fs;
   private readonly clock: Clock;
-  /** Sorted by base offset; replaced (never mutated) so readers can hold a snapshot. */
-  private segments: LogSegment[] = [];
+  /** The segments on disk with the recovery point and the offline/closed state (local-log.ts says who owns what). */
+  private readonly local: LocalLog;
   private startOffset = 0;
   /** Tiered storage: the last offset copied to the remote tier (-1: none); local retention stays below it. */
   private uploadedEnd = -1;
@@ -64,14 +58,10 @@ export class PartitionLog {
   private hw = 0;
   /** The HW follows the log end after every append (one in-sync replica); else replication sets it. */
   private hwFollowsLogEnd = true;
-  private readonly flusher: LogFlusher;
   private epochs!: LeaderEpochCache;
   private queue: Promise<unknown> = SETTLED;
-  private offlineError: KafkaApiError | null = null;
-  private closed = false;
   private readonly watchers = new LogWatchers();
   private rollFlushChain: Promise<void> = SETTLED;
-  private segmentDeleter: SegmentDeleter | null = null;
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
   private readonly snapshots: ProducerSnapshots;
@@ -79,21 +69,23 @@ export class PartitionLog {
   private readonly dirExists: boolean;
 
   private constructor(opts: PartitionLogOptions) {
-    this.fs = opts.fs;
-    this.dir = opts.dir;
+    this.local = new LocalLog(opts, this);
     this.snapshots = new ProducerSnapshots(opts.fs, opts.dir);
     this.checkpoints = opts.checkpoints ?? new OwnDirCheckpoints(opts.fs, opts.dir, opts.topic, opts.partition);
     this.dirExists = opts.dirExists ?? false;
     this.topic = opts.topic;
     this.partition = opts.partition;
-    this.cfg = opts.config;
     this.clock = opts.clock;
     this.topicId = opts.topicId ?? '';
-    this.flusher = new LogFlusher(opts.clock, this);
+  }
+
+  /** The partition directory (the LocalLog's). */
+  get dir(): string {
+    return this.local.dir;
   }
 
   get config(): LogConfig {
-    return this.cfg;
+    return this.local.config;
   }
 
   /**
@@ -102,36 +94,23 @@ export class PartitionLog {
    * is gone, so the log starts at its first local segment again.
    */
   set config(config: LogConfig) {
-    if (this.cfg.remoteStorageEnable && !config.remoteStorageEnable) {
+    if (this.local.config.remoteStorageEnable && !config.remoteStorageEnable) {
       this.uploadedEnd = -1;
-      if (this.segments.length > 0 && this.startOffset < this.segments[0].baseOffset) {
-        this.startOffset = this.segments[0].baseOffset;
+      const segments = this.local.segments;
+      if (segments.length > 0 && this.startOffset < segments[0].baseOffset) {
+        this.startOffset = segments[0].baseOffset;
         this.producers?.truncateHead(this.startOffset);
         this.epochs?.truncateFromStart(this.startOffset);
       }
     }
-    this.cfg = config;
+    this.local.config = config;
     if (config.remoteStorageEnable && this.startBelowLocal !== null && this.startBelowLocal < this.startOffset) this.startOffset = this.startBelowLocal;
     this.startBelowLocal = null;
   }
 
-  /** LogFlusher's sync: segments written since their last fsync (`full`: indexes too), the epoch checkpoint; a failure takes the log offline. */
-  syncUnflushed(full: boolean): Promise<void> {
-    const segs = this.segments.filter((s) => !s.isClosed && (full ? s.needsFlush : s.needsSync));
-    return Promise.all([...segs.map((s) => (full ? s.flush() : s.syncLog())), this.epochs.flushIfDirty()]).then(
-      () => undefined,
-      (err) => { throw this.markOffline(err, 'fsync'); },
-    );
-  }
-
   /** Why the log is offline (the error every call then fails with), or null. */
   get offlineCause(): KafkaApiError | null {
-    return this.offlineError;
-  }
-
-  /** Made by the first segment deletion (most partitions never delete one). */
-  private get deleter(): SegmentDeleter {
-    return (this.segmentDeleter ??= new SegmentDeleter(this.clock, () => this.config.fileDeleteDelayMs));
+    return this.local.offlineCause;
   }
 
   get logStartOffset(): number {
@@ -140,7 +119,7 @@ export class PartitionLog {
 
   /** The first offset in a local segment (above logStartOffset only for a tiered topic). */
   get localLogStartOffset(): number {
-    const first = this.segments[0];
+    const first = this.local.segments[0];
     return first ? Math.max(this.startOffset, first.baseOffset) : this.startOffset;
   }
 
@@ -161,12 +140,13 @@ export class PartitionLog {
 
   /** Tiered storage's next copy after `after`, below `below` (segment-export.ts); null when none. */
   nextSegmentToCopy(after: number, below: number): Promise<SegmentExport | null> {
-    return nextSegmentToCopy(this.fs, this.dir, this.segments, this.epochs.all, after, below, { config: this.cfg, nowMs: this.clock.now() });
+    const local = this.local;
+    return nextSegmentToCopy(local.fs, local.dir, local.segments, this.epochs.all, after, below, { config: local.config, nowMs: this.clock.now() });
   }
 
   /** Tiered storage: local bytes not yet in the remote tier (`closedOnly`: RemoteCopyLagBytes). */
   bytesNotRemote(closedOnly: boolean): number {
-    return bytesAfter(this.segments, this.endOffset, this.uploadedEnd, closedOnly);
+    return bytesAfter(this.local.segments, this.endOffset, this.uploadedEnd, closedOnly);
   }
 
   /** What a log start checkpoint holds: the offset being made durable before the log moves there. */
@@ -184,7 +164,7 @@ export class PartitionLog {
 
   /** Offsets below this are known to be on stable storage. */
   get recoveryPoint(): number {
-    return this.flusher.recoveryPoint;
+    return this.local.flusher.recoveryPoint;
   }
 
   /** Kafka `lastStableOffset`: the first offset of the oldest open transaction, capped at the high watermark. */
@@ -208,47 +188,41 @@ export class PartitionLog {
   }
 
   get isOffline(): boolean {
-    return this.offlineError !== null;
+    return this.local.offlineCause !== null;
   }
 
   /** Total bytes of all segments. */
   get sizeBytes(): number {
-    let s = 0;
-    for (const seg of this.segments) s += seg.sizeBytes;
-    return s;
+    return this.local.sizeBytes;
   }
 
   get numberOfSegments(): number {
-    return this.segments.length;
+    return this.local.segments.length;
   }
 
   /** Base offsets of the segments, oldest first (for tests and DescribeLogDirs). */
   get segmentBaseOffsets(): number[] {
-    return this.segments.map((s) => s.baseOffset);
+    return this.local.segments.map((s) => s.baseOffset);
   }
 
   /** The log cleaner's view (log-cleaner.ts): the current segment list, never mutated in place. */
   get segmentList(): readonly LogSegment[] {
-    return this.segments;
+    return this.local.segments;
   }
 
   /** The log cleaner's swap: `swap` runs in the serial queue and returns the new list (null: keep). */
   replaceSegments(swap: (current: readonly LogSegment[]) => Promise<readonly LogSegment[] | null>): Promise<boolean> {
-    return this.enqueue(async () => {
-      const next = await swap(this.segments).catch((err) => { throw this.markOffline(err, 'cleaned segment swap'); });
-      if (next) this.segments = [...next];
-      return next !== null;
-    });
+    return this.enqueue(() => this.local.replaceSegments(swap));
   }
 
   /** Time of the last completed flush (for flush.ms). */
   get lastFlushTimeMs(): number {
-    return this.flusher.lastFlushTimeMs;
+    return this.local.flusher.lastFlushTimeMs;
   }
 
   /** Records appended but not yet fsynced (for flush.messages). */
   get unflushedMessages(): number {
-    return this.endOffset - this.flusher.flushedOffset;
+    return this.endOffset - this.local.flusher.flushedOffset;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -267,7 +241,7 @@ export class PartitionLog {
   }
 
   private async load(topicId: string | undefined, leaderEpoch: number | undefined): Promise<void> {
-    const { fs, dir } = this;
+    const { fs, dir } = this.local;
     if (!this.dirExists) await fs.mkdir(dir);
     const stored = await readStoredTopicId(fs, dir, topicId);
     this.topicId = stored ?? topicId ?? '';
@@ -281,37 +255,35 @@ export class PartitionLog {
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
       tiered: this.tiered,
-      createSegment: (baseOffset) => LogSegment.create({ fs, dir, baseOffset, config: this.config, nowMs: now, rollJitterMs: rollJitterMs(this.config), idle: true }),
+      createSegment: (baseOffset) => this.local.createSegment(baseOffset, true, now),
       writeRecoveryPoint: (offset) => this.checkpoints.writeRecoveryPoint(offset),
       fs, files: topicId && !stored ? [topicIdFile(dir, topicId)] : [], leaderEpoch,
     });
-    this.segments = settled.segments;
+    this.local.segments = settled.segments;
     this.startOffset = settled.startOffset;
     // No checkpoint means 0 (Kafka's LogLoader): a tiered log whose start never moved.
     const cp = loaded.checkpointedStart ?? 0;
     if (cp < settled.startOffset) this.startBelowLocal = cp;
     this.endOffset = settled.endOffset;
-    this.flusher.resetTo(settled.recoveryPoint);
+    this.local.flusher.resetTo(settled.recoveryPoint);
     this.hw = this.endOffset;
+    await this.rebuildProducers(loaded.names, this.endOffset, (t) => this.local.indexAbortedTxn(t));
+  }
+
+  /** Producer state from the latest snapshot and a replay of the batches after it (log-loader.ts). */
+  private async rebuildProducers(names: string[], endOffset: number, indexAborted: (t: AbortedTxn) => Promise<void>): Promise<void> {
     const state = await rebuildProducerState({
-      fs, dir, name: `${this.topic}-${this.partition}`, names: loaded.names, startOffset: this.localLogStartOffset, endOffset: this.endOffset, nowMs: this.clock.now(),
-      read: (offset, maxBytes, o) => this.read(offset, maxBytes, o),
-      indexAborted: (t) => this.indexAbortedTxn(t),
+      fs: this.local.fs, dir: this.local.dir, name: `${this.topic}-${this.partition}`, names, startOffset: this.localLogStartOffset, endOffset, nowMs: this.clock.now(),
+      read: (offset, maxBytes, o) => this.read(offset, maxBytes, o), indexAborted,
     });
     this.producers = state.producers;
     this.snapshots.offsets = state.snapshotOffsets;
   }
 
-  /** Adds an aborted transaction to the .txnindex of the segment holding its marker. */
-  private async indexAbortedTxn(t: AbortedTxn): Promise<void> {
-    const segs = this.segments;
-    await segs[Math.max(0, floorSegmentIndex(segs, t.lastOffset))].appendAbortedTxn(t);
-  }
-
   /** Sets the topic id and writes partition.metadata (Kafka's format). */
   async persistTopicId(topicId: string): Promise<void> {
     const file = topicIdFile(this.dir, topicId);
-    await this.fs.writeFileAtomic(file.path, file.data);
+    await this.local.fs.writeFileAtomic(file.path, file.data);
     this.topicId = topicId;
   }
 
@@ -320,7 +292,7 @@ export class PartitionLog {
 
   private enqueue<T>(op: () => Promise<T> | T): Promise<T> {
     return this.serially(() => {
-      this.checkOnline();
+      this.local.checkOnline();
       return op();
     });
   }
@@ -332,21 +304,6 @@ export class PartitionLog {
     return run;
   }
 
-  private checkOnline(): void {
-    if (this.offlineError) throw this.offlineError;
-    if (this.closed) throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `log ${this.topic}-${this.partition} is closed`);
-  }
-
-  private markOffline(err: unknown, what: string): KafkaApiError {
-    const e = storageError(err, what);
-    this.offlineError ??= new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `log ${this.topic}-${this.partition} is offline after: ${e.message}`, { cause: err });
-    return e;
-  }
-
-  private get activeSegment(): LogSegment {
-    return this.segments[this.segments.length - 1];
-  }
-
   // -------------------------------------------------------------------------------------------
   // Append
 
@@ -356,7 +313,7 @@ export class PartitionLog {
    * writes the bytes as they are. The buffer is modified and must not be reused by the caller.
    */
   async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: { origin?: AppendOrigin }): Promise<AppendResult> {
-    this.checkOnline();
+    this.local.checkOnline();
     const origin = opts?.origin ?? 'client';
     const info = validateRecords(records, this.config, origin, { nowMs: this.clock.now(), topicPartition: `${this.topic}-${this.partition}` });
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
@@ -373,7 +330,7 @@ export class PartitionLog {
    * checks. The first batch must not start below the log end (the fetcher truncates first).
    */
   async appendAsFollower(records: Buffer): Promise<AppendResult> {
-    this.checkOnline();
+    this.local.checkOnline();
     const info = validateRecords(records, this.config, 'replication');
     const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, -1, 'replication'));
     if (this.unflushedMessages >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
@@ -408,14 +365,14 @@ export class PartitionLog {
     }
     const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower, origin === 'client') : null;
 
-    let segment = this.activeSegment;
+    let segment = this.local.activeSegment;
     if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {
       segment = await this.roll(firstOffset);
     }
     try {
       segment.append(buf, 0, validBytes);
     } catch (err) {
-      if ((err as { rollbackFailed?: boolean }).rollbackFailed) throw this.markOffline(err, 'append');
+      if ((err as { rollbackFailed?: boolean }).rollbackFailed) throw this.local.markOffline(err, 'append');
       throw storageError(err, `append to ${segment.logPath}`);
     }
     this.endOffset = next;
@@ -424,7 +381,7 @@ export class PartitionLog {
         try {
           await segment.appendAbortedTxn(t);
         } catch (err) {
-          throw this.markOffline(err, 'txnindex append');
+          throw this.local.markOffline(err, 'txnindex append');
         }
       }
     }
@@ -505,15 +462,9 @@ export class PartitionLog {
       }
       try {
         await this.rollFlushChain;
-        const keep = this.segments.filter((seg) => seg.baseOffset < offset);
-        const drop = this.segments.filter((seg) => seg.baseOffset >= offset);
-        const last = keep[keep.length - 1];
-        await last.truncateTo(offset);
-        this.segments = keep;
-        await this.retire(drop);
-        this.endOffset = await last.readNextOffset();
+        this.endOffset = await this.local.truncateTo(offset);
       } catch (err) {
-        throw this.markOffline(err, `truncation to ${offset}`);
+        throw this.local.markOffline(err, `truncation to ${offset}`);
       }
       await this.afterTruncation();
       return true;
@@ -550,16 +501,15 @@ export class PartitionLog {
   private async truncateFullyLocked(offset: number, logStartOffset = offset): Promise<void> {
     try {
       await this.rollFlushChain;
-      await this.retire(this.segments);
-      this.segments = [await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: offset, config: this.config, nowMs: this.clock.now(), rollJitterMs: rollJitterMs(this.config), idle: true })];
+      await this.local.truncateFullyAndStartAt(offset);
       this.startOffset = logStartOffset;
       this.endOffset = offset;
       this.hw = offset;
-      this.flusher.resetTo(offset);
+      this.local.flusher.resetTo(offset);
       await this.checkpoints.writeLogStartOffset(logStartOffset);
       await this.checkpoints.writeRecoveryPoint(offset);
     } catch (err) {
-      throw this.markOffline(err, `truncation to a new log at ${offset}`);
+      throw this.local.markOffline(err, `truncation to a new log at ${offset}`);
     }
     this.epochs.clear();
     // Producer state of the old log means nothing for the new one.
@@ -571,43 +521,30 @@ export class PartitionLog {
   private async afterTruncation(): Promise<void> {
     const end = this.endOffset;
     this.hw = Math.min(this.hw, end);
-    if (this.flusher.truncateTo(end)) {
+    if (this.local.flusher.truncateTo(end)) {
       await this.checkpoints.writeRecoveryPoint(end).catch(() => undefined);
     }
     this.epochs.truncateFromEnd(end);
     await this.epochs.flushIfDirty().catch(() => undefined);
     // The aborted transactions of what is left are still in the .txnindex files: index nothing again.
-    const state = await rebuildProducerState({
-      fs: this.fs, dir: this.dir, name: `${this.topic}-${this.partition}`, names: await this.fs.readdir(this.dir),
-      startOffset: this.localLogStartOffset, endOffset: end, nowMs: this.clock.now(),
-      read: (o, maxBytes, opts) => this.read(o, maxBytes, opts),
-      indexAborted: async () => undefined,
-    });
-    this.producers = state.producers;
-    this.snapshots.offsets = state.snapshotOffsets;
+    await this.rebuildProducers(await this.local.fs.readdir(this.local.dir), end, async () => undefined);
   }
 
-  /** Starts a new active segment at `newBaseOffset`; the old one is flushed in the background. */
+  /** Starts a new active segment at `newBaseOffset` (Kafka `UnifiedLog.roll`); the old one is flushed in the background. */
   private async roll(newBaseOffset: number): Promise<LogSegment> {
-    const old = this.activeSegment;
+    const old = this.local.activeSegment;
     if (old.sizeBytes === 0) return old;
     old.onBecomeInactive();
     // Kafka takes a producer snapshot at every roll, so loading never replays more than a segment.
     await this.snapshots.take(newBaseOffset, () => this.producers.serialize());
-    const seg = await LogSegment.create({ fs: this.fs, dir: this.dir, baseOffset: newBaseOffset, config: this.config, nowMs: this.clock.now(), rollJitterMs: rollJitterMs(this.config) });
-    this.segments = [...this.segments, seg];
+    const seg = await this.local.roll(newBaseOffset);
     // Like Kafka's roll: flush the finished segment asynchronously, then move the recovery point.
     this.rollFlushChain = this.rollFlushChain
       .then(async () => {
-        if (old.isClosed) return;
-        await old.flush();
-        await this.epochs.flushIfDirty();
-        if (this.allSyncedBelow(newBaseOffset) && this.flusher.advanceRecoveryPoint(newBaseOffset)) {
-          await this.checkpoints.recoveryPointAdvanced(newBaseOffset);
-        }
+        if (await this.local.flushRolled(old, newBaseOffset)) await this.checkpoints.recoveryPointAdvanced(newBaseOffset);
       })
       .catch((err) => {
-        this.markOffline(err, `flush of rolled segment ${old.baseOffset}`);
+        this.local.markOffline(err, `flush of rolled segment ${old.baseOffset}`);
       });
     return seg;
   }
@@ -619,16 +556,11 @@ export class PartitionLog {
 
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), for read_committed fetches. */
   collectAbortedTransactions(fetchOffset: number, upperBoundOffset: number): Promise<AbortedTxn[]> {
-    return collectAborted(this.segments, fetchOffset, upperBoundOffset);
-  }
-
-  private allSyncedBelow(offset: number): boolean {
-    for (const s of this.segments) if (s.baseOffset < offset && s.needsSync && s !== this.activeSegment) return false;
-    return true;
+    return this.local.collectAbortedTransactions(fetchOffset, upperBoundOffset);
   }
 
   // -------------------------------------------------------------------------------------------
-  // Read (log-read.ts)
+  // Read (LocalLog, log-read.ts)
 
   /**
    * Whole batches from the one containing `fetchOffset`, at most `maxBytes` (but the first batch
@@ -636,7 +568,7 @@ export class PartitionLog {
    * end); OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset].
    */
   async read(fetchOffset: number, maxBytes: number, opts: { minOneMessage: boolean; maxOffset?: number; alloc?: (n: number) => Buffer }): Promise<ReadResult> {
-    this.checkOnline();
+    this.local.checkOnline();
     const leo = this.endOffset;
     if (fetchOffset < this.startOffset || fetchOffset > leo) {
       throw new KafkaApiError(
@@ -648,19 +580,19 @@ export class PartitionLog {
     if (fetchOffset < localStart) {
       throw new KafkaApiError(ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE, `fetch offset ${fetchOffset} of ${this.topic}-${this.partition} is in the remote tier (local log starts at ${localStart})`);
     }
-    return readBatches(this.segments, fetchOffset, maxBytes, Math.min(opts.maxOffset ?? leo, leo), opts);
+    return this.local.read(fetchOffset, maxBytes, Math.min(opts.maxOffset ?? leo, leo), opts);
   }
 
   /** ListOffsets by timestamp (null when no record at or after it lies below the high watermark). */
   offsetForTimestamp(timestampMs: number): Promise<TimestampAndOffset | null> {
-    this.checkOnline();
-    return offsetForTimestampIn(this.segments, this.startOffset, () => this.hw, timestampMs);
+    this.local.checkOnline();
+    return offsetForTimestampIn(this.local.segments, this.startOffset, () => this.hw, timestampMs);
   }
 
   /** ListOffsets MAX_TIMESTAMP (-3). */
   maxTimestampAndOffset(): Promise<TimestampAndOffset> {
-    this.checkOnline();
-    return maxTimestampIn(this.segments);
+    this.local.checkOnline();
+    return maxTimestampIn(this.local.segments);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -708,7 +640,7 @@ export class PartitionLog {
     try {
       await this.checkpoints.writeLogStartOffset(target);
     } catch (err) {
-      throw this.markOffline(err, 'log-start-offset-checkpoint');
+      throw this.local.markOffline(err, 'log-start-offset-checkpoint');
     } finally {
       this.pendingStart = null;
     }
@@ -733,13 +665,13 @@ export class PartitionLog {
       const checks = tiered ? localRetentionChecks(this.config, this.sizeBytes, nowMs) : retentionChecks(this.config, this.sizeBytes, nowMs);
       const copied = tiered ? (upperBound: number) => upperBound > 0 && upperBound - 1 <= this.uploadedEnd : undefined;
       for (const check of checks) {
-        const { segments, rollActive } = await deletablePrefix(this.segments, this.endOffset, this.hw, check, copied);
+        const { segments, rollActive } = await deletablePrefix(this.local.segments, this.endOffset, this.hw, check, copied);
         deleted += await this.deleteSegments(segments);
-        if (rollActive && this.activeSegment.sizeBytes > 0) {
+        if (rollActive && this.local.activeSegment.sizeBytes > 0) {
           try {
             await this.roll(this.endOffset);
           } catch (err) {
-            throw this.markOffline(err, 'roll for retention');
+            throw this.local.markOffline(err, 'roll for retention');
           }
         }
       }
@@ -748,35 +680,27 @@ export class PartitionLog {
   }
 
   private async deletableSegments(check: SegmentCheck): Promise<LogSegment[]> {
-    return (await deletablePrefix(this.segments, this.endOffset, this.hw, check)).segments;
+    return (await deletablePrefix(this.local.segments, this.endOffset, this.hw, check)).segments;
   }
 
   private async deleteSegments(toDelete: LogSegment[]): Promise<number> {
     if (toDelete.length === 0) return 0;
     try {
-      if (toDelete.length === this.segments.length) await this.roll(this.endOffset);
-      const gone = new Set(toDelete);
-      this.segments = this.segments.filter((s) => !gone.has(s));
+      if (toDelete.length === this.local.segments.length) await this.roll(this.endOffset);
+      this.local.remove(toDelete);
       // A tiered log keeps its start: the deleted offsets are still read from the remote tier.
-      if (!this.tiered && this.segments[0].baseOffset > this.startOffset) {
-        this.startOffset = this.segments[0].baseOffset;
+      const first = this.local.segments[0];
+      if (!this.tiered && first.baseOffset > this.startOffset) {
+        this.startOffset = first.baseOffset;
         this.producers.truncateHead(this.startOffset);
         this.epochs.truncateFromStart(this.startOffset);
         await this.epochs.flushIfDirty();
       }
-      await this.retire(toDelete);
+      await this.local.retire(toDelete);
     } catch (err) {
-      throw this.markOffline(err, 'segment deletion');
+      throw this.local.markOffline(err, 'segment deletion');
     }
     return toDelete.length;
-  }
-
-  /** Renames segments to `.deleted` and hands them to the delayed deleter (file.delete.delay.ms). */
-  private async retire(segs: readonly LogSegment[]): Promise<void> {
-    for (const seg of segs) {
-      await seg.renameToDeleted();
-      this.deleter.schedule(seg);
-    }
   }
 
   // -------------------------------------------------------------------------------------------
@@ -784,12 +708,12 @@ export class PartitionLog {
 
   /** Group commit: resolves once every offset below `offset` is fsynced (log-flusher.ts). */
   flushUpTo(offset: number): Promise<void> {
-    return this.flusher.flushUpTo(offset);
+    return this.local.flusher.flushUpTo(offset);
   }
 
   /** fsyncs everything written so far (logs and indexes). */
   flush(): Promise<void> {
-    return this.flusher.flush();
+    return this.local.flusher.flush();
   }
 
   // -------------------------------------------------------------------------------------------
@@ -825,11 +749,11 @@ export class PartitionLog {
    * storage failure, closes the files without the marker so the next open recovers.
    */
   close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.local.closed) return Promise.resolve();
     return this.serially(async () => {
-      if (this.closed) return;
+      if (this.local.closed) return;
       await this.rollFlushChain;
-      const healthy = !this.offlineError;
+      const healthy = !this.local.offlineCause;
       if (healthy) {
         try {
           await this.flush();
@@ -839,22 +763,21 @@ export class PartitionLog {
         }
       }
       await this.closeFiles();
-      if (healthy && !this.offlineError) await this.checkpoints.closedCleanly(this.endOffset);
+      if (healthy && !this.local.offlineCause) await this.checkpoints.closedCleanly(this.endOffset);
     });
   }
 
   /** No more calls; pending deletions done, every segment closed (after reads in flight). */
   private async closeFiles(): Promise<void> {
-    this.closed = true;
+    this.local.closed = true;
     this.watchers.clear();
     await this.rollFlushChain;
-    await this.segmentDeleter?.finishAll();
-    for (const seg of this.segments) await seg.close().catch(() => undefined);
+    await this.local.close();
   }
 
   /** Resolves when segment deletions whose delay has passed are done (tests, shutdown). */
   deletionsSettled(): Promise<void> {
-    return this.segmentDeleter?.settled() ?? Promise.resolve();
+    return this.local.deletionsSettled();
   }
 
   /**
@@ -865,12 +788,7 @@ export class PartitionLog {
   delete(): Promise<void> {
     return this.serially(async () => {
       await this.closeFiles();
-      this.segments = [];
-      const parent = path.dirname(this.dir);
-      const renamed = path.join(parent, deleteDirName(this.topic, this.partition, randomUUID().replace(/-/g, '')));
-      await this.fs.rename(this.dir, renamed);
-      await this.fs.syncDir(parent);
-      await this.fs.rmdir(renamed);
+      await this.local.deleteDir();
     });
   }
 }
