@@ -7,8 +7,9 @@
  * keys and partitions, one a request and in streaming mode (concatenated records, one answer
  * each), read back with kafkajs byte for byte; Avro, JSON Schema and Protobuf records written in
  * the Schema Registry's wire format and decoded with @kafkajs/confluent-schema-registry; a
- * consumer group's members, assignments and lag while kafkajs has consumed part of a topic; and
- * a few calls from Python's `requests` in the confluent-kafka venv.
+ * consumer group's members, assignments and lag while kafkajs has consumed part of a topic;
+ * ACLs applied as for a Kafka client of the HTTP user (40301 until granted); and a few calls from
+ * Python's `requests` in the confluent-kafka venv, with a KIP-848 group of confluent-kafka-python.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -416,18 +417,32 @@ out["config"] = s.get(f"{v3}/topics/rp-python/configs/cleanup.policy").json()["v
 r = s.get(f"{v3}/topics/rp-python-nope")
 out["missing"] = [r.status_code, r.json()["error_code"]]
 out["topics"] = [t["topic_name"] for t in s.get(f"{v3}/topics").json()["data"] if t["topic_name"] == "rp-python"]
+from confluent_kafka import Consumer
+c = Consumer({"bootstrap.servers": sys.argv[3], "group.id": "rp-python-g", "group.protocol": "consumer", "client.id": "py-rest",
+              "auto.offset.reset": "earliest", "enable.auto.commit": False})
+c.subscribe(["rp-python"])
+while True:
+    m = c.poll(1.0)
+    if m is not None and not m.error():
+        break
+c.commit(asynchronous=False)
+c.close()
+g = s.get(f"{v3}/consumer-groups/rp-python-g").json()
+out["group"] = [g["type"], g["state"]]
+out["lag"] = [[l["partition_id"], l["current_offset"], l["log_end_offset"], l["lag"]] for l in s.get(f"{v3}/consumer-groups/rp-python-g/lags").json()["data"] if l["partition_id"] == 1]
 print(json.dumps(out))
 `;
 
-test('Python requests against the v3 API (the confluent-kafka venv)', async () => {
+test('Python requests against the v3 API; a KIP-848 group of confluent-kafka-python (the venv)', async () => {
   if (!existsSync(VENV_PYTHON)) {
     if (process.env.CI === 'true' || process.env.CI === '1') throw new Error(`no ${VENV_PYTHON} (tools/ensure-test-deps.sh)`);
     return;
   }
-  const run = await venvPython(PYTHON, [base, cluster], { timeoutMs: 60_000 });
+  const run = await venvPython(PYTHON, [base, cluster, b.bootstrap], { timeoutMs: 60_000 });
   assert.is(run.code, 0, run.stderr);
   assert.equal(JSON.parse(run.stdout.trim()), {
     cluster, create: [201, 2], produce: [200, 200, 1, 0, 7], config: 'compact', missing: [404, 40403], topics: ['rp-python'],
+    group: ['CONSUMER', 'EMPTY'], lag: [[1, 1, 1, 0]],
   });
   const [record] = (await readAll('rp-python', 1));
   assert.ok(Buffer.compare(record!.value!, Buffer.from([0, ...Buffer.from('snake'), 255])) === 0);

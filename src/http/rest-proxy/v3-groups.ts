@@ -5,9 +5,9 @@
  *
  * Everything is asked in-process as the HTTP user, as Kafka's admin client asks: ListGroups
  * (classic and KIP-848 consumer groups; share groups are not consumer groups), then
- * ConsumerGroupDescribe with a fall back to DescribeGroups on GROUP_ID_NOT_FOUND, OffsetFetch for
- * the committed offsets and ListOffsets (latest, read_uncommitted) for the log end offsets; lag =
- * log end offset − committed offset. The groups are those this broker coordinates (so the
+ * ConsumerGroupDescribe with a fall back to DescribeGroups (GROUP_ID_NOT_FOUND: a classic or
+ * unknown group), OffsetFetch for the committed offsets and ListOffsets (latest,
+ * read_uncommitted) for the log end offsets; lag = log end offset − committed offset. The groups are those this broker coordinates (so the
  * coordinator link names this broker), and log end offsets those of the partitions it leads.
  */
 import type { RestProxyRequest } from './routes.js';
@@ -51,8 +51,9 @@ function stateName(s: string): string {
 }
 
 async function describe(r: RestProxyRequest, id: string): Promise<Group> {
-  const modern = await sendInProcess(r.broker, 69, 1, { groupIds: [id], includeAuthorizedOperations: false }, { user: r.user }) as ConsumerGroupDescribeResponse;
-  const m = modern.groups[0];
+  const modern = await (sendInProcess(r.broker, 69, 1, { groupIds: [id], includeAuthorizedOperations: false }, { user: r.user }) as Promise<ConsumerGroupDescribeResponse>).catch(() => null);
+  const m = modern?.groups[0];
+  if (m && m.errorCode === ErrorCode.GROUP_AUTHORIZATION_FAILED) throw kafkaError(m.errorCode, m.errorMessage);
   if (m && m.errorCode === ErrorCode.NONE) {
     return {
       id, type: 'CONSUMER', state: stateName(m.groupState), protocolType: 'consumer', assignor: m.assignorName,
@@ -62,7 +63,6 @@ async function describe(r: RestProxyRequest, id: string): Promise<Group> {
       })),
     };
   }
-  if (m && m.errorCode !== ErrorCode.GROUP_ID_NOT_FOUND) throw kafkaError(m.errorCode, m.errorMessage);
   const classic = await sendInProcess(r.broker, 15, 6, { groups: [id], includeAuthorizedOperations: false }, { user: r.user }) as DescribeGroupsResponse;
   const g = classic.groups[0];
   if (!g || g.errorCode === ErrorCode.GROUP_ID_NOT_FOUND) throw notFound(`Consumer group ${id} cannot be found.`);

@@ -55,8 +55,12 @@ interface VersionJson { subject: string; version: number; id: number; schemaType
 /** The registry's answers for one produce request (each schema looked up once a request). */
 export class SchemaLookup {
   private readonly cache = new Map<string, Promise<RegisteredSchema>>();
+  /** What a schema id's meaning is stable within: this broker's registry. */
+  readonly cacheKey: object;
 
-  constructor(private readonly r: RestProxyRequest) {}
+  constructor(private readonly r: RestProxyRequest) {
+    this.cacheKey = r.broker.schemaRegistry ?? r.broker;
+  }
 
   private async call<T>(local: () => Promise<T>, method: string, path: string, body?: unknown): Promise<T> {
     const registry = this.r.broker.schemaRegistry;
@@ -167,7 +171,7 @@ export class SchemaLookup {
       if (err instanceof SchemaLookupError) throw err;
       if (err instanceof SchemaRegistryError) {
         if (err.errorCode === 40301 || err.status === 403) throw new SchemaLookupError(40301, `${what}: ${err.message}`);
-        throw new SchemaLookupError(err.status === 404 || err.status === 422 ? 40801 : 50002, `${what}: ${err.message}`);
+        throw new SchemaLookupError(50002, `${what}: ${err.message}`);
       }
       throw new SchemaLookupError(50002, `${what}: ${(err as Error).message}`);
     }

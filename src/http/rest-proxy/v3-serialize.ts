@@ -39,7 +39,8 @@ export class RecordError extends Error {
 }
 
 type Writer = (data: unknown) => Buffer;
-const writers = new Map<number, Promise<Writer>>();
+/** Writers by schema id, per registry (several brokers, of several clusters, may share a process). */
+const writers = new WeakMap<object, Map<number, Promise<Writer>>>();
 
 function fail(message: string): never {
   throw new RecordError(400, message);
@@ -116,20 +117,28 @@ function frame(id: number, payload: Buffer): Buffer {
 }
 
 function writerFor(lookup: SchemaLookup, s: RegisteredSchema): Promise<Writer> {
-  let w = writers.get(s.id);
+  let byId = writers.get(lookup.cacheKey);
+  if (!byId) writers.set(lookup.cacheKey, (byId = new Map()));
+  const cache = byId;
+  let w = cache.get(s.id);
   if (!w) {
     w = buildWriter(lookup, s);
-    w.catch(() => writers.delete(s.id));
-    if (writers.size >= MAX_WRITERS) writers.delete(writers.keys().next().value as number);
-    writers.set(s.id, w);
+    w.catch(() => cache.delete(s.id));
+    if (cache.size >= MAX_WRITERS) cache.delete(cache.keys().next().value as number);
+    cache.set(s.id, w);
   }
   return w;
 }
 
 async function buildWriter(lookup: SchemaLookup, s: RegisteredSchema): Promise<Writer> {
-  if (s.format === 'JSONSCHEMA') return (data) => Buffer.from(JSON.stringify(data), 'utf8');
-  if (s.format === 'AVRO') return avroWriter(lookup, s);
-  return protobufWriter(s);
+  try {
+    if (s.format === 'JSONSCHEMA') return (data) => Buffer.from(JSON.stringify(data), 'utf8');
+    if (s.format === 'AVRO') return await avroWriter(lookup, s);
+    return await protobufWriter(s);
+  } catch (err) {
+    if (err instanceof RecordError) throw err;
+    throw new RecordError(400, `Error parsing schema id ${s.id} (${s.format}, subject ${s.subject}): ${(err as Error).message}`);
+  }
 }
 
 async function avroWriter(lookup: SchemaLookup, s: RegisteredSchema): Promise<Writer> {
