@@ -1,7 +1,8 @@
 /**
  * Confluent's REST Proxy v2 API on the broker's HTTP listener (src/http/rest-proxy/v2*.ts), driven
- * as curl would (fetch with Confluent's media types) and checked against kafkajs: v2 produce in
- * the json and binary embedded formats reads back byte for byte; topic metadata; consumer
+ * as curl would (Confluent's media types) and checked against kafkajs: v2 produce in the json
+ * and binary embedded formats reads back byte for byte, avro and jsonschema in the Schema
+ * Registry's wire format; topic metadata; consumer
  * instances (KIP-848 members of a real group on this broker) read what kafkajs produced, commit
  * offsets kafkajs' admin sees, split a topic's partitions between two instances, seek, are
  * assigned partitions by hand, expire when idle, and are gone (40403) once deleted; plus the
@@ -33,9 +34,7 @@ test.before(async () => {
   kafka = new Kafka({ clientId: 'rest-proxy-v2-test', brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
 });
 
-test.after(async () => {
-  await b?.stop();
-});
+test.after(async () => void (await b?.stop()));
 
 async function createTopic(topic: string, numPartitions: number): Promise<void> {
   const admin = kafka.admin();
@@ -44,26 +43,21 @@ async function createTopic(topic: string, numPartitions: number): Promise<void> 
   await admin.disconnect();
 }
 
-interface Answer {
-  status: number;
-  type: string;
-  body: any;
+interface Answer { status: number; type: string; body: any }
+
+/** Confluent's error: the HTTP status and the error_code. */
+function isError(a: Answer, status: number, errorCode: number): void {
+  assert.is(a.status, status, JSON.stringify(a.body));
+  assert.is(a.body.error_code, errorCode);
 }
 
-/** One request as curl sends it: `contentType` for the body, `accept` for the answer. */
-async function call(method: string, path: string, opts: { body?: unknown; contentType?: string; accept?: string } = {}): Promise<Answer> {
-  const headers: Record<string, string> = { Accept: opts.accept ?? V2 };
+/** One request as curl sends it (node:http, so a GET may carry a body): `contentType` for the body, `accept` for the answer. */
+function call(method: string, path: string, opts: { body?: unknown; contentType?: string; accept?: string } = {}): Promise<Answer> {
+  const text = opts.body === undefined ? '' : JSON.stringify(opts.body);
+  const headers: Record<string, string | number> = { Accept: opts.accept ?? V2, 'Content-Length': Buffer.byteLength(text) };
   if (opts.body !== undefined) headers['Content-Type'] = opts.contentType ?? V2;
-  const res = await fetch(`${b.httpUrl}${path}`, { method, headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body) });
-  const text = await res.text();
-  return { status: res.status, type: res.headers.get('content-type') ?? '', body: text === '' ? null : JSON.parse(text) };
-}
-
-/** A GET with a JSON body (`GET .../offsets`), which fetch() refuses to send. */
-function getWithBody(path: string, body: unknown): Promise<Answer> {
-  const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(`${b.httpUrl}${path}`, { method: 'GET', headers: { 'Content-Type': V2, Accept: V2, 'Content-Length': Buffer.byteLength(text) } }, (res) => {
+    const req = request(`${b.httpUrl}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
@@ -94,14 +88,8 @@ test('produce json records: offsets answered, kafkajs reads the JSON text', asyn
   const res = await call('POST', '/topics/v2-json', { body: { records }, contentType: JSON_V2 });
   assert.is(res.status, 200, JSON.stringify(res.body));
   assert.is(res.type, V2);
-  assert.is(res.body.key_schema_id, null);
-  assert.is(res.body.value_schema_id, null);
-  assert.is(res.body.offsets.length, 4);
-  for (const o of res.body.offsets) {
-    assert.ok(Number.isInteger(o.partition) && Number.isInteger(o.offset), JSON.stringify(o));
-    assert.is(o.error_code, null);
-    assert.is(o.error, null);
-  }
+  assert.equal([res.body.key_schema_id, res.body.value_schema_id, res.body.offsets.length], [null, null, 4]);
+  assert.ok(res.body.offsets.every((o: any) => Number.isInteger(o.partition) && Number.isInteger(o.offset) && o.error_code === null && o.error === null), JSON.stringify(res.body));
   assert.is(res.body.offsets[0].partition, res.body.offsets[2].partition, 'one key, one partition');
   assert.is(res.body.offsets[3].partition, 2);
   const got = await readWithKafkajs('v2-json', 4);
@@ -133,34 +121,24 @@ test('produce errors: unknown topic 40401, bad partition 40402, bad base64 422, 
   const missing = await call('POST', '/topics/v2-nope', { body: { records: [{ value: 'eA==' }] }, contentType: BINARY_V2 });
   assert.is(missing.status, 404);
   assert.equal(missing.body, { error_code: 40401, message: 'Topic not found.' });
-  const badPartition = await call('POST', '/topics/v2-binary/partitions/9', { body: { records: [{ value: 'eA==' }] }, contentType: BINARY_V2 });
-  assert.is(badPartition.status, 404);
-  assert.is(badPartition.body.error_code, 40402);
-  const badBase64 = await call('POST', '/topics/v2-binary', { body: { records: [{ value: '!!not base64!!' }] }, contentType: BINARY_V2 });
-  assert.is(badBase64.status, 422);
-  const noRecords = await call('POST', '/topics/v2-binary', { body: { records: [] }, contentType: BINARY_V2 });
-  assert.is(noRecords.status, 422);
+  isError(await call('POST', '/topics/v2-binary/partitions/9', { body: { records: [{ value: 'eA==' }] }, contentType: BINARY_V2 }), 404, 40402);
+  isError(await call('POST', '/topics/v2-binary', { body: { records: [{ value: '!!not base64!!' }] }, contentType: BINARY_V2 }), 422, 42200);
+  isError(await call('POST', '/topics/v2-binary', { body: { records: [] }, contentType: BINARY_V2 }), 422, 42200);
   const partly = await call('POST', '/topics/v2-binary', { body: { records: [{ value: 'eA==', partition: 7 }, { value: 'eQ==', partition: 0 }] }, contentType: BINARY_V2 });
-  assert.is(partly.status, 200);
-  assert.is(partly.body.offsets[0].error_code, 50002);
-  assert.is(partly.body.offsets[0].partition, null);
-  assert.is(partly.body.offsets[1].partition, 0);
+  assert.equal([partly.status, partly.body.offsets[0].error_code, partly.body.offsets[0].partition, partly.body.offsets[1].partition], [200, 50002, null, 0]);
 });
 
 test('topics, a topic, its partitions and offsets, brokers', async () => {
   const list = await call('GET', '/topics');
-  assert.is(list.status, 200);
   assert.ok(list.body.includes('v2-json') && list.body.includes('v2-binary'), JSON.stringify(list.body));
   const one = await call('GET', '/topics/v2-json');
-  assert.is(one.status, 200);
   assert.is(one.body.name, 'v2-json');
   assert.is(typeof one.body.configs['cleanup.policy'], 'string');
   assert.equal(one.body.partitions.map((p: any) => p.partition), [0, 1, 2]);
   const nodeId = b.broker.nodeId;
   assert.equal(one.body.partitions[0], { partition: 0, leader: nodeId, replicas: [{ broker: nodeId, leader: true, in_sync: true }] });
   assert.equal((await call('GET', '/topics/v2-nope')).body, { error_code: 40401, message: 'Topic not found.' });
-  const partitions = await call('GET', '/topics/v2-json/partitions');
-  assert.is(partitions.body.length, 3);
+  assert.is((await call('GET', '/topics/v2-json/partitions')).body.length, 3);
   assert.is((await call('GET', '/topics/v2-json/partitions/5')).body.error_code, 40402);
   const offsets = await call('GET', '/topics/v2-json/partitions/2/offsets');
   assert.is(offsets.body.beginning_offset, 0);
@@ -196,9 +174,7 @@ async function members(group: string): Promise<{ clientId: string; memberEpoch: 
   return res.groups[0].members.map((m) => ({ clientId: m.clientId, memberEpoch: m.memberEpoch, partitions: m.assignment?.topicPartitions.reduce((n, t) => n + t.partitions.length, 0) ?? 0 }));
 }
 
-async function createInstance(group: string, body: Record<string, unknown>): Promise<Answer> {
-  return await call('POST', `/consumers/${group}`, { body });
-}
+const createInstance = (group: string, body: Record<string, unknown>) => call('POST', `/consumers/${group}`, { body });
 
 test('a json consumer instance: subscribe, read what kafkajs produced, commit, committed offsets in kafkajs admin, delete', async () => {
   await createTopic('v2-consume', 2);
@@ -209,7 +185,6 @@ test('a json consumer instance: subscribe, read what kafkajs produced, commit, c
   const path = instance('g-json', 'c1');
   assert.is((await call('POST', `${path}/subscription`, { body: { topics: ['v2-consume'] } })).status, 204);
   assert.equal((await call('GET', `${path}/subscription`)).body, { topics: ['v2-consume'] });
-
   const records = await readRecords(path, JSON_V2, 6);
   assert.is(records.length, 6);
   for (const r of records) {
@@ -219,7 +194,6 @@ test('a json consumer instance: subscribe, read what kafkajs produced, commit, c
     assert.is(r.offset, Math.floor(r.value.i / 2));
   }
   assert.equal((await call('GET', `${path}/assignments`)).body, { partitions: [{ topic: 'v2-consume', partition: 0 }, { topic: 'v2-consume', partition: 1 }] });
-
   const commit = await call('POST', `${path}/offsets`);
   assert.is(commit.status, 200);
   assert.equal(commit.body, []);
@@ -230,23 +204,16 @@ test('a json consumer instance: subscribe, read what kafkajs produced, commit, c
   await admin.connect();
   const seen = await admin.fetchOffsets({ groupId: 'g-json', topics: ['v2-consume'] });
   assert.equal(seen[0].partitions.map((p) => [p.partition, p.offset]).sort(), [[0, '3'], [1, '3']]);
-
   // Given offsets: the last consumed one, committed + 1 (Confluent's semantics).
   assert.is((await call('POST', `${path}/offsets`, { body: { offsets: [{ topic: 'v2-consume', partition: 0, offset: 0 }] } })).status, 200);
-  const committed = await getWithBody(`${path}/offsets`, { partitions: [{ topic: 'v2-consume', partition: 0 }, { topic: 'v2-consume', partition: 1 }] });
+  const committed = await call('GET', `${path}/offsets`, { body: { partitions: [{ topic: 'v2-consume', partition: 0 }, { topic: 'v2-consume', partition: 1 }] } });
   assert.is(committed.status, 200, JSON.stringify(committed.body));
   assert.equal(committed.body, { offsets: [{ topic: 'v2-consume', partition: 0, offset: 1, metadata: '' }, { topic: 'v2-consume', partition: 1, offset: 3, metadata: '' }] });
   const again = await admin.fetchOffsets({ groupId: 'g-json', topics: ['v2-consume'] });
   assert.is(again[0].partitions.find((p) => p.partition === 0)!.offset, '1');
   await admin.disconnect();
-
-  const mismatch = await call('GET', `${path}/records`, { accept: BINARY_V2 });
-  assert.is(mismatch.status, 406);
-  assert.is(mismatch.body.error_code, 40601);
-  const duplicate = await createInstance('g-json', { name: 'c1', format: 'json' });
-  assert.is(duplicate.status, 409);
-  assert.is(duplicate.body.error_code, 40902);
-
+  isError(await call('GET', `${path}/records`, { accept: BINARY_V2 }), 406, 40601);
+  isError(await createInstance('g-json', { name: 'c1', format: 'json' }), 409, 40902);
   assert.is((await call('DELETE', path)).status, 204);
   assert.equal((await call('GET', `${path}/records`, { accept: JSON_V2 })).body, { error_code: 40403, message: 'Consumer instance not found.' });
   assert.is((await call('DELETE', path)).status, 404);
@@ -331,9 +298,7 @@ test('manual assignment and seeks (position, beginning, end); mutually exclusive
   assert.equal((await call('GET', `${path}/records?timeout=300`, { accept: JSON_V2 })).body, []);
   await produceWithKafkajs('v2-consume', [{ value: JSON.stringify({ i: 6 }), partition: 0 }]);
   assert.equal((await readRecords(path, JSON_V2, 1)).map((r) => [r.offset, r.value]), [[3, { i: 6 }]]);
-  const unassigned = await call('POST', `${path}/positions`, { body: { offsets: [{ topic: 'v2-consume', partition: 1, offset: 0 }] } });
-  assert.is(unassigned.status, 409);
-  assert.is(unassigned.body.error_code, 40903);
+  isError(await call('POST', `${path}/positions`, { body: { offsets: [{ topic: 'v2-consume', partition: 1, offset: 0 }] } }), 409, 40903);
   assert.is((await call('POST', `${path}/subscription`, { body: { topics: ['v2-consume'] } })).body.error_code, 40903);
   assert.is((await call('DELETE', path)).status, 204);
 });
@@ -346,6 +311,46 @@ test('bad instance settings are refused; an idle instance expires', async () => 
   assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 60_000), 0);
   assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 300_001), 1);
   assert.is((await call('GET', `${instance('g-idle', 'idle')}/subscription`)).body.error_code, 40403);
+});
+
+test('avro and jsonschema: produce with a value schema (registered, then by id), consume with a schema-format instance', async () => {
+  const AVRO_V2 = 'application/vnd.kafka.avro.v2+json';
+  await createTopic('v2-avro', 1);
+  const schema = JSON.stringify({ type: 'record', name: 'User', fields: [{ name: 'name', type: 'string' }, { name: 'age', type: ['null', 'int'], default: null }] });
+  const first = await call('POST', '/topics/v2-avro', { contentType: AVRO_V2, body: { value_schema: schema, records: [{ value: { name: 'ann', age: { int: 7 } } }, { value: { name: 'bob', age: null } }] } });
+  assert.is(first.status, 200, JSON.stringify(first.body));
+  assert.is(first.body.key_schema_id, null);
+  const id = first.body.value_schema_id;
+  assert.ok(Number.isInteger(id));
+  const latest = await (await fetch(`${b.httpUrl}/subjects/v2-avro-value/versions/latest`)).json() as { id: number };
+  assert.is(latest.id, id, 'registered under <topic>-value');
+  const byId = await call('POST', '/topics/v2-avro', { contentType: AVRO_V2, body: { value_schema_id: id, records: [{ value: { name: 'cy', age: { int: 1 } } }] } });
+  assert.is(byId.status, 200, JSON.stringify(byId.body));
+  assert.is(byId.body.value_schema_id, id);
+  const got = await readWithKafkajs('v2-avro', 3);
+  for (const m of got) {
+    assert.is(m.value![0], 0, 'magic byte');
+    assert.is(m.value!.readUInt32BE(1), id);
+  }
+  const missing = await call('POST', '/topics/v2-avro', { contentType: AVRO_V2, body: { records: [{ value: { name: 'x' } }] } });
+  assert.equal(missing.body, { error_code: 42202, message: 'Request includes values but does not include value schema' });
+  isError(await call('POST', '/topics/v2-avro', { contentType: AVRO_V2, body: { value_schema_id: id, records: [{ value: { name: 5 } }] } }), 422, 42203);
+  const path = instance('g-avro', 'a');
+  assert.is((await createInstance('g-avro', { name: 'a', format: 'avro', 'auto.offset.reset': 'earliest' })).status, 200);
+  assert.is((await call('POST', `${path}/subscription`, { body: { topics: ['v2-avro'] } })).status, 204);
+  const records = await readRecords(path, AVRO_V2, 3);
+  assert.equal(records.map((r) => r.value), [{ name: 'ann', age: { int: 7 } }, { name: 'bob', age: null }, { name: 'cy', age: { int: 1 } }]);
+  assert.is((await call('DELETE', path)).status, 204);
+  const JSONSCHEMA_V2 = 'application/vnd.kafka.jsonschema.v2+json';
+  await createTopic('v2-jsonschema', 1);
+  const js = JSON.stringify({ type: 'object', properties: { n: { type: 'integer' } } });
+  const produced = await call('POST', '/topics/v2-jsonschema', { contentType: JSONSCHEMA_V2, body: { value_schema: js, records: [{ value: { n: 1 } }, { value: { n: 2 } }] } });
+  assert.is(produced.status, 200, JSON.stringify(produced.body));
+  const jpath = instance('g-jsonschema', 'j');
+  assert.is((await createInstance('g-jsonschema', { name: 'j', format: 'jsonschema', 'auto.offset.reset': 'earliest' })).status, 200);
+  assert.is((await call('POST', `${jpath}/assignments`, { body: { partitions: [{ topic: 'v2-jsonschema', partition: 0 }] } })).status, 204);
+  assert.equal((await readRecords(jpath, JSONSCHEMA_V2, 2)).map((r) => r.value), [{ n: 1 }, { n: 2 }]);
+  assert.is((await call('DELETE', jpath)).status, 204);
 });
 
 const PY_LOOP = `

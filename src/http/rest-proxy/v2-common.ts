@@ -112,6 +112,23 @@ export function topicPartitionsOf(v: unknown, field: string): { topic: string; p
   });
 }
 
+/** A produce record's `partition` (null: the partitioner picks; ignored when the path names the partition). */
+export function recordPartitionOf(o: Record<string, unknown>, i: number, perRecord: boolean): number | null {
+  if (!perRecord || o.partition === undefined || o.partition === null) return null;
+  if (!Number.isInteger(o.partition) || (o.partition as number) < 0) throw unprocessable(`records[${i}].partition must be an integer ≥ 0`);
+  return o.partition as number;
+}
+
+/** A produce request's records: a non-empty list of objects. */
+export function produceRecordsOf(body: Record<string, unknown> | null): Record<string, unknown>[] {
+  const records = body?.records;
+  if (!Array.isArray(records) || records.length === 0) throw unprocessable('records may not be empty');
+  records.forEach((rec: unknown, i) => {
+    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) throw unprocessable(`records[${i}] must be an object`);
+  });
+  return records as Record<string, unknown>[];
+}
+
 /** A Kafka error code as a REST error (Confluent's KafkaExceptionMapper: 401, 403, 500 with 50002/50003). */
 export function kafkaError(code: number, message: string | null = null): RestProxyError {
   const text = message ?? kafkaMessage(code);

@@ -21,12 +21,13 @@ import { defaultFetchRequest, defaultReplicaState } from '../../protocol/generat
 import type { FetchResponse } from '../../protocol/generated/messages/fetch-response.js';
 import { commitOffsets, fetchCommitted, nameKey, type OffsetToCommit, type Send, type TopicPartition } from './v2-offsets.js';
 import { GroupMembership, type IdPartition } from './v2-membership.js';
-import { newBudget, takeRecords, type RestRecord } from './v2-records.js';
+import { jsonDeserialize, newBudget, takeRecords, type Deserialize, type RestRecord } from './v2-records.js';
+import { schemaDeserializer } from './v2-schema-records.js';
 import { listOffsets } from './v2-topics.js';
-import { illegalState, isAuthorizationError, kafkaError, sleep } from './v2-common.js';
+import { illegalState, instanceNotFound, isAuthorizationError, kafkaError, sleep } from './v2-common.js';
 
 export interface ConsumerSettings {
-  format: 'json' | 'binary';
+  format: 'json' | 'binary' | 'avro' | 'jsonschema';
   autoOffsetReset: 'earliest' | 'latest' | 'none';
   autoCommit: boolean;
   /** fetch.min.bytes: a read answers once more than this was read (-1: at its timeout). */
@@ -69,9 +70,12 @@ export class RestConsumer {
   private timer: NodeJS.Timeout | null = null;
   private lastAutoCommit = Date.now();
   private readonly clientId: string;
+  private readonly deserialize: Deserialize;
 
   constructor(private readonly broker: HttpBroker, readonly group: string, readonly name: string, readonly user: string, readonly settings: ConsumerSettings) {
     this.clientId = `samsa-rest-proxy-${name}`;
+    const f = settings.format;
+    this.deserialize = f === 'binary' ? null : f === 'json' ? jsonDeserialize : schemaDeserializer(broker.schemaRegistry, f);
     this.membership = new GroupMembership(group, {
       heartbeat: (req, version) => this.send(68, version, req),
       reconcile: async (revoked, added) => {
@@ -95,7 +99,8 @@ export class RestConsumer {
   /** Runs `fn` after everything queued before it (the instance's serial queue). */
   run<T>(fn: () => Promise<T>): Promise<T> {
     this.busy++;
-    const next = this.queue.then(fn, fn);
+    const guarded = () => (this.closed ? Promise.reject(instanceNotFound()) : fn());
+    const next = this.queue.then(guarded, guarded);
     this.queue = next.catch(() => undefined);
     return next.finally(() => {
       this.busy--;
@@ -109,7 +114,8 @@ export class RestConsumer {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     if (this.closed || this.mode !== 'subscribed') return;
-    const wait = Math.max(0, Math.min(this.membership.nextDueAt, this.lastAutoCommit + AUTO_COMMIT_INTERVAL_MS) - Date.now());
+    const autoCommitAt = this.settings.autoCommit ? this.lastAutoCommit + AUTO_COMMIT_INTERVAL_MS : Infinity;
+    const wait = Math.max(0, Math.min(this.membership.nextDueAt, autoCommitAt) - Date.now());
     this.timer = setTimeout(() => {
       this.timer = null;
       if (this.broker.stopping) return this.stop();
@@ -119,10 +125,12 @@ export class RestConsumer {
   }
 
   private async tick(): Promise<void> {
-    if (this.closed) return;
-    await this.heartbeatIfDue();
-    await this.maybeAutoCommit();
-    this.schedule();
+    try {
+      await this.heartbeatIfDue();
+      await this.maybeAutoCommit();
+    } finally {
+      this.schedule();
+    }
   }
 
   private async heartbeatIfDue(): Promise<void> {
@@ -334,7 +342,11 @@ export class RestConsumer {
     const ready = [...this.parts.values()].filter((p) => p.position !== null && p.topic !== null && p.topicId !== null);
     if (ready.length === 0) return false;
     const byTopic = new Map<string, Part[]>();
-    for (const p of ready) byTopic.set(p.topicId as string, [...(byTopic.get(p.topicId as string) ?? []), p]);
+    for (const p of ready) {
+      const list = byTopic.get(p.topicId as string);
+      if (list) list.push(p);
+      else byTopic.set(p.topicId as string, [p]);
+    }
     const res: FetchResponse = await this.send(1, FETCH_VERSION, {
       ...defaultFetchRequest(), replicaState: defaultReplicaState(), maxWaitMs: Math.max(0, Math.floor(waitMs)), minBytes: 1, maxBytes: FETCH_MAX_BYTES,
       topics: [...byTopic].map(([topicId, parts]) => ({
@@ -355,7 +367,7 @@ export class RestConsumer {
         if (isAuthorizationError(d.errorCode)) return kafkaError(d.errorCode, `Not authorized to access topics: [${p.topic}]`);
         if (d.errorCode !== ErrorCode.NONE || budget.exceededMax || d.records === null) continue;
         const data = Array.isArray(d.records) ? Buffer.concat(d.records) : d.records;
-        const taken = takeRecords(data, p.topic as string, p.partition, p.position, this.settings.format, budget, out);
+        const taken = await takeRecords(data, p.topic as string, p.partition, p.position, this.deserialize, budget, out);
         p.position = taken.position;
         if (taken.error) return taken.error;
       }

@@ -101,7 +101,7 @@ function settingsOf(body: Record<string, unknown>): { name: string | null; setti
   const name = stringSetting(body.id, 'id') ?? stringSetting(body.name, 'name');
   const format = (stringSetting(body.format, 'format') ?? 'binary').toLowerCase();
   if (!EMBEDDED_FORMATS.includes(format as EmbeddedFormat)) throw unprocessable('Invalid format type.');
-  if (format !== 'binary' && format !== 'json') throw invalidConfig(`the ${format} embedded format is not supported by this proxy (use binary or json)`);
+  if (format === 'protobuf') throw invalidConfig('the protobuf embedded format is not supported by this proxy for consumers (use binary, json, avro or jsonschema)');
   const reset = stringSetting(body['auto.offset.reset'], 'auto.offset.reset') ?? 'latest';
   if (reset !== 'earliest' && reset !== 'latest' && reset !== 'none') {
     throw invalidConfig(`Invalid value ${reset} for configuration auto.offset.reset: String must be one of: latest, earliest, none`);
@@ -116,7 +116,7 @@ function settingsOf(body: Record<string, unknown>): { name: string | null; setti
   if (timeout < 0) throw invalidConfig(`Invalid value ${timeout} for configuration consumer.request.timeout.ms: Value must be at least 0`);
   return {
     name,
-    settings: { format: format as 'binary' | 'json', autoOffsetReset: reset, autoCommit: commit === 'true', fetchMinBytes: minBytes, requestTimeoutMs: timeout, requestMaxBytes: DEFAULT_REQUEST_MAX_BYTES },
+    settings: { format: format as ConsumerSettings['format'], autoOffsetReset: reset, autoCommit: commit === 'true', fetchMinBytes: minBytes, requestTimeoutMs: timeout, requestMaxBytes: DEFAULT_REQUEST_MAX_BYTES },
   };
 }
 
@@ -142,7 +142,7 @@ function instanceOf(r: RestProxyRequest, group: string, name: string): RestConsu
 }
 
 /** The records' embedded format: the one Accept names, else the instance's; another than the instance's is 40601. */
-function recordsFormat(r: RestProxyRequest, c: RestConsumer): 'json' | 'binary' {
+function recordsFormat(r: RestProxyRequest, c: RestConsumer): ConsumerSettings['format'] {
   const asked = embeddedFormatOf(r.req.headers.accept ?? '');
   if (asked !== null && asked !== c.settings.format) {
     throw new RestProxyError(406, V2Error.CONSUMER_FORMAT_MISMATCH, 'The requested embedded data format does not match the deserializer for this consumer instance');

@@ -76,7 +76,11 @@ export class GroupMembership {
 
   private ownedTopicPartitions(): { topicId: string; partitions: number[] }[] {
     const byTopic = new Map<string, number[]>();
-    for (const p of this.owned.values()) byTopic.set(p.topicId, [...(byTopic.get(p.topicId) ?? []), p.partition]);
+    for (const p of this.owned.values()) {
+      const list = byTopic.get(p.topicId);
+      if (list) list.push(p.partition);
+      else byTopic.set(p.topicId, [p.partition]);
+    }
     return [...byTopic].map(([topicId, partitions]) => ({ topicId, partitions: partitions.sort((a, b) => a - b) }));
   }
 

@@ -2,9 +2,10 @@
  * REST Proxy v2 produce (Confluent's ProduceToTopicAction / ProduceToPartitionAction):
  * `POST /topics/{t}` and `POST /topics/{t}/partitions/{p}` with a body `{records: [{key?, value,
  * partition?}]}` in the embedded format the Content-Type names: `application/vnd.kafka.json.v2+json`
- * (keys and values are JSON, stored as their JSON text) or `application/vnd.kafka.binary.v2+json`
- * (base64; also what a bare `application/vnd.kafka.v2+json` or JSON body means). Answer:
- * `{offsets: [{partition, offset, error_code, error}], key_schema_id: null, value_schema_id: null}`.
+ * (keys and values are JSON, stored as their JSON text), `application/vnd.kafka.binary.v2+json`
+ * (base64; also what a bare `application/vnd.kafka.v2+json` or JSON body means), or avro,
+ * jsonschema, protobuf with the Schema Registry (v2-schema-produce.ts). Answer:
+ * `{offsets: [{partition, offset, error_code, error}], key_schema_id, value_schema_id}`.
  *
  * Records go through the broker's own Produce path in-process (acks=all), one batch per partition.
  * Partitioning is the Java producer's default: murmur2 of the serialized key, and records without a
@@ -12,14 +13,16 @@
  * auto.create.topics.enable allows (Metadata with allowAutoTopicCreation, as the producer asks).
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { RestProxyError } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
 import { buildRecordBatch } from '../../protocol/records/record.js';
 import { ErrorCode, isRetriable } from '../../protocol/generated/error-codes.js';
 import type { ProduceResponse } from '../../protocol/generated/messages/produce-response.js';
 import type { MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 import { partitionForKey } from '../../protocol/murmur2.js';
-import { embeddedFormatOf, isAuthorizationError, jsonBody, kafkaError, kafkaMessage, partitionNotFound, sendV2, sleep, topicNotFound, unprocessable, V2Error, type EmbeddedFormat } from './v2-common.js';
+import {
+  embeddedFormatOf, isAuthorizationError, jsonBody, kafkaError, kafkaMessage, produceRecordsOf, recordPartitionOf, sendV2, sleep, topicNotFound, unprocessable, V2Error, type EmbeddedFormat,
+} from './v2-common.js';
+import { schemaRecords, type SchemaRecords } from './v2-schema-produce.js';
 import { metadata, partitionIndexOf, topicMetadata } from './v2-topics.js';
 
 const PRODUCE_VERSION = 9;
@@ -27,7 +30,7 @@ const PRODUCE_TIMEOUT_MS = 30_000;
 /** How long a produce waits for a topic it just created (or one without leaders) to be writable. */
 const TOPIC_READY_WAIT_MS = 10_000;
 
-interface OutRecord {
+export interface OutRecord {
   key: Buffer | null;
   value: Buffer | null;
   partition: number | null;
@@ -58,18 +61,9 @@ function produceFormat(r: RestProxyRequest): EmbeddedFormat {
 }
 
 function parseRecords(body: Record<string, unknown> | null, fmt: 'json' | 'binary', perRecordPartition: boolean): OutRecord[] {
-  const records = body?.records;
-  if (!Array.isArray(records) || records.length === 0) throw unprocessable('records may not be empty');
-  return records.map((rec: unknown, i) => {
-    if (rec === null || typeof rec !== 'object' || Array.isArray(rec)) throw unprocessable(`records[${i}] must be an object`);
-    const o = rec as Record<string, unknown>;
-    let partition: number | null = null;
-    if (perRecordPartition && o.partition !== undefined && o.partition !== null) {
-      if (!Number.isInteger(o.partition) || (o.partition as number) < 0) throw unprocessable(`records[${i}].partition must be an integer ≥ 0`);
-      partition = o.partition as number;
-    }
-    return { key: encode(o.key, fmt, `records[${i}].key`), value: encode(o.value, fmt, `records[${i}].value`), partition };
-  });
+  return produceRecordsOf(body).map((o, i) => ({
+    key: encode(o.key, fmt, `records[${i}].key`), value: encode(o.value, fmt, `records[${i}].value`), partition: recordPartitionOf(o, i, perRecordPartition),
+  }));
 }
 
 /**
@@ -113,7 +107,9 @@ async function produceRecords(r: RestProxyRequest, topic: string, records: OutRe
       return;
     }
     const p = rec.partition ?? (rec.key !== null ? partitionForKey(rec.key, partitions) : sticky);
-    byPartition.set(p, [...(byPartition.get(p) ?? []), i]);
+    const list = byPartition.get(p);
+    if (list) list.push(i);
+    else byPartition.set(p, [i]);
   });
   if (byPartition.size > 0) {
     const now = BigInt(Date.now());
@@ -137,35 +133,43 @@ async function produceRecords(r: RestProxyRequest, topic: string, records: OutRe
   return results as PartitionOffset[];
 }
 
-function answer(r: RestProxyRequest, offsets: PartitionOffset[]): void {
+function answer(r: RestProxyRequest, offsets: PartitionOffset[], keySchemaId: number | null, valueSchemaId: number | null): void {
   // ProduceResponse.getRequestStatus: 401/403 when a record failed so, else 200.
   let status = 200;
   if (offsets.some((o) => o.error_code === V2Error.KAFKA_AUTHENTICATION)) status = 401;
   else if (offsets.some((o) => o.error_code === V2Error.KAFKA_AUTHORIZATION)) status = 403;
-  sendV2(r, status, { offsets, key_schema_id: null, value_schema_id: null });
+  sendV2(r, status, { offsets, key_schema_id: keySchemaId, value_schema_id: valueSchemaId });
 }
 
-function plainFormat(r: RestProxyRequest): 'json' | 'binary' {
+/**
+ * The request's records as bytes: json and binary read at once (`plain`), the Schema Registry
+ * formats once the topic is known to exist (`withSchemas`: schemas are registered then).
+ */
+async function readRequest(r: RestProxyRequest, perRecordPartition: boolean): Promise<{ plain: OutRecord[] | null; withSchemas: (topic: string) => Promise<SchemaRecords> }> {
   const fmt = produceFormat(r);
-  if (fmt === 'json' || fmt === 'binary') return fmt;
-  throw new RestProxyError(415, V2Error.UNSUPPORTED_MEDIA_TYPE, `HTTP 415 Unsupported Media Type: the ${fmt} embedded format is not supported by this proxy (use json or binary)`);
+  const body = await jsonBody(r);
+  if (fmt === 'json' || fmt === 'binary') {
+    const plain = parseRecords(body, fmt, perRecordPartition);
+    return { plain, withSchemas: async () => ({ records: plain, keySchemaId: null, valueSchemaId: null }) };
+  }
+  produceRecordsOf(body);
+  return { plain: null, withSchemas: (topic) => schemaRecords(r, topic, body!, fmt, perRecordPartition) };
 }
 
 /** `POST /topics/{t}`. */
 export async function produceToTopic(r: RestProxyRequest, topic: string): Promise<void> {
-  const fmt = plainFormat(r);
-  const records = parseRecords(await jsonBody(r), fmt, true);
+  const request = await readRequest(r, true);
   const t = await writableTopic(r, topic);
-  answer(r, await produceRecords(r, topic, records, t.partitions.length));
+  const { records, keySchemaId, valueSchemaId } = await request.withSchemas(topic);
+  answer(r, await produceRecords(r, topic, records, t.partitions.length), keySchemaId, valueSchemaId);
 }
 
 /** `POST /topics/{t}/partitions/{p}`: every record to that partition (40402 when it does not exist). */
 export async function produceToPartition(r: RestProxyRequest, topic: string, segment: string): Promise<void> {
-  const fmt = plainFormat(r);
-  const records = parseRecords(await jsonBody(r), fmt, false);
+  const request = await readRequest(r, false);
   const t = await topicMetadata(r, topic);
   const partition = partitionIndexOf(segment, t);
-  if (partition >= t.partitions.length) throw partitionNotFound();
+  const { records, keySchemaId, valueSchemaId } = await request.withSchemas(topic);
   for (const rec of records) rec.partition = partition;
-  answer(r, await produceRecords(r, topic, records, t.partitions.length));
+  answer(r, await produceRecords(r, topic, records, t.partitions.length), keySchemaId, valueSchemaId);
 }

@@ -1,12 +1,12 @@
 /**
  * Fetched record batches as REST Proxy v2 consumer records: `{topic, key, value, partition,
- * offset}` with keys and values base64 (binary format) or parsed from their JSON text (json
- * format), taken from a partition's position on, within a read's byte budget. The budget follows
+ * offset}` with keys and values base64 (binary format), parsed from their JSON text (json
+ * format), or read with their schema (avro, jsonschema: v2-schema-records.ts), taken from a partition's position on, within a read's byte budget. The budget follows
  * Confluent's KafkaConsumerReadTask: a record's rough size is its key and value bytes; a read
  * stops before the record that would reach max_bytes, and once more than fetch.min.bytes have
  * been taken (fetch.min.bytes -1: never, the read waits its whole timeout).
  */
-import { decodeRecordBatch, type DecodedRecord } from '../../protocol/records/record.js';
+import { decodeRecordBatch } from '../../protocol/records/record.js';
 import { RestProxyError } from './rest-common.js';
 import { V2Error } from './v2-common.js';
 
@@ -38,29 +38,29 @@ export class DeserializeError extends RestProxyError {
   }
 }
 
-function asJson(buf: Buffer | null, topic: string, partition: number, offset: bigint, what: 'key' | 'value'): unknown {
+/** Bytes as the client gets them (null: the binary format, base64), or a promise of them; throws when unreadable. */
+export type Deserialize = ((buf: Buffer) => unknown) | null;
+
+/** The json format: the bytes' JSON text parsed (Jackson's readValue). */
+export const jsonDeserialize = (buf: Buffer): unknown => JSON.parse(buf.toString('utf8'));
+
+async function convert(buf: Buffer | null, deserialize: Deserialize, topic: string, partition: number, offset: bigint, what: 'key' | 'value'): Promise<unknown> {
   if (buf === null) return null;
+  if (deserialize === null) return buf.toString('base64');
   try {
-    return JSON.parse(buf.toString('utf8'));
+    return await deserialize(buf);
   } catch {
     throw new DeserializeError(topic, partition, offset, what);
   }
-}
-
-function toRest(r: DecodedRecord, topic: string, partition: number, format: 'json' | 'binary'): RestRecord {
-  if (format === 'binary') {
-    return { topic, key: r.key?.toString('base64') ?? null, value: r.value?.toString('base64') ?? null, partition, offset: Number(r.offset) };
-  }
-  return { topic, key: asJson(r.key, topic, partition, r.offset, 'key'), value: asJson(r.value, topic, partition, r.offset, 'value'), partition, offset: Number(r.offset) };
 }
 
 /**
  * Takes the records of one partition's fetched data (whole batches; a partial last batch is left
  * for the next fetch) from `position` on into `out`, within the budget. Control batches are
  * skipped (read_uncommitted, as Confluent's consumers). Returns the partition's new position; a
- * DeserializeError leaves the position at the bad record (the error carries the new position).
+ * DeserializeError leaves the position at the bad record.
  */
-export function takeRecords(data: Buffer, topic: string, partition: number, position: bigint, format: 'json' | 'binary', budget: ReadBudget, out: RestRecord[]): { position: bigint; error: DeserializeError | null } {
+export async function takeRecords(data: Buffer, topic: string, partition: number, position: bigint, deserialize: Deserialize, budget: ReadBudget, out: RestRecord[]): Promise<{ position: bigint; error: DeserializeError | null }> {
   let next = position;
   let pos = 0;
   while (pos + 12 <= data.length && !budget.exceededMax) {
@@ -78,14 +78,16 @@ export function takeRecords(data: Buffer, topic: string, partition: number, posi
           budget.exceededMax = true;
           return { position: next, error: null };
         }
-        let rec: RestRecord;
+        let key: unknown;
+        let value: unknown;
         try {
-          rec = toRest(r, topic, partition, format);
+          key = await convert(r.key, deserialize, topic, partition, r.offset, 'key');
+          value = await convert(r.value, deserialize, topic, partition, r.offset, 'value');
         } catch (err) {
           if (err instanceof DeserializeError) return { position: next, error: err };
           throw err;
         }
-        out.push(rec);
+        out.push({ topic, key, value, partition, offset: Number(r.offset) });
         budget.bytes += size;
         if (budget.bytes > budget.minBytes) budget.exceededMin = true;
         next = r.offset + 1n;

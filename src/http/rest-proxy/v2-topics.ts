@@ -82,7 +82,11 @@ export async function getPartition(r: RestProxyRequest, topic: string, segment: 
 /** The earliest (-2) or latest (-1) offset of partitions, in-process ListOffsets; a failed partition is its error code. */
 export async function listOffsets(r: Pick<RestProxyRequest, 'broker' | 'user'>, wanted: { topic: string; partition: number }[], timestamp: -1n | -2n): Promise<Map<string, bigint | { error: number }>> {
   const topics = new Map<string, number[]>();
-  for (const w of wanted) topics.set(w.topic, [...(topics.get(w.topic) ?? []), w.partition]);
+  for (const w of wanted) {
+    const list = topics.get(w.topic);
+    if (list) list.push(w.partition);
+    else topics.set(w.topic, [w.partition]);
+  }
   const res: ListOffsetsResponse = await sendInProcess(r.broker, 2, 7, {
     replicaId: -1, isolationLevel: 0, timeoutMs: 30_000,
     topics: [...topics].map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) })),
