@@ -119,8 +119,7 @@ test('produce binary records (topic and partition): kafkajs reads the same bytes
 
 test('produce errors: unknown topic 40401, bad partition 40402, bad base64 422, a record to a missing partition', async () => {
   const missing = await call('POST', '/topics/v2-nope', { body: { records: [{ value: 'eA==' }] }, contentType: BINARY_V2 });
-  assert.is(missing.status, 404);
-  assert.equal(missing.body, { error_code: 40401, message: 'Topic not found.' });
+  assert.equal([missing.status, missing.type, missing.body], [404, V2, { error_code: 40401, message: 'Topic not found.' }]);
   isError(await call('POST', '/topics/v2-binary/partitions/9', { body: { records: [{ value: 'eA==' }] }, contentType: BINARY_V2 }), 404, 40402);
   isError(await call('POST', '/topics/v2-binary', { body: { records: [{ value: '!!not base64!!' }] }, contentType: BINARY_V2 }), 422, 42200);
   isError(await call('POST', '/topics/v2-binary', { body: { records: [] }, contentType: BINARY_V2 }), 422, 42200);
@@ -308,6 +307,7 @@ test('bad instance settings are refused; an idle instance expires', async () => 
   assert.is((await createInstance('g-bad', { 'auto.offset.reset': 'sideways' })).body.error_code, 42204);
   assert.is((await createInstance('g-bad', { 'fetch.min.bytes': -5 })).body.error_code, 40001);
   assert.is((await createInstance('g-idle', { name: 'idle' })).status, 200);
+  isError(await call('POST', `${instance('g-idle', 'idle')}/subscription`, { body: { topic_pattern: '[' } }), 422, 42200);
   assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 60_000), 0);
   assert.is(expireIdleRestConsumers(b.broker as unknown as HttpBroker, Date.now() + 300_001), 1);
   assert.is((await call('GET', `${instance('g-idle', 'idle')}/subscription`)).body.error_code, 40403);

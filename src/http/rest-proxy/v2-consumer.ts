@@ -24,7 +24,7 @@ import { GroupMembership, type IdPartition } from './v2-membership.js';
 import { jsonDeserialize, newBudget, takeRecords, type Deserialize, type RestRecord } from './v2-records.js';
 import { schemaDeserializer } from './v2-schema-records.js';
 import { listOffsets } from './v2-topics.js';
-import { illegalState, instanceNotFound, isAuthorizationError, kafkaError, sleep } from './v2-common.js';
+import { illegalState, instanceNotFound, isAuthorizationError, kafkaError, sleep, unprocessable } from './v2-common.js';
 
 export interface ConsumerSettings {
   format: 'json' | 'binary' | 'avro' | 'jsonschema';
@@ -160,6 +160,11 @@ export class RestConsumer {
     this.subscription = { topics, pattern };
     this.membership.subscribe(topics, pattern);
     await this.membership.heartbeat();
+    const failure = this.membership.error;
+    if (failure?.code === ErrorCode.INVALID_REGULAR_EXPRESSION) {
+      await this.unsubscribe();
+      throw unprocessable(`Invalid topic_pattern: ${failure.message ?? pattern}`);
+    }
     this.schedule();
   }
 

@@ -4,7 +4,7 @@
  *   DELETE /consumers/{group}/instances/{i}                     delete (commit with auto-commit, leave the group)
  *   POST|GET|DELETE .../instances/{i}/subscription              {topics} or {topic_pattern}
  *   POST|GET        .../instances/{i}/assignments               {partitions: [{topic, partition}]}
- *   GET             .../instances/{i}/records?timeout=&max_bytes=
+ *   GET             .../instances/{i}/records?timeout=&max_bytes=   (binary, json, avro, jsonschema)
  *   POST|GET        .../instances/{i}/offsets                   commit ({offsets} or everything read) / committed
  *   POST            .../instances/{i}/positions[/beginning|/end] seek
  * The instances live per broker (the HTTP room's broker object); an instance belongs to the HTTP

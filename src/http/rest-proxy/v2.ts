@@ -10,13 +10,24 @@ import { RestProxyError, type RestProxyRequest } from './rest-common.js';
 import { getPartition, getPartitionOffsets, getTopic, listBrokers, listPartitions, listTopics } from './v2-topics.js';
 import { produceToPartition, produceToTopic } from './v2-produce.js';
 import { consumersRoute } from './v2-consumers.js';
+import { sendV2 } from './v2-common.js';
 
 export { stopRestConsumers } from './v2-consumers.js';
 
 const notFound = () => new RestProxyError(404, 404, 'HTTP 404 Not Found');
 const notAllowed = () => new RestProxyError(405, 405, 'HTTP 405 Method Not Allowed');
 
+/** Errors as Confluent answers them: `{error_code, message}` in the v2 media type. */
 export async function v2Route(r: RestProxyRequest): Promise<void> {
+  try {
+    return await route(r);
+  } catch (err) {
+    if (!(err instanceof RestProxyError) || r.res.headersSent) throw err;
+    sendV2(r, err.status, { error_code: err.errorCode, message: err.message });
+  }
+}
+
+async function route(r: RestProxyRequest): Promise<void> {
   const [first, topic, sub, partition, leaf, ...rest] = r.segments;
   const m = r.method;
   if (first === 'consumers') return await consumersRoute(r);
