@@ -118,7 +118,9 @@ export class GroupMembership {
       this.nextDueAt = Date.now();
       return;
     }
-    if (isRetriable(code) || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE) {
+    if (isRetriable(code)) {
+      // Served in-process: a group another broker coordinates stays so; the reads say why they get nothing.
+      if (code === ErrorCode.NOT_COORDINATOR) this.error = { code, message: `this broker does not coordinate group ${this.groupId}: use the REST proxy of the broker that does` };
       this.nextDueAt = Date.now() + RETRY_BACKOFF_MS;
       return;
     }
