@@ -314,6 +314,8 @@ export class HttpListener {
     if (this.stopped) return;
     this.stopped = true;
     stopEventLoopMonitor();
+    // The REST proxy's v2 consumer instances (their heartbeat and expiry timers), if any was made.
+    if (this.restProxyEnabled) (await import('./rest-proxy/v2-consumers.js')).stopRestConsumers(this.broker);
     const closing = this.servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
     for (const s of this.sockets) s.destroy();
     await Promise.all(closing);

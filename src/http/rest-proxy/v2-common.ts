@@ -5,6 +5,13 @@
  * the mapping of Kafka error codes onto them.
  */
 import { RestProxyError, sendRestJson, type RestProxyRequest } from './rest-common.js';
+
+/** One record of a v2 produce request, serialized, with its requested partition. */
+export interface OutRecord {
+  key: Buffer | null;
+  value: Buffer | null;
+  partition: number | null;
+}
 import { errorName, ErrorCode, isRetriable } from '../../protocol/generated/error-codes.js';
 
 export const V2_JSON = 'application/vnd.kafka.v2+json';

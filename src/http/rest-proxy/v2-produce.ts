@@ -14,6 +14,7 @@
  */
 import type { RestProxyRequest } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
+import type { OutRecord } from './v2-common.js';
 import { buildRecordBatch } from '../../protocol/records/record.js';
 import { ErrorCode, isRetriable } from '../../protocol/generated/error-codes.js';
 import type { ProduceResponse } from '../../protocol/generated/messages/produce-response.js';
@@ -30,11 +31,6 @@ const PRODUCE_TIMEOUT_MS = 30_000;
 /** How long a produce waits for a topic it just created (or one without leaders) to be writable. */
 const TOPIC_READY_WAIT_MS = 10_000;
 
-export interface OutRecord {
-  key: Buffer | null;
-  value: Buffer | null;
-  partition: number | null;
-}
 
 interface PartitionOffset {
   partition: number | null;

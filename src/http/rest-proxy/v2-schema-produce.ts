@@ -15,7 +15,7 @@ import { RestProxyError } from './rest-common.js';
 import { RecordError, serializePart } from './v3-serialize.js';
 import { SchemaLookup } from './v3-schemas.js';
 import { produceRecordsOf, recordPartitionOf } from './v2-common.js';
-import type { OutRecord } from './v2-produce.js';
+import type { OutRecord } from './v2-common.js';
 
 export interface SchemaRecords {
   records: OutRecord[];

@@ -7,7 +7,7 @@
  * in-process Metadata request the read endpoints start from (so a principal sees the topics its
  * ACLs let it describe, as a Kafka client would).
  */
-import { RestProxyError, sendRestJson, type RestProxyRequest } from './routes.js';
+import { RestProxyError, sendRestJson, type RestProxyRequest } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
 import { ErrorCode, errorName, isRetriable } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponse, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';

@@ -5,7 +5,7 @@
  * As Confluent's "safe" updates do, a name the topic has no config for answers 404 before
  * anything is altered.
  */
-import type { RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
 import { badRequest, isObject, jsonBody, kafkaError, methodNotAllowed, noContent, notFound, ok, type V3Links } from './v3-common.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';

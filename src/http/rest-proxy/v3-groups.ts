@@ -10,7 +10,7 @@
  * read_uncommitted) for the log end offsets; lag = log end offset − committed offset. The groups are those this broker coordinates (so the
  * coordinator link names this broker), and log end offsets those of the partitions it leads.
  */
-import type { RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
 import { intSegment, kafkaError, notFound, ok, type V3Links } from './v3-common.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';

@@ -9,7 +9,7 @@
  * (NotRegistryLeader) the same question goes to the leader's registry REST API, as the HTTP
  * user (its Authorization header is passed on).
  */
-import type { RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './rest-common.js';
 import { NotRegistryLeader, SchemaRegistryError } from '../../schema-registry/schema-registry.js';
 import { SCHEMAS_TOPIC } from '../../schema-registry/schemas-topic.js';
 import type { SchemaReference, SchemaType } from '../../schema-registry/schema-types/schema-type.js';

@@ -5,7 +5,7 @@
  * deleted with in-process CreateTopics / DeleteTopics, so ACLs, name and config validation and
  * the controller's placement apply as for an admin client.
  */
-import type { RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './rest-common.js';
 import { sendInProcess } from './in-process.js';
 import {
   V3Links, ZERO_UUID, badRequest, clusterIdOf, intSegment, isObject, jsonBody, kafkaError, metadata, noContent, notFound, ok, optionalInt,

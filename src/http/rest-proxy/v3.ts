@@ -15,7 +15,7 @@
  * An unknown path answers Confluent's `{"error_code": 404, "message": "HTTP 404 Not Found"}`,
  * an unknown cluster id `Cluster <id> cannot be found.`, a known path with another method 405.
  */
-import type { RestProxyRequest } from './routes.js';
+import type { RestProxyRequest } from './rest-common.js';
 import { clusterLinks, methodNotAllowed, notFound } from './v3-common.js';
 import { brokers, createTopic, deleteTopic, getCluster, getTopic, listClusters, listTopics, partitions } from './v3-topics.js';
 import { topicConfigs } from './v3-configs.js';
