@@ -18,16 +18,17 @@ import { tmpDir } from '../support/tmp.js';
 const BUNDLE = join(process.cwd(), 'dist', 'samsa.js');
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
-test('node dist/samsa.js start: serves a produce, exits 0 on SIGTERM', async () => {
+test('node dist/samsa.js start: serves a produce and the Schema Registry\'s three formats (chunks), exits 0 on SIGTERM', async () => {
   if (!existsSync(BUNDLE)) {
     if (IN_CI) throw new Error(`${BUNDLE} is missing: npm ci should have built it`);
     return console.log('bundle: skipped: dist/samsa.js not built (npm run build)');
   }
   const dir = tmpDir('bundle');
   const port = await freePort();
+  const httpPort = await freePort();
   let out = '';
   const child = spawn(process.execPath, [BUNDLE, 'start', '--override', `log.dirs=${dir.path}`, '--override', `listeners=PLAINTEXT://127.0.0.1:${port}`,
-    '--override', 'samsa.http.listeners='], { stdio: ['ignore', 'pipe', 'pipe'] });
+    '--override', `samsa.http.listeners=http://127.0.0.1:${httpPort}`], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -50,6 +51,15 @@ test('node dist/samsa.js start: serves a produce, exits 0 on SIGTERM', async () 
     } finally {
       c.close();
     }
+    // The Schema Registry's formats live in chunks of the bundle (dist/chunks/), loaded on first
+    // use; Protobuf's well-known imports come from protobufjs beside the bundle.
+    const register = async (subject: string, body: unknown) => {
+      const res = await fetch(`http://127.0.0.1:${httpPort}/subjects/${subject}/versions`, { method: 'POST', headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' }, body: JSON.stringify(body) });
+      return { status: res.status, json: await res.json() };
+    };
+    assert.equal(await register('a-value', { schema: '{"type":"record","name":"A","fields":[{"name":"x","type":"int"}]}' }), { status: 200, json: { id: 1 } });
+    assert.equal(await register('p-value', { schemaType: 'PROTOBUF', schema: 'syntax = "proto3";\nimport "google/protobuf/timestamp.proto";\nmessage P { google.protobuf.Timestamp at = 1; }\n' }), { status: 200, json: { id: 2 } });
+    assert.equal(await register('j-value', { schemaType: 'JSON', schema: '{"type":"object"}' }), { status: 200, json: { id: 3 } });
     child.kill('SIGTERM');
     assert.is(await exited, 0, out);
   } finally {
