@@ -16,8 +16,8 @@
  * request latency, broker CPU-ms per 1,000 records, and the REST / kafkajs ratio for each
  * shape; then the medians over reps. No assertions: it prints what it measured.
  */
-import http from 'node:http';
 import kafkajs from 'kafkajs';
+import { httpCall } from './lib/http-client.js';
 import { freePort, median, percentile, startSamsa } from './lib/proc.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -54,21 +54,7 @@ async function drive(name: string, seconds: number, cpu: () => number, request: 
   return { name, records, rate: records / elapsed, p50: percentile(lat, 50), p99: percentile(lat, 99), cpuMsPer1k: ((cpu() - cpu0) * 1e6) / Math.max(1, records) };
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-/** POST over node:http with a keep-alive agent (lighter on the client than fetch). */
-function post(url: URL, body: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const post = (url: URL, body: string) => httpCall('POST', url, body);
 
 async function restProduce(url: URL, body: string, expected: number): Promise<number> {
   const { status, text } = await post(url, body);

@@ -16,6 +16,7 @@
  * over reps and the broker's RSS. No assertions: it prints what it measured.
  */
 import { median, percentile, startSamsa, freePort } from './lib/proc.js';
+import { closeHttpClient, httpCall } from './lib/http-client.js';
 
 function option(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -28,9 +29,8 @@ const avro = (i: number) => JSON.stringify({ type: 'record', name: `Rec${i}`, na
 const PROTO = 'syntax = "proto3";\npackage bench;\n\nmessage Reading {\n  string sensor = 1;\n  double value = 2;\n  repeated string tags = 3;\n  map<string, int64> counters = 4;\n  oneof origin { string host = 5; int32 rack = 6; }\n}\n';
 
 async function post(url: string, body: unknown): Promise<number> {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': CT }, body: JSON.stringify(body) });
-  await res.arrayBuffer();
-  if (res.status !== 200) throw new Error(`${url}: ${res.status}`);
+  const res = await httpCall('POST', url, JSON.stringify(body), CT);
+  if (res.status !== 200) throw new Error(`${url}: ${res.status} ${res.text}`);
   return res.status;
 }
 
@@ -61,7 +61,7 @@ async function rep(): Promise<{ phases: Phase[]; rss: number }> {
   try {
     const phases: Phase[] = [];
     // Every schema differs from the subject's last (another record name): no compatibility to check.
-    await fetch(`${base}/config`, { method: 'PUT', headers: { 'content-type': CT }, body: JSON.stringify({ compatibility: 'NONE' }) }).then((r) => r.arrayBuffer());
+    await httpCall('PUT', `${base}/config`, JSON.stringify({ compatibility: 'NONE' }), CT);
     // Registrations: writes, 8 at a time.
     const t0 = performance.now();
     const cpu0 = broker.cpuSeconds();
@@ -79,8 +79,7 @@ async function rep(): Promise<{ phases: Phase[]; rss: number }> {
     phases.push({ name: 'register (new)', rate: o.schemas / secs, p50: percentile(lat, 50), p99: percentile(lat, 99), cpuMsPer1k: ((broker.cpuSeconds() - cpu0) * 1e6) / o.schemas });
     const cpu = () => broker.cpuSeconds();
     phases.push(await drive('GET /schemas/ids/{id}', o.duration, cpu, async (i) => {
-      const res = await fetch(`${base}/schemas/ids/${(i % o.schemas) + 1}`);
-      await res.arrayBuffer();
+      await httpCall('GET', `${base}/schemas/ids/${(i % o.schemas) + 1}`);
     }));
     phases.push(await drive('re-register (avro)', o.duration, cpu, (i) => post(`${base}/subjects/s${i % 20}-value/versions`, { schema: avro(i % 20) })));
     phases.push(await drive('lookup POST /subjects/{s}', o.duration, cpu, (i) => post(`${base}/subjects/s${i % 20}-value`, { schema: avro(i % 20) })));
@@ -106,3 +105,4 @@ for (let i = 0; i < reps[0].phases.length; i++) {
   console.log(`| ${reps[0].phases[i].name} | ${m((p) => p.rate).toFixed(0)} | ${m((p) => p.p50).toFixed(2)} | ${m((p) => p.p99).toFixed(2)} | ${m((p) => p.cpuMsPer1k).toFixed(0)} |`);
 }
 console.log(`broker RSS after: ${median(reps.map((r) => r.rss)).toFixed(0)} MiB`);
+closeHttpClient();
