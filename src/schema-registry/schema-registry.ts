@@ -232,6 +232,31 @@ export class SchemaRegistry {
   }
 }
 
+const MAX_REFERENCE_DEPTH = 32;
+
+/**
+ * The schemas `refs` name, transitively and each once, every schema after the ones it references:
+ * the order a reader (avsc's registry of named types, protobufjs's files) must load them in.
+ * Soft-deleted versions count (a stored schema keeps referring to them).
+ */
+export async function referencedSchemas(registry: Pick<SchemaRegistry, 'getVersion'>, refs: readonly SchemaReference[]): Promise<{ name: string; schema: string }[]> {
+  const out: { name: string; schema: string }[] = [];
+  const seen = new Set<string>();
+  const walk = async (list: readonly SchemaReference[], depth: number): Promise<void> => {
+    if (depth > MAX_REFERENCE_DEPTH) throw new Error(`schema references nest more than ${MAX_REFERENCE_DEPTH} deep`);
+    for (const ref of list) {
+      const key = `${ref.subject}\u0000${ref.version}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      const v = await registry.getVersion(ref.subject, ref.version === -1 ? 'latest' : ref.version, true);
+      await walk(v.references ?? [], depth + 1);
+      out.push({ name: ref.name, schema: v.schema });
+    }
+  };
+  await walk(refs, 0);
+  return out;
+}
+
 export function isSchemaRegistryError(err: unknown): err is SchemaRegistryError {
   return err instanceof SchemaRegistryError;
 }

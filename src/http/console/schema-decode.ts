@@ -16,7 +16,7 @@
  * lives for one request and fetches each schema id once.
  */
 import type { SchemaRegistry } from '../../schema-registry/schema-registry.js';
-import { NotRegistryLeader, SchemaRegistryError } from '../../schema-registry/schema-registry.js';
+import { NotRegistryLeader, SchemaRegistryError, referencedSchemas } from '../../schema-registry/schema-registry.js';
 import type { SchemaReference, SchemaType } from '../../schema-registry/schema-types/schema-type.js';
 
 export type Decoded = { ok: true; label: string; text: string } | { ok: false; reason: string };
@@ -24,7 +24,6 @@ export type Decoded = { ok: true; label: string; text: string } | { ok: false; r
 /** Decoded JSON past this many characters is cut. */
 const MAX_TEXT = 65_536;
 /** How deep references may nest before they are taken for a cycle. */
-const MAX_REFERENCE_DEPTH = 32;
 
 interface Reader {
   type: SchemaType;
@@ -84,19 +83,6 @@ export class SchemaDecoder {
   }
 }
 
-/** Calls `each` on every schema `refs` names, depth first (a schema's references before it), each once. */
-async function walkReferences(registry: SchemaRegistry, refs: readonly SchemaReference[], each: (name: string, schema: string) => void, seen = new Set<string>(), depth = 0): Promise<void> {
-  if (depth > MAX_REFERENCE_DEPTH) throw new Error('references nest too deep');
-  for (const ref of refs) {
-    const key = `${ref.subject}\u0000${ref.version}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
-    const v = await registry.getVersion(ref.subject, ref.version, true);
-    await walkReferences(registry, v.references ?? [], each, seen, depth + 1);
-    each(ref.name, v.schema);
-  }
-}
-
 /** A value JSON.stringify can write: records as plain objects, bigints as strings, bytes one character a byte. */
 function jsonSafe(v: unknown): unknown {
   if (typeof v === 'bigint') return v.toString();
@@ -132,9 +118,7 @@ async function avroReader(registry: SchemaRegistry, schema: string, refs: readon
   });
   const types: Record<string, unknown> = { long };
   const opts = { registry: types as never };
-  await walkReferences(registry, refs, (_name, text) => {
-    avro.Type.forSchema(JSON.parse(text), opts);
-  });
+  for (const r of await referencedSchemas(registry, refs)) avro.Type.forSchema(JSON.parse(r.schema), opts);
   const type = avro.Type.forSchema(JSON.parse(schema), opts);
   return (payload) => ({ value: jsonSafe(type.fromBuffer(payload)) });
 }
@@ -174,11 +158,11 @@ async function protobufReader(registry: SchemaRegistry, schema: string, refs: re
   const top = messagesOf(ns);
   const loaded = new Set<string>();
   const imports = [...(parsed.imports ?? []), ...(parsed.weakImports ?? [])];
-  await walkReferences(registry, refs, (name, text) => {
-    loaded.add(name);
-    const p = protobuf.parse(text, root, { keepCase: true });
+  for (const r of await referencedSchemas(registry, refs)) {
+    loaded.add(r.name);
+    const p = protobuf.parse(r.schema, root, { keepCase: true });
     imports.push(...(p.imports ?? []), ...(p.weakImports ?? []));
-  });
+  }
   for (const file of imports) {
     if (loaded.has(file)) continue;
     loaded.add(file);

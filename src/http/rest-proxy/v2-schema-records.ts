@@ -10,13 +10,11 @@
  * they name). When another broker serves the registry (it leads `_schemas`), reads fail: this
  * proxy reads schemas from its own broker's registry only.
  */
-import type { SchemaRegistry } from '../../schema-registry/schema-registry.js';
-import type { SchemaReference } from '../../schema-registry/schema-types/schema-type.js';
+import { referencedSchemas, type SchemaRegistry } from '../../schema-registry/schema-registry.js';
 
 /** A key's or value's bytes as the JSON the client gets; throws when they cannot be read. */
 export type Deserialize = (buf: Buffer) => Promise<unknown>;
 
-const MAX_REFERENCE_DEPTH = 32;
 const MAX_READERS = 256;
 
 type Read = (payload: Buffer) => unknown;
@@ -52,19 +50,7 @@ async function load(registry: SchemaRegistry, id: number, format: 'avro' | 'json
   const avro = (await import('avsc')).default;
   const named: Record<string, unknown> = {};
   const opts = { wrapUnions: true, registry: named as never };
-  const seen = new Set<string>();
-  const walk = async (refs: readonly SchemaReference[], depth: number): Promise<void> => {
-    if (depth > MAX_REFERENCE_DEPTH) throw new Error('schema references nest too deep');
-    for (const ref of refs) {
-      const k = `${ref.subject}\u0000${ref.version}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const v = await registry.getVersion(ref.subject, ref.version, true);
-      await walk(v.references ?? [], depth + 1);
-      avro.Type.forSchema(JSON.parse(v.schema), opts);
-    }
-  };
-  await walk(s.references ?? [], 0);
+  for (const r of await referencedSchemas(registry, s.references ?? [])) avro.Type.forSchema(JSON.parse(r.schema), opts);
   const t = avro.Type.forSchema(JSON.parse(s.schema), opts);
   // avsc's toString is Avro's JSON encoding of the value.
   return (payload) => JSON.parse(t.toString(t.fromBuffer(payload)));

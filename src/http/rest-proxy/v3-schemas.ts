@@ -98,7 +98,7 @@ export class SchemaLookup {
 
   /** A referenced schema's text (Avro references are parsed before the schema that names them). */
   async reference(ref: SchemaReference): Promise<VersionJson> {
-    return this.getVersion(ref.subject, ref.version);
+    return this.getVersion(ref.subject, ref.version === -1 ? 'latest' : ref.version);
   }
 
   private async lookupOrRegister(subject: string, schema: string, type: SchemaType): Promise<VersionJson> {

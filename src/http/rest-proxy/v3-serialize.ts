@@ -17,6 +17,7 @@
  * avsc and protobufjs are imported the first time a record of their format is written; the
  * writer of a schema id is kept (ids never change what they name).
  */
+import { referencedSchemas } from '../../schema-registry/schema-registry.js';
 import { SchemaLookup, SchemaLookupError, type RegisteredSchema, type SchemaSpec } from './v3-schemas.js';
 
 export type DataFormat = 'BINARY' | 'JSON' | 'STRING' | 'AVRO' | 'JSONSCHEMA' | 'PROTOBUF';
@@ -144,20 +145,16 @@ async function buildWriter(lookup: SchemaLookup, s: RegisteredSchema): Promise<W
 async function avroWriter(lookup: SchemaLookup, s: RegisteredSchema): Promise<Writer> {
   const avro = (await import('avsc')).default;
   const registry: Record<string, unknown> = {};
-  const seen = new Set<string>();
-  // Referenced schemas first (depth first), so the named types they declare resolve.
-  const load = async (refs: RegisteredSchema['references'], depth: number): Promise<void> => {
-    if (depth > 32) throw new RecordError(400, 'schema references nest too deep');
-    for (const ref of refs) {
-      const k = `${ref.subject}\u0000${ref.version}`;
-      if (seen.has(k)) continue;
-      seen.add(k);
-      const v = await lookup.reference(ref);
-      await load(v.references ?? [], depth + 1);
-      avro.Type.forSchema(JSON.parse(v.schema), { wrapUnions: true, registry: registry as never });
-    }
-  };
-  await load(s.references, 0);
+  // Referenced schemas first (depth first), so the named types they declare resolve; read through
+  // the lookup, which forwards to the registry's leader when that is another broker.
+  let refs: { name: string; schema: string }[];
+  try {
+    refs = await referencedSchemas({ getVersion: (subject, version) => lookup.reference({ name: '', subject, version: version === 'latest' ? -1 : version }) as never }, s.references);
+  } catch (err) {
+    if (err instanceof RecordError) throw err;
+    throw new RecordError(400, (err as Error).message);
+  }
+  for (const r of refs) avro.Type.forSchema(JSON.parse(r.schema), { wrapUnions: true, registry: registry as never });
   const type = avro.Type.forSchema(JSON.parse(s.schema), { wrapUnions: true, registry: registry as never });
   return (data) => type.toBuffer(fromAvroJson(type as unknown as AvroType, data, '$'));
 }
