@@ -12,20 +12,19 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import avro from 'avsc';
 import protobuf from 'protobufjs';
 import kafkajs from 'kafkajs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
+import { launchConsoleBrowser, type ConsoleBrowser } from '../support/browser.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 
 const { Kafka, logLevel } = kafkajs;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output', 'console');
-const CHROMIUM = '/usr/bin/chromium';
 const CT = 'application/vnd.schemaregistry.v1+json';
 
 const ORDER_V1 = { type: 'record', name: 'Order', namespace: 'samsa.test', doc: '<img src=x onerror=alert(1)>', fields: [{ name: 'id', type: 'long' }, { name: 'item', type: 'string' }] };
@@ -58,10 +57,9 @@ message Shipment {
 
 let b: RunningBroker;
 let off: RunningBroker;
-let context: BrowserContext;
 let page: Page;
-let userDataDir: string;
-const dialogs: string[] = [];
+let browser: ConsoleBrowser | undefined;
+let dialogs: string[] = [];
 const ids: Record<string, number> = {};
 
 async function register(subject: string, schema: string, schemaType: 'AVRO' | 'JSON' | 'PROTOBUF'): Promise<number> {
@@ -102,18 +100,11 @@ async function valueCells(): Promise<{ head: string; body: string }[]> {
 }
 
 test.before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run tools/ensure-test-deps.sh (apt-get install chromium)`);
   mkdirSync(OUT, { recursive: true });
   b = await startBroker({ http: true });
   off = await startBroker({ http: true, 'samsa.schema.registry.enable': false });
-  userDataDir = mkdtempSync(path.join(tmpdir(), 'samsa-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  browser = await launchConsoleBrowser();
+  ({ page, dialogs } = browser);
 
   ids.orders1 = await register('orders-value', JSON.stringify(ORDER_V1), 'AVRO');
   ids.orders2 = await register('orders-value', JSON.stringify(ORDER_V2), 'AVRO');
@@ -162,10 +153,9 @@ test.before(async () => {
 });
 
 test.after(async () => {
-  await context?.close();
+  await browser?.close();
   await b?.stop();
   await off?.stop();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
 test('subjects page: every subject with latest version, id, type, compatibility (global as the fallback)', async () => {

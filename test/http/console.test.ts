@@ -10,27 +10,26 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchConsoleBrowser, type ConsoleBrowser } from '../support/browser.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { startGroup } from '../support/python-groups.js';
 
 const { Kafka, logLevel, CompressionTypes } = kafkajs;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const OUT = path.join(ROOT, 'test-output', 'console');
-const CHROMIUM = '/usr/bin/chromium';
 const TOPIC = 'console-t';
 const GROUP = 'console-g';
 
 let b: RunningBroker;
 let context: BrowserContext;
 let page: Page;
-let userDataDir: string;
-const dialogs: string[] = [];
+let browser: ConsoleBrowser | undefined;
+let dialogs: string[] = [];
 
 async function shot(name: string): Promise<void> {
   const file = path.join(OUT, `${name}.png`);
@@ -60,23 +59,15 @@ async function reloadUntil(selector: string, ok: (t: string) => boolean, what: s
 }
 
 test.before(async () => {
-  assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: run tools/ensure-test-deps.sh (apt-get install chromium)`);
   mkdirSync(OUT, { recursive: true });
   b = await startBroker({ http: true, 'offsets.topic.num.partitions': 1, 'group.initial.rebalance.delay.ms': 0, 'group.share.assignment.interval.ms': 0 });
-  userDataDir = mkdtempSync(path.join(tmpdir(), 'samsa-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 800 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = context.pages()[0] ?? await context.newPage();
-  page.setDefaultTimeout(15_000);
-  page.on('dialog', (d) => { dialogs.push(d.message()); void d.dismiss(); });
+  browser = await launchConsoleBrowser();
+  ({ context, page, dialogs } = browser);
 });
 
 test.after(async () => {
-  await context?.close();
+  await browser?.close();
   await b?.stop();
-  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
 test('cluster page: cluster id, this broker, the controller', async () => {
