@@ -18,6 +18,7 @@
  */
 import kafkajs from 'kafkajs';
 import { httpCall } from './lib/http-client.js';
+import { phaseMedian, printPhaseTable, runReps, type Phase as BasePhase } from './lib/phases.js';
 import { freePort, median, percentile, startSamsa } from './lib/proc.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -32,7 +33,7 @@ const TOPIC = 'bench-rest';
 const data = (i: number) => ({ id: i, user: `user-${i % 1000}`, action: 'click', page: '/products/12345', ts: 1700000000000 + i });
 const restRecord = (i: number) => JSON.stringify({ value: { type: 'JSON', data: data(i) } });
 
-interface Phase { name: string; records: number; rate: number; p50: number; p99: number; cpuMsPer1k: number }
+interface Phase extends BasePhase { records: number }
 
 /** Runs `request` with --concurrency in flight for `seconds`; each call answers how many records it carried. */
 async function drive(name: string, seconds: number, cpu: () => number, request: (i: number) => Promise<number>): Promise<Phase> {
@@ -106,19 +107,10 @@ async function rep(): Promise<{ phases: Phase[]; rss: number }> {
   }
 }
 
-const reps: { phases: Phase[]; rss: number }[] = [];
-for (let r = 0; r < o.reps; r++) {
-  const res = await rep();
-  reps.push(res);
-  console.log(`rep ${r + 1}: ${res.phases.map((p) => `${p.name} ${p.rate.toFixed(0)}/s`).join(' · ')} · RSS ${res.rss.toFixed(0)} MiB`);
-}
-const m = (i: number, f: (p: Phase) => number) => median(reps.map((r) => f(r.phases[i]!)));
+const reps = await runReps(o.reps, rep);
+const m = (i: number, f: (p: Phase) => number) => phaseMedian(reps, i, f);
 console.log(`\nmedians of ${o.reps} reps, ${o.duration} s a mode, ${o.concurrency} requests in flight, ${o.partitions} partitions, acks=all`);
-console.log('| mode | records/s | p50 ms | p99 ms | broker CPU-ms / 1,000 records |');
-console.log('|---|---|---|---|---|');
-for (let i = 0; i < reps[0]!.phases.length; i++) {
-  console.log(`| ${reps[0]!.phases[i]!.name} | ${m(i, (p) => p.rate).toFixed(0)} | ${m(i, (p) => p.p50).toFixed(2)} | ${m(i, (p) => p.p99).toFixed(2)} | ${m(i, (p) => p.cpuMsPer1k).toFixed(0)} |`);
-}
+printPhaseTable(reps, 'mode', 'records');
 console.log('\n| shape | REST records/s | kafkajs records/s | REST / kafkajs |');
 console.log('|---|---|---|---|');
 for (const [label, rest, kjs] of [['1 record a request', 0, 2], [`${o.batch} records a request`, 1, 3]] as const) {

@@ -17,6 +17,7 @@
  */
 import { median, percentile, startSamsa, freePort } from './lib/proc.js';
 import { closeHttpClient, httpCall } from './lib/http-client.js';
+import { printPhaseTable, runReps, type Phase } from './lib/phases.js';
 
 function option(name: string, def: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -34,7 +35,6 @@ async function post(url: string, body: unknown): Promise<number> {
   return res.status;
 }
 
-interface Phase { name: string; rate: number; p50: number; p99: number; cpuMsPer1k: number }
 
 async function drive(name: string, seconds: number, cpu: () => number, request: (i: number) => Promise<unknown>): Promise<Phase> {
   const lat: number[] = [];
@@ -91,18 +91,8 @@ async function rep(): Promise<{ phases: Phase[]; rss: number }> {
   }
 }
 
-const reps: { phases: Phase[]; rss: number }[] = [];
-for (let r = 0; r < o.reps; r++) {
-  const res = await rep();
-  reps.push(res);
-  console.log(`rep ${r + 1}: ${res.phases.map((p) => `${p.name} ${p.rate.toFixed(0)}/s`).join(' · ')} · RSS ${res.rss.toFixed(0)} MiB`);
-}
+const reps = await runReps(o.reps, rep);
 console.log(`\nmedians of ${o.reps} reps, ${o.concurrency} in flight (register: 8), ${o.schemas} schemas`);
-console.log('| path | requests/s | p50 ms | p99 ms | broker CPU-ms / 1,000 |');
-console.log('|---|---|---|---|---|');
-for (let i = 0; i < reps[0].phases.length; i++) {
-  const m = (f: (p: Phase) => number) => median(reps.map((r) => f(r.phases[i])));
-  console.log(`| ${reps[0].phases[i].name} | ${m((p) => p.rate).toFixed(0)} | ${m((p) => p.p50).toFixed(2)} | ${m((p) => p.p99).toFixed(2)} | ${m((p) => p.cpuMsPer1k).toFixed(0)} |`);
-}
+printPhaseTable(reps, 'path', 'requests');
 console.log(`broker RSS after: ${median(reps.map((r) => r.rss)).toFixed(0)} MiB`);
 closeHttpClient();

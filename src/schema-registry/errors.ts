@@ -28,7 +28,6 @@ export const Errors = {
   notPermitted: (message: string) => new SchemaRegistryError(422, 42205, message),
   referenceExists: (message: string) => new SchemaRegistryError(422, 42206, message),
   idMismatch: (message: string) => new SchemaRegistryError(422, 42207, message),
-  invalidSubject: (s: string) => new SchemaRegistryError(422, 42208, `The specified subject '${s}' is not a valid.`),
   store: (message: string) => new SchemaRegistryError(500, 50001, message),
   timeout: (message: string) => new SchemaRegistryError(500, 50002, message),
   forwarding: (message: string) => new SchemaRegistryError(500, 50003, message),

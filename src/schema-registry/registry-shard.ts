@@ -282,8 +282,9 @@ export class SchemaRegistryShard implements CoordinatorShard<RegistryRecord> {
       }
       id = sameId ?? this.maxId + 1;
     }
-    let version = req.version !== undefined && req.version > 0 && mode === 'IMPORT' ? req.version : 1;
-    if (!(req.version !== undefined && req.version > 0 && mode === 'IMPORT')) for (const v of versions?.keys() ?? []) version = Math.max(version, v + 1);
+    // IMPORT keeps the version it is given; otherwise the next after every version (deleted ones too).
+    let version = mode === 'IMPORT' && req.version !== undefined && req.version > 0 ? req.version : 0;
+    if (version === 0) version = Math.max(0, ...(versions?.keys() ?? [])) + 1;
     const value: SchemaValue = { subject, version, id, schemaType: req.schemaType, schema: parsed.canonical, references: req.references, deleted: false };
     return { records: [{ kind: 'schema', subject, version, value }], response: () => ({ id }) };
   }
@@ -434,8 +435,4 @@ export class SchemaRegistryShard implements CoordinatorShard<RegistryRecord> {
     return { records: [{ kind: 'mode', subject, mode: null }], response: () => ({ mode: previous }) };
   }
 
-  /** Counts, for the console and metrics. */
-  stats(): { subjects: number; schemas: number; maxId: number } {
-    return { subjects: this.listSubjects('', false).length, schemas: this.contents.size, maxId: this.maxId };
-  }
 }

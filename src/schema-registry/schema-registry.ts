@@ -16,7 +16,7 @@ import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { CoordinatorLog } from '../coordinator/runtime/coordinator-log.js';
 import { CoordinatorRuntime, answer, type CoordinatorResult } from '../coordinator/runtime/runtime.js';
 import { CoordinatorLeadership } from '../coordinator/runtime/coordinator-leadership.js';
-import { Errors, SchemaRegistryError } from './errors.js';
+import { Errors } from './errors.js';
 import { registryRecordSerde, type CompatibilityLevel, type Mode, type RegistryRecord } from './schemas-topic.js';
 import { SchemaRegistryShard, type SchemaRequest, type SchemaVersionJson, type VersionSpec } from './registry-shard.js';
 import type { SchemaProvider, SchemaReference, SchemaType } from './schema-types/schema-type.js';
@@ -222,10 +222,6 @@ export class SchemaRegistry {
     return this.run((s) => s.deleteMode(subject));
   }
 
-  stats(): Promise<{ subjects: number; schemas: number; maxId: number }> {
-    return this.read((s) => s.stats());
-  }
-
   async close(): Promise<void> {
     this.closed = true;
     await this.runtime.close();
@@ -255,8 +251,4 @@ export async function referencedSchemas(registry: Pick<SchemaRegistry, 'getVersi
   };
   await walk(refs, 0);
   return out;
-}
-
-export function isSchemaRegistryError(err: unknown): err is SchemaRegistryError {
-  return err instanceof SchemaRegistryError;
 }

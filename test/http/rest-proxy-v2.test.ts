@@ -18,7 +18,7 @@ import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-sc
 import { VENV_PYTHON, venvPython, waitFor } from '../support/external.js';
 import { expireIdleRestConsumers } from '../../src/http/rest-proxy/v2-consumers.js';
 import type { HttpBroker } from '../../src/http/http-broker.js';
-import { sendInProcess } from '../../src/http/rest-proxy/in-process.js';
+import { sendInProcess } from '../../src/http/in-process.js';
 import type { ConsumerGroupDescribeResponse } from '../../src/protocol/generated/messages/consumer-group-describe-response.js';
 
 const { Kafka, logLevel } = kafkajs;

@@ -12,7 +12,7 @@ import { BadRequest } from '../context.js';
 import { redirect, sendHtml } from '../respond.js';
 import { esc, form, page, pathFor, query, table } from './layout.js';
 import { buildRecordBatch, decodeRecordBatches, type DecodedRecord } from '../../protocol/records/record.js';
-import { decodeResponse, encodeRequest } from '../../protocol/wire.js';
+import { sendInProcess } from '../in-process.js';
 import { ErrorCode, errorName } from '../../protocol/generated/error-codes.js';
 import { SchemaDecoder } from './schema-decode.js';
 
@@ -137,20 +137,11 @@ export async function messagesPage(ctx: HttpContext, topic: string): Promise<voi
   sendHtml(ctx.res, 200, page(ctx, `Messages in ${topic}`, body, { section: '/topics' }));
 }
 
-/** Sends one Produce request (acks=all) through the broker's dispatcher, as a client would. */
+/** Sends one Produce request (acks=all) through the broker's request path, as a client would. */
 async function produceInProcess(ctx: HttpContext, topic: string, partition: number, records: Buffer): Promise<{ errorCode: number; baseOffset: number; message: string | null }> {
-  const b = ctx.broker;
-  const version = 9;
-  const frame = encodeRequest(0, version, 1, 'samsa-console', {
+  const res = await sendInProcess(ctx.broker, 0, 9, {
     transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }],
-  });
-  const reply: unknown = await b.dispatcher.process(frame, {
-    connectionId: -1, remoteAddress: 'http-console', listenerName: b.listeners[0]?.name ?? 'PLAINTEXT',
-    principal: ctx.user ? `User:${ctx.user}` : 'User:ANONYMOUS', closed: new AbortController().signal,
-  });
-  const out = reply && typeof reply === 'object' && 'later' in reply ? await (reply as { later: Promise<Buffer[] | null> }).later : (reply as Buffer[] | null);
-  if (!out) throw new Error('no answer to the produce request');
-  const res = decodeResponse(0, version, Buffer.concat(out).subarray(4)).body;
+  }, { user: ctx.user, clientId: 'samsa-console' });
   const p = res.responses[0]?.partitionResponses[0];
   if (!p) throw new Error('the produce answer names no partition');
   return { errorCode: p.errorCode, baseOffset: Number(p.baseOffset), message: p.errorMessage };

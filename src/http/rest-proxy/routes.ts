@@ -3,7 +3,7 @@
  * brokers, topics, configs, partitions, produce, consumer groups and lags; v3.ts) and the v2 API
  * that existing scripts use (`/topics/{t}` produce and `/consumers/...` consumer instances;
  * v2.ts). Requests are served in-process through the broker's own request path
- * (in-process.ts), as the HTTP user.
+ * (../in-process.ts), as the HTTP user.
  *
  * v2 shares `/topics` with the console: a request is the proxy's when it names a Kafka REST
  * media type (`application/vnd.kafka.*` in Content-Type or Accept) or plain JSON is asked for.

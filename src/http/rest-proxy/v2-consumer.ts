@@ -15,7 +15,7 @@
  * themselves once the broker is stopping.
  */
 import type { HttpBroker } from '../http-broker.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { defaultFetchRequest, defaultReplicaState } from '../../protocol/generated/messages/fetch-request.js';
 import type { FetchResponse } from '../../protocol/generated/messages/fetch-response.js';

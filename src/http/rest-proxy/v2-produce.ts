@@ -13,7 +13,7 @@
  * auto.create.topics.enable allows (Metadata with allowAutoTopicCreation, as the producer asks).
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import type { OutRecord } from './v2-common.js';
 import { buildRecordBatch } from '../../protocol/records/record.js';
 import { ErrorCode, isRetriable } from '../../protocol/generated/error-codes.js';

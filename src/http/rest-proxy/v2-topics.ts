@@ -6,7 +6,7 @@
  * DescribeConfigs, ListOffsets) as the HTTP user, so ACLs filter and refuse as for a client.
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponse, MetadataResponsePartition, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 import type { DescribeConfigsResponse } from '../../protocol/generated/messages/describe-configs-response.js';

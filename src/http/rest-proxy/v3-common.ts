@@ -8,7 +8,7 @@
  * ACLs let it describe, as a Kafka client would).
  */
 import { RestProxyError, sendRestJson, type RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { ErrorCode, errorName, isRetriable } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponse, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 

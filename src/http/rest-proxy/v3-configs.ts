@@ -6,7 +6,7 @@
  * anything is altered.
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { badRequest, isObject, jsonBody, kafkaError, methodNotAllowed, noContent, notFound, ok, type V3Links } from './v3-common.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeConfigsResourceResult, DescribeConfigsResponse } from '../../protocol/generated/messages/describe-configs-response.js';

@@ -11,7 +11,7 @@
  * coordinator link names this broker), and log end offsets those of the partitions it leads.
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { intSegment, kafkaError, notFound, ok, type V3Links } from './v3-common.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { decodeConsumerAssignment } from '../group-lag.js';

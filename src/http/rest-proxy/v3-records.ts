@@ -17,7 +17,7 @@
  * allows it, as a producer's), else it answers 404 / 40403.
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import { badRequest, kafkaError, metadata, restCodeOf, kafkaMessage, type V3Links } from './v3-common.js';
 import { RecordError, serializePart, type Serialized } from './v3-serialize.js';
 import { SchemaLookup } from './v3-schemas.js';

@@ -6,7 +6,7 @@
  * the controller's placement apply as for an admin client.
  */
 import type { RestProxyRequest } from './rest-common.js';
-import { sendInProcess } from './in-process.js';
+import { sendInProcess } from '../in-process.js';
 import {
   V3Links, ZERO_UUID, badRequest, clusterIdOf, intSegment, isObject, jsonBody, kafkaError, metadata, noContent, notFound, ok, optionalInt,
   optionalString, topicMetadata,

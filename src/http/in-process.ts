@@ -3,8 +3,8 @@
  * on a connection would send them: validation, ACLs (as the HTTP user's principal), quotas and
  * metrics apply. The REST proxy and the console's produce form use it; nothing crosses a socket.
  */
-import type { HttpBroker } from '../http-broker.js';
-import { decodeResponse, encodeRequest } from '../../protocol/wire.js';
+import type { HttpBroker } from './http-broker.js';
+import { decodeResponse, encodeRequest } from '../protocol/wire.js';
 
 let correlation = 1;
 
