@@ -405,4 +405,28 @@ test('shutdown answers parked JoinGroup requests with NOT_COORDINATOR', async ()
   }
 });
 
+
+test('the only member leaves during the initial delay: the next member may join (franz-go TestTxnEtl)', async () => {
+  const h = await harness({ initialRebalanceDelayMs: 3000 });
+  const a = await memberId(h);
+  const joinA = (await startJoin(h, { memberId: a })).response;
+  assert.is(await state(h), 'PreparingRebalance');
+  const left = await h.coord.leaveGroup(GROUP, [{ memberId: a, groupInstanceId: null }]);
+  assert.is(left.members[0].errorCode, 0);
+  assert.is((await joinA).errorCode, ErrorCode.UNKNOWN_MEMBER_ID, 'the leaving member is answered');
+  assert.is(await state(h), 'PreparingRebalance', 'the initial delay still runs, as on Kafka');
+  // Kafka counts each protocol's members against numMembers() = 0: any protocol qualifies.
+  const b = await memberId(h, 'client-b');
+  const joinB = (await startJoin(h, { memberId: b, protocols: [{ name: 'cooperative-sticky', metadata: subscription(['t']) }] })).response;
+  await h.advance(3000);
+  await h.advance(3000);
+  const jb = await joinB;
+  assert.is(jb.errorCode, 0);
+  assert.is(jb.protocolName, 'cooperative-sticky');
+  assert.is(jb.leader, b);
+  // SyncGroup compares protocol type and name only when both sides are set (isProtocolInconsistent).
+  const s = await h.coord.syncGroup(syncReq({ memberId: b, generationId: jb.generationId, protocolType: null, protocolName: null, assignments: [] }));
+  assert.is(s.errorCode, 0);
+});
+
 test.run();

@@ -248,6 +248,9 @@ export class ClassicGroup {
   supportsProtocols(protocolType: string, protocols: Protocol[]): boolean {
     if (this.state === 'Empty') return protocolType !== '' && protocols.length > 0;
     if (this.protocolType !== protocolType) return false;
+    // Kafka counts, per protocol, the members offering it against numMembers(): with no members
+    // left (the last one left during the initial rebalance delay) every protocol qualifies.
+    if (this.members.size === 0) return protocols.length > 0;
     const candidates = this.candidateProtocols();
     return protocols.some((p) => candidates.has(p.name));
   }

@@ -573,7 +573,7 @@ export class GroupMetadataManager {
     const invalid = group.validateMember(req.memberId, req.groupInstanceId);
     if (invalid !== ErrorCode.NONE) return fail(invalid);
     if (req.generationId !== group.generationId) return fail(ErrorCode.ILLEGAL_GENERATION);
-    if ((req.protocolType !== null && req.protocolType !== group.protocolType) || (req.protocolName !== null && req.protocolName !== group.protocolName)) {
+    if (isProtocolInconsistent(req.protocolType, group.protocolType) || isProtocolInconsistent(req.protocolName, group.protocolName)) {
       return fail(ErrorCode.INCONSISTENT_GROUP_PROTOCOL);
     }
     const member = group.members.get(req.memberId)!;
@@ -735,4 +735,9 @@ export class GroupMetadataManager {
   stateOf(groupId: string): ClassicGroupState | undefined {
     return this.groups.get(groupId)?.state;
   }
+}
+
+/** Kafka's isProtocolInconsistent: only a type or name set on both sides and different. */
+function isProtocolInconsistent(requested: string | null, group: string | null): boolean {
+  return requested !== null && group !== null && requested !== group;
 }
