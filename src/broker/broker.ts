@@ -361,6 +361,7 @@ export class Broker implements BrokerServices {
       onDelayedFetch: (delta) => { this.metrics.delayedFetch += delta; },
       replicationQuotas: this.replicationQuotas,
       tiered,
+      fetchSessionCacheSlots: raw['max.incremental.fetch.session.cache.slots'],
       onTieringDisabled: (name, topicId) => this.tiered?.disableTopic(name, topicId),
       onTopicDeleted: async (name, topicId) => {
         this.metrics.removeTopic(name);

@@ -94,7 +94,7 @@ group.streams.max.heartbeat.interval.ms group.streams.max.session.timeout.ms gro
 group.streams.max.standby.replicas group.streams.min.assignment.interval.ms group.streams.min.heartbeat.interval.ms
 group.streams.min.session.timeout.ms group.streams.num.standby.replicas group.streams.rack.aware.assignment.tags
 group.streams.session.timeout.ms group.streams.topology.description.plugin.class initial.broker.registration.timeout.ms
-kafka.metrics.polling.interval.secs kafka.metrics.reporters log.dir.failure.timeout.ms max.incremental.fetch.session.cache.slots
+kafka.metrics.polling.interval.secs kafka.metrics.reporters log.dir.failure.timeout.ms
 metadata.log.dir metadata.log.max.record.bytes.between.snapshots metadata.log.max.snapshot.interval.ms
 metadata.log.segment.bytes metadata.log.segment.ms metadata.max.idle.interval.ms metadata.max.retention.bytes
 metadata.max.retention.ms metrics.num.samples metrics.recording.level metrics.sample.window.ms

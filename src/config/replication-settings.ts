@@ -37,6 +37,10 @@ export const REPLICATION_SETTINGS = {
     type: 'int', default: '1', min: 1,
     doc: 'Fetcher connections per source broker (Samsa runs one).',
   },
+  'max.incremental.fetch.session.cache.slots': {
+    type: 'int', default: '1000', min: 0,
+    doc: 'Most incremental fetch sessions (KIP-227) this broker keeps, split evenly over 8 shards that new sessions take in turn; a full shard evicts only within itself (a session idle over 120 s, else, for a follower\'s session a consumer\'s, or for one with more partitions one with fewer that was created over 120 s ago). 0: no sessions, every fetch is answered as a full fetch.',
+  },
   'replication.quota.window.num': {
     type: 'int', default: '11', min: 1,
     doc: 'Samples over which replication throttle rates (leader/follower.replication.throttled.rate) are measured.',

@@ -16,6 +16,14 @@
  * UNKNOWN_LEADER_EPOCH, unknown topic) and connection failures back off replica.fetch.backoff.ms;
  * FENCED_LEADER_EPOCH waits for this broker's metadata to move on.
  *
+ * Fetch sessions (KIP-227, fetch-session-handler.ts; Kafka's FetchSessionHandler in its
+ * RemoteLeaderEndPoint): the first fetch to a leader is a full one with epoch 0; once the leader
+ * answers with a session id, each fetch names only the partitions whose fetch offset, log start,
+ * leader epochs changed, or that joined (truncated, backed off or throttled ones leave the session
+ * and come back), and the leader answers only partitions with news. FETCH_SESSION_ID_NOT_FOUND or
+ * INVALID_FETCH_SESSION_EPOCH make the next fetch a full one at once; a failed request closes the
+ * session with the next (full) fetch.
+ *
  * Replication throttles (replication-quota.ts, Kafka's shouldFollowerThrottle): while this broker's
  * follower quota is exceeded, partitions listed for it in follower.replication.throttled.replicas
  * that are not caught up (lag > 0 at the last answer) are left out of the fetch; the bytes copied
@@ -23,11 +31,12 @@
  */
 import type { Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
-import type { FetchRequest } from '../protocol/generated/messages/fetch-request.js';
+import { defaultFetchPartition, type FetchRequest } from '../protocol/generated/messages/fetch-request.js';
 import type { FetchResponse } from '../protocol/generated/messages/fetch-response.js';
 import { BrokerConnectionError, type BrokerClientPool } from './broker-client.js';
 import type { Partition } from './partition.js';
 import type { ReplicationQuota } from './replication-quota.js';
+import { FetchSessionHandler, type SessionPartitionData } from './fetch-session-handler.js';
 
 const FETCH_VERSION = 15;
 const OFFSET_FOR_LEADER_EPOCH_VERSION = 4;
@@ -72,6 +81,8 @@ interface FetchState {
   divergedAt: number;
   /** Diverging answers in a row at that same log end. */
   divergedAgain: number;
+  /** The last fetch round that asked for this partition. */
+  round: number;
 }
 
 class ReplicaFetcher {
@@ -79,11 +90,17 @@ class ReplicaFetcher {
   private stopped = false;
   private wakeUp: (() => void) | null = null;
   private running: Promise<void> | null = null;
+  /** The fetch session with this leader (KIP-227, Kafka's FetchSessionHandler). */
+  private readonly session = new FetchSessionHandler<Partition>();
+  private round = 0;
+  /** Fetch requests sent, and how many of them were full ones (tests, benches). */
+  fetches = 0;
+  fullFetches = 0;
 
   constructor(readonly sourceId: number, private readonly clients: BrokerClientPool, private readonly config: ReplicaFetcherConfig, private readonly logger: Logger) {}
 
   add(partition: Partition, leaderEpoch: number): void {
-    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0, lag: -1, divergedAt: -1, divergedAgain: 0 });
+    this.partitions.set(partition, { partition, leaderEpoch, phase: 'truncating', delayedUntil: 0, lag: -1, divergedAt: -1, divergedAgain: 0, round: 0 });
     this.wake();
     this.ensureRunning();
   }
@@ -232,38 +249,60 @@ class ReplicaFetcher {
       await this.sleep(Math.max(10, Math.min(this.config.backoffMs, this.config.throttle?.quota.msUntilBelow() ?? 0)));
       return;
     }
-    const byTopic = new Map<string, FetchState[]>();
+    const round = ++this.round;
+    const wanted = new Map<Partition, SessionPartitionData>();
     for (const s of states) {
-      const l = byTopic.get(s.partition.topicId) ?? [];
-      l.push(s);
-      byTopic.set(s.partition.topicId, l);
+      const log = s.partition.log;
+      s.round = round;
+      wanted.set(s.partition, {
+        topicId: s.partition.topicId, partition: s.partition.partitionIndex, fetchOffset: log.logEndOffset, logStartOffset: log.logStartOffset,
+        maxBytes: this.config.partitionMaxBytes, currentLeaderEpoch: s.leaderEpoch, lastFetchedEpoch: log.leaderEpochCache.latestEpoch(),
+      });
+    }
+    const built = this.session.build(wanted);
+    // Consecutive partitions of one topic under one topic entry (Kafka's FetchRequest.Builder).
+    const topics: FetchRequest['topics'] = [];
+    for (const { data: d } of built.toSend) {
+      let t = topics.length > 0 ? topics[topics.length - 1] : undefined;
+      if (t === undefined || t.topicId !== d.topicId) topics.push((t = { topic: '', topicId: d.topicId, partitions: [] }));
+      t.partitions.push({
+        ...defaultFetchPartition(), partition: d.partition, currentLeaderEpoch: d.currentLeaderEpoch, fetchOffset: BigInt(d.fetchOffset),
+        lastFetchedEpoch: d.lastFetchedEpoch, logStartOffset: BigInt(d.logStartOffset), partitionMaxBytes: d.maxBytes, replicaDirectoryId: NO_DIR,
+      });
+    }
+    const forgotten: FetchRequest['forgottenTopicsData'] = [];
+    for (const d of built.toForget) {
+      let t = forgotten.find((x) => x.topicId === d.topicId);
+      if (t === undefined) forgotten.push((t = { topic: '', topicId: d.topicId, partitions: [] }));
+      t.partitions.push(d.partition);
     }
     const req: FetchRequest = {
       clusterId: this.config.clusterId, replicaId: -1,
       replicaState: { replicaId: this.config.nodeId, replicaEpoch: BigInt(this.config.brokerEpoch()) },
       maxWaitMs: this.config.maxWaitMs, minBytes: this.config.minBytes, maxBytes: this.config.maxBytes,
-      isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [...byTopic].map(([topicId, l]) => ({
-        topic: '', topicId,
-        partitions: l.map((s) => {
-          const log = s.partition.log;
-          return {
-            partition: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, fetchOffset: BigInt(log.logEndOffset),
-            lastFetchedEpoch: log.leaderEpochCache.latestEpoch(), logStartOffset: BigInt(log.logStartOffset),
-            partitionMaxBytes: this.config.partitionMaxBytes, replicaDirectoryId: NO_DIR,
-          };
-        }),
-      })),
-      forgottenTopicsData: [], rackId: '',
+      isolationLevel: 0, sessionId: built.sessionId, sessionEpoch: built.sessionEpoch, topics, forgottenTopicsData: forgotten, rackId: '',
     };
-    const res = await this.client().send(1, FETCH_VERSION, req, this.config.maxWaitMs + 30_000);
-    if (res.errorCode !== ErrorCode.NONE) throw new Error(`fetch from broker ${this.sourceId} failed with error ${res.errorCode}`);
+    this.fetches++;
+    if (built.full) this.fullFetches++;
+    let res: FetchResponse;
+    try {
+      res = await this.client().send(1, FETCH_VERSION, req, this.config.maxWaitMs + 30_000);
+    } catch (err) {
+      this.session.handleError();
+      throw err;
+    }
+    if (!this.session.handleResponse(res)) {
+      // A session the leader no longer has (evicted, restarted) or that moved on: the next fetch
+      // is a full one, at once (Kafka's fetcher gets an empty answer). Other errors back off.
+      if (res.errorCode === ErrorCode.NONE || res.errorCode === ErrorCode.FETCH_SESSION_ID_NOT_FOUND || res.errorCode === ErrorCode.INVALID_FETCH_SESSION_EPOCH) return;
+      throw new Error(`fetch from broker ${this.sourceId} failed with error ${res.errorCode}`);
+    }
     for (const t of res.responses) {
-      const l = byTopic.get(t.topicId);
-      if (!l) continue;
       for (const p of t.partitions) {
-        const s = l.find((x) => x.partition.partitionIndex === p.partitionIndex);
-        if (!s || !this.current(s)) continue;
+        const key = this.session.keyOf(t.topicId, p.partitionIndex);
+        const s = key === undefined ? undefined : this.partitions.get(key);
+        // Only the states this request was built from (a partition re-added meanwhile waits for its own).
+        if (!s || s.round !== round || !this.current(s)) continue;
         try {
           await this.onPartitionData(s, p);
         } catch (err) {
@@ -335,7 +374,7 @@ class ReplicaFetcher {
   private async outOfRange(s: FetchState): Promise<void> {
     const res = await this.client().send(2, LIST_OFFSETS_VERSION, {
       replicaId: this.config.nodeId, isolationLevel: 0, timeoutMs: 30_000,
-      topics: [{ name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp: EARLIEST, maxNumOffsets: 1 }] }],
+      topics: [{ name: s.partition.topic, partitions: [{ partitionIndex: s.partition.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp: EARLIEST}] }],
     });
     const r = res.topics[0]?.partitions[0];
     if (!r || r.errorCode !== ErrorCode.NONE || !this.current(s)) {
@@ -365,7 +404,7 @@ class ReplicaFetcher {
     const ask = async (timestamp: bigint) => {
       const res = await this.client().send(2, LIST_OFFSETS_TIERED_VERSION, {
         replicaId: this.config.nodeId, isolationLevel: 0, timeoutMs: 30_000,
-        topics: [{ name: p.topic, partitions: [{ partitionIndex: p.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp, maxNumOffsets: 1 }] }],
+        topics: [{ name: p.topic, partitions: [{ partitionIndex: p.partitionIndex, currentLeaderEpoch: s.leaderEpoch, timestamp}] }],
       });
       const r = res.topics[0]?.partitions[0];
       return r && r.errorCode === ErrorCode.NONE ? Number(r.offset) : null;
@@ -414,6 +453,16 @@ export class ReplicaFetcherManager {
     if (source === undefined) return;
     this.sourceOf.delete(partition);
     this.fetchers.get(source)?.remove(partition);
+  }
+
+  /** Fetch requests sent to leaders so far, and how many were full ones (tests, benches). */
+  fetchCounts(): { fetches: number; fullFetches: number } {
+    let fetches = 0, fullFetches = 0;
+    for (const f of this.fetchers.values()) {
+      fetches += f.fetches;
+      fullFetches += f.fullFetches;
+    }
+    return { fetches, fullFetches };
   }
 
   /** Whether `partition` is followed, and from whom (tests). */

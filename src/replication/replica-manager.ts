@@ -38,6 +38,7 @@ import type { TieredStorage } from '../remote/tiered-storage.js';
 import { fetchMessages, type FetchEnv, type FetchHooks, type FetchParams, type FetchPartition, type FetchResult } from './fetch-messages.js';
 import { appendToPartition, type AppendEnv, type AppendHooks, type AppendParams, type AppendResult, type ProducePartition } from './append-records.js';
 import type { ReplicationQuotas } from './replication-quota.js';
+import { FetchSessionCache } from './fetch-session.js';
 
 export interface ReplicaManagerOptions {
   nodeId: number;
@@ -67,6 +68,8 @@ export interface ReplicaManagerOptions {
   replicationQuotas?: ReplicationQuotas;
   /** Tiered storage, when remote.log.storage.system.enable (remote/tiered-storage.ts). */
   tiered?: TieredStorage;
+  /** max.incremental.fetch.session.cache.slots (default Kafka's 1000). */
+  fetchSessionCacheSlots?: number;
 }
 
 /** Partitions of a topic taking their role (and writing their leader-epoch checkpoints) at once. */
@@ -101,6 +104,12 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
 
   /** The long polls of Fetch and ShareFetch (Kafka's fetch purgatory). */
   readonly fetchPurgatory: FetchPurgatory;
+  /**
+   * Fetch sessions (KIP-227, fetch-session.ts; Kafka's FetchManager, which its BrokerServer hands to
+   * KafkaApis). This replica manager owns the cache; the Fetch handler reads and updates it on the
+   * event loop, each look-up and update in one synchronous step.
+   */
+  readonly fetchSessions: FetchSessionCache;
   /** Samsa's topic features on the data path (views, retirement, schedule topics); set by the broker. */
   topicFeatures: (FetchHooks & AppendHooks) | undefined;
   private readonly fetchEnv: FetchEnv;
@@ -109,6 +118,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
   constructor(private readonly opts: ReplicaManagerOptions) {
     super();
     this.fetchPurgatory = new FetchPurgatory({ clock: opts.clock, stopSignal: opts.stopSignal ?? new AbortController().signal, onWaiting: opts.onDelayedFetch });
+    this.fetchSessions = new FetchSessionCache({ slots: opts.fetchSessionCacheSlots ?? 1000, clock: opts.clock });
     this.fetchEnv = {
       clock: opts.clock, logger: opts.logger, metadataCache: opts.metadataCache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
       getPartition: (topic, partition) => this.getPartition(topic, partition),

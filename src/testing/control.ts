@@ -26,6 +26,7 @@ import { defaultListOffsetsPartitionResponse, type ListOffsetsResponse } from '.
 import type { ListOffsetsRequest } from '../protocol/generated/messages/list-offsets-request.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
 import { groupViewFor, INTERNAL_CONNECTION_ID, isGroupStable, type GroupSnapshot, type GroupView } from './group-view.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 
 /** An API by name (`'Produce'`) or key (`0`). */
 export type ApiName = keyof typeof ApiKey;
@@ -304,6 +305,33 @@ export class BrokerControl {
     return null;
   }
 
+  /**
+   * A Fetch in a fetch session (KIP-227): taking partitions out of the request would take them out
+   * of the session too (and the client would never hear of them again), so the whole request is
+   * served (at once) and the failed partitions' answers are replaced by the error.
+   */
+  private async sessionPartitionError(ctx: RequestContext, req: DecodedRequest, handler: Handler, rule: ErrorRule, id: string | undefined): Promise<unknown> {
+    const topic = rule.topic!;
+    const body = req.body as FetchRequest;
+    const res = (await settle(handler.handle(ctx, { ...body, maxWaitMs: 0 } as never))) as FetchResponse;
+    const isTopic = (t: { topic: string; topicId: string }) => t.topic === topic || (id !== undefined && t.topicId === id);
+    const failed = new Set<number>();
+    if (rule.partition !== undefined) failed.add(rule.partition);
+    else {
+      for (const t of body.topics) if (isTopic(t)) for (const p of t.partitions) failed.add(p.partition);
+      for (const t of res.responses) if (isTopic(t)) for (const p of t.partitions) failed.add(p.partitionIndex);
+    }
+    let tr = res.responses.find(isTopic);
+    if (!tr) res.responses.push((tr = { topic: req.apiVersion >= 13 ? '' : topic, topicId: id ?? '', partitions: [] }));
+    for (const part of failed) {
+      const data = { ...defaultPartitionData(), partitionIndex: part, errorCode: rule.code };
+      const i = tr.partitions.findIndex((p) => p.partitionIndex === part);
+      if (i >= 0) tr.partitions[i] = data;
+      else tr.partitions.push(data);
+    }
+    return res;
+  }
+
   // ---------------------------------------------------------------------------------------------
   // Interceptor
 
@@ -375,7 +403,12 @@ export class BrokerControl {
       case 0: return (req.body as ProduceRequest).topicData.some((t) => t.name === topic && t.partitionData.some((p) => hit(p.index)));
       case 1: {
         const id = this.broker.metadataCache.topic(topic)?.topicId;
-        return (req.body as FetchRequest).topics.some((t) => (t.topic === topic || (id !== undefined && t.topicId === id)) && t.partitions.some((p) => hit(p.partition)));
+        const body = req.body as FetchRequest;
+        if (body.topics.some((t) => (t.topic === topic || (id !== undefined && t.topicId === id)) && t.partitions.some((p) => hit(p.partition)))) return true;
+        // An incremental fetch reads the partitions of its session it does not name, too.
+        if (body.sessionId === 0 || body.sessionEpoch <= 0) return false;
+        const key = req.apiVersion >= 13 ? id : topic;
+        return key !== undefined && this.broker.replicaManager.fetchSessions.sessionHas(body.sessionId, key, partition);
       }
       case 2: return (req.body as ListOffsetsRequest).topics.some((t) => t.name === topic && t.partitions.some((p) => hit(p.partitionIndex)));
       case 3: {
@@ -404,7 +437,7 @@ export class BrokerControl {
         };
         const res = (await settle(handler.handle(ctx, reduced as never))) as ProduceResponse;
         let tr = res.responses.find((t) => t.name === topic);
-        if (!tr) res.responses.push((tr = { name: topic, partitionResponses: [] }));
+        if (!tr) res.responses.push((tr = { name: topic, topicId: ZERO_UUID, partitionResponses: [] }));
         for (const p of failed) tr.partitionResponses.push({ ...defaultPartitionProduceResponse(), index: p, errorCode: code, baseOffset: -1n, errorMessage: errorName(code) });
         return res;
       }
@@ -412,6 +445,7 @@ export class BrokerControl {
         const body = req.body as FetchRequest;
         const id = this.broker.metadataCache.topic(topic)?.topicId;
         const isTopic = (t: { topic: string; topicId: string }) => t.topic === topic || (id !== undefined && t.topicId === id);
+        if (body.sessionEpoch >= 0) return this.sessionPartitionError(ctx, req, handler, rule, id);
         const failed: { topic: string; topicId: string; partition: number }[] = [];
         const reduced: FetchRequest = {
           ...body,

@@ -1,24 +1,30 @@
 /**
- * Fetch (key 1), versions 4-17. Kafka's KafkaApis.handleFetchRequest: authorize (a follower
- * CLUSTER_ACTION, a consumer READ per topic), resolve the topics, hand the partitions to the replica
- * manager (replication/fetch-messages.ts: reads, KIP-74 limits, epochs, follower state, throttles,
- * read_committed, views, the long poll), encode. Errors found here carry aborted_transactions []
- * (Kafka's entries built before any read); NOT_LEADER_OR_FOLLOWER names the leader from v12, its
- * endpoint from v16 (KIP-951). Fetch sessions (KIP-227) are declined: session_id 0 (an unknown one
- * FETCH_SESSION_ID_NOT_FOUND). consumer_byte_rate: above it no data, throttle_time_ms, muted.
- * Versions: v4 isolation level; v5 log_start_offset; v7 sessions; v9 current leader epoch; v12
- * flexible, last_fetched_epoch; v13+ topic ids (UNKNOWN_TOPIC_ID); v15 replica state; v16 endpoints.
+ * Fetch (key 1), versions 4-17. Kafka's KafkaApis.handleFetchRequest: the fetch session context
+ * (replication/fetch-session.ts, KIP-227: sessionless, full with a new session, incremental, or a
+ * session error answered with no partitions), authorize (a follower CLUSTER_ACTION, a consumer READ
+ * per topic), resolve the topics, hand the context's partitions (for an incremental fetch every
+ * partition of the session) to the replica manager (replication/fetch-messages.ts: reads, KIP-74
+ * limits, epochs, follower state, throttles, read_committed, views, the long poll), encode what the
+ * context lets through (an incremental answer only the partitions that changed), with consecutive
+ * partitions of one topic under one topic entry as Kafka's FetchResponse.of. Errors found here
+ * carry aborted_transactions [] (Kafka's entries built before any read) and do not end the long
+ * poll; a fetch with nothing readable is answered at once. NOT_LEADER_OR_FOLLOWER names the leader
+ * from v12, its endpoint from v16 (KIP-951). consumer_byte_rate: above it no data, throttle_time_ms,
+ * muted, the session kept. Versions: v4 isolation level; v5 log_start_offset; v7 sessions; v9
+ * current leader epoch; v12 flexible, last_fetched_epoch; v13+ topic ids (UNKNOWN_TOPIC_ID);
+ * v15 replica state; v16 endpoints.
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { PartitionData } from '../../protocol/generated/messages/fetch-response.js';
+import type { FetchResponse, PartitionData } from '../../protocol/generated/messages/fetch-response.js';
 import type { FetchPartition, FetchPartitionResult } from '../../replication/fetch-messages.js';
+import type { TopicRecord } from '../../cluster/metadata-store.js';
 import { LeaderEndpoints } from '../leader-hints.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
 
 const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_RECORDS = Buffer.alloc(0);
-const empty = (errorCode: number, throttleTimeMs = 0) => ({ throttleTimeMs, errorCode, sessionId: 0, responses: [], nodeEndpoints: [] });
+const empty = (errorCode: number, throttleTimeMs = 0, sessionId = 0) => ({ throttleTimeMs, errorCode, sessionId, responses: [], nodeEndpoints: [] });
 
 function encode(partitionIndex: number, r: FetchPartitionResult | { errorCode: number; abortedTransactions: [] }): PartitionData {
   const ok = 'records' in r;
@@ -32,46 +38,99 @@ function encode(partitionIndex: number, r: FetchPartitionResult | { errorCode: n
   };
 }
 
+function bytesOf(records: Buffer[]): number {
+  let n = 0;
+  for (let i = 0; i < records.length; i++) n += records[i].length;
+  return n;
+}
+
 export const fetchHandler = defineHandler({
   apiKey: 1,
   async handle(ctx, req) {
     const { broker, apiVersion: v } = ctx;
-    if (req.sessionId !== 0) return empty(ErrorCode.FETCH_SESSION_ID_NOT_FOUND);
     const replicaId = v >= 15 ? (req.replicaState?.replicaId ?? -1) : req.replicaId;
     const byId = v >= 13;
-    const parts: FetchPartition[] = [];
-    const slots = req.topics.map((t) => {
-      const info = byId ? broker.metadataCache.topicById(t.topicId) : broker.metadataCache.topic(t.topic);
-      const readable = broker.authorizer == null || (!info && byId) ||
-        (replicaId >= 0 ? authorizeCluster(ctx, AclOperation.CLUSTER_ACTION) : authorize(ctx, AclOperation.READ, ResourceType.TOPIC, info ? info.name : t.topic));
-      const slot = t.partitions.map((p) => {
-        const errorCode = !readable ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : !info && byId ? ErrorCode.UNKNOWN_TOPIC_ID : !info || p.partition < 0 || p.partition >= info.partitions ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE;
-        if (errorCode !== ErrorCode.NONE || !info) return encode(p.partition, { errorCode, abortedTransactions: [] });
-        return parts.push({
-          topic: info, partition: p.partition, fetchOffset: Number(p.fetchOffset), partitionMaxBytes: p.partitionMaxBytes,
-          currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: v >= 12 ? p.lastFetchedEpoch : -1, logStartOffset: Number(p.logStartOffset),
-        }) - 1;
-      });
-      return { name: info?.name ?? t.topic, topicId: info?.topicId ?? t.topicId ?? ZERO_UUID, slot };
+    const cache = broker.metadataCache;
+    const fctx = broker.replicaManager.fetchSessions.newContext({
+      version: v, sessionId: req.sessionId, sessionEpoch: req.sessionEpoch, follower: replicaId >= 0,
+      topics: req.topics, forgotten: req.forgottenTopicsData, topicName: (id) => cache.topicById(id)?.name,
     });
+    if (fctx.errorCode !== ErrorCode.NONE) return empty(fctx.errorCode);
+    const list = fctx.partitions;
+    const parts: FetchPartition[] = [];
+    // Per partition of the context: an index into parts, or the error answered without a read.
+    const slots = new Array<number | PartitionData>(list.length);
+    const authorized = broker.authorizer == null ? null : new Map<string, boolean>();
+    let lastKey: string | null = null;
+    let info: TopicRecord | undefined;
+    for (let i = 0; i < list.length; i++) {
+      const p = list[i];
+      const key = byId ? p.topicId : p.topic!;
+      if (key !== lastKey) {
+        lastKey = key;
+        info = byId ? cache.topicById(key) : cache.topic(key);
+      }
+      // A session keeps a topic id's name once known (Kafka's maybeResolveUnknownName).
+      if (info && p.topic === null) p.topic = info.name;
+      const name = info?.name ?? p.topic;
+      let readable = true;
+      if (authorized !== null && name !== null) {
+        const akey = replicaId >= 0 ? '' : name;
+        let ok = authorized.get(akey);
+        if (ok === undefined) authorized.set(akey, (ok = replicaId >= 0 ? authorizeCluster(ctx, AclOperation.CLUSTER_ACTION) : authorize(ctx, AclOperation.READ, ResourceType.TOPIC, name)));
+        readable = ok;
+      }
+      const errorCode = !readable ? ErrorCode.TOPIC_AUTHORIZATION_FAILED
+        : name === null ? ErrorCode.UNKNOWN_TOPIC_ID
+        : !info || p.partition < 0 || p.partition >= info.partitions ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.NONE;
+      if (errorCode !== ErrorCode.NONE || !info) {
+        slots[i] = encode(p.partition, { errorCode, abortedTransactions: [] });
+        continue;
+      }
+      slots[i] = parts.push({
+        topic: info, partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: p.maxBytes,
+        currentLeaderEpoch: p.currentLeaderEpoch, lastFetchedEpoch: p.lastFetchedEpoch, logStartOffset: p.logStartOffset,
+      }) - 1;
+    }
     const result = await broker.replicaManager.fetchMessages({
       replicaId, replicaEpoch: v >= 15 ? Number(req.replicaState?.replicaEpoch ?? -1n) : -1, maxBytes: Math.max(0, Math.min(req.maxBytes, broker.config.fetchMaxBytes)),
-      minBytes: req.minBytes, maxWaitMs: slots.some((s) => s.slot.some((x) => typeof x !== 'number')) ? 0 : req.maxWaitMs, isolationLevel: req.isolationLevel, readBuffers: ctx.readBuffers, closed: ctx.closed,
-    }, parts, req.topics.length === 0);
+      minBytes: req.minBytes, maxWaitMs: req.maxWaitMs, isolationLevel: req.isolationLevel, readBuffers: ctx.readBuffers, closed: ctx.closed,
+    }, parts, parts.length === 0);
     if (result.throttledBytes > 0) broker.replicationQuotas.leader.record(result.throttledBytes);
     const throttled = replicaId < 0 ? broker.quotas.recordAndThrottle('consumer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, result.bytes, false) : 0;
-    if (throttled > 0) return empty(ErrorCode.NONE, throttled);
+    if (throttled > 0) {
+      const t = fctx.throttled();
+      return empty(t.errorCode, throttled, t.sessionId);
+    }
+    // An incremental fetch whose session another request used meanwhile (Kafka: a duplicate request).
+    const stale = fctx.start();
+    if (stale !== ErrorCode.NONE) return empty(stale, 0, fctx.finish());
     let hints = null as LeaderEndpoints | null;
-    const responses = slots.map(({ name, topicId, slot }) => ({
-      topic: name, topicId,
-      partitions: slot.map((s) => {
-        if (typeof s !== 'number') return s;
-        const data = encode(parts[s].partition, result.partitions[s]);
+    const responses: FetchResponse['responses'] = [];
+    let topic: FetchResponse['responses'][number] | null = null;
+    let topicKey: string | null = null;
+    for (let i = 0; i < list.length; i++) {
+      const p = list[i];
+      const s = slots[i];
+      let data: PartitionData;
+      if (typeof s === 'number') {
+        const r = result.partitions[s];
+        if (!fctx.include(i, r.errorCode, r.highWatermark, r.logStartOffset, bytesOf(r.records), r.divergingEpoch !== null)) continue;
+        data = encode(p.partition, r);
         if (data.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && v >= 12) data.currentLeader = (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).hint(parts[s].topic.topicId, data.partitionIndex, v >= 16);
-        return data;
-      }),
-    }));
-    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: 0, responses, nodeEndpoints: hints?.list() ?? [] };
+      } else {
+        if (!fctx.include(i, s.errorCode, -1, -1, 0, false)) continue;
+        data = s;
+      }
+      const key = byId ? p.topicId : p.topic!;
+      if (topic === null || key !== topicKey) {
+        topicKey = key;
+        topic = { topic: p.topic ?? '', topicId: byId ? p.topicId : (typeof s === 'number' ? parts[s].topic.topicId : ZERO_UUID), partitions: [] };
+        responses.push(topic);
+      }
+      topic.partitions.push(data);
+    }
+    return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: fctx.finish(), responses, nodeEndpoints: hints?.list() ?? [] };
   },
   errorResponse(_req, errorCode) {
     return empty(errorCode);

@@ -10,11 +10,14 @@ import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import type { FetchParams, FetchPartition, FetchPartitionResult } from '../../../src/replication/fetch-messages.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../../src/protocol/generated/messages/fetch-request.js';
 import { fakeServices, requestContext } from '../../support/fake-services.js';
+import { FetchSessionCache } from '../../../src/replication/fetch-session.js';
+import { ManualClock } from '../../../src/clock.js';
 
 const topic = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: 2, configs: {} };
 
-function setup(answer: (p: FetchPartition) => FetchPartitionResult) {
+function setup(answer: (p: FetchPartition) => FetchPartitionResult, throttleMs = () => 0) {
   const calls: { params: FetchParams; parts: FetchPartition[] }[] = [];
+  const fetchSessions = new FetchSessionCache({ slots: 1000, clock: new ManualClock(0) });
   const broker = fakeServices({
     authorizer: null,
     config: { fetchMaxBytes: 1000 } as never,
@@ -24,12 +27,13 @@ function setup(answer: (p: FetchPartition) => FetchPartitionResult) {
         calls.push({ params, parts });
         return { partitions: parts.map(answer), bytes: 0, throttledBytes: 0 };
       },
+      fetchSessions,
     } as never,
-    quotas: { active: false, recordAndThrottle: () => 0 } as never,
+    quotas: { active: false, recordAndThrottle: throttleMs } as never,
     partitionState: () => ({ leader: 3, leaderEpoch: 7 }) as never,
     brokerEndpoint: (id: number) => ({ host: `b${id}`, port: 9000 + id, rack: null }),
   });
-  return { broker, calls };
+  return { broker, calls, fetchSessions };
 }
 
 const ok = (): FetchPartitionResult => ({ errorCode: ErrorCode.NONE, highWatermark: 5, lastStableOffset: 5, logStartOffset: 0, divergingEpoch: null, abortedTransactions: null, records: [] });
@@ -42,12 +46,12 @@ function request(v: number, partitions: number[], byName = true) {
   return req;
 }
 
-test('known partitions go to the replica manager with the capped max_bytes; unknown ones are answered here, without a long poll', async () => {
+test('known partitions go to the replica manager with the capped max_bytes; unknown ones are answered here and do not end the long poll (Kafka)', async () => {
   const { broker, calls } = setup(ok);
   const r = await fetchHandler.handle(requestContext(broker, 1, 12), request(12, [0, 5])) as any;
   assert.is(calls.length, 1);
   assert.equal(calls[0].parts.map((p) => [p.topic.name, p.partition, p.fetchOffset]), [['t', 0, 3]]);
-  assert.equal([calls[0].params.maxBytes, calls[0].params.maxWaitMs, calls[0].params.replicaId], [1000, 0, -1]);
+  assert.equal([calls[0].params.maxBytes, calls[0].params.maxWaitMs, calls[0].params.replicaId], [1000, 500, -1]);
   assert.equal(r.responses[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.abortedTransactions]), [[0, ErrorCode.NONE, null], [5, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []]]);
 });
 
@@ -70,12 +74,61 @@ test('NOT_LEADER_OR_FOLLOWER from the data path names the leader (v12+) and its 
   assert.equal(v16.nodeEndpoints.map((e: any) => [e.nodeId, e.host, e.port]), [[3, 'b3', 9003]]);
 });
 
-test('an incremental fetch session is declined before anything is read', async () => {
+test('an incremental fetch naming an unknown session is FETCH_SESSION_ID_NOT_FOUND before anything is read; epoch -1 is sessionless', async () => {
   const { broker, calls } = setup(ok);
   const req = request(12, [0]);
   req.sessionId = 9;
+  req.sessionEpoch = 1;
   const r = await fetchHandler.handle(requestContext(broker, 1, 12), req) as any;
-  assert.equal([r.errorCode, calls.length], [ErrorCode.FETCH_SESSION_ID_NOT_FOUND, 0]);
+  assert.equal([r.errorCode, r.sessionId, r.responses, calls.length], [ErrorCode.FETCH_SESSION_ID_NOT_FOUND, 0, [], 0]);
+  req.sessionEpoch = -1;
+  const full = await fetchHandler.handle(requestContext(broker, 1, 12), req) as any;
+  assert.equal([full.errorCode, full.sessionId, full.responses[0].partitions.length], [ErrorCode.NONE, 0, 1]);
+});
+
+test('a session: epoch 0 creates it; an incremental fetch reads every session partition and answers only the changed ones', async () => {
+  let hw = 5;
+  const { broker, calls, fetchSessions } = setup((p) => ({ ...ok(), highWatermark: p.partition === 1 ? hw : 5 }));
+  const req = request(12, [0, 1]);
+  req.sessionEpoch = 0;
+  const full = await fetchHandler.handle(requestContext(broker, 1, 12), req) as any;
+  assert.ok(full.sessionId > 0);
+  assert.is(full.responses[0].partitions.length, 2);
+  assert.is(fetchSessions.size, 1);
+  const inc = defaultFetchRequest();
+  inc.maxWaitMs = 500;
+  inc.sessionId = full.sessionId;
+  inc.sessionEpoch = 1;
+  const none = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal(calls[1].parts.map((p) => [p.partition, p.fetchOffset]), [[0, 3], [1, 3]]);
+  // Nothing changed: the long poll was asked for, and the answer is empty.
+  assert.is(calls[1].params.maxWaitMs, 500);
+  assert.equal([none.errorCode, none.sessionId, none.responses], [ErrorCode.NONE, full.sessionId, []]);
+  hw = 6;
+  inc.sessionEpoch = 2;
+  const changed = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal(changed.responses.map((t: any) => [t.topic, t.partitions.map((p: any) => [p.partitionIndex, p.highWatermark])]), [['t', [[1, 6n]]]]);
+  // The same epoch again (a resent request): the session has moved on.
+  const again = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal([again.errorCode, again.sessionId], [ErrorCode.INVALID_FETCH_SESSION_EPOCH, 0]);
+});
+
+test('a throttled incremental fetch keeps its session: no partitions, the session id, throttle_time_ms', async () => {
+  let throttle = 0;
+  const { broker } = setup(ok, () => throttle);
+  const req = request(12, [0]);
+  req.sessionEpoch = 0;
+  const full = await fetchHandler.handle(requestContext(broker, 1, 12), req) as any;
+  throttle = 250;
+  const inc = defaultFetchRequest();
+  inc.sessionId = full.sessionId;
+  inc.sessionEpoch = 1;
+  const r = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal([r.errorCode, r.sessionId, r.throttleTimeMs, r.responses], [ErrorCode.NONE, full.sessionId, 250, []]);
+  throttle = 0;
+  inc.sessionEpoch = 2;
+  const next = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal([next.errorCode, next.sessionId], [ErrorCode.NONE, full.sessionId]);
 });
 
 test.run();
