@@ -112,6 +112,11 @@ function partitionMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   gauge('kafka_server_replicamanager_underminisrpartitioncount', 'Led partitions with fewer in-sync replicas than min.insync.replicas.', underMinIsr);
   gauge('kafka_server_replicamanager_atminisrpartitioncount', 'Led partitions with exactly min.insync.replicas in sync.', atMinIsr);
   gauge('kafka_server_replicamanager_offlinereplicacount', 'Replicas on this broker whose log is offline (storage error).', offlineReplicas);
+  // Kafka's kafka.server:type=FetchSessionCache gauges and meter (fetch sessions, KIP-227).
+  const sessions = broker.replicaManager?.fetchSessions;
+  gauge('kafka_server_fetchsessioncache_numincrementalfetchsessions', 'Incremental fetch sessions this broker keeps (Kafka FetchSessionCache NumIncrementalFetchSessions).', sessions?.size ?? 0);
+  gauge('kafka_server_fetchsessioncache_numincrementalfetchpartitionscached', 'Partitions in those sessions (Kafka NumIncrementalFetchPartitionsCached).', sessions?.totalPartitions ?? 0);
+  w.family('kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total', 'counter', 'Fetch sessions evicted to make room for new ones (Kafka IncrementalFetchSessionEvictionsPerSec).').sample([], sessions?.evictions ?? 0);
   w.family('kafka_server_replicamanager_isrshrinks_total', 'counter', 'ISR shrinks this broker committed as leader (Kafka IsrShrinksPerSec).').sample([], broker.metrics.isrShrinks);
   w.family('kafka_server_replicamanager_isrexpands_total', 'counter', 'ISR expansions this broker committed as leader (Kafka IsrExpandsPerSec).').sample([], broker.metrics.isrExpands);
 

@@ -3,7 +3,7 @@
  * after kafkajs produced and consumed, the per-topic counters rose by exactly what it sent and
  * read, Produce requests by exactly the sends, bytes in equal the log's size; a group's lag per
  * partition equals high watermark minus committed offset; connections, latency summaries,
- * process and event-loop figures are present.
+ * process and event-loop figures are present; a fetch session shows in the FetchSessionCache gauges.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -190,6 +190,29 @@ test('connections, partitions, purgatories and process figures are exported', as
   assert.ok(value(f, 'nodejs_eventloop_lag_seconds') > 0);
   assert.ok(value(f, 'kafka_network_requestmetrics_errors_total', { request: 'Produce', error: 'NONE' }) > 0);
   assert.is(f.get('kafka_network_requestmetrics_totaltimems')!.type, 'summary');
+});
+
+test('fetch sessions (KIP-227): Kafka\'s FetchSessionCache gauges and eviction meter', async () => {
+  const sessions = b.broker.replicaManager.fetchSessions;
+  const before = sessions.size;
+  // A full fetch with epoch 0 over both partitions of the topic: one session of two partitions.
+  const { KafkaClient } = await import('../../src/cli/client.js');
+  const client = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    const res = await client.send(1, 12, {
+      clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: 0, rackId: '', forgottenTopicsData: [],
+      topics: [{ topic: TOPIC, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [0, 1].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1024, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' })) }],
+    } as never) as { sessionId: number };
+    assert.ok(res.sessionId > 0);
+  } finally {
+    client.close();
+  }
+  assert.is(sessions.size, before + 1);
+  const f = await scrape();
+  assert.is(value(f, 'kafka_server_fetchsessioncache_numincrementalfetchsessions'), sessions.size);
+  assert.is(value(f, 'kafka_server_fetchsessioncache_numincrementalfetchpartitionscached'), sessions.totalPartitions);
+  assert.is(value(f, 'kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total'), sessions.evictions);
+  assert.is(f.get('kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total')!.type, 'counter');
 });
 
 test.run();
