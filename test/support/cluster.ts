@@ -51,6 +51,8 @@ export interface ClusterOptions {
   etcdProxies?: boolean;
   /** Inter-broker traffic goes through a fault proxy in front of each broker (see `peerLink`). */
   peerProxies?: boolean;
+  /** More command-line arguments for every broker (e.g. `--control`: the test control over HTTP). */
+  args?: string[];
 }
 
 /** One direction of a network path that a test can break. */
@@ -166,7 +168,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     }
     for (const [k, v] of Object.entries(opts.config ?? {})) settings[k] = String(v);
     for (const [k, v] of Object.entries(opts.brokerConfig?.(b.nodeId) ?? {})) settings[k] = String(v);
-    const argv = Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`]);
+    const argv = [...Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`]), ...(opts.args ?? [])];
     const mark = b.out.length;
     const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...argv], {
       env: { ...process.env, SAMSA_LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'],
