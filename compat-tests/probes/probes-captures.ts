@@ -44,6 +44,13 @@ function normaliserFor(apiKey: number): ((j: Json) => Json) | undefined {
       return (j) => sortAt(j, 'assignment.topicPartitions', 'topicId');
     case 24:
       return (j) => sortAt(sortAt(j, 'resultsByTopicV3AndBelow', 'name'), 'resultsByTopicV3AndBelow.[].resultsByPartition', (x) => String((x as any).partitionIndex).padStart(5, '0'));
+    case 1:
+      // A fetch session's id (KIP-227, a full fetch with epoch 0) is random: whether there is one is compared.
+      return (j) => {
+        const o = j as Record<string, unknown>;
+        if (typeof o.sessionId === 'number' && o.sessionId !== 0) o.sessionId = '<session-id>';
+        return j;
+      };
     default:
       return undefined;
   }

@@ -82,6 +82,103 @@ async function txnData(ctx: ProbeCtx, topic: string): Promise<void> {
   }
 }
 
+/** A fetch session's id is random: whether there is one, and that it is the session's, is compared. */
+function sessionIds(j: unknown, ctx: ProbeCtx, topic: string): unknown {
+  const o = j as Record<string, unknown>;
+  if (typeof o.sessionId === 'number' && o.sessionId !== 0) o.sessionId = o.sessionId === ctx.state[`session:${topic}`] ? '<the-session>' : '<session-id>';
+  return j;
+}
+
+interface SessionStep {
+  epoch: number;
+  /** Partitions named, with their fetch offsets. */
+  parts?: { partition: number; fetchOffset: number }[];
+  forget?: number[];
+  /** Another session id than the one set up. */
+  sessionId?: number;
+}
+
+/** An incremental (or other) request in the session set up for `topic`. */
+function sessionBody(ctx: ProbeCtx, topic: string, version: number, o: SessionStep): Record<string, unknown> {
+  const byId = version >= 13;
+  const id = ctx.state[`id:${topic}`];
+  const named = (x: Record<string, unknown>) => (byId ? { topic: '', topicId: id, ...x } : { topic, ...x });
+  return {
+    maxWaitMs: 20, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0,
+    sessionId: o.sessionId ?? ctx.state[`session:${topic}`], sessionEpoch: o.epoch,
+    topics: o.parts && o.parts.length > 0 ? [named({ partitions: o.parts.map((p) => ({ partition: p.partition, fetchOffset: p.fetchOffset, partitionMaxBytes: 1 << 20, currentLeaderEpoch: -1 })) })] : [],
+    forgottenTopicsData: o.forget ? [named({ partitions: o.forget })] : [],
+  };
+}
+
+/**
+ * A fetch session probe (KIP-227): a topic of 3 partitions with 3 two-record batches each, a full
+ * fetch with epoch 0 of all three at `setupVersion` (state session:<topic>), `prepare`, then the
+ * probed request in that session.
+ */
+function s(id: string, version: number, about: string, step: SessionStep, extra: { setupVersion?: number; prepare?: (ctx: ProbeCtx, topic: string) => Promise<void> } = {}): Probe {
+  const topic = `pfs-${id}`;
+  return {
+    id: `fetch/${id}`,
+    api: 1,
+    version,
+    about,
+    setup: async (ctx) => {
+      await filled(ctx, topic, 3, 3);
+      const v = extra.setupVersion ?? version;
+      const full = await ctx.call(1, v, sessionBody(ctx, topic, v, { epoch: 0, sessionId: 0, parts: [0, 1, 2].map((partition) => ({ partition, fetchOffset: 0 })) }));
+      ctx.state[`session:${topic}`] = full.sessionId;
+      if (extra.prepare) await extra.prepare(ctx, topic);
+    },
+    body: (ctx) => sessionBody(ctx, topic, version, step),
+    normalise: (j, ctx) => sessionIds(j, ctx, topic) as never,
+  };
+}
+
+/** One more batch in partition 1 after the session was set up (the log ends at 6 before it). */
+const moreInPartition1 = async (ctx: ProbeCtx, topic: string) => {
+  await produce(ctx, topic, 1, batch({ prefix: `${topic}-more-`, count: 2 }));
+};
+const atEnd = [0, 1, 2].map((partition) => ({ partition, fetchOffset: 6 }));
+
+/** Epoch 1 moves every partition's fetch offset to its log end (6). */
+const caughtUp = async (ctx: ProbeCtx, topic: string, version: number) => {
+  await ctx.call(1, version, sessionBody(ctx, topic, version, { epoch: 1, parts: atEnd }));
+};
+
+function sessionProbes(): Probe[] {
+  return [
+    s('v12-session-offsets-kept', 12, 'incremental fetch naming nothing (KIP-227): the session\'s fetch offsets (0) are read, every partition has records', { epoch: 1 }),
+    s('v12-session-unchanged', 12, 'caught up, then an incremental fetch naming nothing with nothing new: no partitions, the session id', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 12) }),
+    s('v12-session-new-records', 12, 'incremental fetch at the log ends, new records in one partition: only that partition answered', { epoch: 1, parts: atEnd }, { prepare: moreInPartition1 }),
+    s('v13-session-new-records', 13, 'the same with topic ids', { epoch: 1, parts: atEnd }, { prepare: moreInPartition1 }),
+    s('v17-session-unchanged', 17, 'caught up, then nothing new, at the newest version', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 17) }),
+    s('v12-session-second-epoch', 12, 'epoch 2 after epoch 1 (the fetch offsets of epoch 1 kept), new records in one partition', { epoch: 2 }, {
+      prepare: async (ctx, topic) => {
+        await caughtUp(ctx, topic, 12);
+        await moreInPartition1(ctx, topic);
+      },
+    }),
+    s('v12-session-log-start-moved', 12, 'caught up, then DeleteRecords moves one partition\'s log start: only that partition answered', { epoch: 2 }, {
+      prepare: async (ctx, topic) => {
+        await caughtUp(ctx, topic, 12);
+        await ctx.call(21, 2, { topics: [{ name: topic, partitions: [{ partitionIndex: 2, offset: 4 }] }], timeoutMs: 10_000 });
+      },
+    }),
+    s('v12-session-wrong-epoch', 12, 'incremental fetch with the wrong epoch: INVALID_FETCH_SESSION_EPOCH', { epoch: 7 }),
+    s('v13-session-topic-id-error', 13, 'a session made at v12 used at v13: FETCH_SESSION_TOPIC_ID_ERROR', { epoch: 1 }, { setupVersion: 12 }),
+    s('v12-session-forget-all', 12, 'forgetting every partition closes the session: session id 0, nothing answered', { epoch: 1, forget: [0, 1, 2] }),
+    s('v12-session-forget-one', 12, 'forgetting one partition: the others are still read (from offset 0: records)', { epoch: 1, forget: [1] }),
+    s('v12-session-closed', 12, 'a session closed by a full fetch with epoch -1: FETCH_SESSION_ID_NOT_FOUND', { epoch: 1 }, {
+      prepare: async (ctx, topic) => {
+        await ctx.call(1, 12, sessionBody(ctx, topic, 12, { epoch: -1, parts: atEnd }));
+      },
+    }),
+    s('v12-session-replaced', 12, 'a full fetch with epoch 0 naming the session: a new session', { epoch: 0, parts: atEnd }),
+    s('v12-session-id-past-last-shard', 12, 'session id 2^31-1 (past the last of the 8 cache shards): UNKNOWN_SERVER_ERROR', { epoch: 1, sessionId: 2147483647, parts: [{ partition: 0, fetchOffset: 0 }] }),
+  ];
+}
+
 function fetchProbes(): Probe[] {
   return [
     f('v4-min', 4, 'oldest advertised Fetch: whole log', {}),
@@ -280,5 +377,5 @@ function describeProducersProbes(): Probe[] {
 }
 
 export function dataProbes(): Probe[] {
-  return [...fetchProbes(), ...listOffsetsProbes(), ...offsetForLeaderEpochProbes(), ...deleteRecordsProbes(), ...describeProducersProbes()];
+  return [...fetchProbes(), ...sessionProbes(), ...listOffsetsProbes(), ...offsetForLeaderEpochProbes(), ...deleteRecordsProbes(), ...describeProducersProbes()];
 }

@@ -132,7 +132,13 @@ export const fetchHandler = defineHandler({
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: fctx.finish(), responses, nodeEndpoints: hints?.list() ?? [] };
   },
-  errorResponse(_req, errorCode) {
-    return empty(errorCode);
+  // Kafka's FetchRequest.getErrorResponse: the request's session id; before v13 every requested
+  // partition carries the error too (v13+ clients read the top-level code).
+  errorResponse(req, errorCode, ctx) {
+    const res: FetchResponse = empty(errorCode, 0, req.sessionId);
+    if (ctx.apiVersion < 13) {
+      res.responses = req.topics.map((t) => ({ topic: t.topic, topicId: t.topicId, partitions: t.partitions.map((p) => encode(p.partition, { errorCode, abortedTransactions: [] })) }));
+    }
+    return res;
   },
 });

@@ -113,6 +113,21 @@ test('a session: epoch 0 creates it; an incremental fetch reads every session pa
   assert.equal([again.errorCode, again.sessionId], [ErrorCode.INVALID_FETCH_SESSION_EPOCH, 0]);
 });
 
+test('a whole-request error (Kafka\'s getErrorResponse): the request\'s session id; before v13 every partition with the error too', async () => {
+  const { broker } = setup(ok);
+  const req = request(12, [0, 1]);
+  req.sessionId = 2147483647;
+  req.sessionEpoch = 1;
+  const v12 = fetchHandler.errorResponse(req, ErrorCode.UNKNOWN_SERVER_ERROR, requestContext(broker, 1, 12)) as any;
+  assert.equal([v12.errorCode, v12.sessionId], [ErrorCode.UNKNOWN_SERVER_ERROR, 2147483647]);
+  assert.equal(v12.responses[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.highWatermark]), [[0, -1, -1n], [1, -1, -1n]]);
+  const v13 = fetchHandler.errorResponse(request(13, [0], false), ErrorCode.UNKNOWN_SERVER_ERROR, requestContext(broker, 1, 13)) as any;
+  assert.equal(v13.responses, []);
+  // A session id past the last cache shard fails the request so (Kafka: IndexOutOfBoundsException).
+  const thrown = await Promise.resolve().then(() => fetchHandler.handle(requestContext(broker, 1, 12), req)).then(() => null, (e: { errorCode?: number }) => e);
+  assert.is(thrown?.errorCode, ErrorCode.UNKNOWN_SERVER_ERROR);
+});
+
 test('a throttled incremental fetch keeps its session: no partitions, the session id, throttle_time_ms', async () => {
   let throttle = 0;
   const { broker } = setup(ok, () => throttle);
