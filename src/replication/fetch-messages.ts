@@ -27,6 +27,9 @@
  *   the source partition of the same index and transforms its batches; offsets, HW and LSO are
  *   the source's, and a long poll wakes on appends to the source.
  *
+ * - A caught-up partition (fetch offset at the read limit: the idle partitions a fetch session
+ *   reads on every fetch) is not read at all; the checks the read would make are made here.
+ *
  * No per-record objects: the per-partition work is a few object literals per request.
  */
 import { KafkaApiError, toErrorCode } from '../errors.js';
@@ -121,6 +124,9 @@ export interface FetchEnv {
 
 /** A throttled partition's read: no records (Kafka answers it with an empty record set). */
 const THROTTLED_READ: Promise<{ records: Buffer[] }> = Promise.resolve({ records: [] });
+/** A caught-up partition's read (nothing between the fetch offset and the read limit): not read at all. */
+const NOTHING: { records: Buffer[] } = { records: [] };
+const NOTHING_READ: Promise<{ records: Buffer[] }> = Promise.resolve(NOTHING);
 
 function failed(errorCode: number, abortedTransactions: [] | null = null): FetchPartitionResult {
   return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, divergingEpoch: null, abortedTransactions, records: [] };
@@ -223,6 +229,11 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
       const read = env.tiered.readForFetch(remote, fetchOffset, limit).catch((err) => ({ errorCode: toErrorCode(err) }));
       return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read, remote, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
     }
+    // Caught up (the idle partitions of a fetch session, read on every fetch): nothing to read, so
+    // no log read; what the read would check (online, in range, local) is checked here.
+    if (fetchOffset === maxOffset && transform === null && !log.isOffline && fetchOffset >= log.logStartOffset && fetchOffset >= log.localLogStartOffset) {
+      return { kind: 'read', partitionMaxBytes: p.partitionMaxBytes, fetchOffset, log, lso, throttled, read: NOTHING_READ, topic: p.topic.name, topicId: p.topic.topicId, partition: p.partition };
+    }
     const raw = log.read(fetchOffset, limit, { minOneMessage: true, maxOffset, alloc });
     const read = (transform === null ? raw : raw.then((r) => ({ records: transform(r.records) }))).then(
       (r) => ({ records: r.records }),
@@ -243,7 +254,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
         results.push(slot.result);
         continue;
       }
-      const got = await slot.read;
+      const got = slot.read === NOTHING_READ ? NOTHING : await slot.read;
       if ('errorCode' in got) {
         results.push(failed(got.errorCode));
         continue;

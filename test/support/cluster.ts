@@ -101,6 +101,8 @@ export interface TestCluster {
   etcdLink(nodeId: number): Link;
   /** The path from broker `from` to broker `to`: what `from` sends and receives on it (needs `peerProxies`). */
   peerLink(from: number, to: number): Link;
+  /** Inter-broker bytes through broker `nodeId`'s peer proxy, to it and from it (needs `peerProxies`; benchmarks). */
+  peerTraffic(nodeId: number): { toBroker: number; fromBroker: number };
   /** Stops every broker (SIGKILL), etcd if the harness started it, removes the dirs. */
   cleanup(): Promise<void>;
 }
@@ -300,6 +302,11 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
       if (!p) throw new Error('peerLink needs startCluster({ peerProxies: true })');
       const label = String(from);
       return { cut: () => p.cut(label), stall: () => p.stall(label), heal: () => p.heal(label) };
+    },
+    peerTraffic(id) {
+      const p = byId(id).peerProxy;
+      if (!p) throw new Error('peerTraffic needs startCluster({ peerProxies: true })');
+      return { toBroker: p.bytesToTarget, fromBroker: p.bytesFromTarget };
     },
     async cleanup() {
       process.off('exit', hooks);

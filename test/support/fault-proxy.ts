@@ -48,6 +48,9 @@ export interface FaultProxy {
   readonly accepted: number;
   /** Connections reset because of a cut. */
   readonly resets: number;
+  /** Bytes forwarded to the target, and from it to the clients (benchmarks). */
+  readonly bytesToTarget: number;
+  readonly bytesFromTarget: number;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
   let global: Fault | null = null;
   let accepted = 0;
   let resets = 0;
+  let bytesToTarget = 0;
+  let bytesFromTarget = 0;
 
   const faultOf = (c: Conn): Fault | null => {
     if (global) return global;
@@ -130,6 +135,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
       t.on('error', () => destroy(c, false));
       t.on('close', () => destroy(c, false));
       t.on('data', (d: Buffer) => {
+        bytesFromTarget += d.length;
         if (!c.client.write(d)) {
           t.pause();
           c.client.once('drain', () => {
@@ -150,6 +156,7 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     client.on('error', () => destroy(c, false));
     client.on('close', () => destroy(c, false));
     client.on('data', (d: Buffer) => {
+      bytesToTarget += d.length;
       if (!c.labelled) {
         c.early.push(d);
         const label = opts.label!(Buffer.concat(c.early));
@@ -216,6 +223,12 @@ export async function startFaultProxy(opts: FaultProxyOptions): Promise<FaultPro
     },
     get resets() {
       return resets;
+    },
+    get bytesToTarget() {
+      return bytesToTarget;
+    },
+    get bytesFromTarget() {
+      return bytesFromTarget;
     },
     close() {
       for (const c of [...conns]) destroy(c, false);
