@@ -212,7 +212,7 @@ async function clusterRun(mode: Mode): Promise<ClusterFigures[]> {
   const http = new Map<number, number>();
   for (const id of [1, 2, 3]) http.set(id, await freePort());
   const c = await startCluster({
-    brokers: 3, peerProxies: true, logLevel: 'warn',
+    brokers: 3, peerProxies: true,
     config: { ...overridesFor(mode), 'default.replication.factor': 3, 'min.insync.replicas': 2, 'log.retention.check.interval.ms': 3_600_000 },
     brokerConfig: (id) => ({ 'samsa.http.listeners': `http://127.0.0.1:${http.get(id)}` }),
   });
@@ -221,7 +221,8 @@ async function clusterRun(mode: Mode): Promise<ClusterFigures[]> {
   try {
     const admin = await KafkaConn.connect('127.0.0.1', c.broker(1).port);
     conns.push(admin);
-    await createTopics(admin, [{ name: TOPIC, partitions: opts.clusterPartitions }]);
+    const created = await admin.request(19, 7, { topics: [{ name: TOPIC, numPartitions: opts.clusterPartitions, replicationFactor: 3, assignments: [], configs: [] }], timeoutMs: 60_000, validateOnly: false } as never);
+    if (created.topics[0].errorCode !== 0) throw new Error(`CreateTopics: error ${created.topics[0].errorCode}`);
     const md = await c.waitForMetadata(1, (m) => {
       const t = m.topics.find((x) => x.name === TOPIC);
       return t?.partitions.length === opts.clusterPartitions && t.partitions.every((p) => p.leaderId >= 0 && p.isrNodes.length === 3);

@@ -22,6 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { KafkaConn, encodeRequest, decodeResponse } from './lib/kafka-conn.js';
 import { freePort, median, procCpuSeconds, REPO_ROOT, sleep } from './lib/proc.js';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const PRODUCE_VERSION = 9;
 
@@ -131,7 +132,7 @@ async function run(mode: 'off' | 'on'): Promise<RunResult> {
     const slot = async (conn: KafkaConn) => {
       while (performance.now() < endAt) {
         const p = partition++ % o.partitions;
-        const frame = encodeRequest(0, PRODUCE_VERSION, 0, { transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: p, records: batch }] }] });
+        const frame = encodeRequest(0, PRODUCE_VERSION, 0, { transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: p, records: batch }] }] });
         const res = decodeResponse(0, PRODUCE_VERSION, await conn.sendFrame(frame));
         if (res.responses[0].partitionResponses[0].errorCode === 0) messages += o.batch;
       }

@@ -39,6 +39,7 @@ import { runCmd } from './lib/run.js';
 import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KAFKA_VERSION, javaBin, javaMissing, kafkaJars, LOG4J_CONFIG, startKafka } from '../tools/kafka/kafka.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: number) => {
@@ -85,7 +86,7 @@ async function firstProduce(port: number, t0: number): Promise<number> {
         await createTopics(c, [{ name: 'startup', partitions: 1 }]).catch(() => undefined);
         const r = await c.request(0, 9, {
           transactionalId: null, acks: 1, timeoutMs: 5000,
-          topicData: [{ name: 'startup', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+          topicData: [{ name: 'startup', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
         });
         if (r.responses[0]?.partitionResponses[0]?.errorCode === 0) return performance.now() - t0;
       } finally {

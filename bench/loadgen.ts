@@ -145,7 +145,7 @@ class ProduceTemplate {
   constructor(topic: string, batch: Buffer, parts: number, acks: number) {
     const enc = (indexes: number[]) => encodeRequest(0, PRODUCE_VERSION, 0, {
       transactionalId: null, acks, timeoutMs: 30000,
-      topicData: [{ name: topic, partitionData: indexes.map((index) => ({ index, records: batch })) }],
+      topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: indexes.map((index) => ({ index, records: batch })) }],
     });
     const zeros = new Array<number>(parts).fill(0);
     this.frame = enc(zeros);
@@ -287,7 +287,7 @@ async function fetchPhase(o: Options, host: string, port: number, topic: string,
           topic, topicId: ZERO_UUID,
           partitions: want.map((p) => ({
             partition: p, currentLeaderEpoch: -1, fetchOffset: BigInt(offsets.get(p)!), lastFetchedEpoch: -1,
-            logStartOffset: -1n, partitionMaxBytes: o.partitionMaxBytes, replicaDirectoryId: ZERO_UUID,
+            logStartOffset: -1n, partitionMaxBytes: o.partitionMaxBytes, replicaDirectoryId: ZERO_UUID, highWatermark: 0x7fffffffffffffffn,
           })),
         }],
       });

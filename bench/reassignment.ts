@@ -25,6 +25,7 @@ import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { decodeResponse, encodeRequest, KafkaConn } from './lib/kafka-conn.js';
 import { percentile, sleep } from './lib/proc.js';
 import { machineCpu } from './lib/run.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const MiB = 1024 ** 2;
 function arg(name: string, def: number): number {
@@ -42,7 +43,7 @@ async function conn(c: TestCluster, nodeId: number): Promise<KafkaConn> {
 }
 
 function produceFrame(topic: string, partition: number, records: Buffer, acks: number): Buffer {
-  return encodeRequest(0, 9, 0, { transactionalId: null, acks, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  return encodeRequest(0, 9, 0, { transactionalId: null, acks, timeoutMs: 30_000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: partition, records }] }] });
 }
 const produceError = (payload: Buffer) => decodeResponse(0, 9, payload).responses[0].partitionResponses[0].errorCode;
 
@@ -95,7 +96,7 @@ async function alter(c: TestCluster, via: number, resources: { resourceType: num
 
 /** Moves move-0 to [target]; returns the copy time and the steady rate of the new copy. */
 async function move(c: TestCluster, target: number, size: number): Promise<{ seconds: number; mibps: number; steadyMiBps: number }> {
-  const res = await (await conn(c, 1)).request(45, 0, { timeoutMs: 30_000, topics: [{ name: 'move', partitions: [{ partitionIndex: 0, replicas: [target] }] }] });
+  const res = await (await conn(c, 1)).request(45, 0, { timeoutMs: 30_000, allowReplicationFactorChange: true, topics: [{ name: 'move', partitions: [{ partitionIndex: 0, replicas: [target] }] }] });
   const e = res.responses[0]?.partitions[0];
   if (res.errorCode !== 0 || (e && e.errorCode !== 0)) throw new Error(`AlterPartitionReassignments: ${res.errorMessage ?? e?.errorMessage}`);
   const dir = join(c.broker(target).logDir, 'move-0');

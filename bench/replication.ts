@@ -33,6 +33,7 @@ import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { decodeResponse, encodeRequest, KafkaConn } from './lib/kafka-conn.js';
 import { median, percentile, sleep } from './lib/proc.js';
 import { machineCpu } from './lib/run.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const MiB = 1024 ** 2;
 
@@ -77,7 +78,7 @@ async function createTopic(c: TestCluster, name: string, partitions: number, rf:
 }
 
 function produceFrame(topic: string, partition: number, records: Buffer, acks: number): Buffer {
-  return encodeRequest(0, 9, 0, { transactionalId: null, acks, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: partition, records }] }] });
+  return encodeRequest(0, 9, 0, { transactionalId: null, acks, timeoutMs: 30_000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: partition, records }] }] });
 }
 
 function produceError(payload: Buffer): number {

@@ -25,6 +25,7 @@ import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KafkaConn, apiVersions } from './lib/kafka-conn.js';
 import { median, procRssMiB, sleep, startSamsa } from './lib/proc.js';
 import { javaMissing, startKafka } from '../tools/kafka/kafka.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const args = process.argv.slice(2);
 const opt = (name: string, def: number) => (args.includes(`--${name}`) ? Number(args[args.indexOf(`--${name}`) + 1]) : def);
@@ -59,7 +60,7 @@ async function produceTo(port: number, topic: string, partition: number, deadlin
       try {
         const r = await c.request(0, 9, {
           transactionalId: null, acks: 1, timeoutMs: 5000,
-          topicData: [{ name: topic, partitionData: [{ index: partition, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+          topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: partition, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
         });
         if (r.responses[0]?.partitionResponses[0]?.errorCode === 0) return;
       } finally {

@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
 import { KafkaConn, apiVersions, createTopics } from './lib/kafka-conn.js';
 import { BROKER_MAIN, REPO_ROOT, assertBuilt, freePort, median, procRssMiB, sleep } from './lib/proc.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const ATTEMPT_LIMIT_MS = 20000;
 
@@ -94,7 +95,7 @@ async function samsaRun(batch: Buffer): Promise<RunResult> {
       await withTimeout(createTopics(conn, [{ name: 'startup', partitions: 1 }]), 5000);
       const res = await withTimeout(conn.request(0, 9, {
         transactionalId: null, acks: 1, timeoutMs: 5000,
-        topicData: [{ name: 'startup', partitionData: [{ index: 0, records: batch }] }],
+        topicData: [{ name: 'startup', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }],
       }), 5000);
       const code = res.responses[0]?.partitionResponses[0]?.errorCode;
       if (code !== 0) throw new Error(`produce error ${code}`);

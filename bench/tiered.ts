@@ -23,6 +23,7 @@ import { ErrorCode } from '../src/protocol/generated/error-codes.js';
 import { defaultFetchRequest } from '../src/protocol/generated/messages/fetch-request.js';
 import { startSamsa, median, percentile, sleep } from './lib/proc.js';
 import { startVersitygw, S3_ACCESS_KEY, S3_SECRET_KEY } from '../test/support/versitygw.js';
+import { ZERO_UUID } from '../src/protocol/reader.js';
 
 function arg(name: string, def: string): string {
   const i = process.argv.indexOf(`--${name}`);
@@ -68,7 +69,7 @@ async function produce(topic: string, bytes: number): Promise<number[]> {
   for (let sent = 0; sent < bytes;) {
     const b = batch();
     const t0 = performance.now();
-    const r = await client.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: [{ name: topic, partitionData: [{ index: 0, records: b }] }] });
+    const r = await client.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30_000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: 0, records: b }] }] });
     lat.push(performance.now() - t0);
     if (r.responses[0].partitionResponses[0].errorCode !== ErrorCode.NONE) throw new Error(`produce: ${r.responses[0].partitionResponses[0].errorCode}`);
     sent += b.length;
@@ -84,7 +85,7 @@ async function produceFor(topic: string, ms: number): Promise<number[]> {
 }
 
 async function listOffset(topic: string, timestamp: bigint): Promise<number> {
-  const r = await client.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 30_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+  const r = await client.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 30_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp}] }] });
   return Number(r.topics[0].partitions[0].offset);
 }
 
@@ -95,7 +96,7 @@ async function consume(topic: string, end: number): Promise<number> {
   const t0 = performance.now();
   while (offset < end) {
     const req = { ...defaultFetchRequest(), maxWaitMs: 500, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }] };
+      topics: [{ topic, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }] };
     const r = await client.send(1, 12, req as never);
     const p = r.responses[0].partitions[0];
     if (p.errorCode !== ErrorCode.NONE) throw new Error(`fetch at ${offset}: error ${p.errorCode}`);

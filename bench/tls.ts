@@ -161,7 +161,7 @@ async function startBrokerProcess(listeners: Listener[], caDir: string, serverPe
   for (let i = 0; i < 300; i++) {
     try {
       const c = await Conn.open(plain, null);
-      await c.request(18, 3, { clientSoftwareName: 'bench', clientSoftwareVersion: '1' });
+      await c.request(18, 3, { clientSoftwareName: 'bench', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
       c.close();
       return child;
     } catch {
@@ -187,7 +187,7 @@ async function produce(l: Listener, ca: string, topic: string, login: (c: Conn) 
   const slot = async (c: Conn) => {
     while (performance.now() < end) {
       const p = next++ % o.partitions;
-      const frame = encode(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: topic, partitionData: [{ index: p, records: batch }] }] });
+      const frame = encode(0, 9, { transactionalId: null, acks: 1, timeoutMs: 30000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: p, records: batch }] }] });
       const res = decode(0, 9, await c.send(frame));
       const pr = res.responses[0]!.partitionResponses[0]!;
       if (pr.errorCode !== 0) throw new Error(`produce error ${pr.errorCode}`);
@@ -217,7 +217,7 @@ async function consume(l: Listener, ca: string, topic: string, hw: number[], log
         sessionId: 0, sessionEpoch: -1, forgottenTopicsData: [], rackId: '',
         topics: [{ topic, topicId: ZERO_UUID, partitions: want.map((p) => ({
           partition: p, currentLeaderEpoch: -1, fetchOffset: BigInt(offsets.get(p)!), lastFetchedEpoch: -1, logStartOffset: -1n,
-          partitionMaxBytes: MiB, replicaDirectoryId: ZERO_UUID,
+          partitionMaxBytes: MiB, replicaDirectoryId: ZERO_UUID, highWatermark: 0x7fffffffffffffffn,
         })) }],
       });
       for (const pd of res.responses[0]!.partitions) {

@@ -49,7 +49,7 @@ try {
     const f = (await boot.send(10, 4, { key: '', keyType: 1, coordinatorKeys: [txnId] })).coordinators[0];
     if (f.errorCode !== ErrorCode.NONE) return { errorCode: f.errorCode, producerId: 0n, producerEpoch: 0 };
     coord = await KafkaClient.connect({ bootstrap: `${f.host}:${f.port}` });
-    return coord.send(22, 4, { transactionalId: txnId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+    return coord.send(22, 4, { transactionalId: txnId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
   });
   const tc = coord as unknown as KafkaClient;
   const pid = { producerId: init.producerId, producerEpoch: init.producerEpoch };

@@ -35,7 +35,7 @@ test('every API Samsa advertises is probed at its lowest and highest advertised 
   const b = brokers?.samsa ?? (await startBroker({ port: 0, storage: 'memory' }));
   try {
     const c = await KafkaConn.connect('127.0.0.1', b.port);
-    const av = await c.request(18, 3, { clientSoftwareName: 'samsa-probe', clientSoftwareVersion: '1' });
+    const av = await c.request(18, 3, { clientSoftwareName: 'samsa-probe', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
     c.close();
     const missing: string[] = [];
     for (const a of av.apiKeys) {

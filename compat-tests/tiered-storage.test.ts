@@ -103,7 +103,7 @@ async function listOffsets(bootstrap: string, timestamps: bigint[], topic = TOPI
   return withClient(bootstrap, async (c) => {
     const out: { errorCode: number; offset: number }[] = [];
     for (const timestamp of timestamps) {
-      const r = await c.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+      const r = await c.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp}] }] });
       const p = r.topics[0].partitions[0];
       out.push({ errorCode: p.errorCode, offset: Number(p.offset) });
     }

@@ -31,10 +31,12 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_ROOTS = ['test', 'compat-tests'];
+// uvu drops errors thrown by before/after hooks: this preload prints them (test/support/uvu-hook-errors.mjs).
+const HOOK_ERRORS = pathToFileURL(path.join(ROOT, 'test', 'support', 'uvu-hook-errors.mjs')).href;
 const SERIAL_MARKER = '@samsa-serial';
 const EARLY_MARKER = '@samsa-early';
 const LONG_MARKER = '@samsa-long';
@@ -191,7 +193,7 @@ function runFile(file) {
       }
     };
     const cpuFile = cpuDir ? path.join(cpuDir, `${cpuFiles++}.cpu`) : null;
-    const argv = [process.execPath, '--import', 'tsx', file];
+    const argv = [process.execPath, '--import', 'tsx', '--import', HOOK_ERRORS, file];
     if (cpuFile) argv.unshift(GNU_TIME, '-q', '-f', '%U %S', '-o', cpuFile);
     const child = spawn(argv[0], argv.slice(1), {
       cwd: ROOT,

@@ -81,6 +81,6 @@ export async function createTopics(conn: KafkaConn, topics: { name: string; part
 
 /** ApiVersions v3 round trip (what a client sends first). */
 export async function apiVersions(conn: KafkaConn): Promise<number> {
-  const res = await conn.request(18, 3, { clientSoftwareName: CLIENT_ID, clientSoftwareVersion: '0.1.0' });
+  const res = await conn.request(18, 3, { clientSoftwareName: CLIENT_ID, clientSoftwareVersion: '0.1.0', clusterId: null, nodeId: -1 });
   return res.errorCode;
 }

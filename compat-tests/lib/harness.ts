@@ -95,7 +95,7 @@ export class Harness {
       if (!mt || mt.errorCode !== 0) throw new Error(`${errorName(mt?.errorCode ?? 3)}: metadata of ${topic}`);
       const partitions = mt.partitions.map((p) => p.partitionIndex).sort((a, b) => a - b);
       const at = async (timestamp: bigint, isolationLevel = 0) => {
-        const r = await conn.request(2, 2, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) }], timeoutMs: 5000 });
+        const r = await conn.request(2, 2, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp })) }], timeoutMs: 5000 });
         const byPartition = new Map<number, number>();
         for (const p of r.topics[0].partitions) {
           if (p.errorCode !== 0) throw new Error(`${errorName(p.errorCode)}: ListOffsets ${topic}-${p.partitionIndex}`);

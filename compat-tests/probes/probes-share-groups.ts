@@ -85,7 +85,7 @@ export function shareGroupProbes(): Probe[] {
     })),
     p(8, 'commit-share-id', 8, 'an offset commit (generation -1) to a share group\'s id', 'joined', (_c, g) => ({
       groupId: g, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
-      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' }] }],
+      topics: [{ name: TOPIC, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
     })),
     p(15, 'describegroups-share-id', 5, 'DescribeGroups v5 of a share group', 'joined', (_c, g) => ({ groups: [g], includeAuthorizedOperations: false })),
     { ...p(16, 'listgroups-share', 5, 'ListGroups v5 filtered to share groups in state Stable', 'joined', () => ({ statesFilter: ['Stable'], typesFilter: ['share'] })), normalise: (j) => sortAt(j, 'groups', 'groupId') },

@@ -135,7 +135,7 @@ function txnOffsetCommitProbes(): Probe[] {
     to('v3-before-add-offsets', 3, 'before AddOffsetsToTxn (TO1): INVALID_TXN_STATE', 'ready', body('v3-before-add-offsets')),
     to('v4-before-add-offsets', 4, 'the same at v4 (TO1): TRANSACTION_ABORTABLE', 'ready', body('v4-before-add-offsets')),
     to('v3-unknown-topic', 3, 'unknown topic and partition (TO2)', 'offsets', body('v3-unknown-topic', {}, [{ name: 'ptx-missing', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }, { name: TT('txn-offset-commit', 'v3-unknown-topic'), partitions: [{ partitionIndex: 5, committedOffset: 1, committedMetadata: null }] }])),
-    to('v3-generation-no-group', 3, 'generation >= 0 and no such group (TO3): ILLEGAL_GENERATION', 'offsets', body('v3-generation-no-group', { generationId: 2, memberId: 'm' })),
+    to('v3-generation-no-group', 3, 'generation >= 0 and no such group (TO3): ILLEGAL_GENERATION', 'offsets', body('v3-generation-no-group', { generationIdOrMemberEpoch: 2, memberId: 'm' })),
     to('v3-wrong-epoch', 3, 'wrong producer epoch (TO6): INVALID_PRODUCER_EPOCH', 'offsets', (c, p) => body('v3-wrong-epoch')(c, { ...p, producerEpoch: p.producerEpoch - 1 })),
     to('v3-metadata-too-large', 3, 'metadata over 4096 bytes (TO7)', 'offsets', body('v3-metadata-too-large', {}, [{ name: TT('txn-offset-commit', 'v3-metadata-too-large'), partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: 'y'.repeat(5000) }] }])),
     ...[7, 8].map((v) => {
@@ -159,7 +159,7 @@ function txnOffsetCommitProbes(): Probe[] {
           : { groupId: `${txn}-group`, topics: [{ name: txn, partitionIndexes: [0, 1] }], requireStable: true },
       } satisfies Probe;
     }),
-    to('v3-member-of-real-group', 3, 'member and generation of a real group, unknown member (TO5)', 'offsets', body('v3-member-of-real-group', { groupId: 'ptx-real-group', generationId: 1, memberId: 'ghost' }), {
+    to('v3-member-of-real-group', 3, 'member and generation of a real group, unknown member (TO5)', 'offsets', body('v3-member-of-real-group', { groupId: 'ptx-real-group', generationIdOrMemberEpoch: 1, memberId: 'ghost' }), {
       setup: async (ctx) => {
         await coordinatorsReady(ctx);
         const txn = T('txn-offset-commit', 'v3-member-of-real-group');

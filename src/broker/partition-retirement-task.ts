@@ -18,6 +18,7 @@ import { ErrorCode, errorName } from '../protocol/generated/error-codes.js';
 import { drainProblem, retiredFrom, PARTITIONS_KEEP, type CommittedOffset } from '../cluster/partition-retirement.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
 import { OFFSETS_TOPIC } from '../coordinator/group/group-coordinator.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 
 const LIST_OFFSETS_VERSION = 7;
 const LIST_GROUPS_VERSION = 4;
@@ -101,7 +102,7 @@ export class PartitionRetirementTask {
     const ask = async (timestamp: bigint) => {
       const res = await leader.send(2, LIST_OFFSETS_VERSION, {
         replicaId: -1, isolationLevel: 0, timeoutMs: 0,
-        topics: [{ name: topic.name, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }],
+        topics: [{ name: topic.name, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp}] }],
       });
       const r = res.topics[0]?.partitions[0];
       if (!r || r.errorCode !== ErrorCode.NONE) throw new Error(`ListOffsets at ${state.leader}: ${errorName(r?.errorCode ?? ErrorCode.UNKNOWN_SERVER_ERROR)}`);
@@ -130,7 +131,7 @@ export class PartitionRetirementTask {
       if (listed.groups.length === 0) continue;
       const fetched = await client.send(9, OFFSET_FETCH_VERSION, {
         groupId: '', topics: null, requireStable: false,
-        groups: listed.groups.map((g) => ({ groupId: g.groupId, memberId: null, memberEpoch: -1, topics: [{ name: topic, partitionIndexes: [p] }] })),
+        groups: listed.groups.map((g) => ({ groupId: g.groupId, memberId: null, memberEpoch: -1, topics: [{ name: topic, topicId: ZERO_UUID, partitionIndexes: [p] }] })),
       });
       for (const g of fetched.groups) {
         // A group that moved or is loading meanwhile: its offsets are unknown, so is the answer.

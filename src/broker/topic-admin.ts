@@ -220,7 +220,7 @@ export class TopicAdmin {
       'partition reassignment', CONTROLLER_WAIT_MS, forwarded,
       () => this.env.cluster.controller.alterPartitionReassignments(topics),
       async (client) => {
-        const res = await client.send(45, 0, { timeoutMs: CONTROLLER_WAIT_MS, topics });
+        const res = await client.send(45, 0, { timeoutMs: CONTROLLER_WAIT_MS, allowReplicationFactorChange: true, topics });
         if (res.errorCode === ErrorCode.NOT_CONTROLLER) return RETRY;
         if (res.errorCode !== ErrorCode.NONE) throw new KafkaApiError(res.errorCode, res.errorMessage ?? undefined);
         return res.responses.flatMap((t) => t.partitions.map((p) => ({ topic: t.name, partition: p.partitionIndex, errorCode: p.errorCode, errorMessage: p.errorMessage })));

@@ -104,7 +104,7 @@ export class KafkaClient {
   }
 
   private async negotiateVersions(): Promise<void> {
-    const av = await this.send(18, 3, { clientSoftwareName: 'samsa-cli', clientSoftwareVersion: '0.1.0' });
+    const av = await this.send(18, 3, { clientSoftwareName: 'samsa-cli', clientSoftwareVersion: '0.1.0', clusterId: null, nodeId: -1 });
     if (av.errorCode !== 0) throw new KafkaError(av.errorCode, 'ApiVersions');
     for (const k of av.apiKeys) this.versions.set(k.apiKey, { min: k.minVersion, max: k.maxVersion });
   }

@@ -13,6 +13,7 @@ import { buildRecordBatch, decodeRecordBatch, type RecordHeader, type RecordInpu
 import type { CompressionName } from '../protocol/records/record-batch.js';
 import type { MetadataResponse } from '../protocol/generated/messages/metadata-response.js';
 import { PARTITIONS_KEEP, retirementProblem } from '../cluster/partition-retirement.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 
 export interface Io {
   out: (s: string) => void;
@@ -59,7 +60,7 @@ export async function listOffsets(c: KafkaClient, topic: string, partitions: num
   const res = await c.request(2, {
     replicaId: -1,
     isolationLevel: 0,
-    topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 })) }],
+    topics: [{ name: topic, partitions: partitions.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp})) }],
     timeoutMs: 30000,
   });
   const out = new Map<number, bigint>();
@@ -240,7 +241,7 @@ export async function produceCommand(argv: string[], io: Io): Promise<number> {
     };
     const flush = async () => {
       if (buffered === 0) return;
-      const topicData = [{ name: topic, partitionData: [...pending].map(([index, records]) => ({ index, records: buildRecordBatch({ records, compression }) })) }];
+      const topicData = [{ name: topic, topicId: ZERO_UUID, partitionData: [...pending].map(([index, records]) => ({ index, records: buildRecordBatch({ records, compression }) })) }];
       const res = await c.request(0, { transactionalId: null, acks, timeoutMs: 30000, topicData });
       if (acks !== 0) for (const tr of res.responses) for (const pr of tr.partitionResponses) check(pr.errorCode, pr.errorMessage ?? `${topic}-${pr.index}`);
       produced += buffered;
@@ -387,7 +388,7 @@ export async function consumeCommand(argv: string[], io: Io, signal?: AbortSigna
       const res = await c.request(1, {
         clusterId: null, replicaId: -1, replicaState: null, maxWaitMs, minBytes: 1, maxBytes: 52428800, isolationLevel: 0,
         sessionId: 0, sessionEpoch: -1,
-        topics: [{ topic, topicId: t.topicId, partitions: [...active].map((x) => ({ partition: x, currentLeaderEpoch: -1, fetchOffset: position.get(x)!, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1048576, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' })) }],
+        topics: [{ topic, topicId: t.topicId, partitions: [...active].map((x) => ({ partition: x, currentLeaderEpoch: -1, fetchOffset: position.get(x)!, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1048576, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn })) }],
         forgottenTopicsData: [], rackId: '',
       });
       check(res.errorCode, 'Fetch');

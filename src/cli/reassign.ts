@@ -156,7 +156,7 @@ export async function reassignCommand(kind: 'add-broker' | 'decommission', argv:
       io.out(`throttle: ${throttle} B/s on brokers ${throttled.brokers.join(',')} (removed when the move ends)\n`);
     }
     const res = await c.request(45, {
-      timeoutMs: 60_000,
+      timeoutMs: 60_000, allowReplicationFactorChange: true,
       topics: [...byTopic].map(([name, ms]) => ({ name, partitions: ms.map((m) => ({ partitionIndex: m.partition, replicas: m.to })) })),
     });
     if (res.errorCode !== ErrorCode.NONE) throw new KafkaError(res.errorCode, res.errorMessage);

@@ -53,7 +53,7 @@ async function readAll(c: KafkaClient, topic: string, visit: (partition: number,
   check(t.errorCode, `topic ${topic}`);
   const parts = t.partitions.map((x) => x.partitionIndex);
   const offsets = async (ts: bigint) => {
-    const res = await c.request(2, { replicaId: -1, isolationLevel: 1, timeoutMs: 30000, topics: [{ name: topic, partitions: parts.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: ts, maxNumOffsets: 1 })) }] });
+    const res = await c.request(2, { replicaId: -1, isolationLevel: 1, timeoutMs: 30000, topics: [{ name: topic, partitions: parts.map((p) => ({ partitionIndex: p, currentLeaderEpoch: -1, timestamp: ts})) }] });
     const m = new Map<number, bigint>();
     for (const p of res.topics[0]!.partitions) { check(p.errorCode, `${topic}-${p.partitionIndex}`); m.set(p.partitionIndex, p.offset); }
     return m;
@@ -64,7 +64,7 @@ async function readAll(c: KafkaClient, topic: string, visit: (partition: number,
   while (active.size > 0) {
     const res = await c.request(1, {
       clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 100, minBytes: 1, maxBytes: 52428800, isolationLevel: 1, sessionId: 0, sessionEpoch: -1,
-      topics: [{ topic, topicId: t.topicId, partitions: [...active].map((p) => ({ partition: p, currentLeaderEpoch: -1, fetchOffset: position.get(p)!, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 4 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' })) }],
+      topics: [{ topic, topicId: t.topicId, partitions: [...active].map((p) => ({ partition: p, currentLeaderEpoch: -1, fetchOffset: position.get(p)!, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 4 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn })) }],
       forgottenTopicsData: [], rackId: '',
     });
     check(res.errorCode, 'Fetch');

@@ -35,6 +35,7 @@ import type { Fs } from '../storage/fs.js';
 import type { Timer } from '../clock.js';
 import { PartitionScheduler, type CheckpointStore, type ScheduleCheckpoint, type ScheduleSource, type ScheduleTarget } from './partition-scheduler.js';
 import { SCHEDULE_DELAY_MS, SCHEDULE_TARGET, SCHEDULE_TICK_MS } from './deliver-at.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 
 export const CHECKPOINT_FILE = 'samsa-schedule.checkpoint';
 const RECONCILE_INTERVAL_MS = 1000;
@@ -197,7 +198,7 @@ export class ScheduleManager {
     };
     const listOffset = async (p: number, timestamp: bigint): Promise<number> => {
       const { client } = remote(p);
-      const res = await client.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30_000, topics: [{ name, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+      const res = await client.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 30_000, topics: [{ name, partitions: [{ partitionIndex: p, currentLeaderEpoch: -1, timestamp}] }] });
       const r = res.topics[0]?.partitions[0];
       if (!r || r.errorCode !== 0) throw new Error(`ListOffsets of ${name}-${p} at its leader: error ${r?.errorCode}`);
       return Number(r.offset);
@@ -211,7 +212,7 @@ export class ScheduleManager {
           return;
         }
         const { client } = remote(p);
-        const res = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name, partitionData: [{ index: p, records: batch }] }] });
+        const res = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name, topicId: ZERO_UUID, partitionData: [{ index: p, records: batch }] }] });
         const r = res.responses[0]?.partitionResponses[0];
         if (!r || r.errorCode !== 0) throw new Error(`Produce to ${name}-${p} at its leader: error ${r?.errorCode} ${r?.errorMessage ?? ''}`);
       },
@@ -242,7 +243,7 @@ export class ScheduleManager {
         const { client, topicId } = remote(p);
         const res = await client.send(1, 12, {
           clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-          topics: [{ topic: name, topicId, partitions: [{ partition: p, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: maxBytes, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }],
+          topics: [{ topic: name, topicId, partitions: [{ partition: p, currentLeaderEpoch: -1, fetchOffset: BigInt(offset), lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: maxBytes, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }],
           forgottenTopicsData: [], rackId: '',
         });
         const r = res.responses[0]?.partitions[0];

@@ -24,7 +24,7 @@ async function alter(c: WireClient, resourceName: string, configs: { name: strin
 }
 
 async function earliest(c: WireClient, topic: string): Promise<bigint> {
-  const r = await c.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }] });
+  const r = await c.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n}] }] });
   return BigInt(r.topics[0].partitions[0].offset);
 }
 

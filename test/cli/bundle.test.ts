@@ -14,6 +14,7 @@ import { KafkaClient } from '../../src/cli/client.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const BUNDLE = join(process.cwd(), 'dist', 'samsa.js');
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -45,7 +46,7 @@ test('node dist/samsa.js start: serves a produce and the Schema Registry\'s thre
       assert.is(created.topics[0].errorCode, 0);
       const r = await c.request(0, {
         transactionalId: null, acks: -1, timeoutMs: 5000,
-        topicData: [{ name: 'b', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('v') }] }) }] }],
+        topicData: [{ name: 'b', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('v') }] }) }] }],
       });
       assert.is(r.responses[0].partitionResponses[0].errorCode, 0);
     } finally {

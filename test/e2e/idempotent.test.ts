@@ -11,6 +11,7 @@ import { tmpDir } from '../support/tmp.js';
 import { WireClient, fetchValues } from '../support/txn-wire.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const { Kafka, logLevel } = kafkajs;
 
@@ -19,7 +20,7 @@ function batch(pid: bigint, epoch: number, seq: number, values: string[], transa
 }
 
 async function produce(c: WireClient, topic: string, records: Buffer, transactionalId: string | null = null, version = 9) {
-  const r = await c.send(0, version, { transactionalId, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+  const r = await c.send(0, version, { transactionalId, acks: -1, timeoutMs: 5000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: 0, records }] }] });
   return r.responses[0].partitionResponses[0];
 }
 
@@ -34,7 +35,7 @@ test('a batch sent twice is stored once and answered with the original offset, a
   try {
     let c = await WireClient.connect(b.port);
     await createTopic(c, 'idem');
-    const init = await c.send(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+    const init = await c.send(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
     assert.is(init.errorCode, 0);
     const pid = init.producerId;
     assert.is(init.producerEpoch, 0);
@@ -61,7 +62,7 @@ test('a batch sent twice is stored once and answered with the original offset, a
     assert.is(retry.baseOffset, 4n, 'sequence state survived the restart');
     assert.is((await produce(c, 'idem', batch(pid, 0, 4, ['e']))).baseOffset, 5n);
     assert.is((await produce(c, 'idem', batch(pid, 0, 5, ['f']))).baseOffset, 6n);
-    const init2 = await c.send(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1 });
+    const init2 = await c.send(22, 4, { transactionalId: null, transactionTimeoutMs: 60000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
     assert.ok(init2.producerId > pid, `producer ids never repeat: ${init2.producerId} after ${pid}`);
     assert.equal((await fetchValues(c, 'idem')).values, ['plain', 'a', 'b', 'c', 'd', 'e', 'f']);
     c.close();

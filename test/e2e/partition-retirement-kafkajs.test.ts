@@ -7,6 +7,7 @@ import { topicsCommand } from '../../src/cli/commands.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { PARTITIONS_KEEP } from '../../src/cluster/partition-retirement.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const { Kafka, logLevel, Partitioners } = kafkajs;
 
@@ -108,13 +109,13 @@ test('kafkajs: keyless producers leave retired partitions, a keyed record is ref
     const raw = await KafkaClient.connect({ bootstrap: b.bootstrap });
     try {
       const batch = buildRecordBatch({ baseOffset: 0n, records: [{ key: Buffer.from(key), value: Buffer.from('x'), headers: [] }] });
-      const res = await raw.request(0, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'r', partitionData: [{ index: 5, records: batch }] }] });
+      const res = await raw.request(0, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'r', topicId: ZERO_UUID, partitionData: [{ index: 5, records: batch }] }] });
       const pr = res.responses[0].partitionResponses[0];
       assert.is(pr.errorCode, ErrorCode.INVALID_RECORD);
       assert.match(pr.errorMessage ?? '', /retired \(samsa\.partitions\.keep=4\).*keyed records are refused/);
       assert.equal(pr.recordErrors.map((e) => e.batchIndex), [0]);
       const keyless = buildRecordBatch({ baseOffset: 0n, records: [{ key: null, value: Buffer.from('x'), headers: [] }] });
-      const res2 = await raw.request(0, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'r', partitionData: [{ index: 4, records: keyless }] }] });
+      const res2 = await raw.request(0, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'r', topicId: ZERO_UUID, partitionData: [{ index: 4, records: keyless }] }] });
       assert.is(res2.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
       // A producer's connection: Metadata shows the retired partitions without a leader.
       const md = await raw.request(3, { topics: [{ topicId: 'AAAAAAAAAAAAAAAAAAAAAA', name: 'r' }], allowAutoTopicCreation: false, includeClusterAuthorizedOperations: false, includeTopicAuthorizedOperations: false });

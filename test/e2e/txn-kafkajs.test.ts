@@ -77,7 +77,7 @@ test('DescribeTransactions, ListTransactions and DescribeProducers over the wire
   assert.is(d.transactionStates[0].errorCode, 0);
   assert.is(d.transactionStates[0].transactionState, 'CompleteCommit');
   assert.is(d.transactionStates[1].errorCode, 105); // TRANSACTIONAL_ID_NOT_FOUND
-  const l = await c.send(66, 1, { stateFilters: ['CompleteCommit', 'Bogus'], producerIdFilters: [], durationFilter: -1n });
+  const l = await c.send(66, 1, { stateFilters: ['CompleteCommit', 'Bogus'], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null });
   assert.equal(l.unknownStateFilters, ['Bogus']);
   assert.ok(l.transactionStates.some((t) => t.transactionalId === 'kj-tx'));
   const p = await c.send(61, 0, { topics: [{ name: 'txn-out', partitionIndexes: [0, 9] }] });

@@ -13,6 +13,7 @@ import { encodeRequest } from '../../src/protocol/wire.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { until } from '../support/until.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 let b: RunningBroker;
 let admin: kafkajs.Admin;
@@ -33,7 +34,7 @@ function produceFrames(topic: string, count: number): Buffer {
   const frames: Buffer[] = [];
   for (let i = 0; i < count; i++) {
     const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from(`r${i}`) }] });
-    const body = encodeRequest(0, 9, i + 1, 'close-test', { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: topic, partitionData: [{ index: 0, records }] }] });
+    const body = encodeRequest(0, 9, i + 1, 'close-test', { transactionalId: null, acks: 0, timeoutMs: 1000, topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: 0, records }] }] });
     const size = Buffer.alloc(4);
     size.writeInt32BE(body.length);
     frames.push(size, body);

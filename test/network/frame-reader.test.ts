@@ -18,6 +18,7 @@ import { describeRun, hostPort } from '../support/clients.js';
 import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 function buildBatch(records: { key: string; value: Buffer }[]): Buffer {
   return buildRecordBatch({ records: records.map((r) => ({ key: Buffer.from(r.key), value: r.value })) });
@@ -224,7 +225,7 @@ test('raw pipelined 300 KiB Produce requests on three connections: all bytes int
           values.forEach((v, j) => sent.set(`${key}-${j}`, v));
           const res = await c.request(0, 9, {
             transactionalId: null, acks: 1, timeoutMs: 5000,
-            topicData: [{ name: 'raw', partitionData: [{ index: 0, records: buildBatch(values.map((v, j) => ({ key: `${key}-${j}`, value: v }))) }] }],
+            topicData: [{ name: 'raw', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildBatch(values.map((v, j) => ({ key: `${key}-${j}`, value: v }))) }] }],
           });
           assert.is(res.responses[0].partitionResponses[0].errorCode, 0);
         }));

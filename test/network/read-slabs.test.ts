@@ -15,6 +15,7 @@ import { KafkaConn, decodeResponse, encodeRequest } from '../../bench/lib/kafka-
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultFetchPartition, defaultFetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
 import type { FetchRequest } from '../../src/protocol/generated/messages/fetch-request.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 test('a lease carves reads out of slabs, reuses them after reset, and gives them back once', () => {
   const pool = new SlabPool(4);
@@ -96,7 +97,7 @@ test('a response still queued for a slow reader is not overwritten while other c
       values.push(batch);
       const res = await setup.request(0, 9, {
         transactionalId: null, acks: 1, timeoutMs: 5000,
-        topicData: [{ name: 'slabs', partitionData: [{ index: p, records: buildRecordBatch({ records: batch.map((v) => ({ key: null, value: v })) }) }] }],
+        topicData: [{ name: 'slabs', topicId: ZERO_UUID, partitionData: [{ index: p, records: buildRecordBatch({ records: batch.map((v) => ({ key: null, value: v })) }) }] }],
       });
       assert.is(res.responses[0].partitionResponses[0].errorCode, 0);
     }
@@ -183,7 +184,7 @@ test('long polls leave no listeners behind on the broker or the connection', asy
     const p = await KafkaConn.connect('127.0.0.1', b.port);
     await p.request(0, 9, {
       transactionalId: null, acks: 1, timeoutMs: 5000,
-      topicData: [{ name: 'polls', partitionData: [{ index: 1, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
+      topicData: [{ name: 'polls', topicId: ZERO_UUID, partitionData: [{ index: 1, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }) }] }],
     });
     p.close();
     const res = await woken;

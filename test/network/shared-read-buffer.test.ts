@@ -129,7 +129,7 @@ test('over sockets: a request dribbled byte by byte after idling decodes while o
       }
       return n;
     }));
-    const request = encodeRequest(18, 3, 4242, { clientSoftwareName: 'dribble', clientSoftwareVersion: '1.0' });
+    const request = encodeRequest(18, 3, 4242, { clientSoftwareName: 'dribble', clientSoftwareVersion: '1.0', clusterId: null, nodeId: -1 });
     for (let i = 0; i < request.length; i++) {
       slow.write(request.subarray(i, i + 1));
       await sleep(3);

@@ -55,7 +55,7 @@ function response(correlationId: number, marker: number, entries = 1): Buffer {
   return w.toBuffer();
 }
 
-const AV = (name: string) => ({ clientSoftwareName: name, clientSoftwareVersion: '1' });
+const AV = (name: string) => ({ clientSoftwareName: name, clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
 
 /** A fake broker on 127.0.0.1 (port 0); `onRequest` decides what to answer. `raw` collects every byte received. */
 async function fakeBroker(onRequest: (req: Req) => void): Promise<{ port: number; raw: Buffer[]; requests: Req[]; accepted: net.Socket[]; close(): Promise<void> }> {

@@ -116,7 +116,7 @@ test('ListOffsets: earliest 0, earliest-local the first local offset, latest-tie
   const c = await WireClient.connect(b.port);
   try {
     const ask = async (timestamp: bigint) => {
-      const r = await c.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 30000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp, maxNumOffsets: 1 }] }] });
+      const r = await c.send(2, 9, { replicaId: -1, isolationLevel: 0, timeoutMs: 30000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp}] }] });
       return Number(r.topics[0].partitions[0].offset);
     };
     assert.is(await ask(-2n), 0);

@@ -109,10 +109,14 @@ test('turning tiered storage off: refused without remote.log.delete.on.disable; 
   assert.is(refused.errorMessage, 'It is invalid to disable remote storage without deleting remote data. If you want to keep the remote data and turn to read only, please set `remote.storage.enable=true,remote.log.copy.disable=true`. If you want to disable remote storage and delete all remote data, please set `remote.storage.enable=false,remote.log.delete.on.disable=true`.');
   assert.ok(objectsOf(topic).length > 0, 'nothing deleted by a refused change');
 
-  const localStart = log(topic).localLogStartOffset;
+  // Copying and local retention go on until the change applies: the log then starts at the
+  // first local segment of that moment (not of this one).
+  const localBefore = log(topic).localLogStartOffset;
   assert.equal(await alter(topic, { 'remote.storage.enable': 'false', 'remote.log.delete.on.disable': 'true' }), { errorCode: 0, errorMessage: null });
   await until('the remote segments deleted', () => objectsOf(topic).length === 0, 20_000);
   assert.is(log(topic).tiered, false);
+  const localStart = log(topic).localLogStartOffset;
+  assert.ok(localStart >= localBefore, `${localStart} >= ${localBefore}`);
   assert.is(log(topic).logStartOffset, localStart);
   assert.is(await earliest(topic), localStart);
   // Local retention no longer applies: what is local stays (retention.* only).

@@ -35,7 +35,7 @@ function fetch(replicaId: number) {
   return c.send(1, 11, {
     clusterId: null, replicaId, replicaState: null, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0,
     sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
-    topics: [{ topic: 'lt', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [0, 1, 2].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' })) }],
+    topics: [{ topic: 'lt', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [0, 1, 2].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn })) }],
   });
 }
 

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { defaultCreatableTopic } from '../../src/protocol/generated/messages/create-topics-request.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { WireClient, withBroker } from '../broker/handlers/_admin-wire.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 let b: RunningBroker;
 let c: WireClient;
@@ -48,14 +49,14 @@ test('Produce: a malformed samsa-deliver-at refuses the batch with the record in
     { key: null, value: Buffer.from('b'), headers: at('in 5 minutes') },
     { key: null, value: Buffer.from('c') },
   ] });
-  const res = await c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'sched', partitionData: [{ index: 0, records }] }] });
+  const res = await c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'sched', topicId: ZERO_UUID, partitionData: [{ index: 0, records }] }] });
   const p = res.responses[0].partitionResponses[0];
   assert.is(p.errorCode, ErrorCode.INVALID_RECORD);
   assert.equal(p.recordErrors.map((e) => e.batchIndex), [1]);
   assert.match(p.recordErrors[0].batchIndexErrorMessage!, /samsa-deliver-at must be epoch milliseconds in decimal digits, got "in 5 minutes"/);
   assert.is(b.broker.getLog('sched', 0)!.logEndOffset, 0, 'nothing of the batch stored');
   const ok = buildRecordBatch({ records: [{ key: null, value: Buffer.from('a'), headers: at('1796000000000') }] });
-  const res2 = await c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'sched', partitionData: [{ index: 0, records: ok }] }] });
+  const res2 = await c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'sched', topicId: ZERO_UUID, partitionData: [{ index: 0, records: ok }] }] });
   assert.is(res2.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
 });
 

@@ -122,7 +122,7 @@ test('TLS garbage: random bytes, mangled ClientHellos and plaintext Kafka frames
     for (const p of [port.SSL!, port.SASL_SSL!]) {
       attacks.push(blast(p, false, [randomBytes(1 + rand(2000))]));
       attacks.push(blast(p, false, [Buffer.concat([hello, randomBytes(rand(500))])]));
-      attacks.push(blast(p, false, [framed(encodeRequest(18, 3, 1, 'x', { clientSoftwareName: 'x', clientSoftwareVersion: '1' }))]));
+      attacks.push(blast(p, false, [framed(encodeRequest(18, 3, 1, 'x', { clientSoftwareName: 'x', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 }))]));
       // A valid TLS session, then garbage inside it.
       attacks.push(blast(p, true, [randomBytes(rand(300))]));
     }

@@ -90,7 +90,7 @@ test('nothing but ApiVersions and SASL is served before authentication; other co
     assert.ok(r1.closed);
     // ApiVersions, then Metadata: closed.
     const r2 = await RawConnection.open(port);
-    const av = await r2.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+    const av = await r2.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
     assert.is(av!.errorCode, 0);
     assert.is(await r2.request(3, 12, METADATA_ALL), null);
     // SaslAuthenticate without a handshake: closed.

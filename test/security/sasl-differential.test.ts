@@ -87,7 +87,7 @@ const metadata: Step = async (c) => {
   return r && { brokers: r.brokers.length };
 };
 const apiVersions: Step = async (c) => {
-  const r = await c.request(18, 3, { clientSoftwareName: 'diff', clientSoftwareVersion: '1' });
+  const r = await c.request(18, 3, { clientSoftwareName: 'diff', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
   return r && { errorCode: r.errorCode };
 };
 const raw = (token: string): Step => async (c) => {

@@ -40,7 +40,7 @@ async function apiVersionsOk(port: number, tlsOptions?: Parameters<typeof RawCon
   } catch {
     return false;
   }
-  const r = await c.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+  const r = await c.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
   c.close();
   return r !== null && r.errorCode === 0;
 }
@@ -140,7 +140,7 @@ test('a plaintext client on the TLS port and a TLS client on the plaintext port 
     const kept = await RawConnection.open(sslPort, { ca: ca.cert });
     assert.not.ok(await apiVersionsOk(sslPort), 'plaintext on TLS');
     assert.not.ok(await apiVersionsOk(plainPort, { ca: ca.cert }), 'TLS on plaintext');
-    const r = await kept.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1' });
+    const r = await kept.request(18, 3, { clientSoftwareName: 't', clientSoftwareVersion: '1', clusterId: null, nodeId: -1 });
     assert.is(r!.errorCode, 0);
     kept.close();
     assert.ok(await apiVersionsOk(plainPort));

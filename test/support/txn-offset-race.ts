@@ -74,7 +74,7 @@ export async function commitWhileFetching(bootstrap: string, topic: string, roun
       const committer = await coordinator(groupId, 0, 'committer');
       await retry('AddOffsetsToTxn', () => send(txn, 25, 3, { transactionalId: txnId, ...pid, groupId }), (x: any) => x.errorCode);
       await retry('TxnOffsetCommit', () => send(group, 28, 3, {
-        transactionalId: txnId, groupId, ...pid, generationId: -1, memberId: '', groupInstanceId: null,
+        transactionalId: txnId, groupId, ...pid, generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null,
         topics: [{ name: topic, partitions: [{ partitionIndex: 0, committedOffset: offset, committedLeaderEpoch: -1, committedMetadata: '' }] }],
       }), (x: any) => x.topics[0].partitions[0].errorCode);
       // From here on, the only right answers are UNSTABLE_OFFSET_COMMIT and `offset`.

@@ -33,7 +33,7 @@ test.after(async () => {
 async function earliest(nodeId: number, topic: string): Promise<number | null> {
   const r = await (await c!.client(nodeId)).send(2, 7, {
     replicaId: -1, isolationLevel: 0, timeoutMs: 5000,
-    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n, maxNumOffsets: 1 }] }],
+    topics: [{ name: topic, partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -2n}] }],
   });
   const p = r.topics[0].partitions[0];
   return p.errorCode === ErrorCode.NONE ? Number(p.offset) : null;

@@ -20,6 +20,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { baseOffset, batchSize, lastOffsetDelta } from '../../src/protocol/records/record-batch.js';
 import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();
@@ -58,7 +59,7 @@ async function produce(leader: number, values: string[]): Promise<{ errorCode: n
   const cl = await c!.client(leader);
   const r = await cl.send(0, 9, {
     transactionalId: null, acks: -1, timeoutMs: 10_000,
-    topicData: [{ name: TOPIC, partitionData: [{ index: 0, records: buildRecordBatch({ records: values.map((v) => ({ key: null, value: Buffer.from(v) })) }) }] }],
+    topicData: [{ name: TOPIC, topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: values.map((v) => ({ key: null, value: Buffer.from(v) })) }) }] }],
   });
   return r.responses[0].partitionResponses[0];
 }

@@ -24,6 +24,7 @@ import { startCluster, type TestCluster } from '../support/cluster.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { assertNothingLost, createTopic, kafkajsLoad, topicOf, waitPartitions } from '../support/checker.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();
@@ -73,7 +74,7 @@ async function leaderOffEtcd(topic: string, fault: 'cut' | 'stall'): Promise<voi
     const cl = await cc.client(victim);
     const res = await cl.send(0, 9, {
       transactionalId: null, acks: -1, timeoutMs: 3000,
-      topicData: [{ name: topic, partitionData: [{ index: led[0], records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('to the deposed leader') }] }) }] }],
+      topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: led[0], records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('to the deposed leader') }] }) }] }],
     });
     assert.is(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'the cut-off broker refuses produces');
     // Its cache is stale, so its Metadata leaves itself out: clients look for another broker.
@@ -178,7 +179,7 @@ test('a leader cut off from both followers (still in etcd): the ISR shrinks to t
     const cl = await cc.client(leader);
     const res = await cl.send(0, 9, {
       transactionalId: null, acks: -1, timeoutMs: 3000,
-      topicData: [{ name: topic, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('alone') }] }) }] }],
+      topicData: [{ name: topic, topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('alone') }] }) }] }],
     });
     assert.is(res.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
     // Nothing is acknowledged while the leader is alone (a send in flight at the shrink may still

@@ -116,7 +116,7 @@ test('a move that cannot finish is cancelled: the original replicas come back', 
     const listed = await admin.listPartitionReassignments({});
     assert.equal(listed.topics, [{ name: 'moving', partitions: [{ partition: 0, replicas: [1, 2, 3], addingReplicas: [1], removingReplicas: [3] }] }]);
     // kafkajs has no way to send a null replica list: the cancel goes raw.
-    const cancel = await (await c.client(2)).send(45, 0, { timeoutMs: 10_000, topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: null }] }] });
+    const cancel = await (await c.client(2)).send(45, 0, { timeoutMs: 10_000, allowReplicationFactorChange: true, topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: null }] }] });
     assert.equal(cancel.responses[0].partitions.map((p) => p.errorCode), [ErrorCode.NONE]);
     assert.equal((await admin.listPartitionReassignments({})).topics, []);
     // As Kafka reverts: the merged list [1, 2, 3] without the replica being added (the order of
@@ -134,7 +134,7 @@ test('Kafka errors: unknown broker, nothing to cancel, unknown topic or partitio
   if (!c) return;
   const cl = await c.client(2);
   const res = await cl.send(45, 0, {
-    timeoutMs: 10_000,
+    timeoutMs: 10_000, allowReplicationFactorChange: true,
     topics: [
       { name: 'moving', partitions: [{ partitionIndex: 0, replicas: [3, 9] }, { partitionIndex: 0, replicas: null }, { partitionIndex: 7, replicas: [1] }] },
       { name: 'nope', partitions: [{ partitionIndex: 0, replicas: [1] }] },

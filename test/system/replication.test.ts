@@ -25,6 +25,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { baseOffset, batchSize, lastOffsetDelta } from '../../src/protocol/records/record-batch.js';
 import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -137,15 +138,15 @@ test('NOT_ENOUGH_REPLICAS below min.insync.replicas; the ISR grows back when the
   await c.waitForMetadata(p0.leaderId, (x) => topicOf(x, 'minisr')!.partitions[0].isrNodes.length === 1, 'ISR of one');
   const cl = await c.client(p0.leaderId);
   const batch = () => buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] });
-  const all = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 3000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  const all = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 3000, topicData: [{ name: 'minisr', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch() }] }] });
   assert.is(all.responses[0].partitionResponses[0].errorCode, ErrorCode.NOT_ENOUGH_REPLICAS);
-  const one = await cl.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 3000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  const one = await cl.send(0, 9, { transactionalId: null, acks: 1, timeoutMs: 3000, topicData: [{ name: 'minisr', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch() }] }] });
   assert.is(one.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE, 'acks=1 still works');
   await c.start(a);
   await c.start(b);
   // Back in sync: the leader expands the ISR (AlterPartition) once they caught up.
   await c.waitForMetadata(p0.leaderId, (x) => topicOf(x, 'minisr')!.partitions[0].isrNodes.length === 3, 'ISR of three', 30_000);
-  const again = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'minisr', partitionData: [{ index: 0, records: batch() }] }] });
+  const again = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'minisr', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch() }] }] });
   assert.is(again.responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
   assert.is(again.responses[0].partitionResponses[0].baseOffset, 1n);
 });
@@ -160,7 +161,7 @@ test('a returning leader truncates what the new leader never had (OffsetForLeade
   const cl = await c.client(old);
   const produce = (acks: number, n: number) => cl.send(0, 9, {
     transactionalId: null, acks, timeoutMs: 5000,
-    topicData: [{ name: 'diverge', partitionData: [{ index: 0, records: buildRecordBatch({ records: Array.from({ length: n }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) })) }) }] }],
+    topicData: [{ name: 'diverge', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: Array.from({ length: n }, (_, i) => ({ key: null, value: Buffer.from(`r${i}`) })) }) }] }],
   });
   assert.is((await produce(-1, 10)).responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
   // The followers are cut off from the leader (their connections reset, so a fetch the leader
@@ -180,7 +181,7 @@ test('a returning leader truncates what the new leader never had (OffsetForLeade
   // The new leader may take its role a moment after the others see it in metadata.
   const produceNew = () => lc.send(0, 9, {
     transactionalId: null, acks: -1, timeoutMs: 10000,
-    topicData: [{ name: 'diverge', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('new') }] }) }] }],
+    topicData: [{ name: 'diverge', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('new') }] }) }] }],
   }).then((r) => r.responses[0].partitionResponses[0]);
   let more = await produceNew();
   for (const deadline = Date.now() + 20_000; more.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && Date.now() < deadline;) {

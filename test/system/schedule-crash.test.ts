@@ -48,7 +48,7 @@ test('SIGKILL with records pending, then in the middle of a delivery: each recor
     await admin.disconnect();
     const producer = kafka.producer();
     await producer.connect();
-    const dueAt = Date.now() + 8000;
+    const dueAt = Date.now() + 12_000;
     const n = 30_000;
     for (let i = 0; i < n; i += 1000) {
       await producer.send({
@@ -57,10 +57,16 @@ test('SIGKILL with records pending, then in the middle of a delivery: each recor
       });
     }
     await producer.disconnect();
-    assert.is(await targetCount(), 0, 'nothing is delivered before it is due');
+    // A count answered before the due time must be 0 (a loaded machine may only answer after it).
+    const nothingYet = async (what: string) => {
+      const count = await targetCount();
+      if (Date.now() < dueAt) assert.is(count, 0, what);
+      else console.log(`schedule-crash: "${what}" not checked: the answer came after the due time`);
+    };
+    await nothingYet('nothing is delivered before it is due');
     // First kill: everything still pending.
     await restart();
-    assert.is(await targetCount(), 0, 'nothing is delivered before it is due, after the restart either');
+    await nothingYet('nothing is delivered before it is due, after the restart either');
     // Second kill: in the middle of delivering the due set (watched through one open admin connection).
     let seen = 0;
     const watcher = kafka.admin();

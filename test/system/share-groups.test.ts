@@ -146,7 +146,7 @@ test('leadership moves away from a live broker and back: it reloads the share st
   await producer.disconnect();
   const replicas = async () => topicOf(await c.metadata(c.brokers[0].nodeId, [topic]), topic)!.partitions[0];
   const moveTo = async (order: number[]) => {
-    const r = await cl.send(45, 0, { timeoutMs: 10_000, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: order }] }] });
+    const r = await cl.send(45, 0, { timeoutMs: 10_000, allowReplicationFactorChange: true, topics: [{ name: topic, partitions: [{ partitionIndex: 0, replicas: order }] }] });
     assert.is(r.responses[0].partitions[0].errorCode, 0, r.responses[0].partitions[0].errorMessage ?? '');
     await c.waitForMetadata(c.brokers[0].nodeId, (m) => {
       const p = topicOf(m, topic)?.partitions[0];

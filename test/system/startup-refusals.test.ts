@@ -22,6 +22,7 @@ import { KafkaClient } from '../../src/cli/client.js';
 import { EtcdMetadataStore } from '../../src/cluster/etcd-metadata-store.js';
 import { parseMetaProperties, verifyLogDirs, InconsistentClusterIdError } from '../../src/cluster/meta-properties.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const MAIN = join(process.cwd(), 'src', 'main.ts');
 let etcd: EtcdServer | null = null;
@@ -99,7 +100,7 @@ test('meta.properties is written; the data of another cluster or another node is
   const cl = await KafkaClient.connect({ bootstrap: `127.0.0.1:${a.port}`, clientId: 'cluster-id-test', requestTimeoutMs: 10_000 });
   const ct = await cl.send(19, 7, { topics: [{ name: 'kept', numPartitions: 1, replicationFactor: 1, assignments: [], configs: [] }], timeoutMs: 10_000, validateOnly: false });
   assert.is(ct.topics[0].errorCode, 0);
-  const pr = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'kept', partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('v') }] }) }] }] });
+  const pr = await cl.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'kept', topicId: ZERO_UUID, partitionData: [{ index: 0, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from('v') }] }) }] }] });
   assert.is(pr.responses[0].partitionResponses[0].errorCode, 0);
   cl.close();
   a.kill();

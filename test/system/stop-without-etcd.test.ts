@@ -23,6 +23,7 @@ import { startCluster, type TestCluster } from '../support/cluster.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { baseOffset, batchSize, lastOffsetDelta } from '../../src/protocol/records/record-batch.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const missing = etcdMissing();
@@ -87,7 +88,7 @@ async function stopWithoutEtcd(fault: 'pause' | 'kill', timeoutMs: number): Prom
     for (let i = 0; i < 5; i++) {
       const r = await cl.send(0, 9, {
         transactionalId: null, acks: -1, timeoutMs: 10_000,
-        topicData: [{ name: TOPIC, partitionData: [{ index: p.partitionIndex, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(`r${i}`) }] }) }] }],
+        topicData: [{ name: TOPIC, topicId: ZERO_UUID, partitionData: [{ index: p.partitionIndex, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(`r${i}`) }] }) }] }],
       });
       const pr = r.responses[0].partitionResponses[0];
       assert.is(pr.errorCode, ErrorCode.NONE);

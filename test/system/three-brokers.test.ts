@@ -21,6 +21,7 @@ import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kaf
 import { EtcdMetadataStore } from '../../src/cluster/etcd-metadata-store.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -177,7 +178,7 @@ test('a produce to a broker that does not lead answers NOT_LEADER_OR_FOLLOWER wi
   const follower = p0.replicaNodes.find((id) => id !== p0.leaderId)!;
   const cl = await c.client(follower);
   const batch = buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] });
-  const res = await cl.send(0, 11, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'spread', partitionData: [{ index: 0, records: batch }] }] });
+  const res = await cl.send(0, 11, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name: 'spread', topicId: ZERO_UUID, partitionData: [{ index: 0, records: batch }] }] });
   const pr = res.responses[0].partitionResponses[0];
   assert.is(pr.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   assert.equal(pr.currentLeader, { leaderId: p0.leaderId, leaderEpoch: p0.leaderEpoch });
@@ -185,7 +186,7 @@ test('a produce to a broker that does not lead answers NOT_LEADER_OR_FOLLOWER wi
   // Fetch from the follower: NOT_LEADER_OR_FOLLOWER too, with the leader (v12+).
   const f = await cl.send(1, 12, {
     clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-    topics: [{ topic: 'spread', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }],
+    topics: [{ topic: 'spread', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }],
     forgottenTopicsData: [], rackId: '',
   });
   assert.is(f.responses[0].partitions[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -214,7 +215,7 @@ test('a produce to a broker that does not lead answers NOT_LEADER_OR_FOLLOWER wi
   await producer.disconnect();
   // The record is on the new leader: its log end moved.
   const lo = await (await c.client(follower)).send(2, 7, {
-    replicaId: -1, isolationLevel: 0, topics: [{ name: 'spread', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }], timeoutMs: 5000,
+    replicaId: -1, isolationLevel: 0, topics: [{ name: 'spread', partitions: [{ partitionIndex: 0, currentLeaderEpoch: -1, timestamp: -1n}] }], timeoutMs: 5000,
   });
   assert.is(lo.topics[0].partitions[0].errorCode, ErrorCode.NONE);
   assert.ok(lo.topics[0].partitions[0].offset >= 1n, `log end on the new leader ${lo.topics[0].partitions[0].offset}`);

@@ -72,7 +72,7 @@ async function scenario(brokers: number): Promise<void> {
       const f = (await boot.send(10, 4, { key: '', keyType: 1, coordinatorKeys: [txnId] })).coordinators[0];
       if (f.errorCode !== ErrorCode.NONE) return (lastInit = `FindCoordinator ${f.errorCode}`), null;
       coord = await KafkaClient.connect({ bootstrap: `${f.host}:${f.port}` });
-      const r = await coord.send(22, 4, { transactionalId: txnId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1 });
+      const r = await coord.send(22, 4, { transactionalId: txnId, transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
       lastInit = `InitProducerId ${r.errorCode} at node ${f.nodeId}`;
       return r.errorCode === ErrorCode.NONE ? r : null;
     }).catch((err) => { throw new Error(`${(err as Error).message} (last: ${lastInit})`); });

@@ -65,7 +65,7 @@ async function leaders(topic: string, partitions: number): Promise<number[]> {
 async function ends(topic: string, partition: number, leader: number): Promise<[number, number]> {
   const cl = await c!.client(leader);
   const at = async (isolationLevel: number) => {
-    const r = await cl.send(2, 5, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }], timeoutMs: 5000 });
+    const r = await cl.send(2, 5, { replicaId: -1, isolationLevel, topics: [{ name: topic, partitions: [{ partitionIndex: partition, currentLeaderEpoch: -1, timestamp: -1n}] }], timeoutMs: 5000 });
     const p = r.topics[0].partitions[0];
     if (p.errorCode !== ErrorCode.NONE) throw new Error(`ListOffsets ${topic}-${partition}: error ${p.errorCode}`);
     return Number(p.offset);

@@ -87,7 +87,7 @@ test('waitForCommittedOffset resolves on the commit', async () => {
 });
 
 test('advancing the clock past transaction.timeout.ms aborts an open transaction', async () => {
-  const init = await c.send(22, 3, { transactionalId: 'tx-clock', transactionTimeoutMs: 5_000, producerId: -1n, producerEpoch: -1 });
+  const init = await c.send(22, 3, { transactionalId: 'tx-clock', transactionTimeoutMs: 5_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false });
   assert.is(init.errorCode, 0);
   const add = await c.send(24, 3, {
     transactions: [], v3AndBelowTransactionalId: 'tx-clock', v3AndBelowProducerId: init.producerId, v3AndBelowProducerEpoch: init.producerEpoch,

@@ -5,6 +5,7 @@ import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { defaultCreatableTopic, type CreatableTopic } from '../../src/protocol/generated/messages/create-topics-request.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { WireClient, withBroker } from '../broker/handlers/_admin-wire.js';
+import { ZERO_UUID } from '../../src/protocol/reader.js';
 
 let b: RunningBroker;
 let c: WireClient;
@@ -59,16 +60,16 @@ test('AlterConfigs: the source is fixed, the filter may change (and is validated
 
 test('Produce to a view: INVALID_TOPIC_EXCEPTION naming the source; Fetch, ListOffsets and OffsetForLeaderEpoch read the source', async () => {
   const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from('a'), headers: [{ key: 't', value: Buffer.from('y') }] }, { key: null, value: Buffer.from('b') }] });
-  const produce = (name: string) => c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, partitionData: [{ index: 1, records }] }] });
+  const produce = (name: string) => c.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 5000, topicData: [{ name, topicId: ZERO_UUID, partitionData: [{ index: 1, records }] }] });
   const refused = (await produce('view')).responses[0].partitionResponses[0];
   assert.is(refused.errorCode, ErrorCode.INVALID_TOPIC_EXCEPTION);
   assert.is(refused.errorMessage, "Topic 'view' is a read-only view of 'src'; produce to 'src' instead");
   assert.is((await produce('src')).responses[0].partitionResponses[0].errorCode, ErrorCode.NONE);
-  const lo = await c.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: 'view', partitions: [{ partitionIndex: 1, currentLeaderEpoch: -1, timestamp: -1n, maxNumOffsets: 1 }] }] });
+  const lo = await c.send(2, 7, { replicaId: -1, isolationLevel: 0, timeoutMs: 5000, topics: [{ name: 'view', partitions: [{ partitionIndex: 1, currentLeaderEpoch: -1, timestamp: -1n}] }] });
   assert.is(lo.topics[0].partitions[0].offset, 2n);
   const f = await c.send(1, 12, {
     clusterId: null, replicaId: -1, replicaState: { replicaId: -1, replicaEpoch: -1n }, maxWaitMs: 0, minBytes: 0, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-    topics: [{ topic: 'view', topicId: '', partitions: [{ partition: 1, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' }] }],
+    topics: [{ topic: 'view', topicId: '', partitions: [{ partition: 1, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }],
     forgottenTopicsData: [], rackId: '',
   });
   const p = f.responses[0].partitions[0];

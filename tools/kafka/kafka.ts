@@ -31,7 +31,7 @@ export const LOG4J_CONFIG = path.join(HERE, 'log4j2.properties');
 /** The Kafka release pinned in pom.xml. */
 export const KAFKA_VERSION = /<kafka\.version>([^<]+)<\/kafka\.version>/.exec(readFileSync(KAFKA_POM, 'utf8'))![1];
 
-function cacheRoot(): string {
+export function cacheRoot(): string {
   if (process.env.SAMSA_KAFKA_CACHE) return process.env.SAMSA_KAFKA_CACHE;
   const base = process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache');
   return path.join(base, 'samsa');

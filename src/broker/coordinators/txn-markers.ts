@@ -100,7 +100,7 @@ async function sendMarkers(broker: BrokerServices, leader: number, targets: read
     const r = await client.send(27, 1, {
       markers: [{
         producerId: BigInt(m.producerId), producerEpoch: m.producerEpoch, transactionResult: m.commit,
-        coordinatorEpoch: m.coordinatorEpoch, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+        coordinatorEpoch: m.coordinatorEpoch, transactionVersion: 0, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
       }],
     }, MARKER_REPLICATION_TIMEOUT_MS + 5000);
     const codes = new Map<string, number>();

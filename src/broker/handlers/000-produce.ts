@@ -38,14 +38,19 @@ export const produceHandler = defineHandler({
       throw new KafkaApiError(ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     }
     const parts: ProducePartition[] = [];
-    const slots = req.topicData.map((topic) => {
-      const info = broker.metadataCache.topic(topic.name);
-      const writable = authorize(ctx, AclOperation.WRITE, ResourceType.TOPIC, topic.name);
+    // v13 names topics by id (KIP-516): an unknown id is UNKNOWN_TOPIC_ID, as Kafka answers.
+    const byId = ctx.apiVersion >= 13;
+    const infos = req.topicData.map((topic) => (byId ? broker.metadataCache.topicById(topic.topicId) : broker.metadataCache.topic(topic.name)));
+    const slots = req.topicData.map((topic, ti) => {
+      const info = infos[ti];
+      const name = byId ? info?.name : topic.name;
+      const writable = name !== undefined && authorize(ctx, AclOperation.WRITE, ResourceType.TOPIC, name);
       return topic.partitionData.map((p): AppendResult | number => {
+        if (byId && !info) return appendFailed(ErrorCode.UNKNOWN_TOPIC_ID);
         if (!writable) return appendFailed(ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         if (!info || p.index < 0 || p.index >= info.partitions) return appendFailed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         if (req.acks !== -1 && req.acks !== 0 && req.acks !== 1) return appendFailed(ErrorCode.INVALID_REQUIRED_ACKS);
-        if (INTERNAL_TOPICS.has(topic.name) && ctx.clientId !== '__admin_client') return appendFailed(ErrorCode.INVALID_TOPIC_EXCEPTION);
+        if (INTERNAL_TOPICS.has(info.name) && ctx.clientId !== '__admin_client') return appendFailed(ErrorCode.INVALID_TOPIC_EXCEPTION);
         return parts.push({ topic: info, partition: p.index, records: p.records }) - 1;
       });
     });
@@ -61,7 +66,7 @@ export const produceHandler = defineHandler({
     const respond = () => {
       let hints = null as LeaderEndpoints | null;
       const responses = req.topicData.map((t, ti) => ({
-        name: t.name,
+        name: t.name, topicId: t.topicId,
         partitionResponses: slots[ti].map((slot, pi) => {
           const res = encode(t.partitionData[pi].index, typeof slot === 'number' ? results[slot] : slot);
           if (typeof slot === 'number' && results[slot].otherLeader && ctx.apiVersion >= 10) res.currentLeader = (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).hint(parts[slot].topic.topicId, res.index, true);
@@ -74,6 +79,6 @@ export const produceHandler = defineHandler({
     return waits.length > 0 ? new DeferredResponse(Promise.all(waits).then(respond)) : respond();
   },
   errorResponse(req, errorCode) {
-    return { responses: req.topicData.map((t) => ({ name: t.name, partitionResponses: t.partitionData.map((p) => encode(p.index, appendFailed(errorCode))) })), throttleTimeMs: 0, nodeEndpoints: [] };
+    return { responses: req.topicData.map((t) => ({ name: t.name, topicId: t.topicId, partitionResponses: t.partitionData.map((p) => encode(p.index, appendFailed(errorCode))) })), throttleTimeMs: 0, nodeEndpoints: [] };
   },
 });

@@ -36,7 +36,7 @@ const EARLIEST_LOCAL = -4n;
 const LATEST_TIERED = -5n;
 
 function result(partitionIndex: number, errorCode: number, offset = -1n, timestamp = -1n, leaderEpoch = -1): ListOffsetsPartitionResponse {
-  return { partitionIndex, errorCode, oldStyleOffsets: [], timestamp, offset, leaderEpoch };
+  return { partitionIndex, errorCode, timestamp, offset, leaderEpoch };
 }
 
 export const listOffsetsHandler = defineHandler({

@@ -175,6 +175,7 @@ export const metadataHandler = defineHandler({
     }
     return {
       throttleTimeMs: 0,
+      errorCode: ErrorCode.NONE,
       brokers: aliveBrokers(broker, ctx.listenerName),
       clusterId: broker.metadataCache.clusterId ?? '',
       controllerId: broker.metadataCache.controller?.nodeId ?? -1,
@@ -186,6 +187,7 @@ export const metadataHandler = defineHandler({
   errorResponse(req, errorCode) {
     return {
       throttleTimeMs: 0,
+      errorCode, // v13+ (KIP-1102)
       brokers: [],
       clusterId: null,
       controllerId: -1,

@@ -21,7 +21,7 @@ import type { OffsetCommitRequest } from '../../protocol/generated/messages/offs
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
 
 function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetCommitResponseTopic[] {
-  return req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
+  return req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
 }
 
 export const offsetCommitHandler = defineHandler({

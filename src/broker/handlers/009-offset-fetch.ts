@@ -22,6 +22,7 @@ import type { OffsetFetchResponse, OffsetFetchResponseTopic } from '../../protoc
 import type { GroupCoordinator } from '../../coordinator/group/group-coordinator.js';
 import type { RequestContext } from '../request-context.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 type Topics = { name: string; partitionIndexes: number[] }[] | null;
 
@@ -73,10 +74,19 @@ export const offsetFetchHandler = defineHandler({
     const coordinator = ctx.broker.groupCoordinator;
     const requireStable = v >= 7 && req.requireStable;
     if (v >= 8) {
+      // v10 names topics by id (KIP-848): an id the cluster does not know is UNKNOWN_TOPIC_ID.
+      const cache = v >= 10 ? ctx.broker.metadataCache : null;
       const groups = await Promise.all(req.groups.map(async (g) => {
         const member = v >= 9 ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : undefined;
-        const r = await fetchGroup(ctx, coordinator, g.groupId, g.topics === null ? null : g.topics.map((t) => ({ name: t.name, partitionIndexes: t.partitionIndexes })), requireStable, member);
-        return { groupId: g.groupId, topics: r.topics, errorCode: r.errorCode };
+        const unknown = cache !== null && g.topics !== null ? g.topics.filter((t) => cache.topicById(t.topicId) === undefined) : [];
+        const named = g.topics === null ? null : g.topics.flatMap((t) => {
+          const name = cache !== null ? cache.topicById(t.topicId)?.name : t.name;
+          return name === undefined ? [] : [{ name, partitionIndexes: t.partitionIndexes }];
+        });
+        const r = await fetchGroup(ctx, coordinator, g.groupId, named, requireStable, member);
+        const topics = r.topics.map((t) => ({ ...t, topicId: cache?.topic(t.name)?.topicId ?? ZERO_UUID }));
+        for (const t of unknown) topics.push({ ...failedTopics([{ name: '', partitionIndexes: t.partitionIndexes }], ErrorCode.UNKNOWN_TOPIC_ID)[0], topicId: t.topicId });
+        return { groupId: g.groupId, topics, errorCode: r.errorCode };
       }));
       return { throttleTimeMs: 0, topics: [], errorCode: ErrorCode.NONE, groups };
     }

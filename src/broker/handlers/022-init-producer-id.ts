@@ -19,7 +19,7 @@ import { AclOperation, authorize, authorizeByResourceType, authorizeCluster, Res
 export const initProducerIdHandler = defineHandler({
   apiKey: 22,
   async handle(ctx, req) {
-    const fail = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 });
+    const fail = (errorCode: number) => ({ throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 });
     // ACLs: WRITE on the transactional id; without one, IDEMPOTENT_WRITE on the cluster or WRITE on some topic.
     if (ctx.broker.authorizer != null) {
       if (req.transactionalId !== null) {
@@ -34,9 +34,9 @@ export const initProducerIdHandler = defineHandler({
     const expected = pid >= 0 && epoch >= 0 ? { producerId: pid, epoch } : null;
     const fenced = ctx.apiVersion >= 4 ? ErrorCode.PRODUCER_FENCED : ErrorCode.INVALID_PRODUCER_EPOCH;
     const r = await ctx.broker.txnCoordinator.initProducerId(req.transactionalId, req.transactionTimeoutMs, expected, fenced);
-    return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch };
+    return { throttleTimeMs: 0, errorCode: r.errorCode, producerId: BigInt(r.producerId), producerEpoch: r.producerEpoch, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
   },
   errorResponse(_req, errorCode) {
-    return { throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1 };
+    return { throttleTimeMs: 0, errorCode, producerId: -1n, producerEpoch: -1, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
   },
 });

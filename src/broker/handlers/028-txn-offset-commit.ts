@@ -23,7 +23,7 @@ import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
 function uniform(req: TxnOffsetCommitRequest, code: (topic: string, p: number) => number): TxnOffsetCommitResponse {
   return {
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({ name: t.name, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name, p.partitionIndex) })) })),
+    topics: req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name, p.partitionIndex) })) })),
   };
 }
 
@@ -57,7 +57,7 @@ export const txnOffsetCommitHandler = defineHandler({
       code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
       if (code === ErrorCode.NONE) {
         try {
-          const member = { groupId: req.groupId, generationId: req.generationId, memberId: req.memberId, groupInstanceId: req.groupInstanceId };
+          const member = { groupId: req.groupId, generationId: req.generationIdOrMemberEpoch, memberId: req.memberId, groupInstanceId: req.groupInstanceId };
           code = await broker.groupCoordinator.txnOffsetCommit(member, producer, offsets);
         } catch (err) {
           if (!(err instanceof KafkaApiError)) throw err;

@@ -111,7 +111,6 @@ export const describeConfigsHandler = defineHandler({
           name: e.name,
           value: e.value,
           readOnly: e.readOnly,
-          isDefault: e.isDefault,
           configSource: e.configSource,
           isSensitive: e.isSensitive,
           synonyms: withSynonyms ? e.synonyms.map((s) => ({ name: s.name, value: s.value, source: s.source })) : [],

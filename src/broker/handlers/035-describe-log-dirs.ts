@@ -71,6 +71,7 @@ export const describeLogDirsHandler = defineHandler({
     const results: DescribeLogDirsResult[] = dirs.map((d) => ({
       errorCode: ErrorCode.NONE,
       logDir: d,
+      isCordoned: false, // v5 (KIP-1066): Samsa has no cordoned log directories
       topics: [...byDir.get(d)!.values()],
       ...diskSpace(d),
     }));

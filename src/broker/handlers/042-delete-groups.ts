@@ -35,10 +35,10 @@ export const deleteGroupsHandler = defineHandler({
     for (const g of unique) if (!codes.has(g)) codes.set(g, ErrorCode.GROUP_AUTHORIZATION_FAILED);
     return {
       throttleTimeMs: 0,
-      results: unique.map((groupId) => ({ groupId, errorCode: codes.get(groupId)! })),
+      results: unique.map((groupId) => ({ groupId, errorCode: codes.get(groupId)!, errorMessage: null })),
     };
   },
   errorResponse(req, errorCode) {
-    return { throttleTimeMs: 0, results: [...new Set(req.groupsNames)].map((groupId) => ({ groupId, errorCode })) };
+    return { throttleTimeMs: 0, results: [...new Set(req.groupsNames)].map((groupId) => ({ groupId, errorCode, errorMessage: null })) };
   },
 });

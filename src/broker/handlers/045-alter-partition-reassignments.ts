@@ -19,6 +19,7 @@ function answer(req: AlterPartitionReassignmentsRequest, errorCode: number, erro
   let i = 0;
   return {
     throttleTimeMs: 0,
+    allowReplicationFactorChange: req.allowReplicationFactorChange,
     errorCode,
     errorMessage,
     responses: req.topics.map((t) => ({

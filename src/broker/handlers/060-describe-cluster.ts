@@ -49,7 +49,7 @@ export const describeClusterHandler = defineHandler({
       endpointType: BROKER_ENDPOINT,
       clusterId: broker.metadataCache.clusterId ?? '',
       controllerId: broker.metadataCache.controller?.nodeId ?? -1,
-      brokers: aliveBrokers(broker, ctx.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack })),
+      brokers: aliveBrokers(broker, ctx.listenerName).map((b) => ({ brokerId: b.nodeId, host: b.host, port: b.port, rack: b.rack, isFenced: false })),
       // ACLs: the principal's operations on the cluster, 0 without DESCRIBE on it (Kafka's handleDescribeCluster).
       clusterAuthorizedOperations: !req.includeClusterAuthorizedOperations ? NOT_REQUESTED
         : !authorizeCluster(ctx, AclOperation.DESCRIBE) ? 0 : authorizedOperations(ctx, ResourceType.CLUSTER, 'kafka-cluster', CLUSTER_OPERATIONS),

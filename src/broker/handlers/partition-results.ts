@@ -1,5 +1,6 @@
 /** Shared shapes of per-partition group requests (OffsetCommit, OffsetDelete). */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 import type { MetadataCache } from '../../cluster/metadata-cache.js';
 
 interface TopicPartitions<P extends { partitionIndex: number }> {
@@ -17,13 +18,14 @@ export function existingPartitions<P extends { partitionIndex: number }>(metadat
 
 /** Per-partition error codes in the order of the request; partitions without a result are UNKNOWN_TOPIC_OR_PARTITION. */
 export function codesInRequestOrder(
-  requested: TopicPartitions<{ partitionIndex: number }>[],
+  requested: (TopicPartitions<{ partitionIndex: number }> & { topicId?: string })[],
   results: TopicPartitions<{ partitionIndex: number; errorCode: number }>[],
-): { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
+): { name: string; topicId: string; partitions: { partitionIndex: number; errorCode: number }[] }[] {
   const codes = new Map<string, number>();
   for (const t of results) for (const p of t.partitions) codes.set(`${p.partitionIndex}:${t.name}`, p.errorCode);
   return requested.map((t) => ({
     name: t.name,
+    topicId: t.topicId ?? ZERO_UUID,
     partitions: t.partitions.map((p) => ({
       partitionIndex: p.partitionIndex,
       errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,

@@ -28,6 +28,7 @@ import { buildRecordBatch, decodeRecordBatches, type RecordHeader, type RecordIn
 import type { PartitionLog } from '../../storage/partition-log.js';
 import type { ArchivedRecord } from './share-partition.js';
 import type { ShareGroupConfig } from './share-config.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 /** What the dead-letter writer needs of the broker (the broker's services provide it). */
 export interface DeadLetterEnv {
@@ -195,7 +196,7 @@ export class DeadLetterWriter {
     if (leader < 0) throw new Error(`dead-letter partition ${name}-${partition} has no leader`);
     const client = b.brokerClients.get(leader, 'share-dlq');
     if (!client) throw new Error(`dead-letter partition ${name}-${partition}: no client for broker ${leader}`);
-    const res = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name, partitionData: [{ index: partition, records: batch }] }] });
+    const res = await client.send(0, 9, { transactionalId: null, acks: -1, timeoutMs: 30_000, topicData: [{ name, topicId: ZERO_UUID, partitionData: [{ index: partition, records: batch }] }] });
     const r = res.responses[0]?.partitionResponses[0];
     if (!r || r.errorCode !== 0) throw new Error(`Produce to ${name}-${partition}: error ${r?.errorCode} ${r?.errorMessage ?? ''}`);
   }

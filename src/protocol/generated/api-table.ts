@@ -276,32 +276,32 @@ export interface ApiTypes {
 
 export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request'], ApiTypes[K]['response']> } = {
   0: {
-    apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 11, flexibleFrom: 9,
+    apiKey: 0, name: 'Produce', minVersion: 0, maxVersion: 13, flexibleFrom: 9,
     readRequest: readProduceRequest, writeRequest: writeProduceRequest,
     readResponse: readProduceResponse, writeResponse: writeProduceResponse,
   },
   1: {
-    apiKey: 1, name: 'Fetch', minVersion: 0, maxVersion: 17, flexibleFrom: 12,
+    apiKey: 1, name: 'Fetch', minVersion: 4, maxVersion: 18, flexibleFrom: 12,
     readRequest: readFetchRequest, writeRequest: writeFetchRequest,
     readResponse: readFetchResponse, writeResponse: writeFetchResponse,
   },
   2: {
-    apiKey: 2, name: 'ListOffsets', minVersion: 0, maxVersion: 10, flexibleFrom: 6,
+    apiKey: 2, name: 'ListOffsets', minVersion: 1, maxVersion: 11, flexibleFrom: 6,
     readRequest: readListOffsetsRequest, writeRequest: writeListOffsetsRequest,
     readResponse: readListOffsetsResponse, writeResponse: writeListOffsetsResponse,
   },
   3: {
-    apiKey: 3, name: 'Metadata', minVersion: 0, maxVersion: 12, flexibleFrom: 9,
+    apiKey: 3, name: 'Metadata', minVersion: 0, maxVersion: 13, flexibleFrom: 9,
     readRequest: readMetadataRequest, writeRequest: writeMetadataRequest,
     readResponse: readMetadataResponse, writeResponse: writeMetadataResponse,
   },
   8: {
-    apiKey: 8, name: 'OffsetCommit', minVersion: 0, maxVersion: 9, flexibleFrom: 8,
+    apiKey: 8, name: 'OffsetCommit', minVersion: 2, maxVersion: 10, flexibleFrom: 8,
     readRequest: readOffsetCommitRequest, writeRequest: writeOffsetCommitRequest,
     readResponse: readOffsetCommitResponse, writeResponse: writeOffsetCommitResponse,
   },
   9: {
-    apiKey: 9, name: 'OffsetFetch', minVersion: 0, maxVersion: 9, flexibleFrom: 6,
+    apiKey: 9, name: 'OffsetFetch', minVersion: 1, maxVersion: 10, flexibleFrom: 6,
     readRequest: readOffsetFetchRequest, writeRequest: writeOffsetFetchRequest,
     readResponse: readOffsetFetchResponse, writeResponse: writeOffsetFetchResponse,
   },
@@ -346,17 +346,17 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readSaslHandshakeResponse, writeResponse: writeSaslHandshakeResponse,
   },
   18: {
-    apiKey: 18, name: 'ApiVersions', minVersion: 0, maxVersion: 4, flexibleFrom: 3,
+    apiKey: 18, name: 'ApiVersions', minVersion: 0, maxVersion: 5, flexibleFrom: 3,
     readRequest: readApiVersionsRequest, writeRequest: writeApiVersionsRequest,
     readResponse: readApiVersionsResponse, writeResponse: writeApiVersionsResponse,
   },
   19: {
-    apiKey: 19, name: 'CreateTopics', minVersion: 0, maxVersion: 7, flexibleFrom: 5,
+    apiKey: 19, name: 'CreateTopics', minVersion: 2, maxVersion: 7, flexibleFrom: 5,
     readRequest: readCreateTopicsRequest, writeRequest: writeCreateTopicsRequest,
     readResponse: readCreateTopicsResponse, writeResponse: writeCreateTopicsResponse,
   },
   20: {
-    apiKey: 20, name: 'DeleteTopics', minVersion: 0, maxVersion: 6, flexibleFrom: 4,
+    apiKey: 20, name: 'DeleteTopics', minVersion: 1, maxVersion: 6, flexibleFrom: 4,
     readRequest: readDeleteTopicsRequest, writeRequest: writeDeleteTopicsRequest,
     readResponse: readDeleteTopicsResponse, writeResponse: writeDeleteTopicsResponse,
   },
@@ -366,12 +366,12 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readDeleteRecordsResponse, writeResponse: writeDeleteRecordsResponse,
   },
   22: {
-    apiKey: 22, name: 'InitProducerId', minVersion: 0, maxVersion: 5, flexibleFrom: 2,
+    apiKey: 22, name: 'InitProducerId', minVersion: 0, maxVersion: 6, flexibleFrom: 2,
     readRequest: readInitProducerIdRequest, writeRequest: writeInitProducerIdRequest,
     readResponse: readInitProducerIdResponse, writeResponse: writeInitProducerIdResponse,
   },
   23: {
-    apiKey: 23, name: 'OffsetForLeaderEpoch', minVersion: 0, maxVersion: 4, flexibleFrom: 4,
+    apiKey: 23, name: 'OffsetForLeaderEpoch', minVersion: 2, maxVersion: 4, flexibleFrom: 4,
     readRequest: readOffsetForLeaderEpochRequest, writeRequest: writeOffsetForLeaderEpochRequest,
     readResponse: readOffsetForLeaderEpochResponse, writeResponse: writeOffsetForLeaderEpochResponse,
   },
@@ -391,32 +391,32 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readEndTxnResponse, writeResponse: writeEndTxnResponse,
   },
   27: {
-    apiKey: 27, name: 'WriteTxnMarkers', minVersion: 0, maxVersion: 1, flexibleFrom: 1,
+    apiKey: 27, name: 'WriteTxnMarkers', minVersion: 1, maxVersion: 2, flexibleFrom: 1,
     readRequest: readWriteTxnMarkersRequest, writeRequest: writeWriteTxnMarkersRequest,
     readResponse: readWriteTxnMarkersResponse, writeResponse: writeWriteTxnMarkersResponse,
   },
   28: {
-    apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 4, flexibleFrom: 3,
+    apiKey: 28, name: 'TxnOffsetCommit', minVersion: 0, maxVersion: 6, flexibleFrom: 3,
     readRequest: readTxnOffsetCommitRequest, writeRequest: writeTxnOffsetCommitRequest,
     readResponse: readTxnOffsetCommitResponse, writeResponse: writeTxnOffsetCommitResponse,
   },
   29: {
-    apiKey: 29, name: 'DescribeAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    apiKey: 29, name: 'DescribeAcls', minVersion: 1, maxVersion: 3, flexibleFrom: 2,
     readRequest: readDescribeAclsRequest, writeRequest: writeDescribeAclsRequest,
     readResponse: readDescribeAclsResponse, writeResponse: writeDescribeAclsResponse,
   },
   30: {
-    apiKey: 30, name: 'CreateAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    apiKey: 30, name: 'CreateAcls', minVersion: 1, maxVersion: 3, flexibleFrom: 2,
     readRequest: readCreateAclsRequest, writeRequest: writeCreateAclsRequest,
     readResponse: readCreateAclsResponse, writeResponse: writeCreateAclsResponse,
   },
   31: {
-    apiKey: 31, name: 'DeleteAcls', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
+    apiKey: 31, name: 'DeleteAcls', minVersion: 1, maxVersion: 3, flexibleFrom: 2,
     readRequest: readDeleteAclsRequest, writeRequest: writeDeleteAclsRequest,
     readResponse: readDeleteAclsResponse, writeResponse: writeDeleteAclsResponse,
   },
   32: {
-    apiKey: 32, name: 'DescribeConfigs', minVersion: 0, maxVersion: 4, flexibleFrom: 4,
+    apiKey: 32, name: 'DescribeConfigs', minVersion: 1, maxVersion: 4, flexibleFrom: 4,
     readRequest: readDescribeConfigsRequest, writeRequest: writeDescribeConfigsRequest,
     readResponse: readDescribeConfigsResponse, writeResponse: writeDescribeConfigsResponse,
   },
@@ -426,7 +426,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readAlterConfigsResponse, writeResponse: writeAlterConfigsResponse,
   },
   35: {
-    apiKey: 35, name: 'DescribeLogDirs', minVersion: 0, maxVersion: 4, flexibleFrom: 2,
+    apiKey: 35, name: 'DescribeLogDirs', minVersion: 1, maxVersion: 5, flexibleFrom: 2,
     readRequest: readDescribeLogDirsRequest, writeRequest: writeDescribeLogDirsRequest,
     readResponse: readDescribeLogDirsResponse, writeResponse: writeDescribeLogDirsResponse,
   },
@@ -441,7 +441,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readCreatePartitionsResponse, writeResponse: writeCreatePartitionsResponse,
   },
   42: {
-    apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 2, flexibleFrom: 2,
+    apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
     readRequest: readDeleteGroupsRequest, writeRequest: writeDeleteGroupsRequest,
     readResponse: readDeleteGroupsResponse, writeResponse: writeDeleteGroupsResponse,
   },
@@ -456,7 +456,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readIncrementalAlterConfigsResponse, writeResponse: writeIncrementalAlterConfigsResponse,
   },
   45: {
-    apiKey: 45, name: 'AlterPartitionReassignments', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    apiKey: 45, name: 'AlterPartitionReassignments', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readAlterPartitionReassignmentsRequest, writeRequest: writeAlterPartitionReassignmentsRequest,
     readResponse: readAlterPartitionReassignmentsResponse, writeResponse: writeAlterPartitionReassignmentsResponse,
   },
@@ -491,7 +491,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readAlterUserScramCredentialsResponse, writeResponse: writeAlterUserScramCredentialsResponse,
   },
   60: {
-    apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 2, flexibleFrom: 0,
     readRequest: readDescribeClusterRequest, writeRequest: writeDescribeClusterRequest,
     readResponse: readDescribeClusterResponse, writeResponse: writeDescribeClusterResponse,
   },
@@ -506,7 +506,7 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readResponse: readDescribeTransactionsResponse, writeResponse: writeDescribeTransactionsResponse,
   },
   66: {
-    apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    apiKey: 66, name: 'ListTransactions', minVersion: 0, maxVersion: 2, flexibleFrom: 0,
     readRequest: readListTransactionsRequest, writeRequest: writeListTransactionsRequest,
     readResponse: readListTransactionsResponse, writeResponse: writeListTransactionsResponse,
   },

@@ -14,7 +14,7 @@ const table = [{ apiKey: 0, minVersion: 3, maxVersion: 11 }, { apiKey: 18, minVe
 const broker = fakeServices({ dispatcher: { advertised: () => table } });
 
 const ask = (v: number, clientSoftwareName: string, clientSoftwareVersion: string) =>
-  apiVersionsHandler.handle(requestContext(broker, 18, v), { clientSoftwareName, clientSoftwareVersion }) as any;
+  apiVersionsHandler.handle(requestContext(broker, 18, v), { clientSoftwareName, clientSoftwareVersion, clusterId: null, nodeId: -1 }) as any;
 
 test('the advertised table with NONE; throttle 0, no supported or finalized features (epoch -1)', () => {
   const r = ask(4, 'apache-kafka-java', '3.9.0');
@@ -37,9 +37,9 @@ test('before v3 the software fields are not looked at', () => {
 });
 
 test('the whole-request error answer: UNSUPPORTED_VERSION lists ApiVersions\' own range only, any other error no APIs (KIP-511)', () => {
-  const unsupported = apiVersionsHandler.errorResponse({ clientSoftwareName: '', clientSoftwareVersion: '' }, ErrorCode.UNSUPPORTED_VERSION, requestContext(broker, 18, 3));
+  const unsupported = apiVersionsHandler.errorResponse({ clientSoftwareName: '', clientSoftwareVersion: '', clusterId: null, nodeId: -1 }, ErrorCode.UNSUPPORTED_VERSION, requestContext(broker, 18, 3));
   assert.equal([unsupported.errorCode, unsupported.apiKeys], [ErrorCode.UNSUPPORTED_VERSION, [{ apiKey: 18, minVersion: 0, maxVersion: 4 }]]);
-  const other = apiVersionsHandler.errorResponse({ clientSoftwareName: '', clientSoftwareVersion: '' }, ErrorCode.ILLEGAL_SASL_STATE, requestContext(broker, 18, 3));
+  const other = apiVersionsHandler.errorResponse({ clientSoftwareName: '', clientSoftwareVersion: '', clusterId: null, nodeId: -1 }, ErrorCode.ILLEGAL_SASL_STATE, requestContext(broker, 18, 3));
   assert.equal([other.errorCode, other.apiKeys], [ErrorCode.ILLEGAL_SASL_STATE, []]);
 });
 

@@ -37,7 +37,7 @@ test('a topic: every topic config sorted by name, its override DYNAMIC_TOPIC_CON
   const configs = r.results[0].configs;
   assert.equal([r.results[0].errorCode, r.results[0].errorMessage], [0, '']);
   assert.equal(configs.map((c: any) => c.name), configs.map((c: any) => c.name).sort());
-  assert.equal(configs.find((c: any) => c.name === 'retention.ms'), { name: 'retention.ms', value: '7200000', readOnly: false, isDefault: false, configSource: 1, isSensitive: false, synonyms: [], configType: 5, documentation: null });
+  assert.equal(configs.find((c: any) => c.name === 'retention.ms'), { name: 'retention.ms', value: '7200000', readOnly: false, configSource: 1, isSensitive: false, synonyms: [], configType: 5, documentation: null });
   assert.is(configs.find((c: any) => c.name === 'cleanup.policy').configSource, 5);
 });
 

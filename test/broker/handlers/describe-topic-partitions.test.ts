@@ -27,7 +27,7 @@ withBroker(test, { port: 0, storage: 'memory', 'offsets.topic.num.partitions': 3
   }
   const commit = await c.send(8, 8, {
     groupId: 'dtp-group', generationIdOrMemberEpoch: -1, memberId: '', groupInstanceId: null, retentionTimeMs: -1n,
-    topics: [{ name: 'a', partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: '' }] }],
+    topics: [{ name: 'a', topicId: ZERO_UUID, partitions: [{ partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
   });
   assert.is(commit.topics[0].partitions[0].errorCode, ErrorCode.NONE);
   assert.is(b.broker.metadataCache.topic('__consumer_offsets')?.partitions, 3);
@@ -44,7 +44,7 @@ function shape(r: DescribeTopicPartitionsResponse): [string | null, number, stri
 
 test('ApiVersions (v0 and v3) advertises DescribeTopicPartitions 0-0', async () => {
   for (const v of [0, 3]) {
-    const r = await c.send(18, v, { clientSoftwareName: 'dtp-test', clientSoftwareVersion: '1.0' });
+    const r = await c.send(18, v, { clientSoftwareName: 'dtp-test', clientSoftwareVersion: '1.0', clusterId: null, nodeId: -1 });
     assert.is(r.errorCode, ErrorCode.NONE);
     const entry = r.apiKeys.find((k) => k.apiKey === 75);
     assert.ok(entry, `v${v}: key 75 advertised`);

@@ -22,7 +22,7 @@ function fetch(maxBytes: number, partitionMaxBytes: number) {
   return c.send(1, 11, {
     clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 0, minBytes: 1, maxBytes, isolationLevel: 0,
     sessionId: 0, sessionEpoch: -1, rackId: '', forgottenTopicsData: [],
-    topics: [{ topic: 'fl', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [0, 1, 2].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' })) }],
+    topics: [{ topic: 'fl', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [0, 1, 2].map((partition) => ({ partition, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn })) }],
   });
 }
 

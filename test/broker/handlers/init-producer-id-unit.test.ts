@@ -20,7 +20,7 @@ function setup(authorizer: unknown = null, answer: { errorCode: number; producer
   return { broker, calls };
 }
 
-const request = (over: Partial<InitProducerIdRequest> = {}): InitProducerIdRequest => ({ transactionalId: 'tx', transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, ...over });
+const request = (over: Partial<InitProducerIdRequest> = {}): InitProducerIdRequest => ({ transactionalId: 'tx', transactionTimeoutMs: 60_000, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false, ...over });
 const init = (broker: ReturnType<typeof setup>['broker'], v: number, req: InitProducerIdRequest) => initProducerIdHandler.handle(requestContext(broker, 22, v), req) as Promise<any>;
 const answer = (r: any) => [r.errorCode, Number(r.producerId), r.producerEpoch, r.throttleTimeMs];
 

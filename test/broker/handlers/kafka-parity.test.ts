@@ -128,8 +128,8 @@ test('Transactions: internal topics in AddPartitionsToTxn, TxnOffsetCommit group
   const ao = await send(25, 3, { transactionalId: txn, ...pid, groupId: 'kp-txn-group' });
   assert.is(ao.errorCode, ErrorCode.NONE);
   const toc = (o: Record<string, unknown>) => send(28, 3, { transactionalId: txn, groupId: 'kp-txn-group', ...pid, topics: [{ name: 'kp', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }], ...o });
-  assert.is((await toc({ generationId: 2, memberId: 'm' })).topics[0].partitions[0].errorCode, ErrorCode.ILLEGAL_GENERATION, 'no such group, generation >= 0 (TO3)');
-  assert.is((await toc({ generationId: -1, memberId: '' })).topics[0].partitions[0].errorCode, ErrorCode.NONE, 'generation -1 without member (TO3)');
+  assert.is((await toc({ generationIdOrMemberEpoch: 2, memberId: 'm' })).topics[0].partitions[0].errorCode, ErrorCode.ILLEGAL_GENERATION, 'no such group, generation >= 0 (TO3)');
+  assert.is((await toc({ generationIdOrMemberEpoch: -1, memberId: '' })).topics[0].partitions[0].errorCode, ErrorCode.NONE, 'generation -1 without member (TO3)');
   // That commit is pending until EndTxn: require_stable reports it (OF4), otherwise it is unseen.
   const stable = await send(9, 7, { groupId: 'kp-txn-group', topics: [{ name: 'kp', partitionIndexes: [0, 1] }], requireStable: true });
   assert.equal(stable.topics[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.committedOffset]), [[0, ErrorCode.UNSTABLE_OFFSET_COMMIT, -1n], [1, ErrorCode.NONE, -1n]]);

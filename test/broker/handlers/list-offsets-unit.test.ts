@@ -39,7 +39,7 @@ function setup(opts: { log?: Record<string, unknown>; leader?: boolean; authoriz
 }
 
 function request(parts: [number, bigint, number?][], isolationLevel = 0, name = 't'): ListOffsetsRequest {
-  return { replicaId: -1, isolationLevel, timeoutMs: 0, topics: [{ name, partitions: parts.map(([partitionIndex, timestamp, currentLeaderEpoch]) => ({ partitionIndex, timestamp, currentLeaderEpoch: currentLeaderEpoch ?? -1, maxNumOffsets: 1 })) }] };
+  return { replicaId: -1, isolationLevel, timeoutMs: 0, topics: [{ name, partitions: parts.map(([partitionIndex, timestamp, currentLeaderEpoch]) => ({ partitionIndex, timestamp, currentLeaderEpoch: currentLeaderEpoch ?? -1 })) }] };
 }
 
 /** [partition, error, offset, timestamp, leader epoch] of the first topic. */

@@ -11,6 +11,7 @@ import { AclOperation, ResourceType } from '../../../src/protocol/acl.js';
 import type { OffsetCommitRequest } from '../../../src/protocol/generated/messages/offset-commit-request.js';
 import type { CommitRequest } from '../../../src/coordinator/group/offset-metadata-manager.js';
 import { fakeAuthorizer, fakeMetadataCache, fakeServices, requestContext, topicRecord } from '../../support/fake-services.js';
+import { ZERO_UUID } from '../../../src/protocol/reader.js';
 
 function setup(opts: { authorizer?: unknown; answer?: (req: CommitRequest) => { name: string; partitions: { partitionIndex: number; errorCode: number }[] }[] } = {}) {
   const calls: { req: CommitRequest; v: number }[] = [];
@@ -30,7 +31,7 @@ function setup(opts: { authorizer?: unknown; answer?: (req: CommitRequest) => { 
 function request(topics: [string, number[]][], over: Partial<OffsetCommitRequest> = {}): OffsetCommitRequest {
   return {
     groupId: 'g', generationIdOrMemberEpoch: 4, memberId: 'm-1', groupInstanceId: 'i-1', retentionTimeMs: 60_000n,
-    topics: topics.map(([name, ps]) => ({ name, partitions: ps.map((partitionIndex) => ({ partitionIndex, committedOffset: BigInt(100 + partitionIndex), committedLeaderEpoch: 2, commitTimestamp: -1n, committedMetadata: 'md' })) })),
+    topics: topics.map(([name, ps]) => ({ name, topicId: ZERO_UUID, partitions: ps.map((partitionIndex) => ({ partitionIndex, committedOffset: BigInt(100 + partitionIndex), committedLeaderEpoch: 2, committedMetadata: 'md' })) })),
     ...over,
   };
 }

@@ -11,6 +11,7 @@ import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { ResourceType } from '../../../src/protocol/acl.js';
 import type { OffsetFetchRequest } from '../../../src/protocol/generated/messages/offset-fetch-request.js';
 import { fakeAuthorizer, fakeServices, requestContext } from '../../support/fake-services.js';
+import { ZERO_UUID } from '../../../src/protocol/reader.js';
 
 type Topics = { name: string; partitionIndexes: number[] }[] | null;
 const COMMITTED: Record<string, number[]> = { a: [0, 1], b: [0] };
@@ -54,7 +55,7 @@ test('v1-7: one group; the coordinator is asked for the named partitions (never-
 test('v8+: several groups, each answered on its own; v9 passes the member id and epoch; a null group id is INVALID_GROUP_ID (OF5)', async () => {
   const { broker, calls } = setup();
   const req: OffsetFetchRequest = { groupId: '', topics: null, requireStable: false, groups: [
-    { groupId: 'g1', memberId: 'm', memberEpoch: 3, topics: [{ name: 'b', partitionIndexes: [0] }] },
+    { groupId: 'g1', memberId: 'm', memberEpoch: 3, topics: [{ name: 'b', topicId: ZERO_UUID, partitionIndexes: [0] }] },
     { groupId: 'down', memberId: null, memberEpoch: -1, topics: null },
     { groupId: null as never, memberId: null, memberEpoch: -1, topics: null },
   ] };

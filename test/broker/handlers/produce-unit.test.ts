@@ -13,6 +13,7 @@ import { AclOperation, ResourceType } from '../../../src/protocol/acl.js';
 import type { ProduceRequest } from '../../../src/protocol/generated/messages/produce-request.js';
 import type { AppendParams, AppendResult, ProducePartition } from '../../../src/replication/append-records.js';
 import { fakeAuthorizer, fakeMetadataCache, fakeServices, requestContext, thrown, topicRecord } from '../../support/fake-services.js';
+import { ZERO_UUID } from '../../../src/protocol/reader.js';
 
 const t = topicRecord('t', 2);
 const offsets = topicRecord('__consumer_offsets', 50, { isInternal: true });
@@ -50,7 +51,7 @@ function setup(opts: { answer?: (p: ProducePartition, i: number) => AppendResult
 }
 
 function request(acks: number, topics: [string, number[]][], over: Partial<ProduceRequest> = {}): ProduceRequest {
-  return { transactionalId: null, acks, timeoutMs: 1500, topicData: topics.map(([name, ps]) => ({ name, partitionData: ps.map((index) => ({ index, records: batch() })) })), ...over };
+  return { transactionalId: null, acks, timeoutMs: 1500, topicData: topics.map(([name, ps]) => ({ name, topicId: ZERO_UUID, partitionData: ps.map((index) => ({ index, records: batch() })) })), ...over };
 }
 
 const codes = (r: any) => r.responses.map((t: any) => [t.name, t.partitionResponses.map((p: any) => [p.index, p.errorCode, Number(p.baseOffset)])]);

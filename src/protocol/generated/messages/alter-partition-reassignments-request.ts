@@ -19,7 +19,7 @@ export const AlterPartitionReassignmentsRequestMeta = {
   name: 'AlterPartitionReassignmentsRequest',
   apiKey: 45,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleFrom: 0,
 } as const;
 
@@ -35,6 +35,7 @@ export interface ReassignableTopic {
 
 export interface AlterPartitionReassignmentsRequest {
   timeoutMs: number;
+  allowReplicationFactorChange: boolean;
   topics: ReassignableTopic[];
 }
 
@@ -119,13 +120,17 @@ export function writeReassignableTopic(w: Writer, v: number, m: ReassignableTopi
 }
 
 export function defaultAlterPartitionReassignmentsRequest(): AlterPartitionReassignmentsRequest {
-  return { timeoutMs: 60000, topics: [] };
+  return { timeoutMs: 60000, allowReplicationFactorChange: true, topics: [] };
 }
 
 export function readAlterPartitionReassignmentsRequest(r: Reader, v: number): AlterPartitionReassignmentsRequest {
   let timeoutMs: number = 60000;
+  let allowReplicationFactorChange: boolean = true;
   let topics: ReassignableTopic[] = [];
   timeoutMs = r.int32();
+  if (v >= 1) {
+    allowReplicationFactorChange = r.bool();
+  }
   {
     const n0 = r.compactArrayLength();
     if (n0 < 0) {
@@ -139,11 +144,14 @@ export function readAlterPartitionReassignmentsRequest(r: Reader, v: number): Al
     }
   }
   r.taggedFields();
-  return { timeoutMs, topics };
+  return { timeoutMs, allowReplicationFactorChange, topics };
 }
 
 export function writeAlterPartitionReassignmentsRequest(w: Writer, v: number, m: AlterPartitionReassignmentsRequest): void {
   w.int32(m.timeoutMs);
+  if (v >= 1) {
+    w.bool(m.allowReplicationFactorChange);
+  }
   {
     const x0 = m.topics;
     if (x0 === null) {

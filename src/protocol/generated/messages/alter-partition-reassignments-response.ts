@@ -19,7 +19,7 @@ export const AlterPartitionReassignmentsResponseMeta = {
   name: 'AlterPartitionReassignmentsResponse',
   apiKey: 45,
   minVersion: 0,
-  maxVersion: 0,
+  maxVersion: 1,
   flexibleFrom: 0,
 } as const;
 
@@ -36,6 +36,7 @@ export interface ReassignableTopicResponse {
 
 export interface AlterPartitionReassignmentsResponse {
   throttleTimeMs: number;
+  allowReplicationFactorChange: boolean;
   errorCode: number;
   errorMessage: string | null;
   responses: ReassignableTopicResponse[];
@@ -104,15 +105,19 @@ export function writeReassignableTopicResponse(w: Writer, v: number, m: Reassign
 }
 
 export function defaultAlterPartitionReassignmentsResponse(): AlterPartitionReassignmentsResponse {
-  return { throttleTimeMs: 0, errorCode: 0, errorMessage: "", responses: [] };
+  return { throttleTimeMs: 0, allowReplicationFactorChange: true, errorCode: 0, errorMessage: "", responses: [] };
 }
 
 export function readAlterPartitionReassignmentsResponse(r: Reader, v: number): AlterPartitionReassignmentsResponse {
   let throttleTimeMs: number = 0;
+  let allowReplicationFactorChange: boolean = true;
   let errorCode: number = 0;
   let errorMessage: string | null = "";
   let responses: ReassignableTopicResponse[] = [];
   throttleTimeMs = r.int32();
+  if (v >= 1) {
+    allowReplicationFactorChange = r.bool();
+  }
   errorCode = r.int16();
   errorMessage = r.compactNullableString();
   {
@@ -128,11 +133,14 @@ export function readAlterPartitionReassignmentsResponse(r: Reader, v: number): A
     }
   }
   r.taggedFields();
-  return { throttleTimeMs, errorCode, errorMessage, responses };
+  return { throttleTimeMs, allowReplicationFactorChange, errorCode, errorMessage, responses };
 }
 
 export function writeAlterPartitionReassignmentsResponse(w: Writer, v: number, m: AlterPartitionReassignmentsResponse): void {
   w.int32(m.throttleTimeMs);
+  if (v >= 1) {
+    w.bool(m.allowReplicationFactorChange);
+  }
   w.int16(m.errorCode);
   w.compactNullableString(m.errorMessage);
   {

@@ -19,30 +19,40 @@ export const ApiVersionsRequestMeta = {
   name: 'ApiVersionsRequest',
   apiKey: 18,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleFrom: 3,
 } as const;
 
 export interface ApiVersionsRequest {
   clientSoftwareName: string;
   clientSoftwareVersion: string;
+  clusterId: string | null;
+  nodeId: number;
 }
 
 export function defaultApiVersionsRequest(): ApiVersionsRequest {
-  return { clientSoftwareName: "", clientSoftwareVersion: "" };
+  return { clientSoftwareName: "", clientSoftwareVersion: "", clusterId: null, nodeId: -1 };
 }
 
 export function readApiVersionsRequest(r: Reader, v: number): ApiVersionsRequest {
   let clientSoftwareName: string = "";
   let clientSoftwareVersion: string = "";
+  let clusterId: string | null = null;
+  let nodeId: number = -1;
   if (v >= 3) {
     clientSoftwareName = r.compactString();
   }
   if (v >= 3) {
     clientSoftwareVersion = r.compactString();
   }
+  if (v >= 5) {
+    clusterId = r.compactNullableString();
+  }
+  if (v >= 5) {
+    nodeId = r.int32();
+  }
   if (v >= 3) r.taggedFields();
-  return { clientSoftwareName, clientSoftwareVersion };
+  return { clientSoftwareName, clientSoftwareVersion, clusterId, nodeId };
 }
 
 export function writeApiVersionsRequest(w: Writer, v: number, m: ApiVersionsRequest): void {
@@ -51,6 +61,12 @@ export function writeApiVersionsRequest(w: Writer, v: number, m: ApiVersionsRequ
   }
   if (v >= 3) {
     w.compactString(nn(m.clientSoftwareVersion, 'm.clientSoftwareVersion'));
+  }
+  if (v >= 5) {
+    w.compactNullableString(m.clusterId);
+  }
+  if (v >= 5) {
+    w.int32(m.nodeId);
   }
   if (v >= 3) w.uvarint(0);
 }

@@ -19,7 +19,7 @@ export const ApiVersionsResponseMeta = {
   name: 'ApiVersionsResponse',
   apiKey: 18,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 5,
   flexibleFrom: 3,
 } as const;
 

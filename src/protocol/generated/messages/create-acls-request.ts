@@ -18,7 +18,7 @@ void nn;
 export const CreateAclsRequestMeta = {
   name: 'CreateAclsRequest',
   apiKey: 30,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;
@@ -51,9 +51,7 @@ export function readAclCreation(r: Reader, v: number): AclCreation {
   let permissionType: number = 0;
   resourceType = r.int8();
   resourceName = v >= 2 ? r.compactString() : r.string();
-  if (v >= 1) {
-    resourcePatternType = r.int8();
-  }
+  resourcePatternType = r.int8();
   principal = v >= 2 ? r.compactString() : r.string();
   host = v >= 2 ? r.compactString() : r.string();
   operation = r.int8();
@@ -65,9 +63,7 @@ export function readAclCreation(r: Reader, v: number): AclCreation {
 export function writeAclCreation(w: Writer, v: number, m: AclCreation): void {
   w.int8(m.resourceType);
   if (v >= 2) w.compactString(nn(m.resourceName, 'm.resourceName')); else w.string(nn(m.resourceName, 'm.resourceName'));
-  if (v >= 1) {
-    w.int8(m.resourcePatternType);
-  }
+  w.int8(m.resourcePatternType);
   if (v >= 2) w.compactString(nn(m.principal, 'm.principal')); else w.string(nn(m.principal, 'm.principal'));
   if (v >= 2) w.compactString(nn(m.host, 'm.host')); else w.string(nn(m.host, 'm.host'));
   w.int8(m.operation);

@@ -18,7 +18,7 @@ void nn;
 export const CreateAclsResponseMeta = {
   name: 'CreateAclsResponse',
   apiKey: 30,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;

@@ -18,7 +18,7 @@ void nn;
 export const CreateTopicsRequestMeta = {
   name: 'CreateTopicsRequest',
   apiKey: 19,
-  minVersion: 0,
+  minVersion: 2,
   maxVersion: 7,
   flexibleFrom: 5,
 } as const;
@@ -197,9 +197,7 @@ export function readCreateTopicsRequest(r: Reader, v: number): CreateTopicsReque
     }
   }
   timeoutMs = r.int32();
-  if (v >= 1) {
-    validateOnly = r.bool();
-  }
+  validateOnly = r.bool();
   if (v >= 5) r.taggedFields();
   return { topics, timeoutMs, validateOnly };
 }
@@ -217,8 +215,6 @@ export function writeCreateTopicsRequest(w: Writer, v: number, m: CreateTopicsRe
     }
   }
   w.int32(m.timeoutMs);
-  if (v >= 1) {
-    w.bool(m.validateOnly);
-  }
+  w.bool(m.validateOnly);
   if (v >= 5) w.uvarint(0);
 }

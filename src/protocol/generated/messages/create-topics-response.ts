@@ -18,7 +18,7 @@ void nn;
 export const CreateTopicsResponseMeta = {
   name: 'CreateTopicsResponse',
   apiKey: 19,
-  minVersion: 0,
+  minVersion: 2,
   maxVersion: 7,
   flexibleFrom: 5,
 } as const;
@@ -113,9 +113,7 @@ export function readCreatableTopicResult(r: Reader, v: number): CreatableTopicRe
     topicId = r.uuid();
   }
   errorCode = r.int16();
-  if (v >= 1) {
-    errorMessage = v >= 5 ? r.compactNullableString() : r.nullableString();
-  }
+  errorMessage = v >= 5 ? r.compactNullableString() : r.nullableString();
   if (v >= 5) {
     numPartitions = r.int32();
   }
@@ -157,9 +155,7 @@ export function writeCreatableTopicResult(w: Writer, v: number, m: CreatableTopi
     w.uuid(m.topicId);
   }
   w.int16(m.errorCode);
-  if (v >= 1) {
-    if (v >= 5) w.compactNullableString(m.errorMessage); else w.nullableString(m.errorMessage);
-  }
+  if (v >= 5) w.compactNullableString(m.errorMessage); else w.nullableString(m.errorMessage);
   if (v >= 5) {
     w.int32(m.numPartitions);
   }
@@ -207,9 +203,7 @@ export function defaultCreateTopicsResponse(): CreateTopicsResponse {
 export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResponse {
   let throttleTimeMs: number = 0;
   let topics: CreatableTopicResult[] = [];
-  if (v >= 2) {
-    throttleTimeMs = r.int32();
-  }
+  throttleTimeMs = r.int32();
   {
     const n0 = (v >= 5 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -227,9 +221,7 @@ export function readCreateTopicsResponse(r: Reader, v: number): CreateTopicsResp
 }
 
 export function writeCreateTopicsResponse(w: Writer, v: number, m: CreateTopicsResponse): void {
-  if (v >= 2) {
-    w.int32(m.throttleTimeMs);
-  }
+  w.int32(m.throttleTimeMs);
   {
     const x0 = m.topics;
     if (x0 === null) {

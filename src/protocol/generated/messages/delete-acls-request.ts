@@ -18,7 +18,7 @@ void nn;
 export const DeleteAclsRequestMeta = {
   name: 'DeleteAclsRequest',
   apiKey: 31,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;
@@ -51,9 +51,7 @@ export function readDeleteAclsFilter(r: Reader, v: number): DeleteAclsFilter {
   let permissionType: number = 0;
   resourceTypeFilter = r.int8();
   resourceNameFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
-  if (v >= 1) {
-    patternTypeFilter = r.int8();
-  }
+  patternTypeFilter = r.int8();
   principalFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
   hostFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
   operation = r.int8();
@@ -65,9 +63,7 @@ export function readDeleteAclsFilter(r: Reader, v: number): DeleteAclsFilter {
 export function writeDeleteAclsFilter(w: Writer, v: number, m: DeleteAclsFilter): void {
   w.int8(m.resourceTypeFilter);
   if (v >= 2) w.compactNullableString(m.resourceNameFilter); else w.nullableString(m.resourceNameFilter);
-  if (v >= 1) {
-    w.int8(m.patternTypeFilter);
-  }
+  w.int8(m.patternTypeFilter);
   if (v >= 2) w.compactNullableString(m.principalFilter); else w.nullableString(m.principalFilter);
   if (v >= 2) w.compactNullableString(m.hostFilter); else w.nullableString(m.hostFilter);
   w.int8(m.operation);

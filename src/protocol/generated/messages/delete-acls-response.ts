@@ -18,7 +18,7 @@ void nn;
 export const DeleteAclsResponseMeta = {
   name: 'DeleteAclsResponse',
   apiKey: 31,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;
@@ -64,9 +64,7 @@ export function readDeleteAclsMatchingAcl(r: Reader, v: number): DeleteAclsMatch
   errorMessage = v >= 2 ? r.compactNullableString() : r.nullableString();
   resourceType = r.int8();
   resourceName = v >= 2 ? r.compactString() : r.string();
-  if (v >= 1) {
-    patternType = r.int8();
-  }
+  patternType = r.int8();
   principal = v >= 2 ? r.compactString() : r.string();
   host = v >= 2 ? r.compactString() : r.string();
   operation = r.int8();
@@ -80,9 +78,7 @@ export function writeDeleteAclsMatchingAcl(w: Writer, v: number, m: DeleteAclsMa
   if (v >= 2) w.compactNullableString(m.errorMessage); else w.nullableString(m.errorMessage);
   w.int8(m.resourceType);
   if (v >= 2) w.compactString(nn(m.resourceName, 'm.resourceName')); else w.string(nn(m.resourceName, 'm.resourceName'));
-  if (v >= 1) {
-    w.int8(m.patternType);
-  }
+  w.int8(m.patternType);
   if (v >= 2) w.compactString(nn(m.principal, 'm.principal')); else w.string(nn(m.principal, 'm.principal'));
   if (v >= 2) w.compactString(nn(m.host, 'm.host')); else w.string(nn(m.host, 'm.host'));
   w.int8(m.operation);

@@ -19,7 +19,7 @@ export const DeleteGroupsRequestMeta = {
   name: 'DeleteGroupsRequest',
   apiKey: 42,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   flexibleFrom: 2,
 } as const;
 

@@ -19,13 +19,14 @@ export const DeleteGroupsResponseMeta = {
   name: 'DeleteGroupsResponse',
   apiKey: 42,
   minVersion: 0,
-  maxVersion: 2,
+  maxVersion: 3,
   flexibleFrom: 2,
 } as const;
 
 export interface DeletableGroupResult {
   groupId: string;
   errorCode: number;
+  errorMessage: string | null;
 }
 
 export interface DeleteGroupsResponse {
@@ -34,21 +35,28 @@ export interface DeleteGroupsResponse {
 }
 
 export function defaultDeletableGroupResult(): DeletableGroupResult {
-  return { groupId: "", errorCode: 0 };
+  return { groupId: "", errorCode: 0, errorMessage: null };
 }
 
 export function readDeletableGroupResult(r: Reader, v: number): DeletableGroupResult {
   let groupId: string = "";
   let errorCode: number = 0;
+  let errorMessage: string | null = null;
   groupId = v >= 2 ? r.compactString() : r.string();
   errorCode = r.int16();
+  if (v >= 3) {
+    errorMessage = r.compactNullableString();
+  }
   if (v >= 2) r.taggedFields();
-  return { groupId, errorCode };
+  return { groupId, errorCode, errorMessage };
 }
 
 export function writeDeletableGroupResult(w: Writer, v: number, m: DeletableGroupResult): void {
   if (v >= 2) w.compactString(nn(m.groupId, 'm.groupId')); else w.string(nn(m.groupId, 'm.groupId'));
   w.int16(m.errorCode);
+  if (v >= 3) {
+    w.compactNullableString(m.errorMessage);
+  }
   if (v >= 2) w.uvarint(0);
 }
 

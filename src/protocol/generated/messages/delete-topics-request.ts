@@ -18,7 +18,7 @@ void nn;
 export const DeleteTopicsRequestMeta = {
   name: 'DeleteTopicsRequest',
   apiKey: 20,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 6,
   flexibleFrom: 4,
 } as const;

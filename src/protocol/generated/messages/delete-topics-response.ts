@@ -18,7 +18,7 @@ void nn;
 export const DeleteTopicsResponseMeta = {
   name: 'DeleteTopicsResponse',
   apiKey: 20,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 6,
   flexibleFrom: 4,
 } as const;
@@ -75,9 +75,7 @@ export function defaultDeleteTopicsResponse(): DeleteTopicsResponse {
 export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResponse {
   let throttleTimeMs: number = 0;
   let responses: DeletableTopicResult[] = [];
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  }
+  throttleTimeMs = r.int32();
   {
     const n0 = (v >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -95,9 +93,7 @@ export function readDeleteTopicsResponse(r: Reader, v: number): DeleteTopicsResp
 }
 
 export function writeDeleteTopicsResponse(w: Writer, v: number, m: DeleteTopicsResponse): void {
-  if (v >= 1) {
-    w.int32(m.throttleTimeMs);
-  }
+  w.int32(m.throttleTimeMs);
   {
     const x0 = m.responses;
     if (x0 === null) {

@@ -18,7 +18,7 @@ void nn;
 export const DescribeAclsRequestMeta = {
   name: 'DescribeAclsRequest',
   apiKey: 29,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;
@@ -47,9 +47,7 @@ export function readDescribeAclsRequest(r: Reader, v: number): DescribeAclsReque
   let permissionType: number = 0;
   resourceTypeFilter = r.int8();
   resourceNameFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
-  if (v >= 1) {
-    patternTypeFilter = r.int8();
-  }
+  patternTypeFilter = r.int8();
   principalFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
   hostFilter = v >= 2 ? r.compactNullableString() : r.nullableString();
   operation = r.int8();
@@ -61,9 +59,7 @@ export function readDescribeAclsRequest(r: Reader, v: number): DescribeAclsReque
 export function writeDescribeAclsRequest(w: Writer, v: number, m: DescribeAclsRequest): void {
   w.int8(m.resourceTypeFilter);
   if (v >= 2) w.compactNullableString(m.resourceNameFilter); else w.nullableString(m.resourceNameFilter);
-  if (v >= 1) {
-    w.int8(m.patternTypeFilter);
-  }
+  w.int8(m.patternTypeFilter);
   if (v >= 2) w.compactNullableString(m.principalFilter); else w.nullableString(m.principalFilter);
   if (v >= 2) w.compactNullableString(m.hostFilter); else w.nullableString(m.hostFilter);
   w.int8(m.operation);

@@ -18,7 +18,7 @@ void nn;
 export const DescribeAclsResponseMeta = {
   name: 'DescribeAclsResponse',
   apiKey: 29,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 3,
   flexibleFrom: 2,
 } as const;
@@ -80,9 +80,7 @@ export function readDescribeAclsResource(r: Reader, v: number): DescribeAclsReso
   let acls: AclDescription[] = [];
   resourceType = r.int8();
   resourceName = v >= 2 ? r.compactString() : r.string();
-  if (v >= 1) {
-    patternType = r.int8();
-  }
+  patternType = r.int8();
   {
     const n0 = (v >= 2 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -102,9 +100,7 @@ export function readDescribeAclsResource(r: Reader, v: number): DescribeAclsReso
 export function writeDescribeAclsResource(w: Writer, v: number, m: DescribeAclsResource): void {
   w.int8(m.resourceType);
   if (v >= 2) w.compactString(nn(m.resourceName, 'm.resourceName')); else w.string(nn(m.resourceName, 'm.resourceName'));
-  if (v >= 1) {
-    w.int8(m.patternType);
-  }
+  w.int8(m.patternType);
   {
     const x0 = m.acls;
     if (x0 === null) {

@@ -19,34 +19,42 @@ export const DescribeClusterRequestMeta = {
   name: 'DescribeClusterRequest',
   apiKey: 60,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 0,
 } as const;
 
 export interface DescribeClusterRequest {
   includeClusterAuthorizedOperations: boolean;
   endpointType: number;
+  includeFencedBrokers: boolean;
 }
 
 export function defaultDescribeClusterRequest(): DescribeClusterRequest {
-  return { includeClusterAuthorizedOperations: false, endpointType: 1 };
+  return { includeClusterAuthorizedOperations: false, endpointType: 1, includeFencedBrokers: false };
 }
 
 export function readDescribeClusterRequest(r: Reader, v: number): DescribeClusterRequest {
   let includeClusterAuthorizedOperations: boolean = false;
   let endpointType: number = 1;
+  let includeFencedBrokers: boolean = false;
   includeClusterAuthorizedOperations = r.bool();
   if (v >= 1) {
     endpointType = r.int8();
   }
+  if (v >= 2) {
+    includeFencedBrokers = r.bool();
+  }
   r.taggedFields();
-  return { includeClusterAuthorizedOperations, endpointType };
+  return { includeClusterAuthorizedOperations, endpointType, includeFencedBrokers };
 }
 
 export function writeDescribeClusterRequest(w: Writer, v: number, m: DescribeClusterRequest): void {
   w.bool(m.includeClusterAuthorizedOperations);
   if (v >= 1) {
     w.int8(m.endpointType);
+  }
+  if (v >= 2) {
+    w.bool(m.includeFencedBrokers);
   }
   w.uvarint(0);
 }

@@ -19,7 +19,7 @@ export const DescribeClusterResponseMeta = {
   name: 'DescribeClusterResponse',
   apiKey: 60,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 0,
 } as const;
 
@@ -28,6 +28,7 @@ export interface DescribeClusterBroker {
   host: string;
   port: number;
   rack: string | null;
+  isFenced: boolean;
 }
 
 export interface DescribeClusterResponse {
@@ -42,7 +43,7 @@ export interface DescribeClusterResponse {
 }
 
 export function defaultDescribeClusterBroker(): DescribeClusterBroker {
-  return { brokerId: 0, host: "", port: 0, rack: null };
+  return { brokerId: 0, host: "", port: 0, rack: null, isFenced: false };
 }
 
 export function readDescribeClusterBroker(r: Reader, v: number): DescribeClusterBroker {
@@ -50,12 +51,16 @@ export function readDescribeClusterBroker(r: Reader, v: number): DescribeCluster
   let host: string = "";
   let port: number = 0;
   let rack: string | null = null;
+  let isFenced: boolean = false;
   brokerId = r.int32();
   host = r.compactString();
   port = r.int32();
   rack = r.compactNullableString();
+  if (v >= 2) {
+    isFenced = r.bool();
+  }
   r.taggedFields();
-  return { brokerId, host, port, rack };
+  return { brokerId, host, port, rack, isFenced };
 }
 
 export function writeDescribeClusterBroker(w: Writer, v: number, m: DescribeClusterBroker): void {
@@ -63,6 +68,9 @@ export function writeDescribeClusterBroker(w: Writer, v: number, m: DescribeClus
   w.compactString(nn(m.host, 'm.host'));
   w.int32(m.port);
   w.compactNullableString(m.rack);
+  if (v >= 2) {
+    w.bool(m.isFenced);
+  }
   w.uvarint(0);
 }
 

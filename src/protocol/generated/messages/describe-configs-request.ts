@@ -18,7 +18,7 @@ void nn;
 export const DescribeConfigsRequestMeta = {
   name: 'DescribeConfigsRequest',
   apiKey: 32,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 4,
   flexibleFrom: 4,
 } as const;
@@ -98,9 +98,7 @@ export function readDescribeConfigsRequest(r: Reader, v: number): DescribeConfig
       resources = a0;
     }
   }
-  if (v >= 1) {
-    includeSynonyms = r.bool();
-  }
+  includeSynonyms = r.bool();
   if (v >= 3) {
     includeDocumentation = r.bool();
   }
@@ -120,9 +118,7 @@ export function writeDescribeConfigsRequest(w: Writer, v: number, m: DescribeCon
       }
     }
   }
-  if (v >= 1) {
-    w.bool(m.includeSynonyms);
-  }
+  w.bool(m.includeSynonyms);
   if (v >= 3) {
     w.bool(m.includeDocumentation);
   }

@@ -18,7 +18,7 @@ void nn;
 export const DescribeConfigsResponseMeta = {
   name: 'DescribeConfigsResponse',
   apiKey: 32,
-  minVersion: 0,
+  minVersion: 1,
   maxVersion: 4,
   flexibleFrom: 4,
 } as const;
@@ -33,7 +33,6 @@ export interface DescribeConfigsResourceResult {
   name: string;
   value: string | null;
   readOnly: boolean;
-  isDefault: boolean;
   configSource: number;
   isSensitive: boolean;
   synonyms: DescribeConfigsSynonym[];
@@ -62,41 +61,28 @@ export function readDescribeConfigsSynonym(r: Reader, v: number): DescribeConfig
   let name: string = "";
   let value: string | null = "";
   let source: number = 0;
-  if (v >= 1) {
-    name = v >= 4 ? r.compactString() : r.string();
-  }
-  if (v >= 1) {
-    value = v >= 4 ? r.compactNullableString() : r.nullableString();
-  }
-  if (v >= 1) {
-    source = r.int8();
-  }
+  name = v >= 4 ? r.compactString() : r.string();
+  value = v >= 4 ? r.compactNullableString() : r.nullableString();
+  source = r.int8();
   if (v >= 4) r.taggedFields();
   return { name, value, source };
 }
 
 export function writeDescribeConfigsSynonym(w: Writer, v: number, m: DescribeConfigsSynonym): void {
-  if (v >= 1) {
-    if (v >= 4) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
-  }
-  if (v >= 1) {
-    if (v >= 4) w.compactNullableString(m.value); else w.nullableString(m.value);
-  }
-  if (v >= 1) {
-    w.int8(m.source);
-  }
+  if (v >= 4) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v >= 4) w.compactNullableString(m.value); else w.nullableString(m.value);
+  w.int8(m.source);
   if (v >= 4) w.uvarint(0);
 }
 
 export function defaultDescribeConfigsResourceResult(): DescribeConfigsResourceResult {
-  return { name: "", value: "", readOnly: false, isDefault: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
+  return { name: "", value: "", readOnly: false, configSource: -1, isSensitive: false, synonyms: [], configType: 0, documentation: "" };
 }
 
 export function readDescribeConfigsResourceResult(r: Reader, v: number): DescribeConfigsResourceResult {
   let name: string = "";
   let value: string | null = "";
   let readOnly: boolean = false;
-  let isDefault: boolean = false;
   let configSource: number = -1;
   let isSensitive: boolean = false;
   let synonyms: DescribeConfigsSynonym[] = [];
@@ -105,25 +91,18 @@ export function readDescribeConfigsResourceResult(r: Reader, v: number): Describ
   name = v >= 4 ? r.compactString() : r.string();
   value = v >= 4 ? r.compactNullableString() : r.nullableString();
   readOnly = r.bool();
-  if (v <= 0) {
-    isDefault = r.bool();
-  }
-  if (v >= 1) {
-    configSource = r.int8();
-  }
+  configSource = r.int8();
   isSensitive = r.bool();
-  if (v >= 1) {
-    {
-      const n0 = (v >= 4 ? r.compactArrayLength() : r.arrayLength());
-      if (n0 < 0) {
-        throw new ProtocolError('null array in non-nullable field Synonyms');
-      } else {
-        const a0: DescribeConfigsSynonym[] = [];
-        for (let i0 = 0; i0 < n0; i0++) {
-          a0.push(readDescribeConfigsSynonym(r, v));
-        }
-        synonyms = a0;
+  {
+    const n0 = (v >= 4 ? r.compactArrayLength() : r.arrayLength());
+    if (n0 < 0) {
+      throw new ProtocolError('null array in non-nullable field Synonyms');
+    } else {
+      const a0: DescribeConfigsSynonym[] = [];
+      for (let i0 = 0; i0 < n0; i0++) {
+        a0.push(readDescribeConfigsSynonym(r, v));
       }
+      synonyms = a0;
     }
   }
   if (v >= 3) {
@@ -133,30 +112,23 @@ export function readDescribeConfigsResourceResult(r: Reader, v: number): Describ
     documentation = v >= 4 ? r.compactNullableString() : r.nullableString();
   }
   if (v >= 4) r.taggedFields();
-  return { name, value, readOnly, isDefault, configSource, isSensitive, synonyms, configType, documentation };
+  return { name, value, readOnly, configSource, isSensitive, synonyms, configType, documentation };
 }
 
 export function writeDescribeConfigsResourceResult(w: Writer, v: number, m: DescribeConfigsResourceResult): void {
   if (v >= 4) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
   if (v >= 4) w.compactNullableString(m.value); else w.nullableString(m.value);
   w.bool(m.readOnly);
-  if (v <= 0) {
-    w.bool(m.isDefault);
-  }
-  if (v >= 1) {
-    w.int8(m.configSource);
-  }
+  w.int8(m.configSource);
   w.bool(m.isSensitive);
-  if (v >= 1) {
-    {
-      const x0 = m.synonyms;
-      if (x0 === null) {
-        throw new Error('null in non-nullable field Synonyms');
-      } else {
-        if (v >= 4) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
-        for (const e0 of x0) {
-          writeDescribeConfigsSynonym(w, v, e0);
-        }
+  {
+    const x0 = m.synonyms;
+    if (x0 === null) {
+      throw new Error('null in non-nullable field Synonyms');
+    } else {
+      if (v >= 4) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      for (const e0 of x0) {
+        writeDescribeConfigsSynonym(w, v, e0);
       }
     }
   }

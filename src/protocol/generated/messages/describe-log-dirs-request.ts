@@ -18,8 +18,8 @@ void nn;
 export const DescribeLogDirsRequestMeta = {
   name: 'DescribeLogDirsRequest',
   apiKey: 35,
-  minVersion: 0,
-  maxVersion: 4,
+  minVersion: 1,
+  maxVersion: 5,
   flexibleFrom: 2,
 } as const;
 

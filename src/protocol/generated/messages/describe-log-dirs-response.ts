@@ -18,8 +18,8 @@ void nn;
 export const DescribeLogDirsResponseMeta = {
   name: 'DescribeLogDirsResponse',
   apiKey: 35,
-  minVersion: 0,
-  maxVersion: 4,
+  minVersion: 1,
+  maxVersion: 5,
   flexibleFrom: 2,
 } as const;
 
@@ -41,6 +41,7 @@ export interface DescribeLogDirsResult {
   topics: DescribeLogDirsTopic[];
   totalBytes: bigint;
   usableBytes: bigint;
+  isCordoned: boolean;
 }
 
 export interface DescribeLogDirsResponse {
@@ -115,7 +116,7 @@ export function writeDescribeLogDirsTopic(w: Writer, v: number, m: DescribeLogDi
 }
 
 export function defaultDescribeLogDirsResult(): DescribeLogDirsResult {
-  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n };
+  return { errorCode: 0, logDir: "", topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
 }
 
 export function readDescribeLogDirsResult(r: Reader, v: number): DescribeLogDirsResult {
@@ -124,6 +125,7 @@ export function readDescribeLogDirsResult(r: Reader, v: number): DescribeLogDirs
   let topics: DescribeLogDirsTopic[] = [];
   let totalBytes: bigint = -1n;
   let usableBytes: bigint = -1n;
+  let isCordoned: boolean = false;
   errorCode = r.int16();
   logDir = v >= 2 ? r.compactString() : r.string();
   {
@@ -144,8 +146,11 @@ export function readDescribeLogDirsResult(r: Reader, v: number): DescribeLogDirs
   if (v >= 4) {
     usableBytes = r.int64();
   }
+  if (v >= 5) {
+    isCordoned = r.bool();
+  }
   if (v >= 2) r.taggedFields();
-  return { errorCode, logDir, topics, totalBytes, usableBytes };
+  return { errorCode, logDir, topics, totalBytes, usableBytes, isCordoned };
 }
 
 export function writeDescribeLogDirsResult(w: Writer, v: number, m: DescribeLogDirsResult): void {
@@ -167,6 +172,9 @@ export function writeDescribeLogDirsResult(w: Writer, v: number, m: DescribeLogD
   }
   if (v >= 4) {
     w.int64(m.usableBytes);
+  }
+  if (v >= 5) {
+    w.bool(m.isCordoned);
   }
   if (v >= 2) w.uvarint(0);
 }

@@ -18,8 +18,8 @@ void nn;
 export const FetchRequestMeta = {
   name: 'FetchRequest',
   apiKey: 1,
-  minVersion: 0,
-  maxVersion: 17,
+  minVersion: 4,
+  maxVersion: 18,
   flexibleFrom: 12,
 } as const;
 
@@ -36,6 +36,7 @@ export interface FetchPartition {
   logStartOffset: bigint;
   partitionMaxBytes: number;
   replicaDirectoryId: string;
+  highWatermark: bigint;
 }
 
 export interface FetchTopic {
@@ -93,7 +94,7 @@ export function writeReplicaState(w: Writer, v: number, m: ReplicaState): void {
 }
 
 export function defaultFetchPartition(): FetchPartition {
-  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA' };
+  return { partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 0, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 9223372036854775807n };
 }
 
 export function readFetchPartition(r: Reader, v: number): FetchPartition {
@@ -104,6 +105,7 @@ export function readFetchPartition(r: Reader, v: number): FetchPartition {
   let logStartOffset: bigint = -1n;
   let partitionMaxBytes: number = 0;
   let replicaDirectoryId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
+  let highWatermark: bigint = 9223372036854775807n;
   partition = r.int32();
   if (v >= 9) {
     currentLeaderEpoch = r.int32();
@@ -124,11 +126,17 @@ export function readFetchPartition(r: Reader, v: number): FetchPartition {
           replicaDirectoryId = r.uuid();
         }
         return true;
+      case 1:
+        if (!(v >= 18)) return false;
+        {
+          highWatermark = r.int64();
+        }
+        return true;
       default:
         return false;
     }
   });
-  return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId };
+  return { partition, currentLeaderEpoch, fetchOffset, lastFetchedEpoch, logStartOffset, partitionMaxBytes, replicaDirectoryId, highWatermark };
 }
 
 export function writeFetchPartition(w: Writer, v: number, m: FetchPartition): void {
@@ -152,6 +160,15 @@ export function writeFetchPartition(w: Writer, v: number, m: FetchPartition): vo
         const w = new Writer(64);
         w.uuid(m.replicaDirectoryId);
         tags.push([0, w]);
+      }
+      void outer;
+    }
+    if ((v >= 18) && !(m.highWatermark === 9223372036854775807n)) {
+      const outer = w;
+      {
+        const w = new Writer(64);
+        w.int64(m.highWatermark);
+        tags.push([1, w]);
       }
       void outer;
     }
@@ -293,12 +310,8 @@ export function readFetchRequest(r: Reader, v: number): FetchRequest {
   }
   maxWaitMs = r.int32();
   minBytes = r.int32();
-  if (v >= 3) {
-    maxBytes = r.int32();
-  }
-  if (v >= 4) {
-    isolationLevel = r.int8();
-  }
+  maxBytes = r.int32();
+  isolationLevel = r.int8();
   if (v >= 7) {
     sessionId = r.int32();
   }
@@ -361,12 +374,8 @@ export function writeFetchRequest(w: Writer, v: number, m: FetchRequest): void {
   }
   w.int32(m.maxWaitMs);
   w.int32(m.minBytes);
-  if (v >= 3) {
-    w.int32(m.maxBytes);
-  }
-  if (v >= 4) {
-    w.int8(m.isolationLevel);
-  }
+  w.int32(m.maxBytes);
+  w.int8(m.isolationLevel);
   if (v >= 7) {
     w.int32(m.sessionId);
   }

@@ -18,8 +18,8 @@ void nn;
 export const FetchResponseMeta = {
   name: 'FetchResponse',
   apiKey: 1,
-  minVersion: 0,
-  maxVersion: 17,
+  minVersion: 4,
+  maxVersion: 18,
   flexibleFrom: 12,
 } as const;
 
@@ -158,23 +158,15 @@ export function defaultAbortedTransaction(): AbortedTransaction {
 export function readAbortedTransaction(r: Reader, v: number): AbortedTransaction {
   let producerId: bigint = 0n;
   let firstOffset: bigint = 0n;
-  if (v >= 4) {
-    producerId = r.int64();
-  }
-  if (v >= 4) {
-    firstOffset = r.int64();
-  }
+  producerId = r.int64();
+  firstOffset = r.int64();
   if (v >= 12) r.taggedFields();
   return { producerId, firstOffset };
 }
 
 export function writeAbortedTransaction(w: Writer, v: number, m: AbortedTransaction): void {
-  if (v >= 4) {
-    w.int64(m.producerId);
-  }
-  if (v >= 4) {
-    w.int64(m.firstOffset);
-  }
+  w.int64(m.producerId);
+  w.int64(m.firstOffset);
   if (v >= 12) w.uvarint(0);
 }
 
@@ -197,24 +189,20 @@ export function readPartitionData(r: Reader, v: number): PartitionData {
   partitionIndex = r.int32();
   errorCode = r.int16();
   highWatermark = r.int64();
-  if (v >= 4) {
-    lastStableOffset = r.int64();
-  }
+  lastStableOffset = r.int64();
   if (v >= 5) {
     logStartOffset = r.int64();
   }
-  if (v >= 4) {
-    {
-      const n0 = (v >= 12 ? r.compactArrayLength() : r.arrayLength());
-      if (n0 < 0) {
-        abortedTransactions = null;
-      } else {
-        const a0: AbortedTransaction[] = [];
-        for (let i0 = 0; i0 < n0; i0++) {
-          a0.push(readAbortedTransaction(r, v));
-        }
-        abortedTransactions = a0;
+  {
+    const n0 = (v >= 12 ? r.compactArrayLength() : r.arrayLength());
+    if (n0 < 0) {
+      abortedTransactions = null;
+    } else {
+      const a0: AbortedTransaction[] = [];
+      for (let i0 = 0; i0 < n0; i0++) {
+        a0.push(readAbortedTransaction(r, v));
       }
+      abortedTransactions = a0;
     }
   }
   if (v >= 11) {
@@ -252,22 +240,18 @@ export function writePartitionData(w: Writer, v: number, m: PartitionData): void
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
   w.int64(m.highWatermark);
-  if (v >= 4) {
-    w.int64(m.lastStableOffset);
-  }
+  w.int64(m.lastStableOffset);
   if (v >= 5) {
     w.int64(m.logStartOffset);
   }
-  if (v >= 4) {
-    {
-      const x0 = m.abortedTransactions;
-      if (x0 === null) {
-        if (v >= 12) w.uvarint(0); else w.int32(-1);
-      } else {
-        if (v >= 12) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
-        for (const e0 of x0) {
-          writeAbortedTransaction(w, v, e0);
-        }
+  {
+    const x0 = m.abortedTransactions;
+    if (x0 === null) {
+      if (v >= 12) w.uvarint(0); else w.int32(-1);
+    } else {
+      if (v >= 12) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      for (const e0 of x0) {
+        writeAbortedTransaction(w, v, e0);
       }
     }
   }
@@ -416,9 +400,7 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
   let sessionId: number = 0;
   let responses: FetchableTopicResponse[] = [];
   let nodeEndpoints: NodeEndpoint[] = [];
-  if (v >= 1) {
-    throttleTimeMs = r.int32();
-  }
+  throttleTimeMs = r.int32();
   if (v >= 7) {
     errorCode = r.int16();
   }
@@ -464,9 +446,7 @@ export function readFetchResponse(r: Reader, v: number): FetchResponse {
 }
 
 export function writeFetchResponse(w: Writer, v: number, m: FetchResponse): void {
-  if (v >= 1) {
-    w.int32(m.throttleTimeMs);
-  }
+  w.int32(m.throttleTimeMs);
   if (v >= 7) {
     w.int16(m.errorCode);
   }

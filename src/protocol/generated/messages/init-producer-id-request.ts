@@ -19,7 +19,7 @@ export const InitProducerIdRequestMeta = {
   name: 'InitProducerIdRequest',
   apiKey: 22,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 2,
 } as const;
 
@@ -28,10 +28,12 @@ export interface InitProducerIdRequest {
   transactionTimeoutMs: number;
   producerId: bigint;
   producerEpoch: number;
+  enable2Pc: boolean;
+  keepPreparedTxn: boolean;
 }
 
 export function defaultInitProducerIdRequest(): InitProducerIdRequest {
-  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1 };
+  return { transactionalId: "", transactionTimeoutMs: 0, producerId: -1n, producerEpoch: -1, enable2Pc: false, keepPreparedTxn: false };
 }
 
 export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdRequest {
@@ -39,6 +41,8 @@ export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdR
   let transactionTimeoutMs: number = 0;
   let producerId: bigint = -1n;
   let producerEpoch: number = -1;
+  let enable2Pc: boolean = false;
+  let keepPreparedTxn: boolean = false;
   transactionalId = v >= 2 ? r.compactNullableString() : r.nullableString();
   transactionTimeoutMs = r.int32();
   if (v >= 3) {
@@ -47,8 +51,14 @@ export function readInitProducerIdRequest(r: Reader, v: number): InitProducerIdR
   if (v >= 3) {
     producerEpoch = r.int16();
   }
+  if (v >= 6) {
+    enable2Pc = r.bool();
+  }
+  if (v >= 6) {
+    keepPreparedTxn = r.bool();
+  }
   if (v >= 2) r.taggedFields();
-  return { transactionalId, transactionTimeoutMs, producerId, producerEpoch };
+  return { transactionalId, transactionTimeoutMs, producerId, producerEpoch, enable2Pc, keepPreparedTxn };
 }
 
 export function writeInitProducerIdRequest(w: Writer, v: number, m: InitProducerIdRequest): void {
@@ -59,6 +69,12 @@ export function writeInitProducerIdRequest(w: Writer, v: number, m: InitProducer
   }
   if (v >= 3) {
     w.int16(m.producerEpoch);
+  }
+  if (v >= 6) {
+    w.bool(m.enable2Pc);
+  }
+  if (v >= 6) {
+    w.bool(m.keepPreparedTxn);
   }
   if (v >= 2) w.uvarint(0);
 }

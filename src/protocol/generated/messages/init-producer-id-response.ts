@@ -19,7 +19,7 @@ export const InitProducerIdResponseMeta = {
   name: 'InitProducerIdResponse',
   apiKey: 22,
   minVersion: 0,
-  maxVersion: 5,
+  maxVersion: 6,
   flexibleFrom: 2,
 } as const;
 
@@ -28,10 +28,12 @@ export interface InitProducerIdResponse {
   errorCode: number;
   producerId: bigint;
   producerEpoch: number;
+  ongoingTxnProducerId: bigint;
+  ongoingTxnProducerEpoch: number;
 }
 
 export function defaultInitProducerIdResponse(): InitProducerIdResponse {
-  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0 };
+  return { throttleTimeMs: 0, errorCode: 0, producerId: -1n, producerEpoch: 0, ongoingTxnProducerId: -1n, ongoingTxnProducerEpoch: -1 };
 }
 
 export function readInitProducerIdResponse(r: Reader, v: number): InitProducerIdResponse {
@@ -39,12 +41,20 @@ export function readInitProducerIdResponse(r: Reader, v: number): InitProducerId
   let errorCode: number = 0;
   let producerId: bigint = -1n;
   let producerEpoch: number = 0;
+  let ongoingTxnProducerId: bigint = -1n;
+  let ongoingTxnProducerEpoch: number = -1;
   throttleTimeMs = r.int32();
   errorCode = r.int16();
   producerId = r.int64();
   producerEpoch = r.int16();
+  if (v >= 6) {
+    ongoingTxnProducerId = r.int64();
+  }
+  if (v >= 6) {
+    ongoingTxnProducerEpoch = r.int16();
+  }
   if (v >= 2) r.taggedFields();
-  return { throttleTimeMs, errorCode, producerId, producerEpoch };
+  return { throttleTimeMs, errorCode, producerId, producerEpoch, ongoingTxnProducerId, ongoingTxnProducerEpoch };
 }
 
 export function writeInitProducerIdResponse(w: Writer, v: number, m: InitProducerIdResponse): void {
@@ -52,5 +62,11 @@ export function writeInitProducerIdResponse(w: Writer, v: number, m: InitProduce
   w.int16(m.errorCode);
   w.int64(m.producerId);
   w.int16(m.producerEpoch);
+  if (v >= 6) {
+    w.int64(m.ongoingTxnProducerId);
+  }
+  if (v >= 6) {
+    w.int16(m.ongoingTxnProducerEpoch);
+  }
   if (v >= 2) w.uvarint(0);
 }

@@ -18,8 +18,8 @@ void nn;
 export const ListOffsetsRequestMeta = {
   name: 'ListOffsetsRequest',
   apiKey: 2,
-  minVersion: 0,
-  maxVersion: 10,
+  minVersion: 1,
+  maxVersion: 11,
   flexibleFrom: 6,
 } as const;
 
@@ -27,7 +27,6 @@ export interface ListOffsetsPartition {
   partitionIndex: number;
   currentLeaderEpoch: number;
   timestamp: bigint;
-  maxNumOffsets: number;
 }
 
 export interface ListOffsetsTopic {
@@ -43,24 +42,20 @@ export interface ListOffsetsRequest {
 }
 
 export function defaultListOffsetsPartition(): ListOffsetsPartition {
-  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n, maxNumOffsets: 1 };
+  return { partitionIndex: 0, currentLeaderEpoch: -1, timestamp: 0n };
 }
 
 export function readListOffsetsPartition(r: Reader, v: number): ListOffsetsPartition {
   let partitionIndex: number = 0;
   let currentLeaderEpoch: number = -1;
   let timestamp: bigint = 0n;
-  let maxNumOffsets: number = 1;
   partitionIndex = r.int32();
   if (v >= 4) {
     currentLeaderEpoch = r.int32();
   }
   timestamp = r.int64();
-  if (v <= 0) {
-    maxNumOffsets = r.int32();
-  }
   if (v >= 6) r.taggedFields();
-  return { partitionIndex, currentLeaderEpoch, timestamp, maxNumOffsets };
+  return { partitionIndex, currentLeaderEpoch, timestamp };
 }
 
 export function writeListOffsetsPartition(w: Writer, v: number, m: ListOffsetsPartition): void {
@@ -69,9 +64,6 @@ export function writeListOffsetsPartition(w: Writer, v: number, m: ListOffsetsPa
     w.int32(m.currentLeaderEpoch);
   }
   w.int64(m.timestamp);
-  if (v <= 0) {
-    w.int32(m.maxNumOffsets);
-  }
   if (v >= 6) w.uvarint(0);
 }
 

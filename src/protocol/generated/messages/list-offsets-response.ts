@@ -18,15 +18,14 @@ void nn;
 export const ListOffsetsResponseMeta = {
   name: 'ListOffsetsResponse',
   apiKey: 2,
-  minVersion: 0,
-  maxVersion: 10,
+  minVersion: 1,
+  maxVersion: 11,
   flexibleFrom: 6,
 } as const;
 
 export interface ListOffsetsPartitionResponse {
   partitionIndex: number;
   errorCode: number;
-  oldStyleOffsets: bigint[];
   timestamp: bigint;
   offset: bigint;
   leaderEpoch: number;
@@ -43,67 +42,31 @@ export interface ListOffsetsResponse {
 }
 
 export function defaultListOffsetsPartitionResponse(): ListOffsetsPartitionResponse {
-  return { partitionIndex: 0, errorCode: 0, oldStyleOffsets: [], timestamp: -1n, offset: -1n, leaderEpoch: -1 };
+  return { partitionIndex: 0, errorCode: 0, timestamp: -1n, offset: -1n, leaderEpoch: -1 };
 }
 
 export function readListOffsetsPartitionResponse(r: Reader, v: number): ListOffsetsPartitionResponse {
   let partitionIndex: number = 0;
   let errorCode: number = 0;
-  let oldStyleOffsets: bigint[] = [];
   let timestamp: bigint = -1n;
   let offset: bigint = -1n;
   let leaderEpoch: number = -1;
   partitionIndex = r.int32();
   errorCode = r.int16();
-  if (v <= 0) {
-    {
-      const n0 = r.arrayLength();
-      if (n0 < 0) {
-        throw new ProtocolError('null array in non-nullable field OldStyleOffsets');
-      } else {
-        const a0: bigint[] = [];
-        for (let i0 = 0; i0 < n0; i0++) {
-          a0.push(r.int64());
-        }
-        oldStyleOffsets = a0;
-      }
-    }
-  }
-  if (v >= 1) {
-    timestamp = r.int64();
-  }
-  if (v >= 1) {
-    offset = r.int64();
-  }
+  timestamp = r.int64();
+  offset = r.int64();
   if (v >= 4) {
     leaderEpoch = r.int32();
   }
   if (v >= 6) r.taggedFields();
-  return { partitionIndex, errorCode, oldStyleOffsets, timestamp, offset, leaderEpoch };
+  return { partitionIndex, errorCode, timestamp, offset, leaderEpoch };
 }
 
 export function writeListOffsetsPartitionResponse(w: Writer, v: number, m: ListOffsetsPartitionResponse): void {
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
-  if (v <= 0) {
-    {
-      const x0 = m.oldStyleOffsets;
-      if (x0 === null) {
-        throw new Error('null in non-nullable field OldStyleOffsets');
-      } else {
-        w.arrayLength(x0.length);
-        for (const e0 of x0) {
-          w.int64(e0);
-        }
-      }
-    }
-  }
-  if (v >= 1) {
-    w.int64(m.timestamp);
-  }
-  if (v >= 1) {
-    w.int64(m.offset);
-  }
+  w.int64(m.timestamp);
+  w.int64(m.offset);
   if (v >= 4) {
     w.int32(m.leaderEpoch);
   }

@@ -19,7 +19,7 @@ export const ListTransactionsRequestMeta = {
   name: 'ListTransactionsRequest',
   apiKey: 66,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 0,
 } as const;
 
@@ -27,16 +27,18 @@ export interface ListTransactionsRequest {
   stateFilters: string[];
   producerIdFilters: bigint[];
   durationFilter: bigint;
+  transactionalIdPattern: string | null;
 }
 
 export function defaultListTransactionsRequest(): ListTransactionsRequest {
-  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n };
+  return { stateFilters: [], producerIdFilters: [], durationFilter: -1n, transactionalIdPattern: null };
 }
 
 export function readListTransactionsRequest(r: Reader, v: number): ListTransactionsRequest {
   let stateFilters: string[] = [];
   let producerIdFilters: bigint[] = [];
   let durationFilter: bigint = -1n;
+  let transactionalIdPattern: string | null = null;
   {
     const n0 = r.compactArrayLength();
     if (n0 < 0) {
@@ -64,8 +66,11 @@ export function readListTransactionsRequest(r: Reader, v: number): ListTransacti
   if (v >= 1) {
     durationFilter = r.int64();
   }
+  if (v >= 2) {
+    transactionalIdPattern = r.compactNullableString();
+  }
   r.taggedFields();
-  return { stateFilters, producerIdFilters, durationFilter };
+  return { stateFilters, producerIdFilters, durationFilter, transactionalIdPattern };
 }
 
 export function writeListTransactionsRequest(w: Writer, v: number, m: ListTransactionsRequest): void {
@@ -93,6 +98,9 @@ export function writeListTransactionsRequest(w: Writer, v: number, m: ListTransa
   }
   if (v >= 1) {
     w.int64(m.durationFilter);
+  }
+  if (v >= 2) {
+    w.compactNullableString(m.transactionalIdPattern);
   }
   w.uvarint(0);
 }

@@ -19,7 +19,7 @@ export const ListTransactionsResponseMeta = {
   name: 'ListTransactionsResponse',
   apiKey: 66,
   minVersion: 0,
-  maxVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 0,
 } as const;
 

@@ -19,7 +19,7 @@ export const MetadataRequestMeta = {
   name: 'MetadataRequest',
   apiKey: 3,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   flexibleFrom: 9,
 } as const;
 

@@ -19,7 +19,7 @@ export const MetadataResponseMeta = {
   name: 'MetadataResponse',
   apiKey: 3,
   minVersion: 0,
-  maxVersion: 12,
+  maxVersion: 13,
   flexibleFrom: 9,
 } as const;
 
@@ -56,6 +56,7 @@ export interface MetadataResponse {
   controllerId: number;
   topics: MetadataResponseTopic[];
   clusterAuthorizedOperations: number;
+  errorCode: number;
 }
 
 export function defaultMetadataResponseBroker(): MetadataResponseBroker {
@@ -257,7 +258,7 @@ export function writeMetadataResponseTopic(w: Writer, v: number, m: MetadataResp
 }
 
 export function defaultMetadataResponse(): MetadataResponse {
-  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648 };
+  return { throttleTimeMs: 0, brokers: [], clusterId: null, controllerId: -1, topics: [], clusterAuthorizedOperations: -2147483648, errorCode: 0 };
 }
 
 export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
@@ -267,6 +268,7 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   let controllerId: number = -1;
   let topics: MetadataResponseTopic[] = [];
   let clusterAuthorizedOperations: number = -2147483648;
+  let errorCode: number = 0;
   if (v >= 3) {
     throttleTimeMs = r.int32();
   }
@@ -303,8 +305,11 @@ export function readMetadataResponse(r: Reader, v: number): MetadataResponse {
   if (v >= 8 && v <= 10) {
     clusterAuthorizedOperations = r.int32();
   }
+  if (v >= 13) {
+    errorCode = r.int16();
+  }
   if (v >= 9) r.taggedFields();
-  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations };
+  return { throttleTimeMs, brokers, clusterId, controllerId, topics, clusterAuthorizedOperations, errorCode };
 }
 
 export function writeMetadataResponse(w: Writer, v: number, m: MetadataResponse): void {
@@ -341,6 +346,9 @@ export function writeMetadataResponse(w: Writer, v: number, m: MetadataResponse)
   }
   if (v >= 8 && v <= 10) {
     w.int32(m.clusterAuthorizedOperations);
+  }
+  if (v >= 13) {
+    w.int16(m.errorCode);
   }
   if (v >= 9) w.uvarint(0);
 }

@@ -18,8 +18,8 @@ void nn;
 export const OffsetCommitRequestMeta = {
   name: 'OffsetCommitRequest',
   apiKey: 8,
-  minVersion: 0,
-  maxVersion: 9,
+  minVersion: 2,
+  maxVersion: 10,
   flexibleFrom: 8,
 } as const;
 
@@ -27,12 +27,12 @@ export interface OffsetCommitRequestPartition {
   partitionIndex: number;
   committedOffset: bigint;
   committedLeaderEpoch: number;
-  commitTimestamp: bigint;
   committedMetadata: string | null;
 }
 
 export interface OffsetCommitRequestTopic {
   name: string;
+  topicId: string;
   partitions: OffsetCommitRequestPartition[];
 }
 
@@ -46,26 +46,22 @@ export interface OffsetCommitRequest {
 }
 
 export function defaultOffsetCommitRequestPartition(): OffsetCommitRequestPartition {
-  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, commitTimestamp: -1n, committedMetadata: "" };
+  return { partitionIndex: 0, committedOffset: 0n, committedLeaderEpoch: -1, committedMetadata: "" };
 }
 
 export function readOffsetCommitRequestPartition(r: Reader, v: number): OffsetCommitRequestPartition {
   let partitionIndex: number = 0;
   let committedOffset: bigint = 0n;
   let committedLeaderEpoch: number = -1;
-  let commitTimestamp: bigint = -1n;
   let committedMetadata: string | null = "";
   partitionIndex = r.int32();
   committedOffset = r.int64();
   if (v >= 6) {
     committedLeaderEpoch = r.int32();
   }
-  if (v === 1) {
-    commitTimestamp = r.int64();
-  }
   committedMetadata = v >= 8 ? r.compactNullableString() : r.nullableString();
   if (v >= 8) r.taggedFields();
-  return { partitionIndex, committedOffset, committedLeaderEpoch, commitTimestamp, committedMetadata };
+  return { partitionIndex, committedOffset, committedLeaderEpoch, committedMetadata };
 }
 
 export function writeOffsetCommitRequestPartition(w: Writer, v: number, m: OffsetCommitRequestPartition): void {
@@ -74,21 +70,24 @@ export function writeOffsetCommitRequestPartition(w: Writer, v: number, m: Offse
   if (v >= 6) {
     w.int32(m.committedLeaderEpoch);
   }
-  if (v === 1) {
-    w.int64(m.commitTimestamp);
-  }
   if (v >= 8) w.compactNullableString(m.committedMetadata); else w.nullableString(m.committedMetadata);
   if (v >= 8) w.uvarint(0);
 }
 
 export function defaultOffsetCommitRequestTopic(): OffsetCommitRequestTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommitRequestTopic {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitions: OffsetCommitRequestPartition[] = [];
-  name = v >= 8 ? r.compactString() : r.string();
+  if (v <= 9) {
+    name = v >= 8 ? r.compactString() : r.string();
+  }
+  if (v >= 10) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 8 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -102,11 +101,16 @@ export function readOffsetCommitRequestTopic(r: Reader, v: number): OffsetCommit
     }
   }
   if (v >= 8) r.taggedFields();
-  return { name, partitions };
+  return { name, topicId, partitions };
 }
 
 export function writeOffsetCommitRequestTopic(w: Writer, v: number, m: OffsetCommitRequestTopic): void {
-  if (v >= 8) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 9) {
+    if (v >= 8) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 10) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitions;
     if (x0 === null) {
@@ -133,16 +137,12 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
   let retentionTimeMs: bigint = -1n;
   let topics: OffsetCommitRequestTopic[] = [];
   groupId = v >= 8 ? r.compactString() : r.string();
-  if (v >= 1) {
-    generationIdOrMemberEpoch = r.int32();
-  }
-  if (v >= 1) {
-    memberId = v >= 8 ? r.compactString() : r.string();
-  }
+  generationIdOrMemberEpoch = r.int32();
+  memberId = v >= 8 ? r.compactString() : r.string();
   if (v >= 7) {
     groupInstanceId = v >= 8 ? r.compactNullableString() : r.nullableString();
   }
-  if (v >= 2 && v <= 4) {
+  if (v <= 4) {
     retentionTimeMs = r.int64();
   }
   {
@@ -163,16 +163,12 @@ export function readOffsetCommitRequest(r: Reader, v: number): OffsetCommitReque
 
 export function writeOffsetCommitRequest(w: Writer, v: number, m: OffsetCommitRequest): void {
   if (v >= 8) w.compactString(nn(m.groupId, 'm.groupId')); else w.string(nn(m.groupId, 'm.groupId'));
-  if (v >= 1) {
-    w.int32(m.generationIdOrMemberEpoch);
-  }
-  if (v >= 1) {
-    if (v >= 8) w.compactString(nn(m.memberId, 'm.memberId')); else w.string(nn(m.memberId, 'm.memberId'));
-  }
+  w.int32(m.generationIdOrMemberEpoch);
+  if (v >= 8) w.compactString(nn(m.memberId, 'm.memberId')); else w.string(nn(m.memberId, 'm.memberId'));
   if (v >= 7) {
     if (v >= 8) w.compactNullableString(m.groupInstanceId); else w.nullableString(m.groupInstanceId);
   }
-  if (v >= 2 && v <= 4) {
+  if (v <= 4) {
     w.int64(m.retentionTimeMs);
   }
   {

@@ -18,8 +18,8 @@ void nn;
 export const OffsetCommitResponseMeta = {
   name: 'OffsetCommitResponse',
   apiKey: 8,
-  minVersion: 0,
-  maxVersion: 9,
+  minVersion: 2,
+  maxVersion: 10,
   flexibleFrom: 8,
 } as const;
 
@@ -30,6 +30,7 @@ export interface OffsetCommitResponsePartition {
 
 export interface OffsetCommitResponseTopic {
   name: string;
+  topicId: string;
   partitions: OffsetCommitResponsePartition[];
 }
 
@@ -58,13 +59,19 @@ export function writeOffsetCommitResponsePartition(w: Writer, v: number, m: Offs
 }
 
 export function defaultOffsetCommitResponseTopic(): OffsetCommitResponseTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommitResponseTopic {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitions: OffsetCommitResponsePartition[] = [];
-  name = v >= 8 ? r.compactString() : r.string();
+  if (v <= 9) {
+    name = v >= 8 ? r.compactString() : r.string();
+  }
+  if (v >= 10) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 8 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -78,11 +85,16 @@ export function readOffsetCommitResponseTopic(r: Reader, v: number): OffsetCommi
     }
   }
   if (v >= 8) r.taggedFields();
-  return { name, partitions };
+  return { name, topicId, partitions };
 }
 
 export function writeOffsetCommitResponseTopic(w: Writer, v: number, m: OffsetCommitResponseTopic): void {
-  if (v >= 8) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 9) {
+    if (v >= 8) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 10) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitions;
     if (x0 === null) {

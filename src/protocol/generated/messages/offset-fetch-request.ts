@@ -18,8 +18,8 @@ void nn;
 export const OffsetFetchRequestMeta = {
   name: 'OffsetFetchRequest',
   apiKey: 9,
-  minVersion: 0,
-  maxVersion: 9,
+  minVersion: 1,
+  maxVersion: 10,
   flexibleFrom: 6,
 } as const;
 
@@ -30,6 +30,7 @@ export interface OffsetFetchRequestTopic {
 
 export interface OffsetFetchRequestTopics {
   name: string;
+  topicId: string;
   partitionIndexes: number[];
 }
 
@@ -96,14 +97,18 @@ export function writeOffsetFetchRequestTopic(w: Writer, v: number, m: OffsetFetc
 }
 
 export function defaultOffsetFetchRequestTopics(): OffsetFetchRequestTopics {
-  return { name: "", partitionIndexes: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionIndexes: [] };
 }
 
 export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchRequestTopics {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitionIndexes: number[] = [];
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     name = r.compactString();
+  }
+  if (v >= 10) {
+    topicId = r.uuid();
   }
   if (v >= 8) {
     {
@@ -120,12 +125,15 @@ export function readOffsetFetchRequestTopics(r: Reader, v: number): OffsetFetchR
     }
   }
   if (v >= 6) r.taggedFields();
-  return { name, partitionIndexes };
+  return { name, topicId, partitionIndexes };
 }
 
 export function writeOffsetFetchRequestTopics(w: Writer, v: number, m: OffsetFetchRequestTopics): void {
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     w.compactString(nn(m.name, 'm.name'));
+  }
+  if (v >= 10) {
+    w.uuid(m.topicId);
   }
   if (v >= 8) {
     {

@@ -18,8 +18,8 @@ void nn;
 export const OffsetFetchResponseMeta = {
   name: 'OffsetFetchResponse',
   apiKey: 9,
-  minVersion: 0,
-  maxVersion: 9,
+  minVersion: 1,
+  maxVersion: 10,
   flexibleFrom: 6,
 } as const;
 
@@ -46,6 +46,7 @@ export interface OffsetFetchResponsePartitions {
 
 export interface OffsetFetchResponseTopics {
   name: string;
+  topicId: string;
   partitions: OffsetFetchResponsePartitions[];
 }
 
@@ -207,14 +208,18 @@ export function writeOffsetFetchResponsePartitions(w: Writer, v: number, m: Offs
 }
 
 export function defaultOffsetFetchResponseTopics(): OffsetFetchResponseTopics {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetchResponseTopics {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitions: OffsetFetchResponsePartitions[] = [];
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     name = r.compactString();
+  }
+  if (v >= 10) {
+    topicId = r.uuid();
   }
   if (v >= 8) {
     {
@@ -231,12 +236,15 @@ export function readOffsetFetchResponseTopics(r: Reader, v: number): OffsetFetch
     }
   }
   if (v >= 6) r.taggedFields();
-  return { name, partitions };
+  return { name, topicId, partitions };
 }
 
 export function writeOffsetFetchResponseTopics(w: Writer, v: number, m: OffsetFetchResponseTopics): void {
-  if (v >= 8) {
+  if (v >= 8 && v <= 9) {
     w.compactString(nn(m.name, 'm.name'));
+  }
+  if (v >= 10) {
+    w.uuid(m.topicId);
   }
   if (v >= 8) {
     {

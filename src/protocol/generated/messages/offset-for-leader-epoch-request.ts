@@ -18,7 +18,7 @@ void nn;
 export const OffsetForLeaderEpochRequestMeta = {
   name: 'OffsetForLeaderEpochRequest',
   apiKey: 23,
-  minVersion: 0,
+  minVersion: 2,
   maxVersion: 4,
   flexibleFrom: 4,
 } as const;
@@ -48,9 +48,7 @@ export function readOffsetForLeaderPartition(r: Reader, v: number): OffsetForLea
   let currentLeaderEpoch: number = -1;
   let leaderEpoch: number = 0;
   partition = r.int32();
-  if (v >= 2) {
-    currentLeaderEpoch = r.int32();
-  }
+  currentLeaderEpoch = r.int32();
   leaderEpoch = r.int32();
   if (v >= 4) r.taggedFields();
   return { partition, currentLeaderEpoch, leaderEpoch };
@@ -58,9 +56,7 @@ export function readOffsetForLeaderPartition(r: Reader, v: number): OffsetForLea
 
 export function writeOffsetForLeaderPartition(w: Writer, v: number, m: OffsetForLeaderPartition): void {
   w.int32(m.partition);
-  if (v >= 2) {
-    w.int32(m.currentLeaderEpoch);
-  }
+  w.int32(m.currentLeaderEpoch);
   w.int32(m.leaderEpoch);
   if (v >= 4) w.uvarint(0);
 }

@@ -18,7 +18,7 @@ void nn;
 export const OffsetForLeaderEpochResponseMeta = {
   name: 'OffsetForLeaderEpochResponse',
   apiKey: 23,
-  minVersion: 0,
+  minVersion: 2,
   maxVersion: 4,
   flexibleFrom: 4,
 } as const;
@@ -51,9 +51,7 @@ export function readEpochEndOffset(r: Reader, v: number): EpochEndOffset {
   let endOffset: bigint = -1n;
   errorCode = r.int16();
   partition = r.int32();
-  if (v >= 1) {
-    leaderEpoch = r.int32();
-  }
+  leaderEpoch = r.int32();
   endOffset = r.int64();
   if (v >= 4) r.taggedFields();
   return { errorCode, partition, leaderEpoch, endOffset };
@@ -62,9 +60,7 @@ export function readEpochEndOffset(r: Reader, v: number): EpochEndOffset {
 export function writeEpochEndOffset(w: Writer, v: number, m: EpochEndOffset): void {
   w.int16(m.errorCode);
   w.int32(m.partition);
-  if (v >= 1) {
-    w.int32(m.leaderEpoch);
-  }
+  w.int32(m.leaderEpoch);
   w.int64(m.endOffset);
   if (v >= 4) w.uvarint(0);
 }
@@ -116,9 +112,7 @@ export function defaultOffsetForLeaderEpochResponse(): OffsetForLeaderEpochRespo
 export function readOffsetForLeaderEpochResponse(r: Reader, v: number): OffsetForLeaderEpochResponse {
   let throttleTimeMs: number = 0;
   let topics: OffsetForLeaderTopicResult[] = [];
-  if (v >= 2) {
-    throttleTimeMs = r.int32();
-  }
+  throttleTimeMs = r.int32();
   {
     const n0 = (v >= 4 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -136,9 +130,7 @@ export function readOffsetForLeaderEpochResponse(r: Reader, v: number): OffsetFo
 }
 
 export function writeOffsetForLeaderEpochResponse(w: Writer, v: number, m: OffsetForLeaderEpochResponse): void {
-  if (v >= 2) {
-    w.int32(m.throttleTimeMs);
-  }
+  w.int32(m.throttleTimeMs);
   {
     const x0 = m.topics;
     if (x0 === null) {

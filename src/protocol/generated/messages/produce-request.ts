@@ -19,7 +19,7 @@ export const ProduceRequestMeta = {
   name: 'ProduceRequest',
   apiKey: 0,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 13,
   flexibleFrom: 9,
 } as const;
 
@@ -30,6 +30,7 @@ export interface PartitionProduceData {
 
 export interface TopicProduceData {
   name: string;
+  topicId: string;
   partitionData: PartitionProduceData[];
 }
 
@@ -60,13 +61,19 @@ export function writePartitionProduceData(w: Writer, v: number, m: PartitionProd
 }
 
 export function defaultTopicProduceData(): TopicProduceData {
-  return { name: "", partitionData: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionData: [] };
 }
 
 export function readTopicProduceData(r: Reader, v: number): TopicProduceData {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitionData: PartitionProduceData[] = [];
-  name = v >= 9 ? r.compactString() : r.string();
+  if (v <= 12) {
+    name = v >= 9 ? r.compactString() : r.string();
+  }
+  if (v >= 13) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 9 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -80,11 +87,16 @@ export function readTopicProduceData(r: Reader, v: number): TopicProduceData {
     }
   }
   if (v >= 9) r.taggedFields();
-  return { name, partitionData };
+  return { name, topicId, partitionData };
 }
 
 export function writeTopicProduceData(w: Writer, v: number, m: TopicProduceData): void {
-  if (v >= 9) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 12) {
+    if (v >= 9) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 13) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitionData;
     if (x0 === null) {

@@ -19,7 +19,7 @@ export const ProduceResponseMeta = {
   name: 'ProduceResponse',
   apiKey: 0,
   minVersion: 0,
-  maxVersion: 11,
+  maxVersion: 13,
   flexibleFrom: 9,
 } as const;
 
@@ -46,6 +46,7 @@ export interface PartitionProduceResponse {
 
 export interface TopicProduceResponse {
   name: string;
+  topicId: string;
   partitionResponses: PartitionProduceResponse[];
 }
 
@@ -218,13 +219,19 @@ export function writePartitionProduceResponse(w: Writer, v: number, m: Partition
 }
 
 export function defaultTopicProduceResponse(): TopicProduceResponse {
-  return { name: "", partitionResponses: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitionResponses: [] };
 }
 
 export function readTopicProduceResponse(r: Reader, v: number): TopicProduceResponse {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitionResponses: PartitionProduceResponse[] = [];
-  name = v >= 9 ? r.compactString() : r.string();
+  if (v <= 12) {
+    name = v >= 9 ? r.compactString() : r.string();
+  }
+  if (v >= 13) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 9 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -238,11 +245,16 @@ export function readTopicProduceResponse(r: Reader, v: number): TopicProduceResp
     }
   }
   if (v >= 9) r.taggedFields();
-  return { name, partitionResponses };
+  return { name, topicId, partitionResponses };
 }
 
 export function writeTopicProduceResponse(w: Writer, v: number, m: TopicProduceResponse): void {
-  if (v >= 9) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 12) {
+    if (v >= 9) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 13) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitionResponses;
     if (x0 === null) {

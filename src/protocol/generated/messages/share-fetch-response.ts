@@ -126,7 +126,7 @@ export function readPartitionData(r: Reader, v: number): PartitionData {
   acknowledgeErrorCode = r.int16();
   acknowledgeErrorMessage = r.compactNullableString();
   currentLeader = readLeaderIdAndEpoch(r, v);
-  records = r.compactNullableBytes();
+  records = r.compactBytes();
   {
     const n0 = r.compactArrayLength();
     if (n0 < 0) {
@@ -150,7 +150,7 @@ export function writePartitionData(w: Writer, v: number, m: PartitionData): void
   w.int16(m.acknowledgeErrorCode);
   w.compactNullableString(m.acknowledgeErrorMessage);
   writeLeaderIdAndEpoch(w, v, nn(m.currentLeader, 'CurrentLeader'));
-  w.records(m.records, true);
+  w.records(nn(m.records, 'm.records'), true);
   {
     const x0 = m.acquiredRecords;
     if (x0 === null) {

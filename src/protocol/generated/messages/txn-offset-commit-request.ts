@@ -19,7 +19,7 @@ export const TxnOffsetCommitRequestMeta = {
   name: 'TxnOffsetCommitRequest',
   apiKey: 28,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 6,
   flexibleFrom: 3,
 } as const;
 
@@ -32,6 +32,7 @@ export interface TxnOffsetCommitRequestPartition {
 
 export interface TxnOffsetCommitRequestTopic {
   name: string;
+  topicId: string;
   partitions: TxnOffsetCommitRequestPartition[];
 }
 
@@ -40,7 +41,7 @@ export interface TxnOffsetCommitRequest {
   groupId: string;
   producerId: bigint;
   producerEpoch: number;
-  generationId: number;
+  generationIdOrMemberEpoch: number;
   memberId: string;
   groupInstanceId: string | null;
   topics: TxnOffsetCommitRequestTopic[];
@@ -76,13 +77,19 @@ export function writeTxnOffsetCommitRequestPartition(w: Writer, v: number, m: Tx
 }
 
 export function defaultTxnOffsetCommitRequestTopic(): TxnOffsetCommitRequestTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffsetCommitRequestTopic {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitions: TxnOffsetCommitRequestPartition[] = [];
-  name = v >= 3 ? r.compactString() : r.string();
+  if (v <= 5) {
+    name = v >= 3 ? r.compactString() : r.string();
+  }
+  if (v >= 6) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 3 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -96,11 +103,16 @@ export function readTxnOffsetCommitRequestTopic(r: Reader, v: number): TxnOffset
     }
   }
   if (v >= 3) r.taggedFields();
-  return { name, partitions };
+  return { name, topicId, partitions };
 }
 
 export function writeTxnOffsetCommitRequestTopic(w: Writer, v: number, m: TxnOffsetCommitRequestTopic): void {
-  if (v >= 3) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 5) {
+    if (v >= 3) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 6) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitions;
     if (x0 === null) {
@@ -116,7 +128,7 @@ export function writeTxnOffsetCommitRequestTopic(w: Writer, v: number, m: TxnOff
 }
 
 export function defaultTxnOffsetCommitRequest(): TxnOffsetCommitRequest {
-  return { transactionalId: "", groupId: "", producerId: 0n, producerEpoch: 0, generationId: -1, memberId: "", groupInstanceId: null, topics: [] };
+  return { transactionalId: "", groupId: "", producerId: 0n, producerEpoch: 0, generationIdOrMemberEpoch: -1, memberId: "", groupInstanceId: null, topics: [] };
 }
 
 export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommitRequest {
@@ -124,7 +136,7 @@ export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommi
   let groupId: string = "";
   let producerId: bigint = 0n;
   let producerEpoch: number = 0;
-  let generationId: number = -1;
+  let generationIdOrMemberEpoch: number = -1;
   let memberId: string = "";
   let groupInstanceId: string | null = null;
   let topics: TxnOffsetCommitRequestTopic[] = [];
@@ -133,7 +145,7 @@ export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommi
   producerId = r.int64();
   producerEpoch = r.int16();
   if (v >= 3) {
-    generationId = r.int32();
+    generationIdOrMemberEpoch = r.int32();
   }
   if (v >= 3) {
     memberId = r.compactString();
@@ -154,7 +166,7 @@ export function readTxnOffsetCommitRequest(r: Reader, v: number): TxnOffsetCommi
     }
   }
   if (v >= 3) r.taggedFields();
-  return { transactionalId, groupId, producerId, producerEpoch, generationId, memberId, groupInstanceId, topics };
+  return { transactionalId, groupId, producerId, producerEpoch, generationIdOrMemberEpoch, memberId, groupInstanceId, topics };
 }
 
 export function writeTxnOffsetCommitRequest(w: Writer, v: number, m: TxnOffsetCommitRequest): void {
@@ -163,7 +175,7 @@ export function writeTxnOffsetCommitRequest(w: Writer, v: number, m: TxnOffsetCo
   w.int64(m.producerId);
   w.int16(m.producerEpoch);
   if (v >= 3) {
-    w.int32(m.generationId);
+    w.int32(m.generationIdOrMemberEpoch);
   }
   if (v >= 3) {
     w.compactString(nn(m.memberId, 'm.memberId'));

@@ -19,7 +19,7 @@ export const TxnOffsetCommitResponseMeta = {
   name: 'TxnOffsetCommitResponse',
   apiKey: 28,
   minVersion: 0,
-  maxVersion: 4,
+  maxVersion: 6,
   flexibleFrom: 3,
 } as const;
 
@@ -30,6 +30,7 @@ export interface TxnOffsetCommitResponsePartition {
 
 export interface TxnOffsetCommitResponseTopic {
   name: string;
+  topicId: string;
   partitions: TxnOffsetCommitResponsePartition[];
 }
 
@@ -58,13 +59,19 @@ export function writeTxnOffsetCommitResponsePartition(w: Writer, v: number, m: T
 }
 
 export function defaultTxnOffsetCommitResponseTopic(): TxnOffsetCommitResponseTopic {
-  return { name: "", partitions: [] };
+  return { name: "", topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [] };
 }
 
 export function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffsetCommitResponseTopic {
   let name: string = "";
+  let topicId: string = 'AAAAAAAAAAAAAAAAAAAAAA';
   let partitions: TxnOffsetCommitResponsePartition[] = [];
-  name = v >= 3 ? r.compactString() : r.string();
+  if (v <= 5) {
+    name = v >= 3 ? r.compactString() : r.string();
+  }
+  if (v >= 6) {
+    topicId = r.uuid();
+  }
   {
     const n0 = (v >= 3 ? r.compactArrayLength() : r.arrayLength());
     if (n0 < 0) {
@@ -78,11 +85,16 @@ export function readTxnOffsetCommitResponseTopic(r: Reader, v: number): TxnOffse
     }
   }
   if (v >= 3) r.taggedFields();
-  return { name, partitions };
+  return { name, topicId, partitions };
 }
 
 export function writeTxnOffsetCommitResponseTopic(w: Writer, v: number, m: TxnOffsetCommitResponseTopic): void {
-  if (v >= 3) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  if (v <= 5) {
+    if (v >= 3) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  }
+  if (v >= 6) {
+    w.uuid(m.topicId);
+  }
   {
     const x0 = m.partitions;
     if (x0 === null) {

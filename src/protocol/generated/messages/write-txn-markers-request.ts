@@ -18,8 +18,8 @@ void nn;
 export const WriteTxnMarkersRequestMeta = {
   name: 'WriteTxnMarkersRequest',
   apiKey: 27,
-  minVersion: 0,
-  maxVersion: 1,
+  minVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 1,
 } as const;
 
@@ -34,6 +34,7 @@ export interface WritableTxnMarker {
   transactionResult: boolean;
   topics: WritableTxnMarkerTopic[];
   coordinatorEpoch: number;
+  transactionVersion: number;
 }
 
 export interface WriteTxnMarkersRequest {
@@ -47,9 +48,9 @@ export function defaultWritableTxnMarkerTopic(): WritableTxnMarkerTopic {
 export function readWritableTxnMarkerTopic(r: Reader, v: number): WritableTxnMarkerTopic {
   let name: string = "";
   let partitionIndexes: number[] = [];
-  name = v >= 1 ? r.compactString() : r.string();
+  name = r.compactString();
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field PartitionIndexes');
     } else {
@@ -60,28 +61,28 @@ export function readWritableTxnMarkerTopic(r: Reader, v: number): WritableTxnMar
       partitionIndexes = a0;
     }
   }
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { name, partitionIndexes };
 }
 
 export function writeWritableTxnMarkerTopic(w: Writer, v: number, m: WritableTxnMarkerTopic): void {
-  if (v >= 1) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  w.compactString(nn(m.name, 'm.name'));
   {
     const x0 = m.partitionIndexes;
     if (x0 === null) {
       throw new Error('null in non-nullable field PartitionIndexes');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         w.int32(e0);
       }
     }
   }
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }
 
 export function defaultWritableTxnMarker(): WritableTxnMarker {
-  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0 };
+  return { producerId: 0n, producerEpoch: 0, transactionResult: false, topics: [], coordinatorEpoch: 0, transactionVersion: 0 };
 }
 
 export function readWritableTxnMarker(r: Reader, v: number): WritableTxnMarker {
@@ -90,11 +91,12 @@ export function readWritableTxnMarker(r: Reader, v: number): WritableTxnMarker {
   let transactionResult: boolean = false;
   let topics: WritableTxnMarkerTopic[] = [];
   let coordinatorEpoch: number = 0;
+  let transactionVersion: number = 0;
   producerId = r.int64();
   producerEpoch = r.int16();
   transactionResult = r.bool();
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field Topics');
     } else {
@@ -106,8 +108,11 @@ export function readWritableTxnMarker(r: Reader, v: number): WritableTxnMarker {
     }
   }
   coordinatorEpoch = r.int32();
-  if (v >= 1) r.taggedFields();
-  return { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch };
+  if (v >= 2) {
+    transactionVersion = r.int8();
+  }
+  r.taggedFields();
+  return { producerId, producerEpoch, transactionResult, topics, coordinatorEpoch, transactionVersion };
 }
 
 export function writeWritableTxnMarker(w: Writer, v: number, m: WritableTxnMarker): void {
@@ -119,14 +124,17 @@ export function writeWritableTxnMarker(w: Writer, v: number, m: WritableTxnMarke
     if (x0 === null) {
       throw new Error('null in non-nullable field Topics');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         writeWritableTxnMarkerTopic(w, v, e0);
       }
     }
   }
   w.int32(m.coordinatorEpoch);
-  if (v >= 1) w.uvarint(0);
+  if (v >= 2) {
+    w.int8(m.transactionVersion);
+  }
+  w.uvarint(0);
 }
 
 export function defaultWriteTxnMarkersRequest(): WriteTxnMarkersRequest {
@@ -136,7 +144,7 @@ export function defaultWriteTxnMarkersRequest(): WriteTxnMarkersRequest {
 export function readWriteTxnMarkersRequest(r: Reader, v: number): WriteTxnMarkersRequest {
   let markers: WritableTxnMarker[] = [];
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field Markers');
     } else {
@@ -147,7 +155,7 @@ export function readWriteTxnMarkersRequest(r: Reader, v: number): WriteTxnMarker
       markers = a0;
     }
   }
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { markers };
 }
 
@@ -157,11 +165,11 @@ export function writeWriteTxnMarkersRequest(w: Writer, v: number, m: WriteTxnMar
     if (x0 === null) {
       throw new Error('null in non-nullable field Markers');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         writeWritableTxnMarker(w, v, e0);
       }
     }
   }
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }

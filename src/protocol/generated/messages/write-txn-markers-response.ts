@@ -18,8 +18,8 @@ void nn;
 export const WriteTxnMarkersResponseMeta = {
   name: 'WriteTxnMarkersResponse',
   apiKey: 27,
-  minVersion: 0,
-  maxVersion: 1,
+  minVersion: 1,
+  maxVersion: 2,
   flexibleFrom: 1,
 } as const;
 
@@ -51,14 +51,14 @@ export function readWritableTxnMarkerPartitionResult(r: Reader, v: number): Writ
   let errorCode: number = 0;
   partitionIndex = r.int32();
   errorCode = r.int16();
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { partitionIndex, errorCode };
 }
 
 export function writeWritableTxnMarkerPartitionResult(w: Writer, v: number, m: WritableTxnMarkerPartitionResult): void {
   w.int32(m.partitionIndex);
   w.int16(m.errorCode);
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }
 
 export function defaultWritableTxnMarkerTopicResult(): WritableTxnMarkerTopicResult {
@@ -68,9 +68,9 @@ export function defaultWritableTxnMarkerTopicResult(): WritableTxnMarkerTopicRes
 export function readWritableTxnMarkerTopicResult(r: Reader, v: number): WritableTxnMarkerTopicResult {
   let name: string = "";
   let partitions: WritableTxnMarkerPartitionResult[] = [];
-  name = v >= 1 ? r.compactString() : r.string();
+  name = r.compactString();
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field Partitions');
     } else {
@@ -81,24 +81,24 @@ export function readWritableTxnMarkerTopicResult(r: Reader, v: number): Writable
       partitions = a0;
     }
   }
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { name, partitions };
 }
 
 export function writeWritableTxnMarkerTopicResult(w: Writer, v: number, m: WritableTxnMarkerTopicResult): void {
-  if (v >= 1) w.compactString(nn(m.name, 'm.name')); else w.string(nn(m.name, 'm.name'));
+  w.compactString(nn(m.name, 'm.name'));
   {
     const x0 = m.partitions;
     if (x0 === null) {
       throw new Error('null in non-nullable field Partitions');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         writeWritableTxnMarkerPartitionResult(w, v, e0);
       }
     }
   }
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }
 
 export function defaultWritableTxnMarkerResult(): WritableTxnMarkerResult {
@@ -110,7 +110,7 @@ export function readWritableTxnMarkerResult(r: Reader, v: number): WritableTxnMa
   let topics: WritableTxnMarkerTopicResult[] = [];
   producerId = r.int64();
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field Topics');
     } else {
@@ -121,7 +121,7 @@ export function readWritableTxnMarkerResult(r: Reader, v: number): WritableTxnMa
       topics = a0;
     }
   }
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { producerId, topics };
 }
 
@@ -132,13 +132,13 @@ export function writeWritableTxnMarkerResult(w: Writer, v: number, m: WritableTx
     if (x0 === null) {
       throw new Error('null in non-nullable field Topics');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         writeWritableTxnMarkerTopicResult(w, v, e0);
       }
     }
   }
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }
 
 export function defaultWriteTxnMarkersResponse(): WriteTxnMarkersResponse {
@@ -148,7 +148,7 @@ export function defaultWriteTxnMarkersResponse(): WriteTxnMarkersResponse {
 export function readWriteTxnMarkersResponse(r: Reader, v: number): WriteTxnMarkersResponse {
   let markers: WritableTxnMarkerResult[] = [];
   {
-    const n0 = (v >= 1 ? r.compactArrayLength() : r.arrayLength());
+    const n0 = r.compactArrayLength();
     if (n0 < 0) {
       throw new ProtocolError('null array in non-nullable field Markers');
     } else {
@@ -159,7 +159,7 @@ export function readWriteTxnMarkersResponse(r: Reader, v: number): WriteTxnMarke
       markers = a0;
     }
   }
-  if (v >= 1) r.taggedFields();
+  r.taggedFields();
   return { markers };
 }
 
@@ -169,11 +169,11 @@ export function writeWriteTxnMarkersResponse(w: Writer, v: number, m: WriteTxnMa
     if (x0 === null) {
       throw new Error('null in non-nullable field Markers');
     } else {
-      if (v >= 1) w.compactArrayLength(x0.length); else w.arrayLength(x0.length);
+      w.compactArrayLength(x0.length);
       for (const e0 of x0) {
         writeWritableTxnMarkerResult(w, v, e0);
       }
     }
   }
-  if (v >= 1) w.uvarint(0);
+  w.uvarint(0);
 }
