@@ -119,6 +119,8 @@ export interface BrokerServices {
   dynamicBrokerConfigs(key: string): Readonly<Record<string, string>>;
   setBrokerConfigs(key: string, configs: Record<string, string>): Promise<void>;
   setGroupConfigs(groupId: string, configs: Record<string, string>): Promise<void>;
+  /** Finalized feature levels (UpdateFeatures); level 0 removes a feature. */
+  setFeatureLevels(levels: ReadonlyMap<string, number>): Promise<void>;
   /** Watches partitions for appends (long polls: Fetch, ShareFetch). */
   appendSignal(req: { topics: { topic: string; topicId: string; partitions: { partition: number }[] }[] }, byId: boolean, follower?: boolean): AppendWaiter;
 }

@@ -459,6 +459,7 @@ export class Broker implements BrokerServices {
   setTopicConfigs(name: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setTopicConfigs(name, configs); }
   setBrokerConfigs(key: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setBrokerConfigs(key, configs); }
   setGroupConfigs(groupId: string, configs: Record<string, string>): Promise<void> { return this.topicAdmin.setGroupConfigs(groupId, configs); }
+  setFeatureLevels(levels: ReadonlyMap<string, number>): Promise<void> { return this.topicAdmin.setFeatureLevels(levels); }
 
   /**
    * Watches the partitions a long-polling fetch reads. Made before the read, it only notes each

@@ -265,4 +265,9 @@ export class TopicAdmin {
     const want = JSON.stringify(configs);
     await this.env.writer.write(`group configs of ${groupId}`, (store, fence) => store.alterGroupConfigs(groupId, configs, fence), (c) => JSON.stringify(c.groupConfigs.get(groupId) ?? {}) === want);
   }
+
+  /** Finalizes feature levels (UpdateFeatures, checked by the caller) and waits for this broker's cache. */
+  async setFeatureLevels(levels: ReadonlyMap<string, number>): Promise<void> {
+    await this.env.writer.write('feature levels', (store, fence) => store.alterFeatures(levels, fence), (c) => [...levels].every(([name, level]) => (c.features.get(name) ?? 0) === level));
+  }
 }

@@ -18,6 +18,7 @@ import { BrokerLifecycleManager } from './broker-lifecycle.js';
 import { Controller, type ControllerConfig } from './controller.js';
 import { EtcdMetadataStore } from './etcd-metadata-store.js';
 import { MetadataCache } from './metadata-cache.js';
+import { BOOTSTRAP_FEATURE_LEVELS } from './features.js';
 import { LocalMetadataStore, type BrokerEndpoint, type MetadataStore } from './metadata-store.js';
 import { verifyLogDirs, verifyStoredClusterId, writeMetaProperties } from './meta-properties.js';
 
@@ -184,7 +185,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
       // A new store (etcd lost, or a first start on formatted dirs) takes the log dirs' id.
       // A new cluster starts with Kafka 4.4's format-time default: min.insync.replicas as a
       // cluster-wide dynamic broker config (DescribeConfigs: DYNAMIC_DEFAULT_BROKER_CONFIG).
-      const clusterId = await store.ensureClusterId(s.clusterId ?? dirsClusterId ?? newUuid(), { 'min.insync.replicas': String(s.controller.minInsyncReplicas) });
+      const clusterId = await store.ensureClusterId(s.clusterId ?? dirsClusterId ?? newUuid(), { 'min.insync.replicas': String(s.controller.minInsyncReplicas) }, BOOTSTRAP_FEATURE_LEVELS);
       if (s.clusterId && clusterId !== s.clusterId) {
         throw new Error(`cluster.id ${s.clusterId} does not match the cluster id ${clusterId} stored in ${store.description}`);
       }

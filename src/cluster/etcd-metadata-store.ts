@@ -12,6 +12,7 @@
  *   quotas/<entity key>           one client-quota entity's quotas (URI-encoded quotaEntityKey)
  *   brokerConfigs/<id|<default>>  one broker's (or the cluster default's) dynamic configs (name → value JSON)
  *   groupConfigs/<group id>       one group's config overrides (URI-encoded group id; name → value JSON)
+ *   features/<name>               one finalized feature level (FeatureLevelRecord; the level as text, absent = 0)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -58,6 +59,7 @@ const K = {
   quota: (key: string) => `quotas/${encodeURIComponent(key)}`,
   brokerConfigs: (key: string) => `brokerConfigs/${key}`,
   groupConfigs: (groupId: string) => `groupConfigs/${encodeURIComponent(groupId)}`,
+  feature: (name: string) => `features/${name}`,
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -97,6 +99,8 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   if (m) return { kind: 'brokerConfig', revision, key: m[1], value: deleted ? null : json() };
   m = /^groupConfigs\/(.+)$/.exec(key);
   if (m) return { kind: 'groupConfig', revision, groupId: decodeURIComponent(m[1]), value: deleted ? null : json() };
+  m = /^features\/(.+)$/.exec(key);
+  if (m) return { kind: 'feature', revision, name: m[1], level: deleted ? null : Number(kv.value.toString('utf8')) || null };
   return null;
 }
 
@@ -150,12 +154,14 @@ export class EtcdMetadataStore implements MetadataStore {
     if (!kv || Number(kv.create_revision) !== want) throw fenceError(fence);
   }
 
-  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string> {
+  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>, bootstrapFeatures?: ReadonlyMap<string, number>): Promise<string> {
     const create = [this.ns.put(K.clusterId).value(proposed)];
     // Kafka's format-time cluster defaults, written with the cluster id by the broker that creates it.
     if (bootstrapDefaults && Object.keys(bootstrapDefaults).length > 0) {
       create.push(this.ns.put(K.brokerConfigs(DEFAULT_BROKER_CONFIGS)).value(JSON.stringify(bootstrapDefaults)));
     }
+    // The release's default feature levels, finalized by the broker that formats the cluster.
+    for (const [name, level] of bootstrapFeatures ?? []) if (level > 0) create.push(this.ns.put(K.feature(name)).value(String(level)));
     const res = await this.txn(K.clusterId, 'Create', '==', 0)
       .then(...create)
       .else(this.ns.get(K.clusterId))
@@ -177,6 +183,7 @@ export class EtcdMetadataStore implements MetadataStore {
       quotas: new Map(),
       brokerConfigs: new Map(),
       groupConfigs: new Map(),
+      features: new Map(),
     };
     for (const kv of res.kvs) {
       const relative = { ...kv, key: this.unprefix(kv.key) };
@@ -493,6 +500,16 @@ export class EtcdMetadataStore implements MetadataStore {
     if (!res.succeeded) {
       await this.throwIfFenced(fence);
       throw new Error('group config change was not applied');
+    }
+  }
+
+  async alterFeatures(levels: ReadonlyMap<string, number>, fence?: Fence): Promise<void> {
+    const ops = [...levels].map(([name, level]) => (level > 0 ? this.ns.put(K.feature(name)).value(String(level)) : this.ns.delete().key(K.feature(name))));
+    if (ops.length === 0) return;
+    const res = await this.withFence(this.txn(K.clusterId, 'Create', '>', -1), fence).then(...ops).commit();
+    if (!res.succeeded) {
+      await this.throwIfFenced(fence);
+      throw new Error('feature level change was not applied');
     }
   }
 

@@ -145,6 +145,11 @@ export class MetadataCache extends EventEmitter<{ change: [MetadataChange] }> {
     return this.image.brokerConfigs;
   }
 
+  /** Finalized feature levels by name (level 0 features absent). */
+  get features(): ReadonlyMap<string, number> {
+    return this.image.features;
+  }
+
   /** Group config overrides by group id (groups need not exist). */
   get groupConfigs(): ReadonlyMap<string, Readonly<Record<string, string>>> {
     return this.image.groupConfigs;

@@ -139,6 +139,11 @@ export interface MetadataImage {
    * A group need not exist to have them.
    */
   groupConfigs: Map<string, Record<string, string>>;
+  /**
+   * Finalized feature levels [FeatureLevelRecord] by feature name (transaction.version, ...);
+   * a feature finalized at level 0 is absent, as in Kafka's FeaturesImage.
+   */
+  features: Map<string, number>;
 }
 
 /** The key of the cluster-wide dynamic broker config defaults (resource name "" on the wire). */
@@ -160,7 +165,8 @@ export type MetadataEvent =
   | { kind: 'acl'; revision: number; id: string; value: AclBinding | null }
   | { kind: 'quota'; revision: number; key: string; value: ClientQuotaRecord | null }
   | { kind: 'brokerConfig'; revision: number; key: string; value: Record<string, string> | null }
-  | { kind: 'groupConfig'; revision: number; groupId: string; value: Record<string, string> | null };
+  | { kind: 'groupConfig'; revision: number; groupId: string; value: Record<string, string> | null }
+  | { kind: 'feature'; revision: number; name: string; level: number | null };
 
 export interface MetadataWatch {
   cancel(): Promise<void>;
@@ -186,7 +192,7 @@ export interface MetadataStore {
    * that creates the cluster also stores `bootstrapDefaults` as the cluster-wide dynamic broker
    * configs, in the same change (Kafka's format-time bootstrap records: min.insync.replicas).
    */
-  ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string>;
+  ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>, bootstrapFeatures?: ReadonlyMap<string, number>): Promise<string>;
   readImage(): Promise<MetadataImage>;
   /** Delivers every change with revision >= fromRevision, in order, batched per revision. */
   watch(fromRevision: number, onEvents: (events: MetadataEvent[]) => void, onError: (err: Error) => void): Promise<MetadataWatch>;
@@ -234,6 +240,11 @@ export interface MetadataStore {
   alterBrokerConfigs(key: string, configs: Record<string, string> | null, fence?: Fence): Promise<void>;
   /** Replaces (or, with null or an empty record, removes) the config overrides of one group id. */
   alterGroupConfigs(groupId: string, configs: Record<string, string> | null, fence?: Fence): Promise<void>;
+  /**
+   * Sets finalized feature levels in one change (UpdateFeatures); level 0 removes the feature.
+   * The caller validates (broker/features.ts).
+   */
+  alterFeatures(levels: ReadonlyMap<string, number>, fence?: Fence): Promise<void>;
 
   close(): Promise<void>;
 }
@@ -335,6 +346,10 @@ export function applyEvent(image: MetadataImage, ev: MetadataEvent): void {
       if (ev.value) image.groupConfigs.set(ev.groupId, ev.value);
       else image.groupConfigs.delete(ev.groupId);
       break;
+    case 'feature':
+      if (ev.level) image.features.set(ev.name, ev.level);
+      else image.features.delete(ev.name);
+      break;
   }
 }
 
@@ -353,6 +368,8 @@ interface LocalFileV2 {
   quotas?: ClientQuotaRecord[];
   brokerConfigs?: { key: string; configs: Record<string, string> }[];
   groupConfigs?: { groupId: string; configs: Record<string, string> }[];
+  /** Finalized feature levels (absent: none finalized, a cluster formatted before features). */
+  features?: Record<string, number>;
 }
 
 /**
@@ -379,6 +396,7 @@ export class LocalMetadataStore implements MetadataStore {
   private readonly quotas = new Map<string, ClientQuotaRecord>();
   private readonly brokerConfigs = new Map<string, Record<string, string>>();
   private readonly groupConfigs = new Map<string, Record<string, string>>();
+  private readonly features = new Map<string, number>();
   /** Recent events, so a watch can start at a revision slightly in the past (after readImage). */
   private readonly history: MetadataEvent[][] = [];
   private readonly watchers = new Set<(events: MetadataEvent[]) => void>();
@@ -399,6 +417,7 @@ export class LocalMetadataStore implements MetadataStore {
     for (const q of data.quotas ?? []) this.quotas.set(quotaEntityKey(q.entity), cloneQuota(q));
     for (const b of data.brokerConfigs ?? []) this.brokerConfigs.set(b.key, { ...b.configs });
     for (const g of data.groupConfigs ?? []) this.groupConfigs.set(g.groupId, { ...g.configs });
+    for (const [name, level] of Object.entries(data.features ?? {})) if (level > 0) this.features.set(name, level);
     for (const t of data.topics ?? []) this.topics.set(t.name, cloneTopic(t));
     if (data.version === 2) {
       for (const p of data.partitions ?? []) this.partitionMap(p.topicId).set(p.partition, clonePartitionState(p));
@@ -429,6 +448,7 @@ export class LocalMetadataStore implements MetadataStore {
       quotas: [...this.quotas.values()],
       brokerConfigs: [...this.brokerConfigs].map(([key, configs]) => ({ key, configs })),
       groupConfigs: [...this.groupConfigs].map(([groupId, configs]) => ({ groupId, configs })),
+      features: Object.fromEntries(this.features),
     };
     const tmp = `${this.file}.tmp`;
     writeFileSync(tmp, JSON.stringify(data, null, 1));
@@ -466,15 +486,18 @@ export class LocalMetadataStore implements MetadataStore {
     if (!holds) throw fenceError(fence);
   }
 
-  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>): Promise<string> {
+  async ensureClusterId(proposed: string, bootstrapDefaults?: Readonly<Record<string, string>>, bootstrapFeatures?: ReadonlyMap<string, number>): Promise<string> {
     if (this.clusterId) return this.clusterId;
     this.clusterId = proposed;
     const defaults = bootstrapDefaults && Object.keys(bootstrapDefaults).length > 0 && !this.brokerConfigs.has(DEFAULT_BROKER_CONFIGS)
       ? { ...bootstrapDefaults } : null;
     if (defaults) this.brokerConfigs.set(DEFAULT_BROKER_CONFIGS, defaults);
+    const features = [...(bootstrapFeatures ?? [])].filter(([name, level]) => level > 0 && !this.features.has(name));
+    for (const [name, level] of features) this.features.set(name, level);
     this.commit((revision) => [
       { kind: 'cluster', revision, clusterId: proposed },
       ...(defaults ? [{ kind: 'brokerConfig' as const, revision, key: DEFAULT_BROKER_CONFIGS, value: { ...defaults } }] : []),
+      ...features.map(([name, level]) => ({ kind: 'feature' as const, revision, name, level })),
     ], true);
     return proposed;
   }
@@ -495,6 +518,7 @@ export class LocalMetadataStore implements MetadataStore {
       quotas: new Map([...this.quotas].map(([k, q]) => [k, cloneQuota(q)])),
       brokerConfigs: new Map([...this.brokerConfigs].map(([k, c]) => [k, { ...c }])),
       groupConfigs: new Map([...this.groupConfigs].map(([g, c]) => [g, { ...c }])),
+      features: new Map(this.features),
     };
   }
 
@@ -750,6 +774,17 @@ export class LocalMetadataStore implements MetadataStore {
       else this.groupConfigs.delete(groupId);
       return [{ kind: 'groupConfig', revision, groupId, value: next ? { ...next } : null }];
     }, true);
+  }
+
+  async alterFeatures(levels: ReadonlyMap<string, number>, fence?: Fence): Promise<void> {
+    this.checkFence(fence);
+    const changed = [...levels].filter(([name, level]) => (this.features.get(name) ?? 0) !== level);
+    if (changed.length === 0) return;
+    this.commit((revision) => changed.map(([name, level]): MetadataEvent => {
+      if (level > 0) this.features.set(name, level);
+      else this.features.delete(name);
+      return { kind: 'feature', revision, name, level: level > 0 ? level : null };
+    }), true);
   }
 
   async close(): Promise<void> {

@@ -314,6 +314,28 @@ test('group configs: groupConfigs/<URI-encoded group id>, followed by another st
   }
 });
 
+test('finalized features: features/<name> written with the cluster id at format and by alterFeatures, followed by another store\'s cache, level 0 removes', async () => {
+  const prefix = freshPrefix('features');
+  const writer = await open(prefix);
+  const reader = await open(prefix);
+  try {
+    await writer.ensureClusterId('features-cluster', undefined, new Map([['group.version', 1], ['transaction.version', 0]]));
+    const cache = await MetadataCache.start(reader, logger);
+    try {
+      assert.equal([...cache.features], [['group.version', 1]]);
+      await writer.alterFeatures(new Map([['transaction.version', 2], ['group.version', 0]]));
+      await cache.waitFor((c) => c.features.get('transaction.version') === 2 && !c.features.has('group.version'), 3000, 'features changed');
+      const later = await open(prefix);
+      assert.equal([...(await later.readImage()).features], [['transaction.version', 2]]);
+      await later.close();
+    } finally {
+      await cache.close();
+    }
+  } finally {
+    await Promise.all([writer.close(), reader.close()]);
+  }
+});
+
 test('etcd unreachable at start-up: retries naming the endpoint, then a clear error after samsa.etcd.connect.timeout.ms', async () => {
   const port = await freePort();
   const lines: string[] = [];

@@ -5,8 +5,10 @@
  * - Lists every API Samsa has a handler for, with the range from protocol-specs/apis.json.
  * - A version above 4 never reaches here: dispatch answers it in v0 form with
  *   UNSUPPORTED_VERSION and ApiVersions' own range, so clients can retry (KIP-511).
- * - No supported or finalized features are advertised (a finalized transaction.version >= 2
- *   would switch Java 4 producers to transactions V2).
+ * - v3+: the features Samsa supports (cluster/features.ts) and the cluster's finalized levels
+ *   with the metadata revision they were read at as FinalizedFeaturesEpoch (Kafka: the metadata
+ *   offset). A v3 request gets no supported feature whose minimum is 0 (KAFKA-17011: such
+ *   clients refuse a 0 minimum; v4 fixed it), so v3 sees none of Samsa's.
  * - v3+: a client software name or version that does not match Kafka's pattern (letters,
  *   digits, '.', '-'; starting and ending with a letter or digit) is answered INVALID_REQUEST
  *   with an empty API list, as Kafka's ApiVersionsRequest.isValid decides.
@@ -15,9 +17,21 @@
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
+import { SUPPORTED_FEATURES } from '../../cluster/features.js';
+import type { RequestContext } from '../request-context.js';
 
 function apiVersions(errorCode: number, apiKeys: { apiKey: number; minVersion: number; maxVersion: number }[]) {
-  return { errorCode, apiKeys, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false };
+  return { errorCode, apiKeys, throttleTimeMs: 0, supportedFeatures: [] as { name: string; minVersion: number; maxVersion: number }[], finalizedFeaturesEpoch: -1n, finalizedFeatures: [] as { name: string; maxVersionLevel: number; minVersionLevel: number }[], zkMigrationReady: false };
+}
+
+function withFeatures(ctx: RequestContext, r: ReturnType<typeof apiVersions>): ReturnType<typeof apiVersions> {
+  const cache = ctx.broker.metadataCache;
+  r.supportedFeatures = [...SUPPORTED_FEATURES]
+    .filter(([, range]) => ctx.apiVersion >= 4 || range.minVersion > 0)
+    .map(([name, range]) => ({ name, minVersion: range.minVersion, maxVersion: range.maxVersion }));
+  r.finalizedFeaturesEpoch = BigInt(cache.revision);
+  r.finalizedFeatures = [...cache.features].map(([name, level]) => ({ name, maxVersionLevel: level, minVersionLevel: level }));
+  return r;
 }
 
 const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
@@ -28,7 +42,7 @@ export const apiVersionsHandler = defineHandler({
     if (ctx.apiVersion >= 3 && !(SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareName) && SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareVersion))) {
       return apiVersions(ErrorCode.INVALID_REQUEST, []);
     }
-    return apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised());
+    return withFeatures(ctx, apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised()));
   },
   // Kafka's ApiVersionsRequest.getErrorResponse: UNSUPPORTED_VERSION lists ApiVersions' own range
   // (KIP-511, so the client can retry), any other error no APIs.

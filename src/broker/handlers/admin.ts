@@ -15,6 +15,8 @@ import { describeClusterHandler } from './060-describe-cluster.js';
 import { listConfigResourcesHandler } from './074-list-config-resources.js';
 import { describeTopicPartitionsHandler } from './075-describe-topic-partitions.js';
 
+import { updateFeaturesHandler } from './057-update-features.js';
+
 export const adminHandlers: Handler<any>[] = [
   createTopicsHandler,
   deleteTopicsHandler,
@@ -30,4 +32,5 @@ export const adminHandlers: Handler<any>[] = [
   describeClusterHandler,
   listConfigResourcesHandler,
   describeTopicPartitionsHandler,
+  updateFeaturesHandler,
 ];

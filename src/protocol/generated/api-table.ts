@@ -86,6 +86,8 @@ import { readDescribeUserScramCredentialsRequest, writeDescribeUserScramCredenti
 import { readDescribeUserScramCredentialsResponse, writeDescribeUserScramCredentialsResponse, type DescribeUserScramCredentialsResponse } from './messages/describe-user-scram-credentials-response.js';
 import { readAlterUserScramCredentialsRequest, writeAlterUserScramCredentialsRequest, type AlterUserScramCredentialsRequest } from './messages/alter-user-scram-credentials-request.js';
 import { readAlterUserScramCredentialsResponse, writeAlterUserScramCredentialsResponse, type AlterUserScramCredentialsResponse } from './messages/alter-user-scram-credentials-response.js';
+import { readUpdateFeaturesRequest, writeUpdateFeaturesRequest, type UpdateFeaturesRequest } from './messages/update-features-request.js';
+import { readUpdateFeaturesResponse, writeUpdateFeaturesResponse, type UpdateFeaturesResponse } from './messages/update-features-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest, type DescribeClusterRequest } from './messages/describe-cluster-request.js';
 import { readDescribeClusterResponse, writeDescribeClusterResponse, type DescribeClusterResponse } from './messages/describe-cluster-response.js';
 import { readDescribeProducersRequest, writeDescribeProducersRequest, type DescribeProducersRequest } from './messages/describe-producers-request.js';
@@ -186,6 +188,7 @@ export const ApiKey = {
   AlterClientQuotas: 49,
   DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51,
+  UpdateFeatures: 57,
   DescribeCluster: 60,
   DescribeProducers: 61,
   DescribeTransactions: 65,
@@ -252,6 +255,7 @@ export interface ApiTypes {
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse };
   50: { request: DescribeUserScramCredentialsRequest; response: DescribeUserScramCredentialsResponse };
   51: { request: AlterUserScramCredentialsRequest; response: AlterUserScramCredentialsResponse };
+  57: { request: UpdateFeaturesRequest; response: UpdateFeaturesResponse };
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse };
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
@@ -489,6 +493,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 51, name: 'AlterUserScramCredentials', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
     readRequest: readAlterUserScramCredentialsRequest, writeRequest: writeAlterUserScramCredentialsRequest,
     readResponse: readAlterUserScramCredentialsResponse, writeResponse: writeAlterUserScramCredentialsResponse,
+  },
+  57: {
+    apiKey: 57, name: 'UpdateFeatures', minVersion: 0, maxVersion: 2, flexibleFrom: 0,
+    readRequest: readUpdateFeaturesRequest, writeRequest: writeUpdateFeaturesRequest,
+    readResponse: readUpdateFeaturesResponse, writeResponse: writeUpdateFeaturesResponse,
   },
   60: {
     apiKey: 60, name: 'DescribeCluster', minVersion: 0, maxVersion: 2, flexibleFrom: 0,

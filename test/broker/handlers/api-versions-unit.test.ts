@@ -11,14 +11,27 @@ import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { fakeServices, requestContext } from '../../support/fake-services.js';
 
 const table = [{ apiKey: 0, minVersion: 3, maxVersion: 11 }, { apiKey: 18, minVersion: 0, maxVersion: 4 }, { apiKey: 3, minVersion: 0, maxVersion: 12 }];
-const broker = fakeServices({ dispatcher: { advertised: () => table } });
+const broker = fakeServices({ dispatcher: { advertised: () => table }, metadataCache: { revision: 42, features: new Map([['group.version', 1], ['transaction.version', 2]]) } } as never);
 
 const ask = (v: number, clientSoftwareName: string, clientSoftwareVersion: string) =>
   apiVersionsHandler.handle(requestContext(broker, 18, v), { clientSoftwareName, clientSoftwareVersion, clusterId: null, nodeId: -1 }) as any;
 
-test('the advertised table with NONE; throttle 0, no supported or finalized features (epoch -1)', () => {
+test('v4: the advertised table with NONE, throttle 0, the supported features and the finalized levels at the metadata revision', () => {
   const r = ask(4, 'apache-kafka-java', '3.9.0');
-  assert.equal(r, { errorCode: ErrorCode.NONE, apiKeys: table, throttleTimeMs: 0, supportedFeatures: [], finalizedFeaturesEpoch: -1n, finalizedFeatures: [], zkMigrationReady: false });
+  assert.equal(r, {
+    errorCode: ErrorCode.NONE, apiKeys: table, throttleTimeMs: 0,
+    supportedFeatures: [{ name: 'group.version', minVersion: 0, maxVersion: 1 }, { name: 'share.version', minVersion: 0, maxVersion: 1 }, { name: 'transaction.version', minVersion: 0, maxVersion: 2 }],
+    finalizedFeaturesEpoch: 42n,
+    finalizedFeatures: [{ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }, { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }],
+    zkMigrationReady: false,
+  });
+});
+
+test('v3: no supported feature with minimum 0 (KAFKA-17011), the finalized ones as at v4', () => {
+  const r = ask(3, 'apache-kafka-java', '3.9.0');
+  assert.equal(r.supportedFeatures, []);
+  assert.is(r.finalizedFeaturesEpoch, 42n);
+  assert.is(r.finalizedFeatures.length, 2);
 });
 
 test('v3+: a client software name or version outside [a-zA-Z0-9](?:[a-zA-Z0-9-.]*[a-zA-Z0-9])? is INVALID_REQUEST with no APIs', () => {
