@@ -7,7 +7,7 @@
  *    topic ids, 1 MiB per partition, min_bytes 1):
  *    - idle: caught up, fetches with max_wait 0 back to back (nothing to read);
  *    - active: rounds of one record (1 KiB) produced into each of --active partitions (acks=1),
- *      then one fetch.
+ *      then one fetch (the fetch's CPU: the round's less that of a round of the produce alone).
  *    Per fetch: request and response bytes (frames), the broker's CPU (user+system from /proc),
  *    the client's round trip.
  * 2. Followers on three brokers (test/support/cluster.ts: etcd, three broker processes, the
@@ -135,7 +135,8 @@ interface ConsumerFigures {
   mode: Mode;
   rep: number;
   idle: { reqBytes: number; resBytes: number; cpuUs: number; rttUs: number; answered: number };
-  active: { reqBytes: number; resBytes: number; cpuUs: number; answered: number; records: number };
+  /** cpuUs: the whole round; fetchCpuUs: less a round of the produce alone (measured before). */
+  active: { reqBytes: number; resBytes: number; cpuUs: number; fetchCpuUs: number; answered: number; records: number };
   fullFetches: number;
   machineBusy: number;
 }
@@ -165,20 +166,26 @@ async function consumerPhase(mode: Mode, rep: number): Promise<ConsumerFigures> 
     const idleMs = performance.now() - t0;
     const n = opts.idleFetches;
     const idle = { reqBytes: req / n, resBytes: res / n, cpuUs: ((broker.cpuSeconds() - cpu0) * 1e6) / n, rttUs: (idleMs * 1000) / n, answered: answered / n };
+    // The produce alone, for the active rounds' baseline (the consumer catches up after it).
+    const writes = (i: number) => [...new Set(Array.from({ length: opts.active }, (_, k) => (i * 7919 + k * 104729) % opts.partitions))];
+    cpu0 = broker.cpuSeconds();
+    for (let i = 0; i < opts.rounds; i++) await conn.request(0, 9, produceBody(writes(i)));
+    const produceUs = ((broker.cpuSeconds() - cpu0) * 1e6) / opts.rounds;
+    for (let i = 0; i < 20; i++) await c.fetch(0);
     // Active: a few partitions written, then one fetch.
     req = res = answered = 0;
     const records0 = c.records;
     cpu0 = broker.cpuSeconds();
     for (let i = 0; i < opts.rounds; i++) {
-      const parts = Array.from({ length: opts.active }, (_, k) => (i * 7919 + k * 104729) % opts.partitions);
-      await conn.request(0, 9, produceBody([...new Set(parts)]));
+      await conn.request(0, 9, produceBody(writes(i)));
       const r = await c.fetch(0);
       req += r.req;
       res += r.res;
       answered += r.answered;
     }
     const rn = opts.rounds;
-    const active = { reqBytes: req / rn, resBytes: res / rn, cpuUs: ((broker.cpuSeconds() - cpu0) * 1e6) / rn, answered: answered / rn, records: (c.records - records0) / rn };
+    const roundUs = ((broker.cpuSeconds() - cpu0) * 1e6) / rn;
+    const active = { reqBytes: req / rn, resBytes: res / rn, cpuUs: roundUs, fetchCpuUs: roundUs - produceUs, answered: answered / rn, records: (c.records - records0) / rn };
     const m1 = machineCpu();
     return { mode, rep, idle, active, fullFetches: c.fullFetches, machineBusy: (m1.busy - m0.busy) / Math.max(1e-9, m1.total - m0.total) };
   } finally {
@@ -284,13 +291,14 @@ async function main(): Promise<void> {
     for (const mode of (rep % 2 ? ['on', 'off'] : ['off', 'on']) as Mode[]) {
       const f = await consumerPhase(mode, rep);
       consumer.push(f);
-      console.log(`  rep ${rep} ${mode.padEnd(3)} idle: req ${fmt(f.idle.reqBytes)} B, resp ${fmt(f.idle.resBytes)} B, broker CPU ${fmt(f.idle.cpuUs)} µs/fetch, rtt ${fmt(f.idle.rttUs)} µs | active: req ${fmt(f.active.reqBytes)} B, resp ${fmt(f.active.resBytes)} B (${fmt(f.active.answered, 1)} partitions, ${fmt(f.active.records, 1)} records), broker CPU ${fmt(f.active.cpuUs)} µs/round | full fetches ${f.fullFetches}, machine busy ${fmt(f.machineBusy * 100)}%`);
+      console.log(`  rep ${rep} ${mode.padEnd(3)} idle: req ${fmt(f.idle.reqBytes)} B, resp ${fmt(f.idle.resBytes)} B, broker CPU ${fmt(f.idle.cpuUs)} µs/fetch, rtt ${fmt(f.idle.rttUs)} µs | active: req ${fmt(f.active.reqBytes)} B, resp ${fmt(f.active.resBytes)} B (${fmt(f.active.answered, 1)} partitions, ${fmt(f.active.records, 1)} records), broker CPU ${fmt(f.active.cpuUs)} µs/round (${fmt(f.active.fetchCpuUs)} without the produce) | full fetches ${f.fullFetches}, machine busy ${fmt(f.machineBusy * 100)}%`);
     }
   }
   const med = (mode: Mode, pick: (f: ConsumerFigures) => number) => median(consumer.filter((f) => f.mode === mode).map(pick));
   const rows: [string, (f: ConsumerFigures) => number][] = [
     ['idle request bytes', (f) => f.idle.reqBytes], ['idle response bytes', (f) => f.idle.resBytes], ['idle broker CPU µs/fetch', (f) => f.idle.cpuUs], ['idle round trip µs', (f) => f.idle.rttUs],
     ['active request bytes', (f) => f.active.reqBytes], ['active response bytes', (f) => f.active.resBytes], ['active broker CPU µs/round', (f) => f.active.cpuUs],
+    ['active broker CPU µs/fetch', (f) => f.active.fetchCpuUs],
   ];
   console.log('medians            sessions on   forced off   on/off');
   const summary: Record<string, { on: number; off: number; ratio: number }> = {};

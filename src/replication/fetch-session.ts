@@ -419,11 +419,6 @@ export class FetchContext {
     private readonly follower = false,
   ) {}
 
-  /** Uses topic ids (v13+): the answer names topics by id. */
-  get sessionUsesTopicIds(): boolean {
-    return this.session?.usesTopicIds ?? this.list?.byId ?? false;
-  }
-
   /** An incremental fetch's session was used by another request since this one began. */
   private stale(): boolean {
     return this.session !== null && this.session.epoch !== nextEpoch(this.requestEpoch);
