@@ -2,7 +2,9 @@
  * The records of `__transaction_state`, in Kafka's format (internal/transaction-coordinator/):
  * key = int16 version (0) + TransactionLogKey { transactionalId };
  * value = int16 version + TransactionLogValue (null = tombstone: the transactional id expired).
- * Samsa writes value version 0 (what Kafka writes for transaction protocol v1 clients) and reads 0 and 1.
+ * Samsa writes value version 0 for transaction protocol v1 clients and version 1 (flexible, with the
+ * PrevProducerId / NextProducerId / ClientTransactionVersion tagged fields) once a transaction is
+ * V2 (clientTransactionVersion 2), and reads both.
  */
 import { Reader } from '../../protocol/reader.js';
 import { Writer } from '../../protocol/writer.js';
@@ -19,7 +21,8 @@ export interface TxnLogRecord {
 }
 
 const KEY_VERSION = 0;
-const VALUE_VERSION = 0;
+/** Value version 1 carries the tagged fields a V2 transaction needs. */
+const valueVersion = (v: TransactionLogValue): number => (v.clientTransactionVersion >= 2 ? 1 : 0);
 
 export const txnRecordSerde: RecordSerde<TxnLogRecord> = {
   serialize(r: TxnLogRecord): LogRecord {
@@ -29,8 +32,9 @@ export const txnRecordSerde: RecordSerde<TxnLogRecord> = {
     let value: Buffer | null = null;
     if (r.value) {
       const w = new Writer(128);
-      w.int16(VALUE_VERSION);
-      writeTransactionLogValue(w, VALUE_VERSION, r.value);
+      const version = valueVersion(r.value);
+      w.int16(version);
+      writeTransactionLogValue(w, version, r.value);
       value = w.toBuffer();
     }
     return { key: k.toBuffer(), value };

@@ -194,14 +194,23 @@ export class TxnCoordinator {
     return this.runtime.schedule(this.coordinatedPartition(transactionalId), (s) => s.initProducerId(transactionalId, timeoutMs, expected, fresh, fencedCode));
   }
 
-  addPartitions(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number): Promise<number> {
+  /** AddPartitionsToTxn; `tv2`: the implicit add of Produce v12 / TxnOffsetCommit v5 (transactions V2). */
+  addPartitions(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number, tv2 = false): Promise<number> {
     if (transactionalId === '') return Promise.resolve(ErrorCode.INVALID_REQUEST);
-    return this.run(transactionalId, (s) => s.addPartitions(transactionalId, producerId, epoch, partitions.map((p) => tpKey(p.topic, p.partition)), fencedCode));
+    return this.run(transactionalId, (s) => s.addPartitions(transactionalId, producerId, epoch, partitions.map((p) => tpKey(p.topic, p.partition)), fencedCode, tv2));
   }
 
-  endTxn(transactionalId: string, producerId: number, epoch: number, commit: boolean, fencedCode: number): Promise<InitPidResult> {
-    if (transactionalId === '') return Promise.resolve({ errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 });
-    return this.run(transactionalId, (s) => s.endTxn(transactionalId, producerId, epoch, commit, fencedCode));
+  /**
+   * EndTxn. `tv2` (EndTxn v5, transactions V2): the epoch is bumped and the answer names the
+   * producer id and epoch to go on with; a new producer id is allocated first only when the bump
+   * would exhaust the epoch (looked at in the shard's queue, used in a second queued operation,
+   * which checks again).
+   */
+  async endTxn(transactionalId: string, producerId: number, epoch: number, commit: boolean, fencedCode: number, tv2 = false): Promise<InitPidResult> {
+    if (transactionalId === '') return { errorCode: ErrorCode.INVALID_REQUEST, producerId: -1, producerEpoch: -1 };
+    let fresh = -1;
+    if (tv2 && await this.run(transactionalId, (s) => answer(s.needsNextProducerId(transactionalId)))) fresh = await this.opts.producerIds.generate();
+    return this.run(transactionalId, (s) => s.endTxn(transactionalId, producerId, epoch, commit, fencedCode, tv2, fresh));
   }
 
   /**

@@ -1,6 +1,19 @@
 /**
  * One partition of `__transaction_state`: the transactional ids it owns and their state machine
- * (Kafka `TransactionMetadata` / `TransactionStateManager` / `TransactionCoordinator`, protocol v1).
+ * (Kafka `TransactionMetadata` / `TransactionStateManager` / `TransactionCoordinator`, protocols v1
+ * and v2).
+ *
+ * Transactions V2 (KIP-890 part 2, `clientTransactionVersion` 2: EndTxn v5): every EndTxn of an
+ * Ongoing transaction bumps the producer epoch in the same PrepareCommit/PrepareAbort record, so
+ * the markers carry the bumped epoch and the producer's next transaction starts fresh; when the
+ * bumped epoch is exhausted a new producer id is recorded as NextProducerId and taken over (epoch
+ * 0, PreviousProducerId = the old id) when the transaction completes. A retried EndTxn (epoch one
+ * below the current, or the previous producer id at epoch 0 after a rotation) answers as the first.
+ *
+ * Queues: every operation on a transactional id runs as one queued operation of the shard that
+ * owns its __transaction_state partition (the coordinator runtime's queue for that partition), so
+ * the state of one id changes in one place, in order; the markers are written outside the queue
+ * and the completion is queued again.
  *
  *   Empty ──AddPartitions──▶ Ongoing ──EndTxn(commit)──▶ PrepareCommit ──markers──▶ CompleteCommit
  *     ▲                        │  └────EndTxn(abort) / timeout / fence──▶ PrepareAbort ──markers──▶ CompleteAbort
@@ -48,6 +61,8 @@ export interface TxnMetadata {
   partitions: Set<string>;
   txnStartTimestamp: number;
   txnLastUpdateTimestamp: number;
+  /** The transaction version of the client's last operation (TransactionLogValue tag 2): 2 = V2. */
+  clientTransactionVersion: number;
 }
 
 export interface TxnHooks {
@@ -123,6 +138,7 @@ export class TxnShard implements CoordinatorShard<R> {
       partitions: new Set((value.transactionPartitions ?? []).flatMap((t) => t.partitionIds.map((p) => tpKey(t.topic, p)))),
       txnStartTimestamp: Number(value.transactionStartTimestampMs),
       txnLastUpdateTimestamp: Number(value.transactionLastUpdateTimestampMs),
+      clientTransactionVersion: value.clientTransactionVersion ?? 0,
     };
     this.txns.set(id, meta);
     if (this.loaded && (meta.state === TxnState.PrepareCommit || meta.state === TxnState.PrepareAbort)) {
@@ -180,7 +196,7 @@ export class TxnShard implements CoordinatorShard<R> {
       transactionPartitions: groupPartitions(m.partitions),
       transactionLastUpdateTimestampMs: BigInt(m.txnLastUpdateTimestamp),
       transactionStartTimestampMs: BigInt(m.txnStartTimestamp),
-      clientTransactionVersion: 0,
+      clientTransactionVersion: m.clientTransactionVersion,
     };
     return { transactionalId: m.transactionalId, value };
   }
@@ -201,7 +217,7 @@ export class TxnShard implements CoordinatorShard<R> {
       const meta: TxnMetadata = {
         transactionalId: id, producerId: newProducerId, previousProducerId: NO_PRODUCER_ID, nextProducerId: NO_PRODUCER_ID,
         producerEpoch: 0, lastProducerEpoch: NO_PRODUCER_EPOCH, txnTimeoutMs: timeoutMs, state: TxnState.Empty,
-        partitions: new Set(), txnStartTimestamp: -1, txnLastUpdateTimestamp: now,
+        partitions: new Set(), txnStartTimestamp: -1, txnLastUpdateTimestamp: now, clientTransactionVersion: 0,
       };
       return { records: [this.record(meta, {})], response: () => ({ errorCode: ErrorCode.NONE, producerId: newProducerId, producerEpoch: 0 }) };
     }
@@ -255,7 +271,7 @@ export class TxnShard implements CoordinatorShard<R> {
   }
 
   /** AddPartitionsToTxn / AddOffsetsToTxn (behaviours.md AP1-AP6). Returns one code for all partitions. */
-  addPartitions(id: string, producerId: number, epoch: number, partitions: string[], fencedCode: number): CoordinatorResult<number, R> {
+  addPartitions(id: string, producerId: number, epoch: number, partitions: string[], fencedCode: number, tv2 = false): CoordinatorResult<number, R> {
     const c = this.checkProducer(id, producerId, epoch, fencedCode);
     if ('errorCode' in c) return answer(c.errorCode);
     const meta = c.meta;
@@ -269,12 +285,25 @@ export class TxnShard implements CoordinatorShard<R> {
     const rec = this.record(meta, {
       state: TxnState.Ongoing, partitions: merged,
       txnStartTimestamp: meta.state === TxnState.Ongoing ? meta.txnStartTimestamp : now, txnLastUpdateTimestamp: now,
+      // An implicit add (Produce v12 / TxnOffsetCommit v5) marks the transaction V2.
+      clientTransactionVersion: tv2 ? 2 : meta.state === TxnState.Ongoing ? meta.clientTransactionVersion : 0,
     });
     return { records: [rec], response: () => ErrorCode.NONE };
   }
 
-  /** EndTxn (behaviours.md E1-E6). */
-  endTxn(id: string, producerId: number, epoch: number, commit: boolean, fencedCode: number): CoordinatorResult<InitPidResult, R> {
+  /** Would a V2 EndTxn of `id` exhaust the epoch (the caller then allocates a new producer id)? */
+  needsNextProducerId(id: string): boolean {
+    const meta = this.txns.get(id);
+    return meta !== undefined && meta.state === TxnState.Ongoing && meta.producerEpoch + 1 >= MAX_EPOCH;
+  }
+
+  /**
+   * EndTxn (behaviours.md E1-E6). `tv2` (EndTxn v5): the epoch is bumped with the decision and the
+   * answer carries the producer id and epoch to use next; `newProducerId` replaces the producer id
+   * when the bumped epoch is exhausted.
+   */
+  endTxn(id: string, producerId: number, epoch: number, commit: boolean, fencedCode: number, tv2 = false, newProducerId = NO_PRODUCER_ID): CoordinatorResult<InitPidResult, R> {
+    if (tv2) return this.endTxnV2(id, producerId, epoch, commit, fencedCode, newProducerId);
     const fail = (errorCode: number): CoordinatorResult<InitPidResult, R> => answer({ errorCode, producerId: -1, producerEpoch: -1 });
     const c = this.checkProducer(id, producerId, epoch, fencedCode);
     if ('errorCode' in c) return fail(c.errorCode);
@@ -298,13 +327,62 @@ export class TxnShard implements CoordinatorShard<R> {
     }
   }
 
-  /** After the markers: PrepareCommit → CompleteCommit, PrepareAbort → CompleteAbort (partitions cleared). */
+  private endTxnV2(id: string, producerId: number, epoch: number, commit: boolean, fencedCode: number, newProducerId: number): CoordinatorResult<InitPidResult, R> {
+    const fail = (errorCode: number): CoordinatorResult<InitPidResult, R> => answer({ errorCode, producerId: -1, producerEpoch: -1 });
+    const meta = this.txns.get(id);
+    if (!meta) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    const decided = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
+    const completed = commit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
+    // The id and epoch the producer goes on with once this transaction is complete.
+    const next = (): InitPidResult => (meta.nextProducerId !== NO_PRODUCER_ID
+      ? { errorCode: ErrorCode.NONE, producerId: meta.nextProducerId, producerEpoch: 0 }
+      : { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
+    // A retry of the EndTxn that bumped the epoch (or rotated the producer id).
+    const isRetry = (producerId === meta.producerId && epoch === meta.producerEpoch - 1) ||
+      (producerId === meta.previousProducerId && meta.producerEpoch === 0 && meta.nextProducerId === NO_PRODUCER_ID);
+    if (isRetry) {
+      if (meta.state === completed) return answer(next());
+      if (meta.state === decided) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+      if (meta.state === TxnState.PrepareCommit || meta.state === TxnState.PrepareAbort || meta.state === TxnState.CompleteCommit || meta.state === TxnState.CompleteAbort) return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+    if (producerId !== meta.producerId) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (epoch !== meta.producerEpoch) return fail(fencedCode);
+    switch (meta.state) {
+      case TxnState.Ongoing: {
+        const bumped = meta.producerEpoch + 1;
+        const rotate = bumped >= MAX_EPOCH && newProducerId !== NO_PRODUCER_ID;
+        const rec = this.record(meta, {
+          state: decided, producerEpoch: bumped, nextProducerId: rotate ? newProducerId : NO_PRODUCER_ID,
+          clientTransactionVersion: 2, txnLastUpdateTimestamp: this.ctx.now(),
+        });
+        return {
+          records: [rec],
+          response: () => (rotate ? { errorCode: ErrorCode.NONE, producerId: newProducerId, producerEpoch: 0 } : { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: bumped }),
+        };
+      }
+      case TxnState.PrepareCommit:
+      case TxnState.PrepareAbort:
+        return fail(meta.state === decided ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      default:
+        // Empty and Complete* at the current epoch: nothing to end (the retry case is above).
+        return fail(ErrorCode.INVALID_TXN_STATE);
+    }
+  }
+
+  /**
+   * After the markers: PrepareCommit → CompleteCommit, PrepareAbort → CompleteAbort (partitions
+   * cleared). A V2 transaction that recorded a NextProducerId hands over to it here: the new id at
+   * epoch 0, the old one kept as PreviousProducerId.
+   */
   completeTransaction(id: string, producerId: number, epoch: number): CoordinatorResult<boolean, R> {
     const meta = this.txns.get(id);
     if (!meta || meta.producerId !== producerId || meta.producerEpoch !== epoch) return answer(false);
     if (meta.state !== TxnState.PrepareCommit && meta.state !== TxnState.PrepareAbort) return answer(false);
     const state = meta.state === TxnState.PrepareCommit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
-    const rec = this.record(meta, { state, partitions: new Set(), txnLastUpdateTimestamp: this.ctx.now() });
+    const rotation: Partial<TxnMetadata> = meta.nextProducerId !== NO_PRODUCER_ID
+      ? { producerId: meta.nextProducerId, previousProducerId: meta.producerId, nextProducerId: NO_PRODUCER_ID, producerEpoch: 0 }
+      : {};
+    const rec = this.record(meta, { state, partitions: new Set(), txnLastUpdateTimestamp: this.ctx.now(), ...rotation });
     return { records: [rec], response: () => true };
   }
 
