@@ -153,6 +153,17 @@ test('Kafka errors: unknown broker, nothing to cancel, unknown topic or partitio
   ]);
   const list = await cl.send(46, 0, { timeoutMs: 10_000, topics: [{ name: 'nope', partitionIndexes: [0] }, { name: 'moving', partitionIndexes: [0, 5] }] });
   assert.equal([list.errorCode, list.topics], [ErrorCode.NONE, []]);
+  // v1 (KIP-860) without allow_replication_factor_change: a valid list of another length is
+  // refused (2 → 3); a list the controller refuses anyway gets the controller's answer first.
+  const v1 = await cl.send(45, 1, {
+    timeoutMs: 10_000, allowReplicationFactorChange: false,
+    topics: [{ name: 'moving', partitions: [{ partitionIndex: 0, replicas: [1, 2, 3] }, { partitionIndex: 0, replicas: [3, 9] }] }],
+  });
+  assert.is(v1.allowReplicationFactorChange, false);
+  assert.equal(v1.responses[0].partitions.map((p) => [p.errorCode, p.errorMessage]), [
+    [ErrorCode.INVALID_REPLICATION_FACTOR, 'The replication factor is changed from 2 to 3'],
+    [ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'The manual partition assignment includes broker 9, but no such broker is registered.'],
+  ]);
 });
 
 test('kafka-reassign-partitions (Kafka 4.4 tools) through a broker that is not the controller', async () => {

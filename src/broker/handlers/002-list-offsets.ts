@@ -1,5 +1,5 @@
 /**
- * ListOffsets (key 2), versions 1-9.
+ * ListOffsets (key 2), versions 1-11.
  *
  * Behavior (Kafka's ReplicaManager.fetchOffset / UnifiedLog.fetchOffsetByTimestamp):
  * - -1 latest: the high watermark (read_uncommitted) or last stable offset (read_committed), with
@@ -10,6 +10,9 @@
  * - -3 max timestamp (v7+): first record carrying the partition's largest timestamp, its batch's
  *   epoch; empty log -1.
  * - -5 latest-tiered (v9+): the last offset copied to the remote tier, -1 when none or not tiered.
+ * - -6 earliest-pending-upload (v11+, KIP-1023): the first offset not yet copied to the remote
+ *   tier, max(last copied + 1, log start); nothing copied yet: the log start offset if no local
+ *   segment was deleted, else -1 (the leader does not know what was copied); not tiered: -1.
  * - Other negative values, or a special value below the version that introduced it:
  *   UNSUPPORTED_VERSION for that partition.
  * - A timestamp: first record whose timestamp >= target below the fetchable offset (its batch's
@@ -18,7 +21,8 @@
  * - ACLs: DESCRIBE on the topic, else TOPIC_AUTHORIZATION_FAILED for each partition listed.
  * - Views (src/views/): the source partition's offsets (a view has its source's offsets).
  * Version notes: v1 single offset (v0's old_style_offsets unused); v2 isolation level; v4 leader
- * epochs; v6 flexible; v7 -3; v8 -4; v9 -5.
+ * epochs; v6 flexible; v7 -3; v8 -4; v9 -5; v10 timeout_ms (KIP-1075: how long a remote offset
+ * lookup may take; Samsa's lookups answer before the request's own timeout); v11 -6.
  */
 import { KafkaApiError, toErrorCode } from '../../errors.js';
 import { defineHandler } from '../handler.js';
@@ -34,6 +38,7 @@ const EARLIEST = -2n;
 const MAX_TIMESTAMP = -3n;
 const EARLIEST_LOCAL = -4n;
 const LATEST_TIERED = -5n;
+const EARLIEST_PENDING_UPLOAD = -6n;
 
 function result(partitionIndex: number, errorCode: number, offset = -1n, timestamp = -1n, leaderEpoch = -1): ListOffsetsPartitionResponse {
   return { partitionIndex, errorCode, timestamp, offset, leaderEpoch };
@@ -77,6 +82,13 @@ export const listOffsetsHandler = defineHandler({
           if (ts === LATEST_TIERED && v >= 9) {
             const last = log.tiered ? log.highestOffsetInRemoteStorage : -1;
             return last < 0 ? result(p.partitionIndex, ErrorCode.NONE) : result(p.partitionIndex, ErrorCode.NONE, BigInt(last), -1n, log.leaderEpochCache.epochForOffset(last));
+          }
+          if (ts === EARLIEST_PENDING_UPLOAD && v >= 11) {
+            if (!log.tiered) return result(p.partitionIndex, ErrorCode.NONE);
+            const last = log.highestOffsetInRemoteStorage;
+            if (last < 0 && log.localLogStartOffset !== log.logStartOffset) return result(p.partitionIndex, ErrorCode.NONE);
+            const pending = last < 0 ? log.logStartOffset : Math.max(last + 1, log.logStartOffset);
+            return result(p.partitionIndex, ErrorCode.NONE, BigInt(pending), -1n, log.leaderEpochCache.epochForOffset(pending));
           }
           if (ts < 0n) return result(p.partitionIndex, ErrorCode.UNSUPPORTED_VERSION);
           const tiered = log.tiered && view === null ? broker.replicaManager.tiered : undefined;

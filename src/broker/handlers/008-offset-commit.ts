@@ -1,5 +1,5 @@
 /**
- * OffsetCommit (key 8), versions 2-9.
+ * OffsetCommit (key 8), versions 2-10.
  *
  * Behavior (behaviours.md OC1-OC10):
  * - group_id "" is a group like any other (Kafka 4.4 commits to it). Unknown topic or partition
@@ -11,12 +11,14 @@
  * - Generation >= 0 to a missing group: ILLEGAL_GENERATION, GROUP_ID_NOT_FOUND from v9.
  * - Metadata longer than offset.metadata.max.bytes: OFFSET_METADATA_TOO_LARGE (that partition).
  * Version notes: v2-4 retention_time_ms (-1: offsets.retention.minutes); v3 throttle time; v6
- * committed_leader_epoch; v7 group_instance_id; v8 flexible; v9 (KIP-848) memberEpoch naming.
+ * committed_leader_epoch; v7 group_instance_id; v8 flexible; v9 (KIP-848) memberEpoch naming;
+ * v10 names topics by id (an id the cluster does not know: UNKNOWN_TOPIC_ID for its partitions).
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 import { codesInRequestOrder, existingPartitions } from './partition-results.js';
+import type { MetadataCache } from '../../cluster/metadata-cache.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
 
@@ -24,13 +26,28 @@ function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetComm
   return req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
 }
 
+/** v10: each topic's name from its id (the cluster's metadata); ids it does not know go to `unknown`. */
+function withTopicNames(cache: MetadataCache, req: OffsetCommitRequest, unknown: Set<string>): OffsetCommitRequest {
+  return {
+    ...req,
+    topics: req.topics.map((t) => {
+      const info = cache.topicById(t.topicId);
+      if (!info) unknown.add(t.topicId);
+      return { ...t, name: info?.name ?? '' };
+    }),
+  };
+}
+
 export const offsetCommitHandler = defineHandler({
   apiKey: 8,
-  async handle(ctx, req) {
+  async handle(ctx, rawReq) {
     // ACLs: READ on the group (else every partition GROUP_AUTHORIZATION_FAILED), READ on each topic.
-    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return { throttleTimeMs: 0, topics: everyPartition(req, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
-    const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
-    const allowed = denied ? req.topics.filter((t) => !denied.has(t.name)) : req.topics;
+    if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, rawReq.groupId)) return { throttleTimeMs: 0, topics: everyPartition(rawReq, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
+    const unknownIds = new Set<string>();
+    const req = ctx.apiVersion >= 10 ? withTopicNames(ctx.broker.metadataCache, rawReq, unknownIds) : rawReq;
+    const known = unknownIds.size === 0 ? req.topics : req.topics.filter((t) => !unknownIds.has(t.topicId));
+    const denied = deniedTopics(ctx, AclOperation.READ, known);
+    const allowed = denied ? known.filter((t) => !denied.has(t.name)) : known;
     const valid = existingPartitions(ctx.broker.metadataCache, allowed).filter((t) => t.partitions.length > 0);
     const committed = valid.length === 0 ? [] : await ctx.broker.groupCoordinator.commitOffsets({
       groupId: req.groupId,
@@ -41,7 +58,10 @@ export const offsetCommitHandler = defineHandler({
       topics: valid,
     }, ctx.apiVersion);
     const topics = codesInRequestOrder(req.topics, committed);
-    if (denied) for (const t of topics) if (denied.has(t.name)) for (const p of t.partitions) p.errorCode = ErrorCode.TOPIC_AUTHORIZATION_FAILED;
+    for (const t of topics) {
+      const code = unknownIds.has(t.topicId) ? ErrorCode.UNKNOWN_TOPIC_ID : denied?.has(t.name) ? ErrorCode.TOPIC_AUTHORIZATION_FAILED : ErrorCode.NONE;
+      if (code !== ErrorCode.NONE) for (const p of t.partitions) p.errorCode = code;
+    }
     return { throttleTimeMs: 0, topics };
   },
   errorResponse(req, errorCode) {
