@@ -152,7 +152,8 @@ function sessionProbes(): Probe[] {
     s('v12-session-unchanged', 12, 'caught up, then an incremental fetch naming nothing with nothing new: no partitions, the session id', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 12) }),
     s('v12-session-new-records', 12, 'incremental fetch at the log ends, new records in one partition: only that partition answered', { epoch: 1, parts: atEnd }, { prepare: moreInPartition1 }),
     s('v13-session-new-records', 13, 'the same with topic ids', { epoch: 1, parts: atEnd }, { prepare: moreInPartition1 }),
-    s('v17-session-unchanged', 17, 'caught up, then nothing new, at the newest version', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 17) }),
+    s('v17-session-unchanged', 17, 'caught up, then nothing new, at v17', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 17) }),
+    s('v18-session-unchanged', 18, 'caught up, then nothing new, at the newest version', { epoch: 2 }, { prepare: (ctx, topic) => caughtUp(ctx, topic, 18) }),
     s('v12-session-second-epoch', 12, 'epoch 2 after epoch 1 (the fetch offsets of epoch 1 kept), new records in one partition', { epoch: 2 }, {
       prepare: async (ctx, topic) => {
         await caughtUp(ctx, topic, 12);
@@ -186,7 +187,8 @@ function fetchProbes(): Probe[] {
     f('v12-first-flexible', 12, 'first flexible version', {}),
     f('v13-topic-ids', 13, 'topics named by id', { byId: true }),
     f('v16', 16, 'librdkafka 2.15 version', { byId: true }),
-    f('v17-max', 17, 'newest advertised version', { byId: true }),
+    f('v17-max', 17, 'v17 (replica directory id)', { byId: true }),
+    f('v18-max', 18, 'newest advertised version (KIP-1166: a follower\'s high watermark, a tagged field a consumer leaves out)', { byId: true }),
     f('v12-offset-beyond-end', 12, 'fetch_offset > log end (F1): OFFSET_OUT_OF_RANGE with -1 offsets', { parts: [{ fetchOffset: 100 }] }),
     f('v12-offset-before-start', 12, 'fetch_offset < log start (F2)', { parts: [{ fetchOffset: 1 }] }, {
       prepare: async (ctx, topic) => {

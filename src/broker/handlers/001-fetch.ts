@@ -1,5 +1,5 @@
 /**
- * Fetch (key 1), versions 4-17. Kafka's KafkaApis.handleFetchRequest: the fetch session context
+ * Fetch (key 1), versions 4-18. Kafka's KafkaApis.handleFetchRequest: the fetch session context
  * (replication/fetch-session.ts, KIP-227: sessionless, full with a new session, incremental, or a
  * session error answered with no partitions), authorize (a follower CLUSTER_ACTION, a consumer READ
  * per topic), resolve the topics, hand the context's partitions (for an incremental fetch every
@@ -12,7 +12,9 @@
  * from v12, its endpoint from v16 (KIP-951). consumer_byte_rate: above it no data, throttle_time_ms,
  * muted, the session kept. Versions: v4 isolation level; v5 log_start_offset; v7 sessions; v9
  * current leader epoch; v12 flexible, last_fetched_epoch; v13+ topic ids (UNKNOWN_TOPIC_ID);
- * v15 replica state; v16 endpoints.
+ * v15 replica state; v16 endpoints; v17 replica directory id; v18 a follower's high watermark
+ * (KIP-1166, tagged: Kafka's KRaft quorum uses it to stop parking fetches, its replica manager
+ * does not, nor does Samsa's).
  */
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';

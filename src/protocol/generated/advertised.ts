@@ -11,7 +11,7 @@ export interface AdvertisedApi {
 
 export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 0, name: 'Produce', min: 0, max: 11, refuse: [0, 2] },
-  { apiKey: 1, name: 'Fetch', min: 4, max: 17, refuse: null },
+  { apiKey: 1, name: 'Fetch', min: 4, max: 18, refuse: null },
   { apiKey: 2, name: 'ListOffsets', min: 1, max: 11, refuse: null },
   { apiKey: 3, name: 'Metadata', min: 0, max: 13, refuse: null },
   { apiKey: 8, name: 'OffsetCommit', min: 2, max: 10, refuse: null },
