@@ -28,23 +28,30 @@ export interface FeatureRange {
 export const SUPPORTED_FEATURES: ReadonlyMap<string, FeatureRange> = new Map([
   [GROUP_VERSION, { minVersion: 0, maxVersion: 1 }],
   [SHARE_VERSION, { minVersion: 0, maxVersion: 1 }],
-  // 2 (V2) once Produce v12, TxnOffsetCommit v5 and EndTxn v5 reach the coordinator's V2 path
-  // (txn-coordinator.ts has it; the handlers do not use it yet): advertising 2 would let
-  // `kafka-features.sh upgrade --feature transaction.version=2` switch Java producers to a path
-  // Samsa does not serve.
+  // 2 (V2): Produce v12, TxnOffsetCommit v5 and EndTxn v5 reach the coordinator's V2 path and the
+  // Java 4.4 producer passes on one broker (test/e2e/txn-v2-java.test.ts), but on a cluster the
+  // implicit add of a partition whose transactional id another broker coordinates needs the
+  // broker-to-broker AddPartitionsToTxn v5, not written yet (docs/gaps.md). Until then 2 is not
+  // supported, so `kafka-features.sh upgrade --feature transaction.version=2` cannot switch Java
+  // producers to it.
   [TRANSACTION_VERSION, { minVersion: 0, maxVersion: 1 }],
 ]);
 
 /**
  * The levels a new cluster is formatted with. Kafka 4.4 formats with group.version 1,
  * share.version 2 and transaction.version 2; Samsa keeps transaction.version at 0 (absent) until
- * its transactions V2 path passes the Java 4.4 producer's tests (docs/gaps.md), since a finalized
- * 2 switches Java producers to V2; until then level 2 is not even supported (SUPPORTED_FEATURES).
+ * level 2 is supported (SUPPORTED_FEATURES: the cluster half of the implicit add is missing),
+ * since a finalized 2 switches Java 4 producers to transactions V2.
  */
 export const BOOTSTRAP_FEATURE_LEVELS: ReadonlyMap<string, number> = new Map([
   [GROUP_VERSION, 1],
   [SHARE_VERSION, 1],
 ]);
+
+/** The finalized transaction.version of `features` (0 when absent). */
+export function transactionVersionOf(features: ReadonlyMap<string, number>): number {
+  return features.get(TRANSACTION_VERSION) ?? 0;
+}
 
 /** UpdateFeatures' upgrade types (FeatureUpdate.UpgradeType). */
 export const UpgradeType = { UPGRADE: 1, SAFE_DOWNGRADE: 2, UNSAFE_DOWNGRADE: 3 } as const;

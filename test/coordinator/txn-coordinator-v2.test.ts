@@ -78,19 +78,19 @@ test('V2 retries: the EndTxn that bumped the epoch, retried, answers NONE with t
 test('V2: the bump that exhausts the epoch moves the producer to a new id at epoch 0 (PreviousProducerId kept); a retry answers the new id', async () => {
   const { tc, log } = await setup();
   const { producerId: pid } = await tc.initProducerId('v2-x', 60000, null, FENCED);
-  // Put the producer just below exhaustion (Short.MAX_VALUE - 1 = 32766 is the last usable epoch).
-  await tc.runtime.schedule(partitionForTxnId('v2-x', 3), (s) => answer(void (s.txns.get('v2-x')!.producerEpoch = 32765)));
-  assert.is(await tc.addPartitions('v2-x', pid, 32765, T0, FENCED, true), ErrorCode.NONE);
-  await log.appendAsLeader(data(pid, 32765, 0, 'x'), 0);
-  const end = await tc.endTxn('v2-x', pid, 32765, true, FENCED, true);
+  // Put the producer just below exhaustion (Kafka: an epoch of Short.MAX_VALUE - 1 = 32766 is exhausted; its EndTxn bumps to 32767 and rotates the id).
+  await tc.runtime.schedule(partitionForTxnId('v2-x', 3), (s) => answer(void (s.txns.get('v2-x')!.producerEpoch = 32766)));
+  assert.is(await tc.addPartitions('v2-x', pid, 32766, T0, FENCED, true), ErrorCode.NONE);
+  await log.appendAsLeader(data(pid, 32766, 0, 'x'), 0);
+  const end = await tc.endTxn('v2-x', pid, 32766, true, FENCED, true);
   assert.is(end.errorCode, ErrorCode.NONE);
   assert.ok(end.producerId !== pid, 'a new producer id');
   assert.is(end.producerEpoch, 0);
   await tc.idle();
-  assert.equal(await batches(log), ['x@32765', 'COMMIT@32766']);
+  assert.equal(await batches(log), ['x@32766', 'COMMIT@32767']);
   const d = (await tc.describe(['v2-x']))[0];
   assert.equal([d.transactionState, Number(d.producerId), d.producerEpoch], ['CompleteCommit', end.producerId, 0]);
-  assert.equal(await tc.endTxn('v2-x', pid, 32765, true, FENCED, true), { errorCode: ErrorCode.NONE, producerId: end.producerId, producerEpoch: 0 });
+  assert.equal(await tc.endTxn('v2-x', pid, 32766, true, FENCED, true), { errorCode: ErrorCode.NONE, producerId: end.producerId, producerEpoch: 0 });
   assert.is(await tc.addPartitions('v2-x', end.producerId, 0, T0, FENCED, true), ErrorCode.NONE);
   await tc.shutdown();
 });

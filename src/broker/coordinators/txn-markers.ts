@@ -4,7 +4,7 @@
  *
  * The coordinator writes a transaction's COMMIT or ABORT marker into every partition of the
  * transaction at once. A partition this broker leads gets it straight from `appendMarker`; the
- * partitions led elsewhere get it through one WriteTxnMarkers (v1) per leader, which runs the
+ * partitions led elsewhere get it through one WriteTxnMarkers (v2, carrying the transaction version) per leader, which runs the
  * same `appendMarker` for each, in parallel. Like Kafka's, a marker append waits for the ISR (acks=-1) before it counts, so
  * a transaction is completed only once its markers survive the loss of a leader. A marker in a
  * `__consumer_offsets` partition then completes the producer's pending transactional offsets in
@@ -86,7 +86,7 @@ export async function writeMarkers(broker: BrokerServices, targets: readonly Mar
   return out;
 }
 
-/** One WriteTxnMarkers (v1) to `leader` for `targets`; each target's code, in order. */
+/** One WriteTxnMarkers (v2 for a V2 transaction, else v1) to `leader` for `targets`; each target's code, in order. */
 async function sendMarkers(broker: BrokerServices, leader: number, targets: readonly MarkerTarget[], m: TxnMarker): Promise<number[]> {
   const client = broker.brokerClients.get(leader, 'txn-markers');
   if (!client) return targets.map(() => ErrorCode.NOT_LEADER_OR_FOLLOWER);
@@ -97,10 +97,12 @@ async function sendMarkers(broker: BrokerServices, leader: number, targets: read
     list.push(t.partition);
   }
   try {
-    const r = await client.send(27, 1, {
+    // v2 only for a V2 transaction (all brokers run V2 once transaction.version 2 is finalized),
+    // v1 otherwise, so a broker of an older Samsa still takes the markers of V1 transactions.
+    const r = await client.send(27, (m.transactionVersion ?? 0) >= 2 ? 2 : 1, {
       markers: [{
         producerId: BigInt(m.producerId), producerEpoch: m.producerEpoch, transactionResult: m.commit,
-        coordinatorEpoch: m.coordinatorEpoch, transactionVersion: 0, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
+        coordinatorEpoch: m.coordinatorEpoch, transactionVersion: m.transactionVersion ?? 0, topics: [...byTopic].map(([name, partitionIndexes]) => ({ name, partitionIndexes })),
       }],
     }, MARKER_REPLICATION_TIMEOUT_MS + 5000);
     const codes = new Map<string, number>();

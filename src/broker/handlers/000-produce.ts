@@ -1,5 +1,5 @@
 /**
- * Produce (key 0), advertised 0-11; v0-2 (message formats 0/1) answered UNSUPPORTED_VERSION.
+ * Produce (key 0), advertised 0-12; v0-2 (message formats 0/1) answered UNSUPPORTED_VERSION.
  * Kafka's KafkaApis.handleProduceRequest: authorize, resolve, hand the batches to the replica
  * manager (replication/append-records.ts: batch checks, transaction verification,
  * min.insync.replicas, the append, acks=-1 waits, Samsa's topic features), encode.
@@ -11,13 +11,16 @@
  * - Transactional batches need a transactional_id (P22) the principal may WRITE, else
  *   TRANSACTIONAL_ID_AUTHORIZATION_FAILED for the whole request; topics need WRITE.
  * - NOT_LEADER_OR_FOLLOWER names the current leader from v10 (KIP-951); producer_byte_rate throttles.
- * Versions: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors; v9 flexible.
+ * Versions: v3 transactional_id; v5 log_start_offset; v7 zstd; v8 record_errors; v9 flexible;
+ * v11 TRANSACTION_ABORTABLE; v12 (same fields) adds a transactional batch's partition to the
+ * transaction when transaction.version 2 is finalized (transactions V2, KIP-890 part 2).
  */
 import { KafkaApiError, ProtocolError } from '../../errors.js';
 import { DeferredResponse, defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { PartitionProduceResponse } from '../../protocol/generated/messages/produce-response.js';
 import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
+import { transactionVersionOf } from '../../cluster/features.js';
 import { appendFailed, isTransactionalBatch, type AppendResult, type ProducePartition } from '../../replication/append-records.js';
 import { LeaderEndpoints } from '../leader-hints.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
@@ -54,8 +57,20 @@ export const produceHandler = defineHandler({
         return parts.push({ topic: info, partition: p.index, records: p.records }) - 1;
       });
     });
-    const verify = txnId !== null && broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false
-      ? (topic: string, partition: number, producerId: number, epoch: number) => broker.txnCoordinator.verifyPartition(txnId, producerId, epoch, topic, partition) : null;
+    // Transactional batches: v12+ on a cluster that finalized transaction.version 2 adds the
+    // partition to the transaction (transactions V2, Kafka's addPartition operation, done whatever
+    // transaction.partition.verification.enable says); otherwise the partition is verified (KIP-890
+    // part 1). Either way one queued operation of the transactional id's coordinator shard.
+    const implicitAdd = txnId !== null && ctx.apiVersion >= 12 && transactionVersionOf(broker.metadataCache.features) >= 2;
+    const verify = txnId === null ? null
+      : implicitAdd ? async (topic: string, partition: number, producerId: number, epoch: number) => {
+        const code = await broker.txnCoordinator.addPartitionsImplicitly(txnId, producerId, epoch, [{ topic, partition }], ErrorCode.INVALID_PRODUCER_EPOCH);
+        // Still completing the previous transaction, the coordinator moving or not here: retriable.
+        return code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
+          ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
+      }
+      : broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false
+        ? (topic: string, partition: number, producerId: number, epoch: number) => broker.txnCoordinator.verifyPartition(txnId, producerId, epoch, topic, partition) : null;
     const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify }, parts);
     const bytes = broker.quotas.active ? req.topicData.reduce((n, t) => t.partitionData.reduce((m, p) => m + (Buffer.isBuffer(p.records) ? p.records.length : 0), n), 0) : 0;
     const throttleTimeMs = broker.quotas.recordAndThrottle('producer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, bytes);

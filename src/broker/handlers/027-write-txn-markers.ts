@@ -1,5 +1,6 @@
 /**
- * WriteTxnMarkers (key 27), version 1: a transaction coordinator on another broker asks this one
+ * WriteTxnMarkers (key 27), versions 1-2 (v2: each marker carries its transaction's version,
+ * KIP-890 part 2): a transaction coordinator on another broker asks this one
  * to write COMMIT/ABORT markers into partitions it leads (broker/coordinators/txn-markers.ts). Each
  * partition answers on its own: NONE once the marker is in the ISR, NOT_LEADER_OR_FOLLOWER,
  * UNKNOWN_TOPIC_OR_PARTITION, NOT_ENOUGH_REPLICAS(_AFTER_APPEND), REQUEST_TIMED_OUT or the log's
@@ -21,7 +22,7 @@ export const writeTxnMarkersHandler = defineHandler({
         partitions: await Promise.all(t.partitionIndexes.map(async (partitionIndex) => ({
           partitionIndex,
           errorCode: await appendMarker(ctx.broker, t.name, partitionIndex, {
-            producerId: Number(m.producerId), producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch,
+            producerId: Number(m.producerId), producerEpoch: m.producerEpoch, commit: m.transactionResult, coordinatorEpoch: m.coordinatorEpoch, transactionVersion: m.transactionVersion,
           }),
         }))),
       }))),

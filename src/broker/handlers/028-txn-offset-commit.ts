@@ -1,5 +1,5 @@
 /**
- * TxnOffsetCommit (key 28), versions 0-4.
+ * TxnOffsetCommit (key 28), versions 0-5.
  *
  * Behavior (behaviours.md TO1-TO9): the group's `__consumer_offsets` partition must be in the
  * producer's ongoing transaction (AddOffsetsToTxn first), else INVALID_TXN_STATE (v4:
@@ -11,6 +11,11 @@
  * -1 with no member is accepted, even on a group with members or in CompletingRebalance; a member
  * or generation that is given must be the group's (UNKNOWN_MEMBER_ID / FENCED_INSTANCE_ID /
  * ILLEGAL_GENERATION); a missing group with generation >= 0 is ILLEGAL_GENERATION.
+ *
+ * v5 (transactions V2, KIP-890 part 2, Kafka's addPartition operation when the request version is
+ * 5 or more): no AddOffsetsToTxn precedes it; the group's `__consumer_offsets` partition is added
+ * to the transaction here (one queued operation of the transactional id's coordinator shard,
+ * retried while the previous transaction's markers are written), then the offsets are written.
  */
 import { defineHandler } from '../handler.js';
 import { KafkaApiError } from '../../errors.js';
@@ -54,7 +59,15 @@ export const txnOffsetCommitHandler = defineHandler({
       const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
       // Kafka verifies the transaction first (a read-only look at the coordinator's state), then
       // validates the group and appends in one write of the group's shard.
-      code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
+      if (ctx.apiVersion >= 5) {
+        code = await broker.txnCoordinator.addOffsetsImplicitly(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, ErrorCode.INVALID_PRODUCER_EPOCH);
+        // Still completing the previous transaction or the coordinator moving: the client
+        // looks the group coordinator up again and retries.
+        if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+        else if (code === ErrorCode.INVALID_TXN_STATE) code = notAdded;
+      } else {
+        code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
+      }
       if (code === ErrorCode.NONE) {
         try {
           const member = { groupId: req.groupId, generationId: req.generationIdOrMemberEpoch, memberId: req.memberId, groupInstanceId: req.groupInstanceId };

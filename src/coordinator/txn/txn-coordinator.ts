@@ -67,6 +67,8 @@ export interface TxnMarker {
   producerEpoch: number;
   commit: boolean;
   coordinatorEpoch: number;
+  /** The transaction's client version (WriteTxnMarkers v2): 2 when the marker ends a V2 transaction. */
+  transactionVersion?: number;
 }
 
 export interface PendingOffset {
@@ -106,6 +108,14 @@ export function buildMarkerBatch(producerId: number, producerEpoch: number, comm
 const MARKER_RETRY_MS = 100;
 const OBSOLETE_MARKER = new Set<number>([ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
 const MARKER_MAX_RETRY_MS = 5000;
+/**
+ * An implicit add (transactions V2) that meets the previous transaction's markers still being
+ * written (CONCURRENT_TRANSACTIONS) is retried this often, for at most this long (Kafka's
+ * add.partitions.to.txn.retry.backoff.ms 20 and .max.ms 100; Samsa waits longer since its markers
+ * wait for the ISR before the transaction completes).
+ */
+const IMPLICIT_ADD_RETRY_MS = 20;
+const IMPLICIT_ADD_MAX_WAIT_MS = 1000;
 
 export class TxnCoordinator {
   readonly runtime: CoordinatorRuntime<TxnShard, TxnLogRecord>;
@@ -211,6 +221,42 @@ export class TxnCoordinator {
     let fresh = -1;
     if (tv2 && await this.run(transactionalId, (s) => answer(s.needsNextProducerId(transactionalId)))) fresh = await this.opts.producerIds.generate();
     return this.run(transactionalId, (s) => s.endTxn(transactionalId, producerId, epoch, commit, fencedCode, tv2, fresh));
+  }
+
+  /**
+   * The implicit add of transactions V2 (KIP-890 part 2): Produce v12 with a transactional batch
+   * adds its partition, TxnOffsetCommit v5 the group's offsets partition, with no
+   * AddPartitionsToTxn / AddOffsetsToTxn from the client (Kafka's AddPartitionsToTxnManager with
+   * the addPartition operation). The add is one queued operation of the id's shard and marks the
+   * transaction V2; while the previous transaction's markers are being written
+   * (CONCURRENT_TRANSACTIONS, the producer starts its next transaction as soon as EndTxn v5
+   * answers) it is retried here, outside the queue, each attempt queued again. Answers NONE,
+   * CONCURRENT_TRANSACTIONS (still completing after the retries), INVALID_PRODUCER_ID_MAPPING,
+   * `fencedCode`, INVALID_TXN_STATE, or NOT_COORDINATOR when another broker coordinates the id.
+   */
+  async addPartitionsImplicitly(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number): Promise<number> {
+    const deadline = this.opts.clock.now() + IMPLICIT_ADD_MAX_WAIT_MS;
+    for (;;) {
+      let code: number;
+      try {
+        code = await this.addPartitions(transactionalId, producerId, epoch, partitions, fencedCode, true);
+      } catch (err) {
+        if (err instanceof KafkaApiError) return err.errorCode;
+        throw err;
+      }
+      if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || this.closed || this.opts.clock.now() >= deadline) return code;
+      await new Promise<void>((resolve) => {
+        const t = this.opts.clock.setTimeout(() => { this.retryTimers.delete(t); resolve(); }, IMPLICIT_ADD_RETRY_MS);
+        this.retryTimers.add(t);
+      });
+    }
+  }
+
+  /** The implicit add of TxnOffsetCommit v5: the group's `__consumer_offsets` partition. */
+  async addOffsetsImplicitly(transactionalId: string, producerId: number, epoch: number, groupId: string, fencedCode: number): Promise<number> {
+    if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+    const p = await this.opts.env.offsetsPartitionFor(groupId);
+    return this.addPartitionsImplicitly(transactionalId, producerId, epoch, [{ topic: '__consumer_offsets', partition: p }], fencedCode);
   }
 
   /**
@@ -338,7 +384,7 @@ export class TxnCoordinator {
     const targets = only ?? [...txn.partitions].map(splitTpKey);
     let codes: (number | 'gone')[];
     try {
-      codes = await this.opts.env.writeMarkers(targets, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0 });
+      codes = await this.opts.env.writeMarkers(targets, { producerId: txn.producerId, producerEpoch: txn.producerEpoch, commit, coordinatorEpoch: 0, transactionVersion: txn.clientTransactionVersion });
     } catch (err) {
       this.opts.logger.warn?.(`transaction ${txn.transactionalId}: markers failed: ${(err as Error).message}`);
       codes = targets.map(() => ErrorCode.UNKNOWN_SERVER_ERROR);

@@ -294,7 +294,7 @@ export class TxnShard implements CoordinatorShard<R> {
   /** Would a V2 EndTxn of `id` exhaust the epoch (the caller then allocates a new producer id)? */
   needsNextProducerId(id: string): boolean {
     const meta = this.txns.get(id);
-    return meta !== undefined && meta.state === TxnState.Ongoing && meta.producerEpoch + 1 >= MAX_EPOCH;
+    return meta !== undefined && meta.producerEpoch >= MAX_EPOCH;
   }
 
   /**
@@ -327,44 +327,69 @@ export class TxnShard implements CoordinatorShard<R> {
     }
   }
 
+  /**
+   * EndTxn v5 (Kafka's TransactionCoordinator.endTransaction for a client of transaction version
+   * 2). The epoch check depends on the state: Ongoing and Empty need the current epoch; a
+   * Prepare* state only a retry of the bumping EndTxn (epoch one below); a Complete* state the
+   * current epoch (a new, empty transaction to abort) or a retry, including the retry after the
+   * producer id was rotated. An abort of an Empty or completed transaction bumps the epoch too (a
+   * V2 producer cannot know whether its Produce added a partition).
+   */
   private endTxnV2(id: string, producerId: number, epoch: number, commit: boolean, fencedCode: number, newProducerId: number): CoordinatorResult<InitPidResult, R> {
     const fail = (errorCode: number): CoordinatorResult<InitPidResult, R> => answer({ errorCode, producerId: -1, producerEpoch: -1 });
     const meta = this.txns.get(id);
     if (!meta) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    const decided = commit ? TxnState.PrepareCommit : TxnState.PrepareAbort;
-    const completed = commit ? TxnState.CompleteCommit : TxnState.CompleteAbort;
-    // The id and epoch the producer goes on with once this transaction is complete.
-    const next = (): InitPidResult => (meta.nextProducerId !== NO_PRODUCER_ID
-      ? { errorCode: ErrorCode.NONE, producerId: meta.nextProducerId, producerEpoch: 0 }
-      : { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
-    // A retry of the EndTxn that bumped the epoch (or rotated the producer id).
-    const isRetry = (producerId === meta.producerId && epoch === meta.producerEpoch - 1) ||
-      (producerId === meta.previousProducerId && meta.producerEpoch === 0 && meta.nextProducerId === NO_PRODUCER_ID);
-    if (isRetry) {
-      if (meta.state === completed) return answer(next());
-      if (meta.state === decided) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
-      if (meta.state === TxnState.PrepareCommit || meta.state === TxnState.PrepareAbort || meta.state === TxnState.CompleteCommit || meta.state === TxnState.CompleteAbort) return fail(ErrorCode.INVALID_TXN_STATE);
-    }
-    if (producerId !== meta.producerId) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
-    if (epoch !== meta.producerEpoch) return fail(fencedCode);
+    const retryOnOverflow = meta.previousProducerId === producerId && epoch === MAX_EPOCH && meta.producerEpoch === 0;
+    const retryOnEpochBump = meta.producerEpoch === epoch + 1;
+    const isRetry = retryOnEpochBump || retryOnOverflow;
+    let validEpoch: boolean;
     switch (meta.state) {
-      case TxnState.Ongoing: {
-        const bumped = meta.producerEpoch + 1;
-        const rotate = bumped >= MAX_EPOCH && newProducerId !== NO_PRODUCER_ID;
-        const rec = this.record(meta, {
-          state: decided, producerEpoch: bumped, nextProducerId: rotate ? newProducerId : NO_PRODUCER_ID,
-          clientTransactionVersion: 2, txnLastUpdateTimestamp: this.ctx.now(),
-        });
-        return {
-          records: [rec],
-          response: () => (rotate ? { errorCode: ErrorCode.NONE, producerId: newProducerId, producerEpoch: 0 } : { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: bumped }),
-        };
-      }
       case TxnState.PrepareCommit:
       case TxnState.PrepareAbort:
-        return fail(meta.state === decided ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+        validEpoch = retryOnEpochBump;
+        break;
+      case TxnState.CompleteCommit:
+      case TxnState.CompleteAbort:
+        validEpoch = isRetry || epoch === meta.producerEpoch;
+        break;
       default:
-        // Empty and Complete* at the current epoch: nothing to end (the retry case is above).
+        validEpoch = epoch === meta.producerEpoch;
+    }
+    if (meta.producerId !== producerId && !retryOnOverflow) return fail(ErrorCode.INVALID_PRODUCER_ID_MAPPING);
+    if (!validEpoch) return fail(fencedCode);
+    const current = (): CoordinatorResult<InitPidResult, R> => answer({ errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
+    // Ongoing → Prepare*, or (an abort with nothing added) Empty/Complete* → PrepareAbort: the
+    // epoch is bumped in the same record; an exhausted epoch records the next producer id.
+    const prepare = (state: TxnStateCode, noPartitionAdded: boolean): CoordinatorResult<InitPidResult, R> => {
+      const now = this.ctx.now();
+      const bumped = meta.producerEpoch + 1;
+      const rotate = meta.producerEpoch >= MAX_EPOCH && newProducerId !== NO_PRODUCER_ID;
+      const rec = this.record(meta, {
+        state, producerEpoch: bumped, nextProducerId: rotate ? newProducerId : NO_PRODUCER_ID,
+        clientTransactionVersion: 2, txnLastUpdateTimestamp: now,
+        ...(noPartitionAdded ? { txnStartTimestamp: now, partitions: new Set<string>() } : {}),
+      });
+      return {
+        records: [rec],
+        response: () => (rotate ? { errorCode: ErrorCode.NONE, producerId: newProducerId, producerEpoch: 0 } : { errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: bumped }),
+      };
+    };
+    switch (meta.state) {
+      case TxnState.Ongoing:
+        return prepare(commit ? TxnState.PrepareCommit : TxnState.PrepareAbort, false);
+      case TxnState.CompleteCommit:
+        if (commit) return isRetry ? current() : fail(ErrorCode.INVALID_TXN_STATE);
+        return isRetry ? fail(ErrorCode.INVALID_TXN_STATE) : prepare(TxnState.PrepareAbort, true);
+      case TxnState.CompleteAbort:
+        if (!commit) return isRetry ? current() : prepare(TxnState.PrepareAbort, true);
+        return fail(ErrorCode.INVALID_TXN_STATE);
+      case TxnState.PrepareCommit:
+        return fail(commit ? ErrorCode.CONCURRENT_TRANSACTIONS : ErrorCode.INVALID_TXN_STATE);
+      case TxnState.PrepareAbort:
+        return fail(commit ? ErrorCode.INVALID_TXN_STATE : ErrorCode.CONCURRENT_TRANSACTIONS);
+      case TxnState.Empty:
+        return commit ? fail(ErrorCode.INVALID_TXN_STATE) : prepare(TxnState.PrepareAbort, true);
+      default:
         return fail(ErrorCode.INVALID_TXN_STATE);
     }
   }

@@ -10,7 +10,7 @@ export interface AdvertisedApi {
 }
 
 export const advertisedApis: readonly AdvertisedApi[] = [
-  { apiKey: 0, name: 'Produce', min: 0, max: 11, refuse: [0, 2] },
+  { apiKey: 0, name: 'Produce', min: 0, max: 13, refuse: [0, 2] },
   { apiKey: 1, name: 'Fetch', min: 4, max: 18, refuse: null },
   { apiKey: 2, name: 'ListOffsets', min: 1, max: 11, refuse: null },
   { apiKey: 3, name: 'Metadata', min: 0, max: 13, refuse: null },
@@ -32,9 +32,9 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 23, name: 'OffsetForLeaderEpoch', min: 2, max: 4, refuse: null },
   { apiKey: 24, name: 'AddPartitionsToTxn', min: 0, max: 3, refuse: null },
   { apiKey: 25, name: 'AddOffsetsToTxn', min: 0, max: 4, refuse: null },
-  { apiKey: 26, name: 'EndTxn', min: 0, max: 4, refuse: null },
-  { apiKey: 27, name: 'WriteTxnMarkers', min: 1, max: 1, refuse: null },
-  { apiKey: 28, name: 'TxnOffsetCommit', min: 0, max: 4, refuse: null },
+  { apiKey: 26, name: 'EndTxn', min: 0, max: 5, refuse: null },
+  { apiKey: 27, name: 'WriteTxnMarkers', min: 1, max: 2, refuse: null },
+  { apiKey: 28, name: 'TxnOffsetCommit', min: 0, max: 5, refuse: null },
   { apiKey: 29, name: 'DescribeAcls', min: 1, max: 3, refuse: null },
   { apiKey: 30, name: 'CreateAcls', min: 1, max: 3, refuse: null },
   { apiKey: 31, name: 'DeleteAcls', min: 1, max: 3, refuse: null },
