@@ -50,6 +50,7 @@ import type { Clock } from '../clock.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { FetchTopic, ForgottenTopic } from '../protocol/generated/messages/fetch-request.js';
+import { ZERO_UUID } from '../protocol/reader.js';
 
 export const INVALID_SESSION_ID = 0;
 /** A full fetch that asks for a session. */
@@ -61,7 +62,6 @@ export const FETCH_SESSION_CACHE_SHARDS = 8;
 /** Kafka's KafkaBroker.MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS (not a setting). */
 export const MIN_INCREMENTAL_FETCH_SESSION_EVICTION_MS = 120_000;
 const INT32_MAX = 2147483647;
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 /** FetchMetadata.nextEpoch: after -1 comes -1; after 2^31-1 comes 1. */
 export function nextEpoch(prev: number): number {

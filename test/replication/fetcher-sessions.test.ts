@@ -126,80 +126,73 @@ function follow(m: ReplicaFetcherManager, followers: PartitionLog[]): void {
   followers.forEach((log, p) => m.addPartition({ topic: 't', partitionIndex: p, topicId: TOPIC_ID, log } as unknown as Partition, 1, 0));
 }
 
-test('a full fetch, then incremental ones naming only partitions that moved; the leader answers only news', async () => {
+/** A leader with `slots` session slots, a follower fetching from it; stopped and closed after `fn`. */
+async function withSessionLeader(slots: number, fn: (s: Awaited<ReturnType<typeof setup>>, state: ReturnType<typeof sessionLeader>['state'], m: ReplicaFetcherManager) => Promise<void>): Promise<void> {
   const s = await setup();
-  const { state, pool } = sessionLeader(s.leaders);
+  const { state, pool } = sessionLeader(s.leaders, slots);
   const m = manager(pool);
   follow(m, s.followers);
   try {
-    await s.caughtUp('copied the first records');
-    await new Promise((r) => setTimeout(r, 50));
-    const mark = state.seen.length;
-    await s.append(1, 3);
-    await s.caughtUp('copied partition 1\'s new records');
-    await new Promise((r) => setTimeout(r, 50));
-    const seen = state.seen;
-    // The partitions join after their truncation, each with a full fetch or incremental adds.
-    assert.equal([seen[0].sessionId, seen[0].sessionEpoch], [0, 0], 'the first fetch asks for a session');
-    const id = state.cache.shards.flatMap((sh) => [...sh.sessions.keys()])[0];
-    assert.ok(id > 0);
-    const inSession = seen.filter((x) => x.sessionId === id);
-    inSession.forEach((x, i) => assert.is(x.sessionEpoch, i + 1, 'epochs one after another'));
-    assert.is(seen.length - inSession.length, 1, 'one full fetch');
-    const after = seen.slice(mark);
-    assert.ok(after.some((x) => x.answered.includes(1)), 'partition 1 answered once it had records');
-    for (const x of after) {
-      assert.ok(x.named.every((p) => p === 1), `only partition 1 named after its append: ${JSON.stringify(x)}`);
-      assert.ok(x.answered.every((p) => p === 1), `only partition 1 answered: ${JSON.stringify(x)}`);
-    }
-    assert.ok(after.some((x) => x.named.length === 0 && x.answered.length === 0), 'idle fetches name and get nothing');
-    assert.is(m.fetchCounts().fullFetches, 1);
+    await fn(s, state, m);
   } finally {
     await m.stop();
     await s.close();
   }
+}
+
+test('a full fetch, then incremental ones naming only partitions that moved; the leader answers only news', async () => {
+  await withSessionLeader(1000, async (s, state, m) => {
+  await s.caughtUp('copied the first records');
+  await new Promise((r) => setTimeout(r, 50));
+  const mark = state.seen.length;
+  await s.append(1, 3);
+  await s.caughtUp('copied partition 1\'s new records');
+  await new Promise((r) => setTimeout(r, 50));
+  const seen = state.seen;
+  // The partitions join after their truncation, each with a full fetch or incremental adds.
+  assert.equal([seen[0].sessionId, seen[0].sessionEpoch], [0, 0], 'the first fetch asks for a session');
+  const id = state.cache.shards.flatMap((sh) => [...sh.sessions.keys()])[0];
+  assert.ok(id > 0);
+  const inSession = seen.filter((x) => x.sessionId === id);
+  inSession.forEach((x, i) => assert.is(x.sessionEpoch, i + 1, 'epochs one after another'));
+  assert.is(seen.length - inSession.length, 1, 'one full fetch');
+  const after = seen.slice(mark);
+  assert.ok(after.some((x) => x.answered.includes(1)), 'partition 1 answered once it had records');
+  for (const x of after) {
+    assert.ok(x.named.every((p) => p === 1), `only partition 1 named after its append: ${JSON.stringify(x)}`);
+    assert.ok(x.answered.every((p) => p === 1), `only partition 1 answered: ${JSON.stringify(x)}`);
+  }
+  assert.ok(after.some((x) => x.named.length === 0 && x.answered.length === 0), 'idle fetches name and get nothing');
+  assert.is(m.fetchCounts().fullFetches, 1);
+  });
 });
 
 test('a leader that lost the session: FETCH_SESSION_ID_NOT_FOUND, a full fetch at once, a new session', async () => {
-  const s = await setup();
-  const { state, pool } = sessionLeader(s.leaders);
-  const m = manager(pool);
-  follow(m, s.followers);
-  try {
-    await s.caughtUp('copied the first records');
-    // The leader restarts: its sessions are gone.
-    state.cache = new FetchSessionCache({ slots: 1000, clock: systemClock });
-    const mark = state.seen.length;
-    await s.append(2, 2);
-    await s.caughtUp('copied partition 2\'s new records after the restart');
-    const after = state.seen.slice(mark);
-    const full = after.findIndex((x) => x.sessionEpoch === 0);
-    assert.ok(full >= 1, `a full fetch after the refused incremental one: ${JSON.stringify(after.slice(0, 3))}`);
-    assert.equal([after[full].sessionId, after[full].named.sort()], [0, [0, 1, 2]], 'a full fetch names every partition');
-    assert.is(state.cache.size, 1, 'a new session');
-    assert.is(m.fetchCounts().fullFetches, 2);
-  } finally {
-    await m.stop();
-    await s.close();
-  }
+  await withSessionLeader(1000, async (s, state, m) => {
+  await s.caughtUp('copied the first records');
+  // The leader restarts: its sessions are gone.
+  state.cache = new FetchSessionCache({ slots: 1000, clock: systemClock });
+  const mark = state.seen.length;
+  await s.append(2, 2);
+  await s.caughtUp('copied partition 2\'s new records after the restart');
+  const after = state.seen.slice(mark);
+  const full = after.findIndex((x) => x.sessionEpoch === 0);
+  assert.ok(full >= 1, `a full fetch after the refused incremental one: ${JSON.stringify(after.slice(0, 3))}`);
+  assert.equal([after[full].sessionId, after[full].named.sort()], [0, [0, 1, 2]], 'a full fetch names every partition');
+  assert.is(state.cache.size, 1, 'a new session');
+  assert.is(m.fetchCounts().fullFetches, 2);
+  });
 });
 
 test('a leader without sessions (slots 0): every fetch a full one, the copies still match', async () => {
-  const s = await setup();
-  const { state, pool } = sessionLeader(s.leaders, 0);
-  const m = manager(pool);
-  follow(m, s.followers);
-  try {
-    await s.caughtUp('copied the first records');
-    await s.append(0, 1);
-    await s.caughtUp('copied the new record');
-    assert.ok(state.seen.length > 2);
-    for (const x of state.seen) assert.equal([x.sessionId, x.sessionEpoch], [0, 0]);
-    assert.is(m.fetchCounts().fullFetches, m.fetchCounts().fetches);
-  } finally {
-    await m.stop();
-    await s.close();
-  }
+  await withSessionLeader(0, async (s, state, m) => {
+  await s.caughtUp('copied the first records');
+  await s.append(0, 1);
+  await s.caughtUp('copied the new record');
+  assert.ok(state.seen.length > 2);
+  for (const x of state.seen) assert.equal([x.sessionId, x.sessionEpoch], [0, 0]);
+  assert.is(m.fetchCounts().fullFetches, m.fetchCounts().fetches);
+  });
 });
 
 test.run();

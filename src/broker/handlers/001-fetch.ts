@@ -23,8 +23,8 @@ import type { FetchPartition, FetchPartitionResult } from '../../replication/fet
 import type { TopicRecord } from '../../cluster/metadata-store.js';
 import { LeaderEndpoints } from '../leader-hints.js';
 import { AclOperation, authorize, authorizeCluster, ResourceType } from './auth-helper.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_RECORDS = Buffer.alloc(0);
 const empty = (errorCode: number, throttleTimeMs = 0, sessionId = 0) => ({ throttleTimeMs, errorCode, sessionId, responses: [], nodeEndpoints: [] });
 

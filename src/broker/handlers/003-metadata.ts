@@ -45,8 +45,8 @@ import { aliveBrokers, CLUSTER_OPERATIONS } from './cluster-view.js';
 import { TOPIC_OPERATIONS } from './075-describe-topic-partitions.js';
 import { AclOperation, authorize, authorizeCluster, authorizedOperations, ResourceType } from './auth-helper.js';
 import { PARTITIONS_KEEP, retiredFrom, steersAwayFromRetired } from '../../cluster/partition-retirement.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NO_OPERATIONS = -2147483648;
 
 function topicError(name: string | null, errorCode: number, topicId = ZERO_UUID, ops = NO_OPERATIONS): MetadataResponseTopic {

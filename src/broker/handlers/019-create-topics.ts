@@ -44,10 +44,9 @@ import { checkReplicaList } from '../../cluster/replica-placement.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from './auth-helper.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 export { checkReplicaList };
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 
 function failure(name: string, errorCode: number, errorMessage: string | null): CreatableTopicResult {
   return { ...defaultCreatableTopicResult(), name, errorCode, errorMessage };

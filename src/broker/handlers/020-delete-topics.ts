@@ -34,8 +34,7 @@ import { apiErrorMessage } from '../topic-configs.js';
 import { isForwarded } from '../controller-channel.js';
 import { AclOperation, authorizeClusterOrForwarded, authorizeTopic } from './auth-helper.js';
 import { mutationQuota, THROTTLING_QUOTA_EXCEEDED_MESSAGE } from '../../security/quotas.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 /** The default texts of these errors, which Kafka's controller puts in the result (v5+). */
 const UNKNOWN_TOPIC_MESSAGE = 'This server does not host this topic-partition.';

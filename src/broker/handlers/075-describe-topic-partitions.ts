@@ -44,8 +44,8 @@ import type {
 } from '../../protocol/generated/messages/describe-topic-partitions-response.js';
 import type { TopicRecord } from '../../cluster/metadata-store.js';
 import { INTERNAL_TOPICS, topicNameProblem } from '../../cluster/topic-names.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
 const NOT_PROVIDED = -2147483648;
 /** AclOperation codes READ(3) WRITE(4) CREATE(5) DELETE(6) ALTER(7) DESCRIBE(8) DESCRIBE_CONFIGS(10) ALTER_CONFIGS(11). */
 export const TOPIC_OPERATIONS = [3, 4, 5, 6, 7, 8, 10, 11].reduce((bits, op) => bits | (1 << op), 0);

@@ -15,8 +15,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribeShareGroupOffsetsResponseGroup } from '../../protocol/generated/messages/describe-share-group-offsets-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 import { KafkaApiError } from '../../errors.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 function failedGroup(groupId: string, errorCode: number, errorMessage: string | null = null): DescribeShareGroupOffsetsResponseGroup {
   return { groupId, topics: [], errorCode, errorMessage };

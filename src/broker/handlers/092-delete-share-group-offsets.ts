@@ -11,8 +11,7 @@ import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DeleteShareGroupOffsetsResponse } from '../../protocol/generated/messages/delete-share-group-offsets-response.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
-
-const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 function failed(errorCode: number, errorMessage: string | null = null): DeleteShareGroupOffsetsResponse {
   return { throttleTimeMs: 0, errorCode, errorMessage, responses: [] };

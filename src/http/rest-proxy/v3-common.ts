@@ -12,7 +12,8 @@ import { sendInProcess } from '../in-process.js';
 import { ErrorCode, errorName, isRetriable } from '../../protocol/generated/error-codes.js';
 import type { MetadataResponse, MetadataResponseTopic } from '../../protocol/generated/messages/metadata-response.js';
 
-export const ZERO_UUID = 'AAAAAAAAAAAAAAAAAAAAAA';
+export { ZERO_UUID } from '../../protocol/reader.js';
+import { ZERO_UUID } from '../../protocol/reader.js';
 
 /** Confluent's "HTTP 404 Not Found" (an unknown path, or an entity looked up and absent). */
 export function notFound(message = 'HTTP 404 Not Found'): RestProxyError {
