@@ -2,7 +2,7 @@
  * Probes: Produce (behaviours.md P1-P27), idempotent sequences (I1-I9) and transactional
  * verification on the produce path (R8-R9).
  */
-import { batch, createTopic, initProducer, openTransaction, produce, type BatchOptions } from './fixtures.js';
+import { batch, createTopic, initProducer, openTransaction, produce, topicId, type BatchOptions } from './fixtures.js';
 import { sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 import { requestFrame } from './wire.js';
@@ -73,6 +73,17 @@ function basicProbes(): Probe[] {
     p('v7-librdkafka-2.0', 7, 'success at the version librdkafka 2.0.2 and kafkajs send', { records: b({ prefix: 'v7', count: 3 }) }),
     p('v9-first-flexible', 9, 'success, first flexible version', { records: b({ prefix: 'v9' }) }),
     p('v11-max', 11, 'success at the newest advertised version', { records: b({ prefix: 'v11' }), partition: 1 }),
+    p('v12-non-transactional', 12, 'success at v12 (transactions V2 changes only transactional batches)', { records: b({ prefix: 'v12' }) }),
+    {
+      ...p('v13-max', 13, 'success at v13, the topic named by its id (KIP-516)', { records: b({ prefix: 'v13' }) }),
+      setup: async (ctx: ProbeCtx) => {
+        await createTopic(ctx, 'pp-v13-max', 2, {});
+        ctx.state['pp-v13-max'] = await topicId(ctx, 'pp-v13-max');
+      },
+      body: (ctx: ProbeCtx) => ({ transactionalId: null, acks: -1, timeoutMs: 10_000, topicData: [{ name: '', topicId: ctx.state['pp-v13-max'], partitionData: [{ index: 0, records: b({ prefix: 'v13' }) }] }] }),
+      // The topic id differs between the two targets; the answer names it.
+      normalise: (j: Json) => sortResponses(JSON.parse(JSON.stringify(j).replace(/"topicId":"[^"]*"/g, '"topicId":"<id>"')) as Json),
+    },
     p('v0-refused', 0, 'Produce v0 (message format 0): Kafka 4 closes the connection (X1)', { records: legacyMessageSet(0) }),
     p('v2-refused', 2, 'Produce v2 (message format 1)', { records: legacyMessageSet(1) }),
     p('v9-unknown-topic', 9, 'unknown topic (P1): never auto-created', { topic: 'probe-produce-missing' }),

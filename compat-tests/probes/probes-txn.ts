@@ -116,6 +116,10 @@ function endTxnProbes(): Probe[] {
     et('v3-unknown-id', 3, 'unknown transactional id (E6)', 'none', { transactionalId: T('end-txn', 'v3-unknown-id'), producerId: 4242, producerEpoch: 0, committed: true }, {}),
     et('v3-empty-id', 3, 'transactional id "" (E7): INVALID_REQUEST', 'none', { transactionalId: '', producerId: 1, producerEpoch: 0, committed: true }, {}),
     et('v3-offsets-only', 3, 'commit a transaction holding only offsets', 'offsets', body('v3-offsets-only', true), {}),
+    et('v5-max-commit', 5, 'commit at v5 (transactions V2, the request version decides): the producer id and the bumped epoch', 'ongoing', body('v5-max-commit', true)),
+    et('v5-abort-empty', 5, 'abort at v5 with nothing added: accepted, the epoch bumped', 'ready', body('v5-abort-empty', false)),
+    et('v5-commit-empty', 5, 'commit at v5 with nothing added: INVALID_TXN_STATE', 'ready', body('v5-commit-empty', true), {}),
+    et('v5-stale-epoch', 5, 'v5 with an epoch below the current: PRODUCER_FENCED', 'ongoing', body('v5-stale-epoch', true, -1), {}),
   ];
 }
 
@@ -134,6 +138,7 @@ function txnOffsetCommitProbes(): Probe[] {
     to('v4-max', 4, 'after AddOffsetsToTxn at v4', 'offsets', body('v4-max')),
     to('v3-before-add-offsets', 3, 'before AddOffsetsToTxn (TO1): INVALID_TXN_STATE', 'ready', body('v3-before-add-offsets')),
     to('v4-before-add-offsets', 4, 'the same at v4 (TO1): TRANSACTION_ABORTABLE', 'ready', body('v4-before-add-offsets')),
+    to('v5-max-implicit-add', 5, 'v5 (transactions V2) with no AddOffsetsToTxn: the offsets partition is added, NONE', 'ready', body('v5-max-implicit-add')),
     to('v3-unknown-topic', 3, 'unknown topic and partition (TO2)', 'offsets', body('v3-unknown-topic', {}, [{ name: 'ptx-missing', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }, { name: TT('txn-offset-commit', 'v3-unknown-topic'), partitions: [{ partitionIndex: 5, committedOffset: 1, committedMetadata: null }] }])),
     to('v3-generation-no-group', 3, 'generation >= 0 and no such group (TO3): ILLEGAL_GENERATION', 'offsets', body('v3-generation-no-group', { generationIdOrMemberEpoch: 2, memberId: 'm' })),
     to('v3-wrong-epoch', 3, 'wrong producer epoch (TO6): INVALID_PRODUCER_EPOCH', 'offsets', (c, p) => body('v3-wrong-epoch')(c, { ...p, producerEpoch: p.producerEpoch - 1 })),
@@ -216,6 +221,7 @@ function writeTxnMarkersProbes(): Probe[] {
     markers: [{ producerId: p.producerId, producerEpoch: epoch, transactionResult: commit, coordinatorEpoch: 0, topics: [{ name: topic, partitionIndexes: [0] }] }],
   });
   return [
+    { ...wm('v2-max-abort-bumped', 'v2: ABORT marker of a V2 transaction (transaction version 2, epoch bumped) for the open transaction: NONE', 'ongoing', (_c, p) => ({ markers: marker(p, TT('write-txn-markers', 'v2-max-abort-bumped'), false, p.producerEpoch + 1).markers.map((m) => ({ ...m, transactionVersion: 2 })) })), version: 2 },
     wm('v1-unknown-topic', 'marker for a topic that does not exist: UNKNOWN_TOPIC_OR_PARTITION', 'none', marker({ producerId: 4242n, producerEpoch: 0 }, 'ptx-missing', true)),
     wm('v1-abort-ongoing', 'ABORT marker for the producer\'s open transaction on partition 0: NONE, the partition is stable again', 'ongoing', (_c, p) => marker(p, TT('write-txn-markers', 'v1-abort-ongoing'), false)),
     wm('v1-newer-epoch', 'COMMIT marker with an epoch above the producer\'s open transaction', 'ongoing', (_c, p) => marker(p, TT('write-txn-markers', 'v1-newer-epoch'), true, p.producerEpoch + 1)),
