@@ -185,7 +185,7 @@ export class Dispatcher implements RequestProcessor {
       response = entry.handler.errorResponse(body as never, code, ctx);
     }
     const received = receivedAt >= 0 ? receivedAt : dispatchedAt;
-    const timing = stats !== null ? this.measureLocal(stats, h.apiKey, body, response, received, dispatchedAt) : null;
+    const timing = stats !== null ? this.measureLocal(stats, h.apiKey, v, body, response, received, dispatchedAt) : null;
     if (response instanceof DeferredResponse) {
       const later = response.promise.then(
         (res) => this.finish(entry, ctx, decoded, res, stats, timing, received),
@@ -205,11 +205,16 @@ export class Dispatcher implements RequestProcessor {
    * Counts the request and its queue and local time once the handler returned (before a Produce
    * frame may be reused: its batches are counted now). Returns when the handler finished.
    */
-  private measureLocal(stats: RequestStats, apiKey: number, body: unknown, response: unknown, received: number, dispatchedAt: number): number {
+  private measureLocal(stats: RequestStats, apiKey: number, version: number, body: unknown, response: unknown, received: number, dispatchedAt: number): number {
     const now = performance.now();
     stats.requestQueueTime.observe(dispatchedAt - received);
     stats.localTime.observe(now - dispatchedAt);
-    if (apiKey === 0) this.metrics!.onProduce(body as ProduceRequest, response, stats, response instanceof DeferredResponse ? response.promise : undefined);
+    if (apiKey === 0) {
+      // Produce v13 names topics by id: the per-topic counters take the name from the metadata.
+      const cache = this.broker.metadataCache;
+      const nameOf = version >= 13 ? (t: { topicId: string }) => cache.topicById(t.topicId)?.name ?? '' : null;
+      this.metrics!.onProduce(body as ProduceRequest, response, stats, response instanceof DeferredResponse ? response.promise : undefined, nameOf);
+    }
     return now;
   }
 

@@ -397,10 +397,20 @@ export class BrokerControl {
   }
 
 
+  /** Whether a Produce request's topic entry is `topic`: by name, or by its id from v13. */
+  private produceTopic(req: DecodedRequest, topic: string): (t: { name: string; topicId: string }) => boolean {
+    const id = req.apiVersion >= 13 ? this.broker.metadataCache.topic(topic)?.topicId : undefined;
+    return (t) => (id !== undefined ? t.topicId === id : t.name === topic);
+  }
+
   private requestTouches(req: DecodedRequest, topic: string, partition: number | undefined): boolean {
     const hit = (p: number) => partition === undefined || p === partition;
     switch (req.apiKey) {
-      case 0: return (req.body as ProduceRequest).topicData.some((t) => t.name === topic && t.partitionData.some((p) => hit(p.index)));
+      case 0: {
+        // v13 names topics by id.
+        const isTopic = this.produceTopic(req, topic);
+        return (req.body as ProduceRequest).topicData.some((t) => isTopic(t) && t.partitionData.some((p) => hit(p.index)));
+      }
       case 1: {
         const id = this.broker.metadataCache.topic(topic)?.topicId;
         const body = req.body as FetchRequest;
@@ -428,16 +438,18 @@ export class BrokerControl {
     switch (req.apiKey) {
       case 0: {
         const body = req.body as ProduceRequest;
+        const isTopic = this.produceTopic(req, topic);
         const failed: number[] = [];
+        let named = { name: topic, topicId: ZERO_UUID };
         const reduced: ProduceRequest = {
           ...body,
           topicData: body.topicData
-            .map((t) => t.name !== topic ? t : { ...t, partitionData: t.partitionData.filter((p) => (hit(p.index) ? (failed.push(p.index), false) : true)) })
+            .map((t) => !isTopic(t) ? t : ((named = { name: t.name, topicId: t.topicId }), { ...t, partitionData: t.partitionData.filter((p) => (hit(p.index) ? (failed.push(p.index), false) : true)) }))
             .filter((t) => t.partitionData.length > 0),
         };
         const res = (await settle(handler.handle(ctx, reduced as never))) as ProduceResponse;
-        let tr = res.responses.find((t) => t.name === topic);
-        if (!tr) res.responses.push((tr = { name: topic, topicId: ZERO_UUID, partitionResponses: [] }));
+        let tr = res.responses.find((t) => isTopic(t));
+        if (!tr) res.responses.push((tr = { ...named, partitionResponses: [] }));
         for (const p of failed) tr.partitionResponses.push({ ...defaultPartitionProduceResponse(), index: p, errorCode: code, baseOffset: -1n, errorMessage: errorName(code) });
         return res;
       }

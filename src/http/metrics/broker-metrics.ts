@@ -205,23 +205,23 @@ export class BrokerMetrics {
    * the reply, undefined for acks=0 (every partition appended, else the handler threw); or
    * `later`, a reply that comes later (a deferred response), whose partitions are counted then.
    */
-  onProduce(req: ProduceRequest, response: unknown, stats: RequestStats, later?: Promise<unknown>): void {
+  onProduce(req: ProduceRequest, response: unknown, stats: RequestStats, later?: Promise<unknown>, nameOf: ((t: { topicId: string }) => string) | null = null): void {
     if (later !== undefined) {
       const counts: number[] = [];
       for (const t of req.topicData) for (const p of t.partitionData) counts.push(batchRecords(p.records), recordsBytes(p.records));
       this.delayedProduce++;
-      later.then((res) => this.countProduce(req, res as ProduceResponse | undefined, stats, counts), () => undefined)
+      later.then((res) => this.countProduce(req, res as ProduceResponse | undefined, stats, counts, nameOf), () => undefined)
         .finally(() => { this.delayedProduce--; });
       return;
     }
-    this.countProduce(req, response as ProduceResponse | undefined, stats, null);
+    this.countProduce(req, response as ProduceResponse | undefined, stats, null, nameOf);
   }
 
-  private countProduce(req: ProduceRequest, res: ProduceResponse | undefined, stats: RequestStats, counts: number[] | null): void {
+  private countProduce(req: ProduceRequest, res: ProduceResponse | undefined, stats: RequestStats, counts: number[] | null, nameOf: ((t: { topicId: string }) => string) | null): void {
     let k = 0;
     for (let ti = 0; ti < req.topicData.length; ti++) {
       const t = req.topicData[ti];
-      const ts = this.topic(t.name);
+      const ts = this.topic(nameOf ? nameOf(t) : t.name);
       const partitions = res?.responses[ti]?.partitionResponses;
       for (let pi = 0; pi < t.partitionData.length; pi++) {
         const p = t.partitionData[pi];

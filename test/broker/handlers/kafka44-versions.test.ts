@@ -98,6 +98,17 @@ test('AlterPartitionReassignments v1 on one broker: the replica list is checked 
   assert.is(p1.errorCode, ErrorCode.NONE, 'the same count goes ahead');
 });
 
+test('Produce v13 by topic id: appended, counted under the topic\'s name, and the test control\'s per-topic errors find it', async () => {
+  const records = buildRecordBatch({ records: [{ key: null, value: Buffer.from('v13') }] });
+  const before = b.broker.metrics.topic('k44').messagesIn;
+  const ok = await send(0, 13, { acks: -1, timeoutMs: 5000, topicData: [{ topicId, partitionData: [{ index: 1, records }] }, { topicId: UNKNOWN_ID, partitionData: [{ index: 0, records }] }] });
+  assert.equal(ok.responses.map((t: any) => [t.topicId, t.partitionResponses[0].errorCode]), [[topicId, ErrorCode.NONE], [UNKNOWN_ID, ErrorCode.UNKNOWN_TOPIC_ID]]);
+  assert.is(b.broker.metrics.topic('k44').messagesIn, before + 1, 'per-topic messages in, by name');
+  b.control.injectError('Produce', 'NOT_LEADER_OR_FOLLOWER', { topic: 'k44', partition: 1 });
+  const refused = await send(0, 13, { acks: -1, timeoutMs: 5000, topicData: [{ topicId, partitionData: [{ index: 1, records }] }] });
+  assert.equal(refused.responses.map((t: any) => [t.topicId, t.partitionResponses[0].errorCode]), [[topicId, ErrorCode.NOT_LEADER_OR_FOLLOWER]]);
+});
+
 test('DeleteGroups v3 and DescribeLogDirs v5 answer with their new fields', async () => {
   const del = await send(42, 3, { groupsNames: ['k44-none'] });
   assert.equal(del.results.map((r: any) => [r.groupId, r.errorCode, r.errorMessage]), [['k44-none', ErrorCode.GROUP_ID_NOT_FOUND, null]]);
