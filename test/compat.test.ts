@@ -1,6 +1,6 @@
 /**
- * @samsa-early (the longest file: it starts first and the rest of the suite runs beside it, one
- * file at a time; every client runs in parallel against Samsa and real Kafka processes)
+ * @samsa-early (the longest file: it starts first and the rest of the suite runs beside it; every
+ * client runs in parallel, against Samsa and, when Kafka's recording is stale, real Kafka)
  * @samsa-timeout 600
  *
  * The compatibility suite (compat-tests/) with every real client, against Samsa and against real

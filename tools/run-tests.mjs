@@ -9,9 +9,9 @@
  * or SAMSA_TEST_JOBS), each with a deadline (default 180 s, or SAMSA_TEST_TIMEOUT_S) after which the
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
- * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it, one
- * file at a time beside it (the files under compat-tests/, which start real Kafka brokers, never
- * run beside it: they start as soon as it has ended); `@samsa-long` starts a file first among its
+ * `@samsa-early` starts a (long) file before the others, so the rest of the run overlaps it (the
+ * files under compat-tests/, which start real Kafka brokers, never run beside it: they start as
+ * soon as it has ended); `@samsa-long` starts a file first among its
  * peers (test/ or compat-tests/), so that the run does not end waiting on it alone;
  * `@samsa-timeout SECONDS` there gives a file a longer deadline.
  *
@@ -286,14 +286,14 @@ function report(j) {
 /**
  * Runs `files`, `width` slots at a time, in their order except for one rule: files under
  * compat-tests/ (each starts a real Kafka) never run beside an `@samsa-early` file, and start as
- * soon as none is running (so the run does not end with them). An early file (long, and busy
- * itself: many clients in parallel) takes every slot but one while it runs, so at most one other
- * file runs beside it; the others take one slot each.
+ * soon as none is running (so the run does not end with them). Every file takes one slot (the
+ * early compat suite used to take all but one: with Kafka's side recorded it keeps about one core
+ * busy, like the others).
  */
 function pool(files, width) {
   const isEarly = (f) => head(f).includes(EARLY_MARKER);
   const isCompat = (f) => rel(f).startsWith('compat-tests/');
-  const weightOf = (f) => (isEarly(f) ? Math.max(1, width - 1) : 1);
+  const weightOf = () => 1;
   const pending = [...files];
   let busy = 0;
   let earlyRunning = 0;
