@@ -83,16 +83,30 @@ async function stopWithoutEtcd(fault: 'pause' | 'kill', timeoutMs: number): Prom
     return t?.partitions.length === 3 && t.partitions.every((p) => p.leaderId > 0 && p.isrNodes.length === 3);
   }, 'kept in sync');
   const acked = new Map<number, number>();
+  // A leader may still move while the cluster settles (a loaded machine): a write answered
+  // NOT_LEADER_OR_FOLLOWER or NOT_ENOUGH_REPLICAS is sent again to the leader of the moment.
+  const retriable: number[] = [ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.LEADER_NOT_AVAILABLE, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.REQUEST_TIMED_OUT];
   for (const p of m.topics.find((y) => y.name === TOPIC)!.partitions) {
-    const cl = await c.client(p.leaderId);
     for (let i = 0; i < 5; i++) {
-      const r = await cl.send(0, 9, {
-        transactionalId: null, acks: -1, timeoutMs: 10_000,
-        topicData: [{ name: TOPIC, topicId: ZERO_UUID, partitionData: [{ index: p.partitionIndex, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(`r${i}`) }] }) }] }],
-      });
-      const pr = r.responses[0].partitionResponses[0];
-      assert.is(pr.errorCode, ErrorCode.NONE);
-      acked.set(p.partitionIndex, Number(pr.baseOffset) + 1);
+      let code: number = ErrorCode.UNKNOWN_SERVER_ERROR;
+      for (let attempt = 0; attempt < 20; attempt++) {
+        const now = await c.metadata(1, [TOPIC]);
+        const leader = now.topics.find((y) => y.name === TOPIC)!.partitions.find((x) => x.partitionIndex === p.partitionIndex)!.leaderId;
+        const cl = await c.client(leader > 0 ? leader : p.leaderId);
+        const r = await cl.send(0, 9, {
+          transactionalId: null, acks: -1, timeoutMs: 10_000,
+          topicData: [{ name: TOPIC, topicId: ZERO_UUID, partitionData: [{ index: p.partitionIndex, records: buildRecordBatch({ records: [{ key: null, value: Buffer.from(`r${i}`) }] }) }] }],
+        });
+        const pr = r.responses[0].partitionResponses[0];
+        code = pr.errorCode;
+        if (code === ErrorCode.NONE) {
+          acked.set(p.partitionIndex, Number(pr.baseOffset) + 1);
+          break;
+        }
+        if (!retriable.includes(code)) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.is(code, ErrorCode.NONE);
     }
   }
 

@@ -95,6 +95,21 @@ async function scenario(brokers: number): Promise<void> {
 
     // kafkajs: commit one transaction, abort another, offsets sent to a group in both.
     const group = `placement-group-${brokers}`;
+    // kafkajs's sendOffsets finds the group's coordinator once and retries TxnOffsetCommit there:
+    // a NOT_COORDINATOR while the just-created __consumer_offsets partition's leader has not yet
+    // learned it leads it ends the call. Wait until the coordinator answers for the group (what
+    // kafkajs's own consumers do by finding it again).
+    await until('the group coordinator', 30_000, async () => {
+      const f = (await boot.send(10, 4, { key: '', keyType: 0, coordinatorKeys: [group] })).coordinators[0];
+      if (f.errorCode !== ErrorCode.NONE) return null;
+      const gc = await KafkaClient.connect({ bootstrap: `${f.host}:${f.port}` });
+      try {
+        const r = await gc.send(9, 8, { groupId: '', topics: null, groups: [{ groupId: group, memberId: null, memberEpoch: -1, topics: null }], requireStable: false });
+        return r.groups[0].errorCode === ErrorCode.NONE ? true : null;
+      } finally {
+        gc.close();
+      }
+    });
     const producer = kafkaFor(c, 'placement-producer').producer({ transactionalId: `placement-${brokers}`, idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
     try {
