@@ -78,9 +78,12 @@ export const offsetFetchHandler = defineHandler({
       const cache = v >= 10 ? ctx.broker.metadataCache : null;
       const groups = await Promise.all(req.groups.map(async (g) => {
         const member = v >= 9 ? { memberId: g.memberId, memberEpoch: g.memberEpoch } : undefined;
-        const unknown = cache !== null && g.topics !== null ? g.topics.filter((t) => cache.topicById(t.topicId) === undefined) : [];
+        // One lookup per named topic: its name (v10 names it by id), or UNKNOWN_TOPIC_ID.
+        const unknown: { topicId: string; partitionIndexes: number[] }[] = [];
         const named = g.topics === null ? null : g.topics.flatMap((t) => {
-          const name = cache !== null ? cache.topicById(t.topicId)?.name : t.name;
+          if (cache === null) return [{ name: t.name, partitionIndexes: t.partitionIndexes }];
+          const name = cache.topicById(t.topicId)?.name;
+          if (name === undefined) unknown.push(t);
           return name === undefined ? [] : [{ name, partitionIndexes: t.partitionIndexes }];
         });
         const r = await fetchGroup(ctx, coordinator, g.groupId, named, requireStable, member);
