@@ -53,6 +53,7 @@ import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { BrokerEndpoint, MetadataStore, PartitionState } from '../cluster/metadata-store.js';
 import { ReplicaManager } from '../replication/replica-manager.js';
 import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
+import { createReplicaSelector } from '../replication/replica-selector.js';
 import { minInsyncReplicas, type ElectionResult } from '../cluster/controller.js';
 import { alterPartition } from '../cluster/partition-state.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
@@ -362,6 +363,7 @@ export class Broker implements BrokerServices {
       replicationQuotas: this.replicationQuotas,
       tiered,
       fetchSessionCacheSlots: raw['max.incremental.fetch.session.cache.slots'],
+      replicaSelector: createReplicaSelector(raw['replica.selector.class']),
       onTieringDisabled: (name, topicId) => this.tiered?.disableTopic(name, topicId),
       onTopicDeleted: async (name, topicId) => {
         this.metrics.removeTopic(name);

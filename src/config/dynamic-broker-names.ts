@@ -105,7 +105,7 @@ remote.log.manager.fetch.quota.window.size.seconds remote.log.manager.task.inter
 remote.log.metadata.custom.metadata.max.bytes remote.log.metadata.manager.class.name remote.log.metadata.manager.class.path
 remote.log.metadata.manager.impl.prefix remote.log.metadata.manager.listener.name remote.log.reader.max.pending.tasks
 remote.log.storage.manager.class.name remote.log.storage.manager.class.path remote.log.storage.manager.impl.prefix
-remote.log.storage.system.enable replica.selector.class replica.socket.receive.buffer.bytes request.timeout.ms
+remote.log.storage.system.enable replica.socket.receive.buffer.bytes request.timeout.ms
 sasl.client.callback.handler.class sasl.login.callback.handler.class sasl.login.class sasl.login.connect.timeout.ms
 sasl.login.read.timeout.ms sasl.login.retry.backoff.max.ms sasl.login.retry.backoff.ms sasl.mechanism.controller.protocol
 sasl.oauthbearer.allow.unverified.audience sasl.oauthbearer.allow.unverified.issuer sasl.oauthbearer.assertion.algorithm

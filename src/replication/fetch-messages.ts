@@ -12,6 +12,15 @@
  *   epoch ends it at once.
  * - The client's current_leader_epoch is checked first (FENCED_LEADER_EPOCH /
  *   UNKNOWN_LEADER_EPOCH), then leadership (NOT_LEADER_OR_FOLLOWER), as Partition.getLocalLog.
+ *   Only followers and consumers before Fetch v11 need the leader (Kafka's
+ *   FetchParams.fetchOnlyLeader): a v11+ consumer's fetch is served by any replica that holds the
+ *   partition, up to that replica's own high watermark (or last stable offset), so the epoch
+ *   check is against the epoch this replica knows; a follower's high watermark is what its
+ *   leader's answers told it (replica-fetcher.ts). Past its log end: OFFSET_OUT_OF_RANGE, on which
+ *   clients go back to the leader (KIP-392).
+ * - Preferred read replica (KIP-392, replica-selector.ts): on the leader, for a v11+ consumer, with
+ *   replica.selector.class set, a partition the selector sends elsewhere is answered with that
+ *   replica's id, no records, and the leader's HW, LSO and log start; it ends the long poll.
  * - last_fetched_epoch (KIP-320): when that epoch ends before fetch_offset, or only an older epoch
  *   is known, no records and diverging_epoch = (epoch, end offset); when its end cannot be told,
  *   OFFSET_OUT_OF_RANGE (Partition.readRecords).
@@ -45,6 +54,7 @@ import type { Partition } from './partition.js';
 import { LEADER_THROTTLED_REPLICAS, type ReplicationQuotas } from './replication-quota.js';
 import type { FetchPurgatory } from './delayed-fetch.js';
 import type { TieredStorage } from '../remote/tiered-storage.js';
+import { findPreferredReadReplica, type ClientMetadata, type RackOnListener, type ReplicaSelector } from './replica-selector.js';
 
 const READ_COMMITTED = 1;
 
@@ -75,6 +85,12 @@ export interface FetchParams {
   readBuffers?: ReadBuffers;
   /** Aborted when the client went away: the long poll ends. */
   closed: AbortSignal;
+  /**
+   * A consumer's Fetch v11+ (Kafka's ClientMetadata: the client's rack and listener); null for
+   * older versions and followers. With it any replica may serve the consumer, and the leader may
+   * name a preferred read replica.
+   */
+  clientMetadata: ClientMetadata | null;
 }
 
 export interface FetchPartitionResult {
@@ -84,6 +100,8 @@ export interface FetchPartitionResult {
   lastStableOffset: number;
   logStartOffset: number;
   divergingEpoch: { epoch: number; endOffset: number } | null;
+  /** KIP-392: the replica the consumer should fetch from instead (no records then); -1: none. */
+  preferredReadReplica: number;
   /** read_committed: the aborted transactions of the returned batches ([] when none); else null. */
   abortedTransactions: { producerId: number; firstOffset: number }[] | null;
   records: Buffer[];
@@ -120,6 +138,10 @@ export interface FetchEnv {
   stopping(): boolean;
   /** Tiered storage (remote/): reads below a tiered log's local start. */
   tiered?: TieredStorage;
+  /** replica.selector.class (KIP-392); null: consumers are never sent elsewhere. */
+  replicaSelector: ReplicaSelector | null;
+  /** A broker's rack as a client on a listener sees it (undefined: no endpoint there). */
+  rackOf: RackOnListener;
 }
 
 /** A throttled partition's read: no records (Kafka answers it with an empty record set). */
@@ -129,7 +151,7 @@ const NOTHING: { records: Buffer[] } = { records: [] };
 const NOTHING_READ: Promise<{ records: Buffer[] }> = Promise.resolve(NOTHING);
 
 function failed(errorCode: number, abortedTransactions: [] | null = null): FetchPartitionResult {
-  return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, divergingEpoch: null, abortedTransactions, records: [] };
+  return { errorCode, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1, divergingEpoch: null, preferredReadReplica: -1, abortedTransactions, records: [] };
 }
 
 /** Whole batches from the front of `buffers` (each holds whole batches) within `limit` bytes; with `minOne`, at least the first batch. */
@@ -171,6 +193,9 @@ function readLog(env: FetchEnv, p: FetchPartition, follower: boolean): { log: Pa
 /** One pass over the partitions: reads run concurrently; the byte limits then apply in request order. */
 async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly FetchPartition[]): Promise<FetchResult> {
   const follower = params.replicaId >= 0;
+  // Kafka's FetchParams.fetchOnlyLeader: followers, and consumers older than Fetch v11.
+  const client = follower ? null : params.clientMetadata;
+  const selector = client === null ? null : env.replicaSelector;
   const maxBytes = Math.max(0, params.maxBytes);
   const leaderQuota = follower && env.quotas?.leader.active ? env.quotas : null;
   let leaderExceeded: boolean | null = null;
@@ -184,11 +209,21 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
     if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {
       return { kind: 'done', result: failed(p.currentLeaderEpoch < epoch ? ErrorCode.FENCED_LEADER_EPOCH : ErrorCode.UNKNOWN_LEADER_EPOCH) };
     }
-    if (!partition?.isLeader) return { kind: 'done', result: failed(ErrorCode.NOT_LEADER_OR_FOLLOWER) };
+    if (partition === undefined || (client === null && !partition.isLeader)) return { kind: 'done', result: failed(ErrorCode.NOT_LEADER_OR_FOLLOWER) };
     const target = readLog(env, p, follower);
     if (typeof target === 'number') return { kind: 'done', result: failed(target) };
     const { log, transform } = target;
     const lso = log.lastStableOffset;
+    // KIP-392: before the read (and before the diverging-epoch check), as Kafka's readFromLog.
+    if (selector !== null && partition.isLeader && transform === null) {
+      const preferred = findPreferredReadReplica(selector, partition, client!, p.fetchOffset, env.clock.now(), env.rackOf);
+      if (preferred >= 0) {
+        return {
+          kind: 'done',
+          result: { ...failed(ErrorCode.NONE), highWatermark: log.highWatermark, lastStableOffset: lso, logStartOffset: log.logStartOffset, preferredReadReplica: preferred },
+        };
+      }
+    }
     // A follower reads up to the log end; consumers up to the high watermark (or the LSO).
     const maxOffset = follower ? log.logEndOffset : params.isolationLevel === READ_COMMITTED ? lso : log.highWatermark;
     const fetchOffset = p.fetchOffset;
@@ -277,7 +312,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
       }
       results.push({
         errorCode: ErrorCode.NONE, highWatermark: log.highWatermark, lastStableOffset: lso, logStartOffset: log.logStartOffset,
-        divergingEpoch: null, abortedTransactions, records: kept.records,
+        divergingEpoch: null, preferredReadReplica: -1, abortedTransactions, records: kept.records,
       });
     }
   } catch (err) {
@@ -288,9 +323,9 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
   return { partitions: results, bytes: total, throttledBytes };
 }
 
-/** An error or a diverging epoch ends the long poll at once (Kafka's fetchMessages). */
+/** An error, a diverging epoch or a preferred read replica ends the long poll at once (Kafka's fetchMessages). */
 function hasError(r: FetchResult): boolean {
-  for (const p of r.partitions) if (p.errorCode !== ErrorCode.NONE || p.divergingEpoch !== null) return true;
+  for (const p of r.partitions) if (p.errorCode !== ErrorCode.NONE || p.divergingEpoch !== null || p.preferredReadReplica >= 0) return true;
   return false;
 }
 

@@ -39,6 +39,7 @@ import { fetchMessages, type FetchEnv, type FetchHooks, type FetchParams, type F
 import { appendToPartition, type AppendEnv, type AppendHooks, type AppendParams, type AppendResult, type ProducePartition } from './append-records.js';
 import type { ReplicationQuotas } from './replication-quota.js';
 import { FetchSessionCache } from './fetch-session.js';
+import type { ReplicaSelector } from './replica-selector.js';
 
 export interface ReplicaManagerOptions {
   nodeId: number;
@@ -70,6 +71,8 @@ export interface ReplicaManagerOptions {
   tiered?: TieredStorage;
   /** max.incremental.fetch.session.cache.slots (default Kafka's 1000). */
   fetchSessionCacheSlots?: number;
+  /** replica.selector.class made a selector (KIP-392); absent: consumers are never sent to a follower. */
+  replicaSelector?: ReplicaSelector | null;
 }
 
 /** Partitions of a topic taking their role (and writing their leader-epoch checkpoints) at once. */
@@ -125,6 +128,13 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
       hooks: () => this.topicFeatures,
       stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
       tiered: opts.tiered,
+      replicaSelector: opts.replicaSelector ?? null,
+      rackOf: (nodeId, listenerName) => {
+        const b = opts.metadataCache.brokers.get(nodeId);
+        if (b === undefined) return undefined;
+        for (const e of b.endpoints) if (e.name === listenerName) return b.rack;
+        return undefined;
+      },
     };
     this.appendEnv = { logger: opts.logger, getPartition: (topic, partition) => this.getPartition(topic, partition), hooks: () => this.topicFeatures };
     this.partitionEnv = {

@@ -12,7 +12,10 @@
  * from v12, its endpoint from v16 (KIP-951). consumer_byte_rate: above it no data, throttle_time_ms,
  * muted, the session kept. Versions: v4 isolation level; v5 log_start_offset; v7 sessions; v9
  * current leader epoch; v12 flexible, last_fetched_epoch; v13+ topic ids (UNKNOWN_TOPIC_ID);
- * v15 replica state; v16 endpoints; v17 replica directory id; v18 a follower's high watermark
+ * v11 rack_id and preferred_read_replica (KIP-392: any replica serves a v11+ consumer up to its
+ * own high watermark; with replica.selector.class the leader names the replica in the client's
+ * rack, replication/replica-selector.ts); v15 replica state; v16 endpoints; v17 replica directory
+ * id; v18 a follower's high watermark
  * (KIP-1166, tagged: Kafka's KRaft quorum uses it to stop parking fetches, its replica manager
  * does not, nor does Samsa's).
  */
@@ -33,7 +36,7 @@ function encode(partitionIndex: number, r: FetchPartitionResult | { errorCode: n
   return {
     partitionIndex, errorCode: r.errorCode, divergingEpoch: ok && r.divergingEpoch ? { epoch: r.divergingEpoch.epoch, endOffset: BigInt(r.divergingEpoch.endOffset) } : null,
     highWatermark: BigInt(ok ? r.highWatermark : -1), lastStableOffset: BigInt(ok ? r.lastStableOffset : -1), logStartOffset: BigInt(ok ? r.logStartOffset : -1),
-    currentLeader: null, snapshotId: null, preferredReadReplica: -1,
+    currentLeader: null, snapshotId: null, preferredReadReplica: ok ? r.preferredReadReplica : -1,
     abortedTransactions: r.abortedTransactions && r.abortedTransactions.map((a) => ({ producerId: BigInt(a.producerId), firstOffset: BigInt(a.firstOffset) })),
     // An errored partition has an empty record set, not null: librdkafka rejects a null one.
     records: ok ? r.records : NO_RECORDS,
@@ -97,6 +100,8 @@ export const fetchHandler = defineHandler({
     const result = await broker.replicaManager.fetchMessages({
       replicaId, replicaEpoch: v >= 15 ? Number(req.replicaState?.replicaEpoch ?? -1n) : -1, maxBytes: Math.max(0, Math.min(req.maxBytes, broker.config.fetchMaxBytes)),
       minBytes: req.minBytes, maxWaitMs: req.maxWaitMs, isolationLevel: req.isolationLevel, readBuffers: ctx.readBuffers, closed: ctx.closed,
+      // Kafka's ClientMetadata: from v11 (rack_id) a consumer may read from any replica (KIP-392).
+      clientMetadata: v >= 11 && replicaId < 0 ? { rackId: req.rackId, listenerName: ctx.listenerName } : null,
     }, parts, parts.length === 0);
     if (result.throttledBytes > 0) broker.replicationQuotas.leader.record(result.throttledBytes);
     const throttled = replicaId < 0 ? broker.quotas.recordAndThrottle('consumer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, result.bytes, false) : 0;
@@ -117,7 +122,7 @@ export const fetchHandler = defineHandler({
       let data: PartitionData;
       if (typeof s === 'number') {
         const r = result.partitions[s];
-        if (!fctx.include(i, r.errorCode, r.highWatermark, r.logStartOffset, bytesOf(r.records), r.divergingEpoch !== null)) continue;
+        if (!fctx.include(i, r.errorCode, r.highWatermark, r.logStartOffset, bytesOf(r.records), r.divergingEpoch !== null, r.preferredReadReplica)) continue;
         data = encode(p.partition, r);
         if (data.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && v >= 12) data.currentLeader = (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).hint(parts[s].topic.topicId, data.partitionIndex, v >= 16);
       } else {

@@ -36,7 +36,7 @@ function setup(answer: (p: FetchPartition) => FetchPartitionResult, throttleMs =
   return { broker, calls, fetchSessions };
 }
 
-const ok = (): FetchPartitionResult => ({ errorCode: ErrorCode.NONE, highWatermark: 5, lastStableOffset: 5, logStartOffset: 0, divergingEpoch: null, abortedTransactions: null, records: [] });
+const ok = (): FetchPartitionResult => ({ errorCode: ErrorCode.NONE, highWatermark: 5, lastStableOffset: 5, logStartOffset: 0, divergingEpoch: null, preferredReadReplica: -1, abortedTransactions: null, records: [] });
 
 function request(v: number, partitions: number[], byName = true) {
   const req = defaultFetchRequest();
@@ -144,6 +144,39 @@ test('a throttled incremental fetch keeps its session: no partitions, the sessio
   inc.sessionEpoch = 2;
   const next = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
   assert.equal([next.errorCode, next.sessionId], [ErrorCode.NONE, full.sessionId]);
+});
+
+test('KIP-392: a consumer\'s rack and listener reach the data path from v11 (not before, never a follower\'s); preferred_read_replica is answered, also in an incremental session', async () => {
+  let preferred = -1;
+  const { broker, calls } = setup(() => ({ ...ok(), preferredReadReplica: preferred }));
+  const v10 = request(10, [0]);
+  v10.rackId = 'east';
+  await fetchHandler.handle(requestContext(broker, 1, 10), v10);
+  assert.is(calls[0].params.clientMetadata, null, 'before v11 a consumer reads from the leader only');
+  const v11 = request(11, [0]);
+  v11.rackId = 'east';
+  await fetchHandler.handle(requestContext(broker, 1, 11, { listenerName: 'CLIENTS' }), v11);
+  assert.equal(calls[1].params.clientMetadata, { rackId: 'east', listenerName: 'CLIENTS' });
+  const follower = request(11, [0]);
+  follower.replicaId = 2;
+  await fetchHandler.handle(requestContext(broker, 1, 11), follower);
+  assert.is(calls[2].params.clientMetadata, null, 'a follower fetches from the leader');
+
+  const full = request(12, [0, 1]);
+  full.sessionEpoch = 0;
+  const first = await fetchHandler.handle(requestContext(broker, 1, 12), full) as any;
+  assert.ok(first.sessionId > 0);
+  assert.equal(first.responses[0].partitions.map((p: any) => p.preferredReadReplica), [-1, -1]);
+  const inc = defaultFetchRequest();
+  inc.sessionId = first.sessionId;
+  inc.sessionEpoch = 1;
+  const idle = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal(idle.responses, [], 'nothing changed');
+  preferred = 2;
+  inc.sessionEpoch = 2;
+  const moved = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
+  assert.equal(moved.responses[0].partitions.map((p: any) => [p.partitionIndex, p.preferredReadReplica, p.records.length]), [[0, 2, 0], [1, 2, 0]],
+    'a preferred read replica is always answered (FetchSession: mustRespond)');
 });
 
 test.run();
