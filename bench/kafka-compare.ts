@@ -29,7 +29,6 @@
  * of `npm test`. On 2 shared cores the perf tools' own JVMs compete with the brokers: read the
  * ratios, not the absolute numbers.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { KafkaConn, createTopics } from './lib/kafka-conn.js';
@@ -38,7 +37,8 @@ import { buildRdkBench, type RdkBench } from './lib/rdk-bench.js';
 import { runCmd } from './lib/run.js';
 import { join } from 'node:path';
 import { buildRecordBatch } from '../src/protocol/records/record.js';
-import { KAFKA_VERSION, javaBin, javaMissing, kafkaJars, LOG4J_CONFIG, startKafka } from '../tools/kafka/kafka.js';
+import { KAFKA_VERSION, javaMissing, kafkaJars, startKafka } from '../tools/kafka/kafka.js';
+import { KAFKA_SERVER_JVM, kafkaTool, parseConsumer, parseProducer } from './lib/kafka-tools.js';
 import { ZERO_UUID } from '../src/protocol/reader.js';
 
 const args = process.argv.slice(2);
@@ -55,11 +55,7 @@ const RDK_COUNT = opt('rdk-count', 200_000);
 const LOADGEN_S = opt('loadgen-duration', 5);
 let rdk: RdkBench | null = null;
 
-/** What kafka-server-start.sh gives the broker (KAFKA_HEAP_OPTS, KAFKA_JVM_PERFORMANCE_OPTS). */
-const KAFKA_JVM = ['-Xmx1G', '-Xms1G', '-server', '-XX:+UseG1GC', '-XX:MaxGCPauseMillis=20', '-XX:InitiatingHeapOccupancyPercent=35',
-  '-XX:+ExplicitGCInvokesConcurrent', '-XX:MaxInlineLevel=15', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`];
-/** The perf tools' JVMs (kafka-run-class.sh defaults: 256 MiB heap). */
-const TOOL_JVM = ['-Xmx512M', '-XX:+UseG1GC', '-Djava.awt.headless=true', `-Dlog4j2.configurationFile=${LOG4J_CONFIG}`];
+const KAFKA_JVM = KAFKA_SERVER_JVM;
 const COMMON = { 'log.segment.bytes': String(1 << 30), 'auto.create.topics.enable': 'false' };
 
 interface Broker {
@@ -117,20 +113,7 @@ async function startBroker(name: 'samsa' | 'kafka'): Promise<Broker> {
   return { name, port: k.port, pid, startMs, idleRssMiB: procRssMiB(pid), stop: () => k.stop(15_000) };
 }
 
-function tool(main: string, toolArgs: string[], timeoutMs = 600_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(javaBin(), [...TOOL_JVM, '-cp', kafkaJars().classpath, main, ...toolArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    const t = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('exit', (code) => {
-      clearTimeout(t);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${main} exited ${code}: ${out.slice(-1500)}`));
-    });
-  });
-}
+const tool = kafkaTool;
 
 interface Figures {
   recordsPerS: number;
@@ -139,22 +122,6 @@ interface Figures {
   p99?: number;
   p999?: number;
   cpuSPerGiB: number;
-}
-
-/** "N records sent, R records/sec (M MB/sec), A ms avg latency, X ms max latency, P50 ms 50th, P95 ms 95th, P99 ms 99th, P999 ms 99.9th." */
-function parseProducer(out: string): Omit<Figures, 'cpuSPerGiB'> {
-  const lines = out.trim().split('\n').filter((l) => /records sent/.test(l));
-  const m = /([\d.]+) records\/sec \(([\d.]+) MB\/sec\).*?([\d.]+) ms 50th, ([\d.]+) ms 95th, ([\d.]+) ms 99th, ([\d.]+) ms 99.9th/.exec(lines[lines.length - 1] ?? '');
-  if (!m) throw new Error(`unexpected ProducerPerformance output: ${out.slice(-500)}`);
-  return { recordsPerS: Number(m[1]), mibPerS: Number(m[2]), p50: Number(m[3]), p99: Number(m[5]), p999: Number(m[6]) };
-}
-
-/** ConsumerPerformance's CSV line: start, end, MB, MB/sec, nMsg, nMsg/sec, rebalance ms, fetch ms, fetch MB/sec, fetch nMsg/sec. */
-function parseConsumer(out: string): Omit<Figures, 'cpuSPerGiB'> {
-  const line = out.trim().split('\n').reverse().find((l) => /^\d{4}-\d\d-\d\d/.test(l.trim()));
-  if (!line) throw new Error(`unexpected ConsumerPerformance output: ${out.slice(-500)}`);
-  const f = line.split(',').map((x) => x.trim());
-  return { recordsPerS: Number(f[9]), mibPerS: Number(f[8]) };
 }
 
 interface RunResult {

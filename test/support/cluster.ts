@@ -53,6 +53,10 @@ export interface ClusterOptions {
   peerProxies?: boolean;
   /** More command-line arguments for every broker (e.g. `--control`: the test control over HTTP). */
   args?: string[];
+  /** The broker's entry point (default src/main.ts, run under tsx); a .js file (e.g. the built dist/samsa.js, for benchmarks) runs under plain node. */
+  main?: string;
+  /** Node options for every broker process (e.g. `--cpu-prof`), or per broker. */
+  nodeArgs?: string[] | ((nodeId: number) => string[]);
 }
 
 /** One direction of a network path that a test can break. */
@@ -172,7 +176,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     for (const [k, v] of Object.entries(opts.brokerConfig?.(b.nodeId) ?? {})) settings[k] = String(v);
     const argv = [...Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`]), ...(opts.args ?? [])];
     const mark = b.out.length;
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...argv], {
+    const main = opts.main ?? MAIN;
+    const nodeArgs = typeof opts.nodeArgs === 'function' ? opts.nodeArgs(b.nodeId) : (opts.nodeArgs ?? []);
+    const child = spawn(process.execPath, [...nodeArgs, ...(main.endsWith('.js') ? [] : ['--import', 'tsx']), main, ...argv], {
       env: { ...process.env, SAMSA_LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     b.child = child;
