@@ -23,6 +23,7 @@ import type { BrokerClientPool } from '../replication/broker-client.js';
 import type { GroupCoordinator } from '../coordinator/group/group-coordinator.js';
 import type { GroupConfigManager } from '../coordinator/group/group-configs.js';
 import type { TxnCoordinator } from '../coordinator/txn/txn-coordinator.js';
+import type { AddPartitionsToTxnManager } from './coordinators/add-partitions-to-txn-manager.js';
 import type { ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
 import type { SharePartitionManager } from '../coordinator/share/share-partition-manager.js';
 import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
@@ -82,6 +83,8 @@ export interface BrokerServices {
   readonly brokerClients: BrokerClientPool;
   readonly groupCoordinator: GroupCoordinator;
   readonly txnCoordinator: TxnCoordinator;
+  /** Partition leaders' verifications and implicit adds at the transaction coordinators (KIP-890). */
+  readonly addPartitionsToTxn: AddPartitionsToTxnManager;
   readonly shareCoordinator: ShareCoordinator;
   /** The share-partitions this broker leads (ShareFetch, ShareAcknowledge, the share offsets APIs). */
   readonly sharePartitions: SharePartitionManager;

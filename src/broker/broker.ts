@@ -43,7 +43,8 @@ import { groupCoordinatorForBroker } from './coordinators/group-environment.js';
 import { schemaRegistryForBroker } from './coordinators/schema-registry-environment.js';
 import type { SchemaRegistry } from '../schema-registry/schema-registry.js';
 import { SCHEMAS_TOPIC } from '../schema-registry/schemas-topic.js';
-import { txnCoordinatorForBroker } from './coordinators/txn-environment.js';
+import { addPartitionsToTxnManagerForBroker, txnCoordinatorForBroker } from './coordinators/txn-environment.js';
+import type { AddPartitionsToTxnManager } from './coordinators/add-partitions-to-txn-manager.js';
 import { shareCoordinatorForBroker, sharePersisterForBroker } from './coordinators/share-state-environment.js';
 import { SHARE_GROUP_STATE_TOPIC, type ShareCoordinator } from '../coordinator/share-state/share-coordinator.js';
 import { SharePartitionManager } from '../coordinator/share/share-partition-manager.js';
@@ -105,6 +106,7 @@ export class Broker implements BrokerServices {
   groupCoordinator!: GroupCoordinator;
   /** Producer ids and transactions (state = replay of __transaction_state); set by start(). */
   txnCoordinator!: TxnCoordinator;
+  addPartitionsToTxn!: AddPartitionsToTxnManager;
   /** Share-partition state (state = replay of __share_group_state); set by start(). */
   shareCoordinator!: ShareCoordinator;
   /** The test control over HTTP (`samsa start --control`, set by the entry point); null when off. */
@@ -225,6 +227,7 @@ export class Broker implements BrokerServices {
     await broker.groupCoordinator.startup();
     broker.txnCoordinator = txnCoordinatorForBroker(broker, fs, logs.logDir);
     await broker.txnCoordinator.startup();
+    broker.addPartitionsToTxn = addPartitionsToTxnManagerForBroker(broker);
     broker.shareCoordinator = shareCoordinatorForBroker(broker);
     await broker.shareCoordinator.startup();
     broker.sharePersister = sharePersisterForBroker(broker);
@@ -510,6 +513,7 @@ export class Broker implements BrokerServices {
     this.sharePartitions?.shutdown();
     await this.shareCoordinator?.shutdown();
     await this.schemaRegistry?.close();
+    this.addPartitionsToTxn?.close();
     await this.txnCoordinator?.shutdown();
     await this.groupCoordinator?.shutdown();
     await this.server?.stop();

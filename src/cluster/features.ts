@@ -28,24 +28,20 @@ export interface FeatureRange {
 export const SUPPORTED_FEATURES: ReadonlyMap<string, FeatureRange> = new Map([
   [GROUP_VERSION, { minVersion: 0, maxVersion: 1 }],
   [SHARE_VERSION, { minVersion: 0, maxVersion: 1 }],
-  // 2 (V2): Produce v12, TxnOffsetCommit v5 and EndTxn v5 reach the coordinator's V2 path and the
-  // Java 4.4 producer passes on one broker (test/e2e/txn-v2-java.test.ts), but on a cluster the
-  // implicit add of a partition whose transactional id another broker coordinates needs the
-  // broker-to-broker AddPartitionsToTxn v5, not written yet (docs/gaps.md). Until then 2 is not
-  // supported, so `kafka-features.sh upgrade --feature transaction.version=2` cannot switch Java
-  // producers to it.
-  [TRANSACTION_VERSION, { minVersion: 0, maxVersion: 1 }],
+  // 2 (V2): Produce v12, TxnOffsetCommit v5 and EndTxn v5 take the coordinator's V2 path; a
+  // partition whose transactional id another broker coordinates is added with the broker-to-broker
+  // AddPartitionsToTxn v5 (broker/coordinators/add-partitions-to-txn-manager.ts).
+  [TRANSACTION_VERSION, { minVersion: 0, maxVersion: 2 }],
 ]);
 
 /**
- * The levels a new cluster is formatted with. Kafka 4.4 formats with group.version 1,
- * share.version 2 and transaction.version 2; Samsa keeps transaction.version at 0 (absent) until
- * level 2 is supported (SUPPORTED_FEATURES: the cluster half of the implicit add is missing),
- * since a finalized 2 switches Java 4 producers to transactions V2.
+ * The levels a new cluster is formatted with: Kafka 4.4's (group.version 1, transaction.version 2),
+ * but share.version 1, the highest Samsa supports (Kafka 4.4: 2).
  */
 export const BOOTSTRAP_FEATURE_LEVELS: ReadonlyMap<string, number> = new Map([
   [GROUP_VERSION, 1],
   [SHARE_VERSION, 1],
+  [TRANSACTION_VERSION, 2],
 ]);
 
 /** The finalized transaction.version of `features` (0 when absent). */

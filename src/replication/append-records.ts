@@ -28,6 +28,7 @@ import type { Logger } from '../logger.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
 import { RecordValidationError } from '../storage/log-validator.js';
+import type { VerificationGuard } from '../storage/producer-state.js';
 import type { Partition } from './partition.js';
 
 const BATCH_HEADER_BYTES = 61;
@@ -121,6 +122,15 @@ function validateRecordsShape(records: Buffer, apiVersion: number): void {
 }
 
 /**
+ * A transactional batch whose partition is not in the producer's transaction: Produce v11+
+ * TRANSACTION_ABORTABLE (KIP-890), older INVALID_TXN_STATE with Kafka's message; other codes as they are.
+ */
+function verificationFailed(code: number, apiVersion: number): AppendResult {
+  if (code !== ErrorCode.INVALID_TXN_STATE) return appendFailed(code);
+  return apiVersion >= 11 ? appendFailed(ErrorCode.TRANSACTION_ABORTABLE) : appendFailed(ErrorCode.INVALID_TXN_STATE, 'Partition was not added to the transaction');
+}
+
+/**
  * Checks and appends one partition's batch; `waits` collects what the reply must wait for (the
  * ISR, an fsync), each of which may turn the result into an error.
  */
@@ -135,14 +145,21 @@ export async function appendToPartition(env: AppendEnv, params: AppendParams, p:
   const log = partition.log;
   const records = p.records;
   if (records === null || Array.isArray(records)) return appendFailed(ErrorCode.INVALID_RECORD, 'null records');
+  let verification: VerificationGuard | null | undefined;
   try {
     validateRecordsShape(records, params.apiVersion);
     if (params.verify !== null && isTransactionalBatch(records)) {
-      const code = await params.verify(p.topic.name, p.partition, records.readInt32BE(43) * 0x1_0000_0000 + records.readUInt32BE(47), records.readInt16BE(51));
-      if (code === ErrorCode.INVALID_TXN_STATE) {
-        return params.apiVersion >= 11 ? appendFailed(ErrorCode.TRANSACTION_ABORTABLE) : appendFailed(ErrorCode.INVALID_TXN_STATE, 'Partition was not added to the transaction');
+      // Kafka's maybeStartTransactionVerificationForPartition: the coordinator is asked only when
+      // the producer has no transaction open here at this epoch; the guard taken first lets the
+      // log turn the batch away if a marker lands while the coordinator answers.
+      const producerId = records.readInt32BE(43) * 0x1_0000_0000 + records.readUInt32BE(47);
+      const epoch = records.readInt16BE(51);
+      verification = null;
+      if (!log.producerState.hasOngoingTransaction(producerId, epoch)) {
+        verification = log.producerState.startVerification(producerId);
+        const code = await params.verify(p.topic.name, p.partition, producerId, epoch);
+        if (code !== ErrorCode.NONE) return verificationFailed(code, params.apiVersion);
       }
-      if (code !== ErrorCode.NONE) return appendFailed(code);
     }
   } catch (err) {
     if (!(err instanceof KafkaApiError)) throw err;
@@ -155,7 +172,7 @@ export async function appendToPartition(env: AppendEnv, params: AppendParams, p:
     return { ...appendFailed(ErrorCode.NOT_ENOUGH_REPLICAS), logStartOffset: log.logStartOffset };
   }
   try {
-    const result = await log.appendAsLeader(records, partition.leaderEpoch);
+    const result = await log.appendAsLeader(records, partition.leaderEpoch, verification === undefined ? undefined : { verification });
     const res: AppendResult = {
       errorCode: ErrorCode.NONE, errorMessage: null, baseOffset: result.baseOffset,
       logAppendTimeMs: result.logAppendTimeMs, logStartOffset: result.logStartOffset, recordErrors: [],
@@ -182,6 +199,7 @@ export async function appendToPartition(env: AppendEnv, params: AppendParams, p:
   } catch (err) {
     if (!(err instanceof KafkaApiError)) env.logger.error(`append to ${p.topic.name}-${p.partition} failed`, err);
     const code = toErrorCode(err);
+    if (code === ErrorCode.INVALID_TXN_STATE && verification !== undefined) return verificationFailed(code, params.apiVersion);
     const res = { ...appendFailed(code), logStartOffset: NO_LOG_START.has(code) ? -1 : log.logStartOffset };
     if (err instanceof RecordValidationError) {
       res.recordErrors = err.recordErrors.map((e) => ({ batchIndex: e.batchIndex, message: e.message }));

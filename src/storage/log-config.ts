@@ -7,6 +7,8 @@ import type { Clock } from '../clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Fs } from './fs.js';
 import type { PartitionCheckpoints } from './partition-files.js';
+import type { AppendOrigin } from './log-validator.js';
+import type { VerificationGuard } from './producer-state.js';
 
 /** Topic-level log settings under Kafka's names (camelCased). */
 export interface LogConfig {
@@ -141,4 +143,19 @@ export function hasCleanupPolicy(cleanupPolicy: string | undefined, policy: 'del
 export function rollJitterMs(config: LogConfig): number {
   const j = config.segmentJitterMs ?? 0;
   return j > 0 ? Math.floor(Math.random() * j) : 0;
+}
+
+/** How a leader append is made (appendAsLeader). */
+export interface LeaderAppendOptions {
+  /** Who writes: a client's produce (default), a coordinator, ... (log-validator.ts). */
+  origin?: AppendOrigin;
+  /**
+   * Produce-side transaction verification is on for this append: a transactional batch that
+   * opens a transaction here is written only while this guard (ProducerStateManager
+   * `startVerification`, taken before the coordinator was asked; null when none was needed) is
+   * still the producer's. Absent: no verification (transaction.partition.verification.enable=false).
+   */
+  verification?: VerificationGuard | null;
+  /** The transaction version of a marker (WriteTxnMarkers v2): 2 requires an epoch above the producer's. */
+  markerTransactionVersion?: number;
 }

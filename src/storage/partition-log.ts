@@ -21,16 +21,17 @@ import { LeaderEpochCache } from './leader-epoch-cache.js';
 import { assignOffsets, validateRecords, type AppendOrigin } from './log-validator.js';
 import { loadSegments, readStoredTopicId, rebuildProducerState, settleLoadedLog } from './log-loader.js';
 import { LogWatchers } from './log-watchers.js';
-import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
+import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type LeaderAppendOptions, type LogConfig, type PartitionLogOptions, type ReadResult, type TimestampAndOffset } from './log-config.js';
 import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
 import { maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn } from './log-read.js';
 import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
 import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
 import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch as batchPartitionLeaderEpoch,
-  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId } from '../protocol/records/record-batch.js';
+  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId,
+  isControl as batchIsControl, isTransactional as batchIsTransactional } from '../protocol/records/record-batch.js';
 
-export { defaultLogConfig, type LogConfig, type AppendResult, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
+export { defaultLogConfig, type LogConfig, type AppendResult, type LeaderAppendOptions, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
 
 /** The queue and roll-flush chain of a log that has run nothing yet (one promise for all of them). */
 const SETTLED: Promise<void> = Promise.resolve();
@@ -312,11 +313,11 @@ export class PartitionLog {
    * offsets and the leader epoch in place (and the broker time on LogAppendTime topics), and
    * writes the bytes as they are. The buffer is modified and must not be reused by the caller.
    */
-  async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: { origin?: AppendOrigin }): Promise<AppendResult> {
+  async appendAsLeader(records: Buffer, leaderEpoch: number, opts?: LeaderAppendOptions): Promise<AppendResult> {
     this.local.checkOnline();
     const origin = opts?.origin ?? 'client';
     const info = validateRecords(records, this.config, origin, { nowMs: this.clock.now(), topicPartition: `${this.topic}-${this.partition}` });
-    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin));
+    const result = await this.enqueue(() => this.appendLocked(records, info.validBytes, info.offsetCount, leaderEpoch, origin, opts));
     if (result.duplicate) return result;
     if (this.unflushedMessages >= this.config.flushMessages) await this.flushUpTo(this.endOffset);
     this.watchers.appended();
@@ -338,15 +339,20 @@ export class PartitionLog {
     return result;
   }
 
-  private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number, origin: AppendOrigin): Promise<AppendResult> {
+  private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number, origin: AppendOrigin, opts?: LeaderAppendOptions): Promise<AppendResult> {
     if (origin === 'client' && batchProducerId(buf, 0) >= 0) {
       // Kafka analyzeAndValidateProducerState: a retry of a recent batch is answered, not written.
-      const dup = this.producers.findDuplicate({
-        producerId: batchProducerId(buf, 0), producerEpoch: batchProducerEpoch(buf, 0),
-        baseSequence: batchBaseSequence(buf, 0), lastOffsetDelta: lastOffsetDelta(buf, 0),
-      });
+      const pid = batchProducerId(buf, 0);
+      const epoch = batchProducerEpoch(buf, 0);
+      const dup = this.producers.findDuplicate({ producerId: pid, producerEpoch: epoch, baseSequence: batchBaseSequence(buf, 0), lastOffsetDelta: lastOffsetDelta(buf, 0) });
       if (dup) {
         return { baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: dup.timestamp, logStartOffset: this.startOffset, recordCount: 0, duplicate: true };
+      }
+      // A batch that would open a transaction here needs its verification still in place (read
+      // and checked in this queued operation, which also applies markers).
+      if (opts?.verification !== undefined && batchIsTransactional(buf, 0) && !batchIsControl(buf, 0)
+        && !this.producers.hasOngoingTransaction(pid, epoch) && !this.producers.verified(pid, opts.verification)) {
+        throw new KafkaApiError(ErrorCode.INVALID_TXN_STATE, `Record was not part of an ongoing transaction (producer ${pid} in ${this.topic}-${this.partition})`);
       }
     }
     const now = this.clock.now();
@@ -363,7 +369,7 @@ export class PartitionLog {
     for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) {
       if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
     }
-    const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower, origin === 'client') : null;
+    const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower, origin === 'client', opts?.markerTransactionVersion) : null;
 
     let segment = this.local.activeSegment;
     if (await segment.shouldRoll({ segmentBytes: this.config.segmentBytes, segmentMs: this.config.segmentMs, nowMs: now, maxTimestampInMessages: maxTs, maxOffsetInMessages: lastOffset, messagesSize: validBytes })) {

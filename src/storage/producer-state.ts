@@ -107,6 +107,20 @@ export interface AbortedTxn {
 export interface StagedAppend {
   entries: Map<number, ProducerStateEntry>;
   completed: CompletedTxn[];
+  /** Producers that got a marker in this append (their verification, if any, ends with it). */
+  marked: number[] | null;
+}
+
+/**
+ * Kafka's VerificationGuard: the token of one produce-side verification (KIP-890 part 1). It is
+ * made before the coordinator is asked whether the partition is in the producer's transaction and
+ * stays the producer's until a marker (or the transaction's first batch) is written here; a batch
+ * that starts a transaction is appended only with the guard still in place, so a COMMIT/ABORT
+ * that lands while the coordinator was being asked turns the batch away (INVALID_TXN_STATE)
+ * instead of opening a transaction nobody will end.
+ */
+export interface VerificationGuard {
+  readonly producerId: number;
 }
 
 /** Kafka `DefaultRecordBatch.incrementSequence`. */
@@ -148,6 +162,8 @@ export class ProducerStateManager {
   private producerMap: Map<number, ProducerStateEntry> | null = null;
   /** producerId → first offset of its open transaction (made by the first one). */
   private ongoingMap: Map<number, number> | null = null;
+  /** producerId → the verification in progress (made by the first one). */
+  private verifying: Map<number, VerificationGuard> | null = null;
 
   constructor(readonly topicPartition: string) {}
 
@@ -189,6 +205,33 @@ export class ProducerStateManager {
     return this.ongoing.size > 0;
   }
 
+  /** Kafka `hasOngoingTransaction`: the producer has a transaction open here, at `epoch`. */
+  hasOngoingTransaction(producerId: number, epoch: number): boolean {
+    const e = this.producers.get(producerId);
+    return e !== undefined && e.currentTxnFirstOffset >= 0 && e.producerEpoch === epoch;
+  }
+
+  /**
+   * The guard of a verification about to start for `producerId` (Kafka
+   * `maybeCreateVerificationStateEntry`): the one in place, or a new one.
+   */
+  startVerification(producerId: number): VerificationGuard {
+    const map = (this.verifying ??= new Map());
+    let g = map.get(producerId);
+    if (!g) map.set(producerId, (g = { producerId }));
+    return g;
+  }
+
+  /** Is `guard` still the producer's verification (no marker since it started)? */
+  verified(producerId: number, guard: VerificationGuard | null): boolean {
+    return guard !== null && this.verifying?.get(producerId) === guard;
+  }
+
+  /** Verifications in progress (tests, metrics). */
+  get verificationsInProgress(): number {
+    return this.verifying?.size ?? 0;
+  }
+
   /**
    * Kafka `findDuplicateBatch`: the stored batch that `b` repeats (same producer, epoch and
    * sequence range), or null.
@@ -208,23 +251,27 @@ export class ProducerStateManager {
    * until `commit`. `validate` is false when loading from the log. `checkSequence` (default:
    * `validate`) is false for the coordinators' own transactional writes (TxnOffsetCommit records,
    * without sequence numbers), as Kafka checks sequences of client appends only.
+   * `markerTransactionVersion`: the transaction version of the markers among `batches`
+   * (WriteTxnMarkers v2); a version 2 marker bumped the epoch, so it must be above the producer's.
    */
-  prepare(batches: readonly BatchInfo[], nowMs: number, validate: boolean, checkSequence = validate): StagedAppend {
+  prepare(batches: readonly BatchInfo[], nowMs: number, validate: boolean, checkSequence = validate, markerTransactionVersion = 0): StagedAppend {
     const entries = new Map<number, ProducerStateEntry>();
     const completed: CompletedTxn[] = [];
+    let marked: number[] | null = null;
     for (const b of batches) {
       if (b.producerId < 0) continue;
       const current = entries.get(b.producerId) ?? this.producers.get(b.producerId);
       const next = current ? cloneEntry(current) : emptyEntry(b.producerId);
       if (b.isControl) {
-        const done = this.applyMarker(next, b, nowMs, validate);
+        const done = this.applyMarker(next, b, nowMs, validate, markerTransactionVersion);
         if (done) completed.push(done);
+        (marked ??= []).push(b.producerId);
       } else {
         this.applyData(next, current, b, nowMs, validate, checkSequence);
       }
       entries.set(b.producerId, next);
     }
-    return { entries, completed };
+    return { entries, completed, marked };
   }
 
   private applyData(next: ProducerStateEntry, current: ProducerStateEntry | undefined, b: BatchInfo, nowMs: number, validate: boolean, checkSequence: boolean): void {
@@ -261,11 +308,13 @@ export class ProducerStateManager {
     if (b.isTransactional && next.currentTxnFirstOffset < 0) next.currentTxnFirstOffset = b.firstOffset;
   }
 
-  private applyMarker(next: ProducerStateEntry, b: BatchInfo, nowMs: number, validate: boolean): CompletedTxn | null {
+  private applyMarker(next: ProducerStateEntry, b: BatchInfo, nowMs: number, validate: boolean, transactionVersion: number): CompletedTxn | null {
     const coordinatorEpoch = b.coordinatorEpoch ?? -1;
     if (validate) {
-      if (b.producerEpoch < next.producerEpoch) {
-        throw err(ErrorCode.INVALID_PRODUCER_EPOCH, `Transaction marker of producer ${b.producerId} in ${this.topicPartition} has epoch ${b.producerEpoch}, below the current ${next.producerEpoch}`);
+      // Kafka's checkProducerEpoch: a V2 marker carries the bumped epoch, so one at or below the
+      // producer's is a late retry of an earlier end; a V1 marker may carry the producer's epoch.
+      if (transactionVersion >= 2 ? b.producerEpoch <= next.producerEpoch : b.producerEpoch < next.producerEpoch) {
+        throw err(ErrorCode.INVALID_PRODUCER_EPOCH, `Transaction marker of producer ${b.producerId} in ${this.topicPartition} has epoch ${b.producerEpoch}, ${transactionVersion >= 2 ? 'not above' : 'below'} the current ${next.producerEpoch} (TV${transactionVersion})`);
       }
       if (coordinatorEpoch < next.coordinatorEpoch) {
         throw err(ErrorCode.TRANSACTION_COORDINATOR_FENCED, `Transaction marker of producer ${b.producerId} has coordinator epoch ${coordinatorEpoch}, below ${next.coordinatorEpoch}`);
@@ -288,7 +337,12 @@ export class ProducerStateManager {
    * the .txnindex, each with the last stable offset right after it completed.
    */
   commit(staged: StagedAppend): AbortedTxn[] {
-    for (const [pid, e] of staged.entries) this.setProducer(pid, e);
+    for (const [pid, e] of staged.entries) {
+      this.setProducer(pid, e);
+      // The transaction is open here now: later batches need no verification (Kafka clears the entry).
+      if (e.currentTxnFirstOffset >= 0) this.verifying?.delete(pid);
+    }
+    if (staged.marked) for (const pid of staged.marked) this.verifying?.delete(pid);
     const aborted: AbortedTxn[] = [];
     for (const c of staged.completed) {
       if (!c.isAborted) continue;

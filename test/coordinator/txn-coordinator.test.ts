@@ -59,8 +59,8 @@ test('commit: markers on every partition, LSO moves, states Ongoing → PrepareC
   assert.is(await tc.addPartitions('tx-1', pid, 0, [{ topic: 't', partition: 0 }, { topic: 't', partition: 1 }], FENCED), 0);
   assert.is(await tc.addPartitions('tx-1', pid + 1, 0, [{ topic: 't', partition: 0 }], FENCED), ErrorCode.INVALID_PRODUCER_ID_MAPPING);
   assert.is(await tc.addPartitions('tx-1', pid, 1, [{ topic: 't', partition: 0 }], FENCED), FENCED);
-  assert.is(await tc.verifyPartition('tx-1', pid, 0, 't', 0), 0);
-  assert.is(await tc.verifyPartition('tx-1', pid, 0, 'other', 0), ErrorCode.INVALID_TXN_STATE);
+  assert.is((await tc.verifyPartitions('tx-1', pid, 0, [{ topic: 't', partition: 0 }]))[0], 0);
+  assert.is((await tc.verifyPartitions('tx-1', pid, 0, [{ topic: 'other', partition: 0 }]))[0], ErrorCode.INVALID_TXN_STATE);
   const l0 = env.dataLogs.get('t-0')!;
   const l1 = env.dataLogs.get('t-1')!;
   await l0.appendAsLeader(data(pid, 0, 0, 'a'), 0);

@@ -11,7 +11,8 @@ import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-l
 import { ledEpochOf } from './group-environment.js';
 import { writeMarkers } from './txn-markers.js';
 import { ProducerIdManager } from '../../coordinator/txn/producer-id-manager.js';
-import { TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
+import { partitionForTxnId, TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
+import { AddPartitionsToTxnManager } from './add-partitions-to-txn-manager.js';
 
 /** Kafka's request.timeout.ms default: how long transaction-log appends wait for the ISR. */
 const REQUEST_TIMEOUT_MS = 30_000;
@@ -63,5 +64,26 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
       abortTimedOutIntervalMs: c['transaction.abort.timed.out.transaction.cleanup.interval.ms'],
       removeExpiredIntervalMs: c['transaction.remove.expired.transaction.cleanup.interval.ms'],
     },
+  });
+}
+
+/**
+ * The partition leaders' questions to transaction coordinators (add-partitions-to-txn-manager.ts):
+ * the coordinator of an id is the leader of its __transaction_state partition in this broker's
+ * metadata; other brokers are reached on the inter-broker listener.
+ */
+export function addPartitionsToTxnManagerForBroker(broker: BrokerServices): AddPartitionsToTxnManager {
+  return new AddPartitionsToTxnManager({
+    nodeId: broker.nodeId,
+    clock: broker.clock,
+    logger: broker.logger,
+    coordinator: broker.txnCoordinator,
+    coordinatorOf: (transactionalId) => {
+      const t = broker.metadataCache.topic(TRANSACTION_STATE_TOPIC);
+      if (!t) return null;
+      const leader = broker.partitionState(t.topicId, partitionForTxnId(transactionalId, t.partitions))?.leader ?? -1;
+      return leader >= 0 && (leader === broker.nodeId || broker.isRegisteredBroker(leader)) ? leader : null;
+    },
+    client: (nodeId) => broker.brokerClients.get(nodeId, 'txn-add-partitions'),
   });
 }

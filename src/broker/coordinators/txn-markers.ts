@@ -33,7 +33,7 @@ export async function appendMarker(broker: BrokerServices, topic: string, partit
   if (p.isr.length < p.minInsyncReplicas) return ErrorCode.NOT_ENOUGH_REPLICAS;
   try {
     const batch = buildMarkerBatch(m.producerId, m.producerEpoch, m.commit, m.coordinatorEpoch, broker.clock.now());
-    const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator' });
+    const result = await p.log.appendAsLeader(batch, p.leaderEpoch, { origin: 'coordinator', markerTransactionVersion: m.transactionVersion ?? 0 });
     const code = p.log.highWatermark > result.lastOffset ? ErrorCode.NONE : await p.waitForReplication(result.lastOffset + 1, MARKER_REPLICATION_TIMEOUT_MS);
     // In __consumer_offsets the marker completes the producer's transactional offsets there.
     if (code === ErrorCode.NONE && topic === OFFSETS_TOPIC) await broker.groupCoordinator.onTransactionMarker(partition, m.producerId, m.commit);

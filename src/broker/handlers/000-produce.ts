@@ -32,6 +32,12 @@ function encode(index: number, r: AppendResult): PartitionProduceResponse {
   };
 }
 
+/** Verification answers a producer retries: the coordinator busy, moving or out of reach. */
+const RETRY_AS_NOT_ENOUGH_REPLICAS = new Set<number>([
+  ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
+]);
+
 export const produceHandler = defineHandler({
   apiKey: 0,
   async handle(ctx, req) {
@@ -62,15 +68,13 @@ export const produceHandler = defineHandler({
     // transaction.partition.verification.enable says); otherwise the partition is verified (KIP-890
     // part 1). Either way one queued operation of the transactional id's coordinator shard.
     const implicitAdd = txnId !== null && ctx.apiVersion >= 12 && transactionVersionOf(broker.metadataCache.features) >= 2;
-    const verify = txnId === null ? null
-      : implicitAdd ? async (topic: string, partition: number, producerId: number, epoch: number) => {
-        const code = await broker.txnCoordinator.addPartitionsImplicitly(txnId, producerId, epoch, [{ topic, partition }], ErrorCode.INVALID_PRODUCER_EPOCH);
-        // Still completing the previous transaction, the coordinator moving or not here: retriable.
-        return code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_NOT_AVAILABLE || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS
-          ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
-      }
-      : broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false
-        ? (topic: string, partition: number, producerId: number, epoch: number) => broker.txnCoordinator.verifyPartition(txnId, producerId, epoch, topic, partition) : null;
+    const verifying = implicitAdd || broker.rawConfig['transaction.partition.verification.enable' as keyof typeof broker.rawConfig] !== false;
+    const verify = txnId === null || !verifying ? null : async (topic: string, partition: number, producerId: number, epoch: number) => {
+      const code = await broker.addPartitionsToTxn.addOrVerify(txnId, producerId, epoch, { topic, partition }, implicitAdd ? 'add' : 'verify');
+      // Kafka's ReplicaManager: a retriable answer older clients may not retry well becomes
+      // NOT_ENOUGH_REPLICAS, which they retry without a metadata refresh.
+      return RETRY_AS_NOT_ENOUGH_REPLICAS.has(code) ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
+    };
     const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify }, parts);
     const bytes = broker.quotas.active ? req.topicData.reduce((n, t) => t.partitionData.reduce((m, p) => m + (Buffer.isBuffer(p.records) ? p.records.length : 0), n), 0) : 0;
     const throttleTimeMs = broker.quotas.recordAndThrottle('producer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, bytes);

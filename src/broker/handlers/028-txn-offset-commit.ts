@@ -24,6 +24,7 @@ import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-help
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
 import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
+import { OFFSETS_TOPIC } from '../../coordinator/group/group-coordinator.js';
 
 function uniform(req: TxnOffsetCommitRequest, code: (topic: string, p: number) => number): TxnOffsetCommitResponse {
   return {
@@ -57,17 +58,17 @@ export const txnOffsetCommitHandler = defineHandler({
     if (offsets.length > 0) {
       const notAdded = ctx.apiVersion >= 4 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
       const producer = { producerId: Number(req.producerId), producerEpoch: req.producerEpoch };
-      // Kafka verifies the transaction first (a read-only look at the coordinator's state), then
-      // validates the group and appends in one write of the group's shard.
-      if (ctx.apiVersion >= 5) {
-        code = await broker.txnCoordinator.addOffsetsImplicitly(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, ErrorCode.INVALID_PRODUCER_EPOCH);
-        // Still completing the previous transaction or the coordinator moving: the client
-        // looks the group coordinator up again and retries.
-        if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
-        else if (code === ErrorCode.INVALID_TXN_STATE) code = notAdded;
-      } else {
-        code = await broker.txnCoordinator.txnOffsetCommit(req.transactionalId, producer.producerId, producer.producerEpoch, req.groupId, notAdded);
-      }
+      // Kafka verifies the transaction first at its coordinator (v5: adds the group's offsets
+      // partition to it, transactions V2), then validates the group and appends in one write of
+      // the group's shard.
+      await broker.groupCoordinator.ensureActive();
+      const offsetsPartition = broker.groupCoordinator.partitionFor(req.groupId);
+      code = await broker.addPartitionsToTxn.addOrVerify(req.transactionalId, producer.producerId, producer.producerEpoch,
+        { topic: OFFSETS_TOPIC, partition: offsetsPartition }, ctx.apiVersion >= 5 ? 'add' : 'verify');
+      // Still completing the previous transaction or the coordinator moving: the client looks the
+      // group coordinator up again and retries.
+      if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.NETWORK_EXCEPTION) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      else if (code === ErrorCode.INVALID_TXN_STATE) code = notAdded;
       if (code === ErrorCode.NONE) {
         try {
           const member = { groupId: req.groupId, generationId: req.generationIdOrMemberEpoch, memberId: req.memberId, groupInstanceId: req.groupInstanceId };

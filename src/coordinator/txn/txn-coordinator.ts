@@ -108,14 +108,6 @@ export function buildMarkerBatch(producerId: number, producerEpoch: number, comm
 const MARKER_RETRY_MS = 100;
 const OBSOLETE_MARKER = new Set<number>([ErrorCode.INVALID_PRODUCER_EPOCH, ErrorCode.TRANSACTION_COORDINATOR_FENCED]);
 const MARKER_MAX_RETRY_MS = 5000;
-/**
- * An implicit add (transactions V2) that meets the previous transaction's markers still being
- * written (CONCURRENT_TRANSACTIONS) is retried this often, for at most this long (Kafka's
- * add.partitions.to.txn.retry.backoff.ms 20 and .max.ms 100; Samsa waits longer since its markers
- * wait for the ISR before the transaction completes).
- */
-const IMPLICIT_ADD_RETRY_MS = 20;
-const IMPLICIT_ADD_MAX_WAIT_MS = 1000;
 
 export class TxnCoordinator {
   readonly runtime: CoordinatorRuntime<TxnShard, TxnLogRecord>;
@@ -224,55 +216,13 @@ export class TxnCoordinator {
   }
 
   /**
-   * The implicit add of transactions V2 (KIP-890 part 2): Produce v12 with a transactional batch
-   * adds its partition, TxnOffsetCommit v5 the group's offsets partition, with no
-   * AddPartitionsToTxn / AddOffsetsToTxn from the client (Kafka's AddPartitionsToTxnManager with
-   * the addPartition operation). The add is one queued operation of the id's shard and marks the
-   * transaction V2; while the previous transaction's markers are being written
-   * (CONCURRENT_TRANSACTIONS, the producer starts its next transaction as soon as EndTxn v5
-   * answers) it is retried here, outside the queue, each attempt queued again. Answers NONE,
-   * CONCURRENT_TRANSACTIONS (still completing after the retries), INVALID_PRODUCER_ID_MAPPING,
-   * `fencedCode`, INVALID_TXN_STATE, or NOT_COORDINATOR when another broker coordinates the id.
+   * Produce-side verification (behaviours.md R8-R11, AddPartitionsToTxn v4+ VerifyOnly): is each
+   * partition in the producer's ongoing transaction? Per partition NONE, INVALID_TXN_STATE,
+   * INVALID_PRODUCER_ID_MAPPING or INVALID_PRODUCER_EPOCH; throws NOT_COORDINATOR and the like
+   * when this broker does not coordinate the id. One queued look at the id's shard.
    */
-  async addPartitionsImplicitly(transactionalId: string, producerId: number, epoch: number, partitions: { topic: string; partition: number }[], fencedCode: number): Promise<number> {
-    const deadline = this.opts.clock.now() + IMPLICIT_ADD_MAX_WAIT_MS;
-    for (;;) {
-      let code: number;
-      try {
-        code = await this.addPartitions(transactionalId, producerId, epoch, partitions, fencedCode, true);
-      } catch (err) {
-        if (err instanceof KafkaApiError) return err.errorCode;
-        throw err;
-      }
-      if (code !== ErrorCode.CONCURRENT_TRANSACTIONS || this.closed || this.opts.clock.now() >= deadline) return code;
-      await new Promise<void>((resolve) => {
-        const t = this.opts.clock.setTimeout(() => { this.retryTimers.delete(t); resolve(); }, IMPLICIT_ADD_RETRY_MS);
-        this.retryTimers.add(t);
-      });
-    }
-  }
-
-  /** The implicit add of TxnOffsetCommit v5: the group's `__consumer_offsets` partition. */
-  async addOffsetsImplicitly(transactionalId: string, producerId: number, epoch: number, groupId: string, fencedCode: number): Promise<number> {
-    if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    const p = await this.opts.env.offsetsPartitionFor(groupId);
-    return this.addPartitionsImplicitly(transactionalId, producerId, epoch, [{ topic: '__consumer_offsets', partition: p }], fencedCode);
-  }
-
-  /**
-   * Produce-side check that a transactional batch's partition was added (behaviours.md R8-R11).
-   * NONE, INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING, INVALID_PRODUCER_EPOCH or NOT_ENOUGH_REPLICAS.
-   */
-  async verifyPartition(transactionalId: string, producerId: number, epoch: number, topic: string, partition: number): Promise<number> {
-    try {
-      return await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey(topic, partition))));
-    } catch (err) {
-      // Another broker coordinates the id: Kafka asks it (AddPartitionsToTxn v4, verify only);
-      // Samsa does not verify then, as Kafka with transaction.partition.verification.enable=false
-      // (docs/gaps.md).
-      if (err instanceof KafkaApiError && err.errorCode === ErrorCode.NOT_COORDINATOR) return ErrorCode.NONE;
-      return ErrorCode.NOT_ENOUGH_REPLICAS;
-    }
+  verifyPartitions(transactionalId: string, producerId: number, epoch: number, partitions: readonly { topic: string; partition: number }[]): Promise<number[]> {
+    return this.run(transactionalId, (s) => answer(partitions.map((p) => s.verify(transactionalId, producerId, epoch, tpKey(p.topic, p.partition)))));
   }
 
   /** A read-only look at one transactional id (TxnOffsetCommit checks). */
@@ -342,25 +292,6 @@ export class TxnCoordinator {
     if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
     const p = await this.opts.env.offsetsPartitionFor(groupId);
     return this.addPartitions(transactionalId, producerId, epoch, [{ topic: '__consumer_offsets', partition: p }], fencedCode);
-  }
-
-  /**
-   * TxnOffsetCommit's transaction check: the group's offsets partition must be in the producer's
-   * ongoing transaction (TO1, TO6). NONE or the code for all partitions; the group coordinator
-   * then writes the offsets as the producer's transactional batch (TO9). Where another broker
-   * coordinates the id the check is skipped, as the produce-side verification is.
-   */
-  async txnOffsetCommit(transactionalId: string, producerId: number, epoch: number, groupId: string, notAddedCode: number): Promise<number> {
-    if (!this.opts.env.offsetsPartitionFor) return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-    const gp = await this.opts.env.offsetsPartitionFor(groupId);
-    let code: number;
-    try {
-      code = await this.run(transactionalId, (s) => answer(s.verify(transactionalId, producerId, epoch, tpKey('__consumer_offsets', gp))));
-    } catch (err) {
-      if (err instanceof KafkaApiError && err.errorCode === ErrorCode.NOT_COORDINATOR) return ErrorCode.NONE;
-      throw err;
-    }
-    return code === ErrorCode.INVALID_TXN_STATE ? notAddedCode : code;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -463,7 +394,7 @@ export class MemoryTxnEnvironment implements TxnEnvironment {
     const log = this.dataLogs.get(`${topic}-${partition}`);
     if (!log) return 'gone';
     try {
-      await log.appendAsLeader(buildMarkerBatch(m.producerId, m.producerEpoch, m.commit, m.coordinatorEpoch, Date.now()), 0, { origin: 'coordinator' });
+      await log.appendAsLeader(buildMarkerBatch(m.producerId, m.producerEpoch, m.commit, m.coordinatorEpoch, Date.now()), 0, { origin: 'coordinator', markerTransactionVersion: m.transactionVersion ?? 0 });
       return ErrorCode.NONE;
     } catch (err) {
       if (err instanceof KafkaApiError) return err.errorCode;

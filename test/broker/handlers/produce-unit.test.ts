@@ -42,7 +42,7 @@ function setup(opts: { answer?: (p: ProducePartition, i: number) => AppendResult
         return { results: parts.map(opts.answer ?? ((_p, i) => ok(10 * i))), waits: opts.waits ?? [] };
       },
     } as never,
-    txnCoordinator: { verifyPartition: async (...args: unknown[]) => (verified.push(args), ErrorCode.NONE) } as never,
+    addPartitionsToTxn: { addOrVerify: async (...args: unknown[]) => (verified.push(args), ErrorCode.NONE) } as never,
     quotas: (opts.quotas ?? { active: false, recordAndThrottle: (...args: unknown[]) => (throttled.push(args), 0) }) as never,
     partitionState: () => ({ leader: 2, leaderEpoch: 5 }) as never,
     brokerEndpoint: (id: number) => ({ host: `b${id}`, port: 9000 + id, rack: null }),
@@ -123,7 +123,7 @@ test('a transactional id needs WRITE on it; when allowed, appends verify through
   await produceHandler.handle(requestContext(allowed.broker, 0, 9), req);
   const verify = allowed.calls[0].params.verify!;
   assert.is(await verify('t', 0, 42, 3), ErrorCode.NONE);
-  assert.equal(allowed.verified, [['tx', 42, 3, 't', 0]]);
+  assert.equal(allowed.verified, [['tx', 42, 3, { topic: 't', partition: 0 }, 'verify']]);
   const off = setup({ verification: false });
   await produceHandler.handle(requestContext(off.broker, 0, 9), req);
   assert.is(off.calls[0].params.verify, null);

@@ -32,40 +32,45 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('a new cluster: group.version 1 and share.version 1 finalized, transaction.version not (V1; 2 is not supported until V2 is served)', async () => {
+test('a new cluster: group.version 1, share.version 1 and transaction.version 2 (transactions V2) finalized', async () => {
   const v4 = await apiVersions(4);
-  assert.equal(v4.supportedFeatures.map((f: any) => `${f.name} ${f.minVersion}-${f.maxVersion}`), ['group.version 0-1', 'share.version 0-1', 'transaction.version 0-1']);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1 });
+  assert.equal(v4.supportedFeatures.map((f: any) => `${f.name} ${f.minVersion}-${f.maxVersion}`), ['group.version 0-1', 'share.version 0-1', 'transaction.version 0-2']);
+  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
   assert.ok(v4.finalizedFeaturesEpoch > 0n);
   const v3 = await apiVersions(3);
   assert.equal(v3.supportedFeatures, []);
-  assert.equal(v3.finalizedFeatures.length, 2);
+  assert.equal(v3.finalizedFeatures.length, 3);
 });
 
-test('validate-only changes nothing; an upgrade is stored and raises the epoch', async () => {
+test('validate-only changes nothing; a safe downgrade and an upgrade are stored and raise the epoch', async () => {
   const before = (await apiVersions(4)).finalizedFeaturesEpoch;
-  const dry = await update(1, [{ feature: 'transaction.version', maxVersionLevel: 1 }], true);
+  const dry = await update(1, [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }], true);
   assert.equal([dry.errorCode, dry.results], [ErrorCode.NONE, [{ feature: 'transaction.version', errorCode: 0, errorMessage: 'NONE' }]]);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1 });
-  const r = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 1 }]);
-  assert.equal([r.errorCode, r.errorMessage, r.results], [ErrorCode.NONE, null, []]);
+  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  const down = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }]);
+  assert.equal([down.errorCode, down.errorMessage, down.results], [ErrorCode.NONE, null, []]);
   assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 1 });
-  assert.ok((await apiVersions(4)).finalizedFeaturesEpoch > before);
+  const mid = (await apiVersions(4)).finalizedFeaturesEpoch;
+  assert.ok(mid > before);
+  const up = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 2 }]);
+  assert.is(up.errorCode, ErrorCode.NONE);
+  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  assert.ok((await apiVersions(4)).finalizedFeaturesEpoch > mid);
 });
 
-test('refusals: unknown feature, level above the supported range (transaction.version 2 too), downgrade as an upgrade; all or nothing', async () => {
+test('refusals: unknown feature, level above the supported range, downgrade as an upgrade; all or nothing', async () => {
   const unknown = await update(2, [{ feature: 'group.version', maxVersionLevel: 0, upgradeType: 2 }, { feature: 'metadata.version', maxVersionLevel: 27 }]);
   assert.is(unknown.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
   assert.match(unknown.errorMessage, /metadata\.version/);
-  const high = await update(1, [{ feature: 'transaction.version', maxVersionLevel: 2 }]);
+  const high = await update(1, [{ feature: 'transaction.version', maxVersionLevel: 3 }]);
   assert.equal([high.errorCode, high.results], [ErrorCode.INVALID_UPDATE_VERSION, []]);
-  assert.match(high.errorMessage, /only supports versions 0-1/);
+  assert.match(high.errorMessage, /only supports versions 0-2/);
   const down = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 0 }]);
   assert.is(down.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
   assert.match(down.errorMessage, /downgrade/);
   const v0 = await update(0, [{ feature: 'transaction.version', maxVersionLevel: 0, allowDowngrade: false }]);
   assert.is(v0.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 1 });
+  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
 });
 
 test('a safe downgrade to 0 removes the feature; the levels survive a restart', async () => {
