@@ -30,7 +30,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 21, name: 'DeleteRecords', min: 0, max: 2, refuse: null },
   { apiKey: 22, name: 'InitProducerId', min: 0, max: 5, refuse: null },
   { apiKey: 23, name: 'OffsetForLeaderEpoch', min: 2, max: 4, refuse: null },
-  { apiKey: 24, name: 'AddPartitionsToTxn', min: 0, max: 3, refuse: null },
+  { apiKey: 24, name: 'AddPartitionsToTxn', min: 0, max: 5, refuse: null },
   { apiKey: 25, name: 'AddOffsetsToTxn', min: 0, max: 4, refuse: null },
   { apiKey: 26, name: 'EndTxn', min: 0, max: 5, refuse: null },
   { apiKey: 27, name: 'WriteTxnMarkers', min: 1, max: 2, refuse: null },
