@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { apiKeysAsMap, sortAt, type Json } from './normalise.js';
 import { coordinatorsReady, createTopic } from './fixtures.js';
+import { assignedId } from './probes-client-telemetry.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 export const CAPTURES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'fixtures', 'captures');
@@ -39,6 +40,9 @@ function normaliserFor(apiKey: number): ((j: Json) => Json) | undefined {
       return (j) => sortAt(sortAt(j, 'topics', 'name'), 'topics.[].partitions', (x) => String((x as any).partitionIndex).padStart(5, '0'));
     case 2:
       return (j) => sortAt(sortAt(j, 'topics', 'name'), 'topics.[].partitions', (x) => String((x as any).partitionIndex).padStart(5, '0'));
+    case 71:
+      // The client instance id a broker assigns is random (the subscription id follows from it).
+      return assignedId;
     case 68:
       // A consumer group's assignment lists topics in the coordinator's own (hash) order.
       return (j) => sortAt(j, 'assignment.topicPartitions', 'topicId');

@@ -29,6 +29,7 @@ import type { SharePartitionManager } from '../coordinator/share/share-partition
 import type { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import type { RuntimeSettings } from './settings.js';
 import type { MetadataWriter } from './metadata-writer.js';
+import type { ClientMetricsManager } from './client-metrics-manager.js';
 
 export type { AppendWaiter };
 
@@ -93,6 +94,8 @@ export interface BrokerServices {
   readonly quotas: ClientQuotaManager;
   readonly replicationQuotas: ReplicationQuotas;
   readonly clientRoles: ClientRoles;
+  /** Client telemetry instances (GetTelemetrySubscriptions, PushTelemetry; KIP-714). */
+  readonly clientMetrics: ClientMetricsManager;
   /** Fenced writes to the cluster metadata, waited for in this broker's cache. */
   readonly metadataWriter: MetadataWriter;
   readonly metrics: BrokerMetrics;

@@ -64,6 +64,7 @@ import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
 import { BrokerMetrics } from '../http/metrics/broker-metrics.js';
+import { ClientMetricsManager } from './client-metrics-manager.js';
 import type { Handler } from './handler.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import { codecFor } from '../protocol/generated/api-table.js';
@@ -144,6 +145,8 @@ export class Broker implements BrokerServices {
   retirement: PartitionRetirementTask | null = null;
   /** Producer and consumer roles by client, for Metadata answers about retired partitions. */
   readonly clientRoles = new ClientRoles();
+  /** Client telemetry instances (KIP-714), as a Kafka broker with no subscriptions keeps them. */
+  readonly clientMetrics = new ClientMetricsManager(() => this.clock.now());
   private server: SocketServer | null = null;
   /** Tiered storage (remote/), when remote.log.storage.system.enable; set by start(). */
   tiered?: TieredStorage;

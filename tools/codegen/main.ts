@@ -506,11 +506,11 @@ function emitApiTable(specs: MessageSpec[]): string {
 }
 
 function emitAdvertised(): string {
-  const apis = (JSON.parse(readFileSync(join(SPEC_DIR, 'apis.json'), 'utf8')) as { apis: { apiKey: number; name: string; min: number; max: number; refuse?: [number, number] }[] }).apis;
-  const lines = [HEADER, '/** What Samsa advertises per API key (protocol-specs/apis.json); refuse = versions answered UNSUPPORTED_VERSION on purpose. */'];
-  lines.push('export interface AdvertisedApi {', '  apiKey: number;', '  name: string;', '  min: number;', '  max: number;', '  refuse: readonly [number, number] | null;', '}', '');
+  const apis = (JSON.parse(readFileSync(join(SPEC_DIR, 'apis.json'), 'utf8')) as { apis: { apiKey: number; name: string; min: number; max: number; refuse?: [number, number]; advertise?: boolean }[] }).apis;
+  const lines = [HEADER, '/** What Samsa advertises per API key (protocol-specs/apis.json); refuse = versions answered UNSUPPORTED_VERSION on purpose; advertise false = answered but left out of ApiVersions. */'];
+  lines.push('export interface AdvertisedApi {', '  apiKey: number;', '  name: string;', '  min: number;', '  max: number;', '  refuse: readonly [number, number] | null;', '  advertise: boolean;', '}', '');
   lines.push('export const advertisedApis: readonly AdvertisedApi[] = [');
-  for (const a of apis) lines.push(`  { apiKey: ${a.apiKey}, name: '${a.name}', min: ${a.min}, max: ${a.max}, refuse: ${a.refuse ? `[${a.refuse[0]}, ${a.refuse[1]}]` : 'null'} },`);
+  for (const a of apis) lines.push(`  { apiKey: ${a.apiKey}, name: '${a.name}', min: ${a.min}, max: ${a.max}, refuse: ${a.refuse ? `[${a.refuse[0]}, ${a.refuse[1]}]` : 'null'}, advertise: ${a.advertise !== false} },`);
   lines.push('];');
   return lines.join('\n') + '\n';
 }

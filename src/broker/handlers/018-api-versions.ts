@@ -1,9 +1,14 @@
 /**
- * ApiVersions (key 18), versions 0-4.
+ * ApiVersions (key 18), versions 0-5.
  *
  * Behavior:
  * - Lists every API Samsa has a handler for, with the range from protocol-specs/apis.json.
- * - A version above 4 never reaches here: dispatch answers it in v0 form with
+ * - v5 (KIP-1242): a request naming both the cluster id and the node id it means to reach is
+ *   answered REBOOTSTRAP_REQUIRED with an empty API list when either is not this broker's (a
+ *   client with metadata.recovery.strategy=rebootstrap then bootstraps again); naming only one of
+ *   them (cluster id null or node id -1, the defaults) is INVALID_REQUEST, as Kafka 4.4 answers.
+ *   The software name check comes first.
+ * - A version above 5 never reaches here: dispatch answers it in v0 form with
  *   UNSUPPORTED_VERSION and ApiVersions' own range, so clients can retry (KIP-511).
  * - v3+: the features Samsa supports (cluster/features.ts) and the cluster's finalized levels
  *   with the metadata revision they were read at as FinalizedFeaturesEpoch (Kafka: the metadata
@@ -34,6 +39,13 @@ function withFeatures(ctx: RequestContext, r: ReturnType<typeof apiVersions>): R
   return r;
 }
 
+/** KIP-1242: whether the client reached the cluster and node it named (both or neither named). */
+function targetCheck(ctx: RequestContext, clusterId: string | null, nodeId: number): number {
+  if ((clusterId === null) !== (nodeId === -1)) return ErrorCode.INVALID_REQUEST;
+  if (clusterId === null) return ErrorCode.NONE;
+  return clusterId === ctx.broker.metadataCache.clusterId && nodeId === ctx.broker.nodeId ? ErrorCode.NONE : ErrorCode.REBOOTSTRAP_REQUIRED;
+}
+
 const SOFTWARE_NAME_OR_VERSION = /^[a-zA-Z0-9](?:[a-zA-Z0-9\-.]*[a-zA-Z0-9])?$/;
 
 export const apiVersionsHandler = defineHandler({
@@ -41,6 +53,10 @@ export const apiVersionsHandler = defineHandler({
   handle(ctx, req) {
     if (ctx.apiVersion >= 3 && !(SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareName) && SOFTWARE_NAME_OR_VERSION.test(req.clientSoftwareVersion))) {
       return apiVersions(ErrorCode.INVALID_REQUEST, []);
+    }
+    if (ctx.apiVersion >= 5) {
+      const check = targetCheck(ctx, req.clusterId, req.nodeId);
+      if (check !== ErrorCode.NONE) return apiVersions(check, []);
     }
     return withFeatures(ctx, apiVersions(ErrorCode.NONE, ctx.broker.dispatcher.advertised()));
   },

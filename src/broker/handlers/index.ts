@@ -10,6 +10,8 @@ import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
+import { getTelemetrySubscriptionsHandler } from './071-get-telemetry-subscriptions.js';
+import { pushTelemetryHandler } from './072-push-telemetry.js';
 import { aclHandlers } from './acls.js';
 import { quotaHandlers } from './quotas.js';
 import { adminHandlers } from './admin.js';
@@ -30,6 +32,8 @@ export const allHandlers: Handler<any>[] = [
   offsetForLeaderEpochHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  getTelemetrySubscriptionsHandler,
+  pushTelemetryHandler,
   ...adminHandlers,
   ...groupHandlers,
   ...shareHandlers,

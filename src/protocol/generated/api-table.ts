@@ -86,6 +86,8 @@ import { readDescribeUserScramCredentialsRequest, writeDescribeUserScramCredenti
 import { readDescribeUserScramCredentialsResponse, writeDescribeUserScramCredentialsResponse, type DescribeUserScramCredentialsResponse } from './messages/describe-user-scram-credentials-response.js';
 import { readAlterUserScramCredentialsRequest, writeAlterUserScramCredentialsRequest, type AlterUserScramCredentialsRequest } from './messages/alter-user-scram-credentials-request.js';
 import { readAlterUserScramCredentialsResponse, writeAlterUserScramCredentialsResponse, type AlterUserScramCredentialsResponse } from './messages/alter-user-scram-credentials-response.js';
+import { readDescribeQuorumRequest, writeDescribeQuorumRequest, type DescribeQuorumRequest } from './messages/describe-quorum-request.js';
+import { readDescribeQuorumResponse, writeDescribeQuorumResponse, type DescribeQuorumResponse } from './messages/describe-quorum-response.js';
 import { readUpdateFeaturesRequest, writeUpdateFeaturesRequest, type UpdateFeaturesRequest } from './messages/update-features-request.js';
 import { readUpdateFeaturesResponse, writeUpdateFeaturesResponse, type UpdateFeaturesResponse } from './messages/update-features-response.js';
 import { readDescribeClusterRequest, writeDescribeClusterRequest, type DescribeClusterRequest } from './messages/describe-cluster-request.js';
@@ -100,6 +102,10 @@ import { readConsumerGroupHeartbeatRequest, writeConsumerGroupHeartbeatRequest, 
 import { readConsumerGroupHeartbeatResponse, writeConsumerGroupHeartbeatResponse, type ConsumerGroupHeartbeatResponse } from './messages/consumer-group-heartbeat-response.js';
 import { readConsumerGroupDescribeRequest, writeConsumerGroupDescribeRequest, type ConsumerGroupDescribeRequest } from './messages/consumer-group-describe-request.js';
 import { readConsumerGroupDescribeResponse, writeConsumerGroupDescribeResponse, type ConsumerGroupDescribeResponse } from './messages/consumer-group-describe-response.js';
+import { readGetTelemetrySubscriptionsRequest, writeGetTelemetrySubscriptionsRequest, type GetTelemetrySubscriptionsRequest } from './messages/get-telemetry-subscriptions-request.js';
+import { readGetTelemetrySubscriptionsResponse, writeGetTelemetrySubscriptionsResponse, type GetTelemetrySubscriptionsResponse } from './messages/get-telemetry-subscriptions-response.js';
+import { readPushTelemetryRequest, writePushTelemetryRequest, type PushTelemetryRequest } from './messages/push-telemetry-request.js';
+import { readPushTelemetryResponse, writePushTelemetryResponse, type PushTelemetryResponse } from './messages/push-telemetry-response.js';
 import { readListConfigResourcesRequest, writeListConfigResourcesRequest, type ListConfigResourcesRequest } from './messages/list-config-resources-request.js';
 import { readListConfigResourcesResponse, writeListConfigResourcesResponse, type ListConfigResourcesResponse } from './messages/list-config-resources-response.js';
 import { readDescribeTopicPartitionsRequest, writeDescribeTopicPartitionsRequest, type DescribeTopicPartitionsRequest } from './messages/describe-topic-partitions-request.js';
@@ -188,6 +194,7 @@ export const ApiKey = {
   AlterClientQuotas: 49,
   DescribeUserScramCredentials: 50,
   AlterUserScramCredentials: 51,
+  DescribeQuorum: 55,
   UpdateFeatures: 57,
   DescribeCluster: 60,
   DescribeProducers: 61,
@@ -195,6 +202,8 @@ export const ApiKey = {
   ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
   ConsumerGroupDescribe: 69,
+  GetTelemetrySubscriptions: 71,
+  PushTelemetry: 72,
   ListConfigResources: 74,
   DescribeTopicPartitions: 75,
   ShareGroupHeartbeat: 76,
@@ -255,6 +264,7 @@ export interface ApiTypes {
   49: { request: AlterClientQuotasRequest; response: AlterClientQuotasResponse };
   50: { request: DescribeUserScramCredentialsRequest; response: DescribeUserScramCredentialsResponse };
   51: { request: AlterUserScramCredentialsRequest; response: AlterUserScramCredentialsResponse };
+  55: { request: DescribeQuorumRequest; response: DescribeQuorumResponse };
   57: { request: UpdateFeaturesRequest; response: UpdateFeaturesResponse };
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse };
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
@@ -262,6 +272,8 @@ export interface ApiTypes {
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse };
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse };
   69: { request: ConsumerGroupDescribeRequest; response: ConsumerGroupDescribeResponse };
+  71: { request: GetTelemetrySubscriptionsRequest; response: GetTelemetrySubscriptionsResponse };
+  72: { request: PushTelemetryRequest; response: PushTelemetryResponse };
   74: { request: ListConfigResourcesRequest; response: ListConfigResourcesResponse };
   75: { request: DescribeTopicPartitionsRequest; response: DescribeTopicPartitionsResponse };
   76: { request: ShareGroupHeartbeatRequest; response: ShareGroupHeartbeatResponse };
@@ -494,6 +506,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readRequest: readAlterUserScramCredentialsRequest, writeRequest: writeAlterUserScramCredentialsRequest,
     readResponse: readAlterUserScramCredentialsResponse, writeResponse: writeAlterUserScramCredentialsResponse,
   },
+  55: {
+    apiKey: 55, name: 'DescribeQuorum', minVersion: 0, maxVersion: 2, flexibleFrom: 0,
+    readRequest: readDescribeQuorumRequest, writeRequest: writeDescribeQuorumRequest,
+    readResponse: readDescribeQuorumResponse, writeResponse: writeDescribeQuorumResponse,
+  },
   57: {
     apiKey: 57, name: 'UpdateFeatures', minVersion: 0, maxVersion: 2, flexibleFrom: 0,
     readRequest: readUpdateFeaturesRequest, writeRequest: writeUpdateFeaturesRequest,
@@ -528,6 +545,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 69, name: 'ConsumerGroupDescribe', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readConsumerGroupDescribeRequest, writeRequest: writeConsumerGroupDescribeRequest,
     readResponse: readConsumerGroupDescribeResponse, writeResponse: writeConsumerGroupDescribeResponse,
+  },
+  71: {
+    apiKey: 71, name: 'GetTelemetrySubscriptions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readGetTelemetrySubscriptionsRequest, writeRequest: writeGetTelemetrySubscriptionsRequest,
+    readResponse: readGetTelemetrySubscriptionsResponse, writeResponse: writeGetTelemetrySubscriptionsResponse,
+  },
+  72: {
+    apiKey: 72, name: 'PushTelemetry', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readPushTelemetryRequest, writeRequest: writePushTelemetryRequest,
+    readResponse: readPushTelemetryResponse, writeResponse: writePushTelemetryResponse,
   },
   74: {
     apiKey: 74, name: 'ListConfigResources', minVersion: 0, maxVersion: 1, flexibleFrom: 0,

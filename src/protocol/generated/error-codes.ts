@@ -131,6 +131,7 @@ export const ErrorCode = {
   DUPLICATE_VOTER: 126,
   VOTER_NOT_FOUND: 127,
   INVALID_REGULAR_EXPRESSION: 128,
+  REBOOTSTRAP_REQUIRED: 129,
 } as const;
 
 export type ErrorCodeName = keyof typeof ErrorCode;
@@ -266,6 +267,7 @@ const NAMES: Record<number, string> = {
   '126': 'DUPLICATE_VOTER',
   '127': 'VOTER_NOT_FOUND',
   '128': 'INVALID_REGULAR_EXPRESSION',
+  '129': 'REBOOTSTRAP_REQUIRED',
 };
 
 const RETRIABLE = new Set<number>([2, 3, 5, 6, 7, 9, 13, 14, 15, 16, 19, 20, 41, 51, 56, 70, 71, 72, 74, 75, 78, 80, 83, 84, 88, 89, 100, 103, 106, 122, 123]);
