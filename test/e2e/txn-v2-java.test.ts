@@ -1,7 +1,6 @@
 /**
  * Transactions V2 (KIP-890 part 2) with the Java client of Apache Kafka 4.4 against Samsa, through
- * txn-v2-java/TxnV2.java. transaction.version 2 is finalized straight in the metadata store (the
- * supported range still stops at 1 until the cluster half is done, src/cluster/features.ts), so the producer
+ * txn-v2-java/TxnV2.java. A new cluster finalizes transaction.version 2 (as Kafka 4.4's), so the producer
  * sends Produce v12+ and TxnOffsetCommit v5 with no AddPartitionsToTxn / AddOffsetsToTxn, and
  * EndTxn v5, whose answer carries the bumped epoch its next transaction starts at sequence 0 with.
  * A consume-transform-produce loop (sendOffsetsToTransaction, every third transaction aborted and
@@ -12,42 +11,14 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
-import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { txnV2Java } from './txn-v2-java/run.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 
-const SRC = join(process.cwd(), 'test', 'e2e', 'txn-v2-java', 'TxnV2.java');
 const N = 60;
 let b: RunningBroker;
 const missing = javaMissing();
-
-function java(args: string[], onLine?: (l: string) => void): { done: Promise<string[]>; kill: () => void } {
-  const jars = kafkaJars();
-  const child = spawn(javaBin(), [
-    '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
-    `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-    '-cp', jars.classpath, SRC, ...args,
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: string[] = [];
-  let err = '';
-  let buf = '';
-  child.stdout.on('data', (d: Buffer) => {
-    buf += d.toString();
-    let i;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const l = buf.slice(0, i);
-      buf = buf.slice(i + 1);
-      if (l.startsWith('{')) { lines.push(l); onLine?.(l); }
-    }
-  });
-  child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
-  const done = new Promise<string[]>((resolve, reject) => child.on('exit', (code, signal) => {
-    if (code === 0 || signal === 'SIGKILL') resolve(lines);
-    else reject(new Error(`TxnV2.java ${args[0]} exited ${code}: ${err.slice(-3000)}`));
-  }));
-  return { done, kill: () => child.kill('SIGKILL') };
-}
+const java = txnV2Java;
 
 test.before(async () => {
   if (missing) return;
@@ -63,8 +34,6 @@ test('Java 4.4: consume-transform-produce on transactions V2, exactly once; a ki
     console.log(`skipped: ${missing}`);
     return;
   }
-  // Past UpdateFeatures' supported-range check: one broker serves V2 completely.
-  await b.broker.topicAdmin.setFeatureLevels(new Map([['transaction.version', 2]]));
   assert.is(b.broker.metadataCache.features.get('transaction.version'), 2);
   for (const name of ['v2-in', 'v2-out']) await b.broker.createTopic({ name, numPartitions: 3, replicationFactor: 1, configs: {} });
   await java(['fill', b.bootstrap, 'v2-in', String(N)]).done;
