@@ -517,7 +517,10 @@ export class BrokerControl {
   // ---------------------------------------------------------------------------------------------
   // Waits
 
-  /** Resolves once `topic`-`partition`'s high watermark reaches `offset` (woken by appends). */
+  /**
+   * Resolves once `topic`-`partition`'s high watermark reaches `offset` (woken by appends and by
+   * high-watermark moves: a follower's moves after its last append, when its leader tells it).
+   */
   waitForHighWatermark(topic: string, partition: number, offset: number | bigint, opts: WaitOptions = {}): Promise<void> {
     const target = Number(offset);
     let unsubscribe: (() => void) | undefined;
@@ -526,7 +529,9 @@ export class BrokerControl {
       const log = this.broker.getLog(topic, partition);
       if (!log) return false;
       if (!unsubscribe && waiter) {
-        unsubscribe = log.onAppend(() => { if (waiter) this.recheck(waiter); });
+        const offAppend = log.onAppend(() => { if (waiter) this.recheck(waiter); });
+        const offHw = log.onHighWatermark(() => { if (waiter) this.recheck(waiter); });
+        unsubscribe = () => { offAppend(); offHw(); };
         waiter.unsubscribe = unsubscribe;
       }
       return log.highWatermark >= target;

@@ -6,7 +6,8 @@
  * errors for a replication factor above the broker count and an assignment naming an unknown
  * broker; each broker holds logs only for the partitions it is a replica of; a producer reaches
  * every partition's leader and a consumer group reads everything back; a produce to a broker that
- * does not lead the partition answers NOT_LEADER_OR_FOLLOWER with the leader (KIP-951), and a
+ * does not lead the partition answers NOT_LEADER_OR_FOLLOWER with the leader (KIP-951), as does a
+ * consumer's Fetch to a broker without a replica (a follower serves it, KIP-392), and a
  * kafkajs producer whose metadata went stale by a leader change recovers.
  */
 import { test } from 'uvu';
@@ -183,14 +184,21 @@ test('a produce to a broker that does not lead answers NOT_LEADER_OR_FOLLOWER wi
   assert.is(pr.errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
   assert.equal(pr.currentLeader, { leaderId: p0.leaderId, leaderEpoch: p0.leaderEpoch });
   assert.equal(res.nodeEndpoints.map((e) => [e.nodeId, e.port]), [[p0.leaderId, c.broker(p0.leaderId).port]]);
-  // Fetch from the follower: NOT_LEADER_OR_FOLLOWER too, with the leader (v12+).
-  const f = await cl.send(1, 12, {
+  // A consumer's Fetch: a follower serves v11+ (KIP-392, up to its own high watermark); a broker
+  // holding no replica answers NOT_LEADER_OR_FOLLOWER with the leader (v12+).
+  const fetch = (k: typeof cl, name: string) => k.send(1, 12, {
     clusterId: null, replicaId: -1, replicaState: null, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, isolationLevel: 0, sessionId: 0, sessionEpoch: -1,
-    topics: [{ topic: 'spread', topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }],
+    topics: [{ topic: name, topicId: 'AAAAAAAAAAAAAAAAAAAAAA', partitions: [{ partition: 0, currentLeaderEpoch: -1, fetchOffset: 0n, lastFetchedEpoch: -1, logStartOffset: -1n, partitionMaxBytes: 1 << 20, replicaDirectoryId: 'AAAAAAAAAAAAAAAAAAAAAA', highWatermark: 0x7fffffffffffffffn }] }],
     forgottenTopicsData: [], rackId: '',
   });
-  assert.is(f.responses[0].partitions[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER);
-  assert.equal(f.responses[0].partitions[0].currentLeader, { leaderId: p0.leaderId, leaderEpoch: p0.leaderEpoch });
+  assert.is((await fetch(cl, 'spread')).responses[0].partitions[0].errorCode, ErrorCode.NONE);
+  const created = await cl.send(19, 7, { topics: [{ name: 'on-3-and-1', numPartitions: -1, replicationFactor: -1, assignments: [{ partitionIndex: 0, brokerIds: [3, 1] }], configs: [] }], timeoutMs: 30_000, validateOnly: false });
+  assert.is(created.topics[0].errorCode, ErrorCode.NONE);
+  const onTwo = await c.waitForMetadata(2, (x) => x.topics.some((t) => t.name === 'on-3-and-1' && t.partitions[0]?.leaderId === 3), 'on-3-and-1 led by 3');
+  const m0 = onTwo.topics.find((t) => t.name === 'on-3-and-1')!.partitions[0];
+  const f = await fetch(await c.client(2), 'on-3-and-1');
+  assert.is(f.responses[0].partitions[0].errorCode, ErrorCode.NOT_LEADER_OR_FOLLOWER, 'broker 2 holds no replica of on-3-and-1');
+  assert.equal(f.responses[0].partitions[0].currentLeader, { leaderId: m0.leaderId, leaderEpoch: m0.leaderEpoch });
 
   // A producer learns the leaders, then leadership of partition 0 moves (written into etcd as a
   // controller would): its next send goes to the old leader, is refused, and is retried on the new one.
