@@ -10,6 +10,7 @@ import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
+import { describeQuorumHandler } from './055-describe-quorum.js';
 import { getTelemetrySubscriptionsHandler } from './071-get-telemetry-subscriptions.js';
 import { pushTelemetryHandler } from './072-push-telemetry.js';
 import { aclHandlers } from './acls.js';
@@ -32,6 +33,7 @@ export const allHandlers: Handler<any>[] = [
   offsetForLeaderEpochHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
+  describeQuorumHandler,
   getTelemetrySubscriptionsHandler,
   pushTelemetryHandler,
   ...adminHandlers,

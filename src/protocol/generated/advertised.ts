@@ -54,6 +54,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 49, name: 'AlterClientQuotas', min: 0, max: 1, refuse: null, advertise: true },
   { apiKey: 50, name: 'DescribeUserScramCredentials', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 51, name: 'AlterUserScramCredentials', min: 0, max: 0, refuse: null, advertise: true },
+  { apiKey: 55, name: 'DescribeQuorum', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 57, name: 'UpdateFeatures', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 60, name: 'DescribeCluster', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 61, name: 'DescribeProducers', min: 0, max: 0, refuse: null, advertise: true },

@@ -1,0 +1,53 @@
+/**
+ * Probes: DescribeQuorum (55), what `kafka-metadata-quorum.sh --bootstrap-server` and
+ * Admin.describeMetadataQuorum send to a broker, which forwards it to the controller quorum.
+ */
+import type { Json } from './normalise.js';
+import type { Probe } from './runner.js';
+
+type Obj = Record<string, Json>;
+
+/**
+ * Positions and times are each broker's own: a leader epoch and high watermark above 0 become
+ * placeholders, a replica's log end offset is compared with the high watermark, its timestamps by
+ * whether they are set. Listener ports are the brokers' own (Kafka's is its controller listener's).
+ */
+function positions(j: Json): Json {
+  const o = j as Obj;
+  for (const t of (o.topics ?? []) as Obj[]) {
+    for (const p of t.partitions as Obj[]) {
+      const hw = big(p.highWatermark);
+      if (typeof p.leaderEpoch === 'number' && p.leaderEpoch > 0) p.leaderEpoch = '<epoch>';
+      for (const r of [...(p.currentVoters as Obj[]), ...(p.observers as Obj[])]) {
+        if (hw !== null && hw >= 0n && big(r.logEndOffset) === hw) r.logEndOffset = '<high watermark>';
+        for (const k of ['lastFetchTimestamp', 'lastCaughtUpTimestamp']) if ((big(r[k]) ?? 0n) > 0n) r[k] = '<time>';
+      }
+      if (hw !== null && hw > 0n) p.highWatermark = '<high watermark>';
+    }
+  }
+  for (const n of (o.nodes ?? []) as Obj[]) for (const l of n.listeners as Obj[]) l.port = '<listener port>';
+  return j;
+}
+
+/** An int64 as the generic normaliser leaves it ("20n"). */
+function big(v: Json | undefined): bigint | null {
+  return typeof v === 'string' && /^-?\d+n$/.test(v) ? BigInt(v.slice(0, -1)) : null;
+}
+
+const CLUSTER_METADATA = { topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }] };
+
+function probe(id: string, version: number, about: string, body: Record<string, unknown>): Probe {
+  return { id: `describe-quorum/${id}`, api: 55, version, about, body, normalise: positions };
+}
+
+export function describeQuorumProbes(): Probe[] {
+  return [
+    probe('v0', 0, 'the metadata partition, v0', { topics: [CLUSTER_METADATA] }),
+    probe('v1', 1, 'the metadata partition, v1 (fetch and caught-up times)', { topics: [CLUSTER_METADATA] }),
+    probe('v2', 2, 'the metadata partition, v2 (directory ids, nodes and listeners): what kafka-metadata-quorum.sh sends', { topics: [CLUSTER_METADATA] }),
+    probe('v2-other-topic', 2, 'another topic', { topics: [{ topicName: 'probe-not-metadata', partitions: [{ partitionIndex: 0 }] }] }),
+    probe('v2-other-partition', 2, 'partition 1 of the metadata topic', { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 1 }] }] }),
+    probe('v2-no-topics', 2, 'no topics', { topics: [] }),
+    probe('v2-two-partitions', 2, 'partitions 0 and 1', { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] }),
+  ];
+}
