@@ -22,6 +22,8 @@ interface FetchOpts {
   /** Use topic ids (v13+); 'unknown' sends a random one. */
   byId?: boolean | 'unknown';
   topic?: string;
+  /** client.rack (v11+, KIP-392). */
+  rackId?: string;
 }
 
 /** A Fetch body; maxWaitMs is short: the probes that reach the log end wait that long on both. */
@@ -34,6 +36,7 @@ function fetchBody(ctx: ProbeCtx, topic: string, o: FetchOpts): Record<string, u
     isolationLevel: o.isolationLevel ?? 0,
     sessionId: o.sessionId ?? 0,
     sessionEpoch: o.sessionEpoch ?? -1,
+    ...(o.rackId !== undefined ? { rackId: o.rackId } : {}),
     topics: [{
       topic: o.topic ?? topic,
       ...(id ? { topicId: id } : {}),
@@ -204,6 +207,8 @@ function fetchProbes(): Probe[] {
       parts: [{ partition: 0 }, { partition: 1 }],
     }, { partitions: 2 }),
     f('v12-limit-inside-later-batch', 12, 'byte limit ending inside a later batch (F7): Kafka cuts a partial batch', { parts: [{ partitionMaxBytes: 300 }] }),
+    f('v12-rack-id', 12, 'a consumer with client.rack (KIP-392) on one broker without replica.selector.class: read there, preferred_read_replica -1', { rackId: 'rack-a' }),
+    f('v11-rack-id-mid-log', 11, 'the same at Fetch v11 (rack_id\'s first version) from the middle of the log', { rackId: 'rack-a', parts: [{ fetchOffset: 2 }] }),
     f('v12-unknown-topic', 12, 'unknown topic name (F9): UNKNOWN_TOPIC_OR_PARTITION', { topic: 'pf-missing' }),
     f('v12-unknown-partition', 12, 'partition out of range (F9)', { parts: [{ partition: 7 }] }),
     f('v13-unknown-topic-id', 13, 'unknown topic id (F10): UNKNOWN_TOPIC_ID', { byId: 'unknown' }),
