@@ -6,7 +6,7 @@
  *   npm run bench:cluster -- --kafka [--rounds 3 --records 100000 --size 1024 --rdk-count 100000
  *                                    --latency-rate 5000 --latency-records 50000 --e2e-rate 500
  *                                    --e2e-seconds 10 --catchup-mib 1024 --warmup-records 50000 --kafka-jvm server|test
- *                                    --no-rdk --json FILE]
+ *                                    --no-rdk --cells REGEX --no-failover --json FILE]
  *   npm run bench:cluster                          # Samsa only (no Kafka column)
  *   npm run bench:cluster -- --profile DIR [--profile-cell 'rdk produce acks=all p1']
  *                                                  # Samsa only, brokers under node --cpu-prof
@@ -19,6 +19,9 @@
  * default; bench/kafka-compare.ts uses them too) or the tests' small C1-only ones (--kafka-jvm
  * test). Rounds alternate A B A B (Samsa first in even rounds); every round starts both clusters
  * fresh and removes their data afterwards.
+ *
+ * `--cells REGEX` runs only the cells whose name matches (a consume cell needs its produce cell),
+ * `--no-failover` and `--catchup-mib 0` leave out the fault cells: for short smoke runs.
  *
  * Before the cells, WARMUP_RECORDS go through ProducerPerformance (acks=all, 24 partitions),
  * unmeasured: Kafka's brokers start with a cold JIT.
@@ -67,6 +70,8 @@ const WARMUP_RECORDS = opt('warmup-records', 50_000);
 const WITH_KAFKA = args.includes('--kafka');
 const KAFKA_JVM = str('kafka-jvm') === 'test' ? JVM_OPTS : KAFKA_SERVER_JVM;
 const PROFILE_DIR = str('profile');
+const CELL_FILTER = str('cells') ? new RegExp(str('cells')!) : null;
+const FAILOVER = !args.includes('--no-failover');
 const jsonOut = str('json');
 const GiB = 1024 ** 3;
 
@@ -233,7 +238,7 @@ async function round(sys: System, results: Results, extras: Map<System, RoundExt
   ex.startMs.push(performance.now() - t0);
   const log = (id: string, s: string) => console.error(`  ${sys.padEnd(5)} ${id.padEnd(30)} ${s}`);
   try {
-    const cells = [...CELLS, ...(rdk ? RDK_CELLS : []), ...LATENCY_CELLS];
+    const cells = [...CELLS, ...(rdk ? RDK_CELLS : []), ...LATENCY_CELLS].filter((x) => !CELL_FILTER || CELL_FILTER.test(x.id));
     for (const cell of cells.filter((x) => !x.from)) await createReplicatedTopic(c, topicName(cell.id), cell.partitions, 3);
     if (WARMUP_RECORDS > 0) {
       // Unmeasured: the JVMs' JIT (Kafka's brokers, which start cold) and V8's settle before the first cell.
@@ -258,7 +263,7 @@ async function round(sys: System, results: Results, extras: Map<System, RoundExt
     ex.hwm.push(c.nodeIds.map((id) => hwmMiB(c.pid(id) ?? -1)));
     log('RSS per broker', `${ex.rss.at(-1)!.map((x) => x.toFixed(0)).join(' / ')} MiB (peak ${ex.hwm.at(-1)!.map((x) => x.toFixed(0)).join(' / ')})`);
 
-    try {
+    if (FAILOVER) try {
       await createReplicatedTopic(c, 'failover', 1, 3);
       const load = backgroundLoad(c, 'failover', 2000);
       try {
@@ -326,7 +331,7 @@ async function profile(dir: string): Promise<void> {
   for (const f of readdirSync(dir).filter((x) => x.endsWith('.cpuprofile')).sort()) {
     const n = Number(/broker-(\d+)/.exec(f)?.[1]);
     console.log(`\n## broker ${n} (${leaders.has(n) ? 'leader' : 'follower'}): ${f}`);
-    const r = await runCmd(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'cpuprofile-summary.ts'), join(dir, f), '--top', '25', '--markdown'], { cwd: REPO_ROOT, timeoutMs: 120_000 });
+    const r = await runCmd(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'bench', 'cpuprofile-summary.ts'), join(dir, f), '--top', '25', '--markdown', '--inclusive', 'dist/chunks/'], { cwd: REPO_ROOT, timeoutMs: 120_000 });
     console.log(r.stdout);
   }
 }

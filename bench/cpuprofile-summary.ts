@@ -2,7 +2,10 @@
  * Summarises a V8 .cpuprofile (from `node --cpu-prof`): top functions by self time, self time per
  * source file / category, and inclusive time of selected Samsa functions.
  *
- *   npx tsx bench/cpuprofile-summary.ts PROFILE.cpuprofile [--top 25] [--markdown]
+ *   npx tsx bench/cpuprofile-summary.ts PROFILE.cpuprofile [--top 25] [--markdown] [--inclusive REGEX]
+ *
+ * --inclusive: which source files count as Samsa's in the inclusive table (default ^dist/src/,
+ * the tsc build; `dist/chunks/` for the esbuild bundle the benchmarks run).
  *
  * Self time of a function = time of the samples whose top frame is that function (summed over every
  * call site). "(idle)" is the event loop waiting, "(garbage collector)" GC on the main thread,
@@ -135,9 +138,11 @@ const isMain = process.argv[1] && /cpuprofile-summary\.(ts|js)$/.test(process.ar
 if (isMain) {
   const args = process.argv.slice(2);
   let top = 25;
+  let inclusive: RegExp | undefined;
   const files: string[] = [];
   for (let i = 0; i < args.length; i++) {
     if (args[i] === '--top') top = Number(args[++i]);
+    else if (args[i] === '--inclusive') inclusive = new RegExp(args[++i]);
     else if (args[i] === '--markdown') continue;
     else files.push(args[i]);
   }
@@ -147,6 +152,6 @@ if (isMain) {
   }
   for (const f of files) {
     const profile = JSON.parse(readFileSync(f, 'utf8')) as CpuProfile;
-    process.stdout.write(render(summarise(profile, top), f) + '\n\n');
+    process.stdout.write(render(summarise(profile, top, inclusive), f) + '\n\n');
   }
 }
