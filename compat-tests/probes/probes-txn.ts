@@ -80,7 +80,17 @@ function addToTxnProbes(): Probe[] {
   const ao = (id: string, version: number, about: string, state: TxnState, body: Body) => t(25, 'add-offsets-to-txn', id, version, about, state, body);
   const v3 = (txn: string, p: Pr, topics: { name: string; partitions: number[] }[], epoch = p.producerEpoch) => ({ v3AndBelowTransactionalId: txn, v3AndBelowProducerId: p.producerId, v3AndBelowProducerEpoch: epoch, v3AndBelowTopics: topics });
   const tp = (id: string) => [{ name: TT('add-partitions-to-txn', id), partitions: [0, 1] }];
+  // v4-5: the broker form (partition leaders asking the coordinator), one transaction per entry.
+  const sortedV4 = (j: Json): Json => sortAt(sortAt(j, 'resultsByTransaction.[].topicResults', 'name'), 'resultsByTransaction.[].topicResults.[].resultsByPartition', (x) => String((x as any).partitionIndex).padStart(5, '0'));
+  const v4 = (txn: string, p: Pr, verifyOnly: boolean, topics: { name: string; partitions: number[] }[], epoch = p.producerEpoch) => ({ transactions: [{ transactionalId: txn, producerId: p.producerId, producerEpoch: epoch, verifyOnly, topics }] });
+  const bp = (id: string, version: number, about: string, state: TxnState, verifyOnly: boolean, topics?: { name: string; partitions: number[] }[], epochDelta = 0) =>
+    ap(id, version, about, state, (_c, p) => v4(T('add-partitions-to-txn', id), p, verifyOnly, topics ?? tp(id), p.producerEpoch + epochDelta), { normalise: sortedV4 });
   return [
+    bp('v5-max-verify', 5, 'broker form, VerifyOnly: partition 0 in the Ongoing transaction, 1 not (TRANSACTION_ABORTABLE)', 'ongoing', true),
+    bp('v4-min-verify', 4, 'the same at v4', 'ongoing', true),
+    bp('v5-add', 5, 'broker form without VerifyOnly: the implicit add of transactions V2', 'ready', false),
+    bp('v5-verify-stale-epoch', 5, 'VerifyOnly with another epoch: PRODUCER_FENCED', 'ongoing', true, undefined, 1),
+    bp('v5-verify-unknown-partition', 5, 'VerifyOnly with an unknown partition: it UNKNOWN_TOPIC_OR_PARTITION, the others OPERATION_NOT_ATTEMPTED', 'ongoing', true, [{ name: TT('add-partitions-to-txn', 'v5-verify-unknown-partition'), partitions: [0, 9] }]),
     ap('v0-min', 0, 'add two partitions to a Ready producer (AP6)', 'ready', (_c, p) => v3(T('add-partitions-to-txn', 'v0-min'), p, tp('v0-min'))),
     ap('v3-max', 3, 'the same at v3 (AP6)', 'ready', (_c, p) => v3(T('add-partitions-to-txn', 'v3-max'), p, tp('v3-max'))),
     ap('v3-unknown-id', 3, 'transactional id unknown (AP1): INVALID_PRODUCER_ID_MAPPING', 'none', v3(T('add-partitions-to-txn', 'v3-unknown-id'), { producerId: 4242n, producerEpoch: 0 }, tp('v3-unknown-id'))),

@@ -12,7 +12,7 @@
  * v4-5 (partition leaders asking, broker/coordinators/add-partitions-to-txn-manager.ts): CLUSTER_ACTION
  * on the cluster, else CLUSTER_AUTHORIZATION_FAILED for the whole request; per transaction the same
  * partition checks (no topic ACLs: a broker asks), then VerifyOnly: is each partition in the ongoing
- * transaction (NONE, TRANSACTION_ABORTABLE (v4: INVALID_TXN_STATE), INVALID_PRODUCER_ID_MAPPING,
+ * transaction (NONE, TRANSACTION_ABORTABLE (v4 too, as Kafka 4.4), INVALID_PRODUCER_ID_MAPPING,
  * PRODUCER_FENCED), or else the implicit add of transactions V2 (the transaction becomes V2).
  */
 import { defineHandler } from '../handler.js';
@@ -59,11 +59,10 @@ async function brokerTransaction(ctx: RequestContext, t: Txn, known: (topic: str
       return perPartition(t, () => code);
     }
     const codes = await coordinator.verifyPartitions(t.transactionalId, pid, t.producerEpoch, partitions);
-    const notIn = ctx.apiVersion >= 5 ? ErrorCode.TRANSACTION_ABORTABLE : ErrorCode.INVALID_TXN_STATE;
     let i = 0;
     return perPartition(t, () => {
       const code = codes[i++];
-      return code === ErrorCode.INVALID_TXN_STATE ? notIn : code === ErrorCode.INVALID_PRODUCER_EPOCH ? ErrorCode.PRODUCER_FENCED : code;
+      return code === ErrorCode.INVALID_TXN_STATE ? ErrorCode.TRANSACTION_ABORTABLE : code === ErrorCode.INVALID_PRODUCER_EPOCH ? ErrorCode.PRODUCER_FENCED : code;
     });
   } catch (err) {
     if (!(err instanceof KafkaApiError)) throw err;
