@@ -36,6 +36,8 @@
  *   failover                       leader SIGKILL under a ProducerPerformance load at 2,000 rec/s:
  *                                  time to the first acknowledged produce on the new leader
  *   catch-up                       a follower misses CATCHUP_MIB, restarted: restart → back in the ISR
+ * Before each cell the brokers are left to settle (under 30 % of a core together, at most 30 s),
+ * so the followers' copying of an acks=1 cell does not land in the next one.
  * Per throughput cell the brokers' CPU (all three, /proc/PID/stat) per GiB the client produced or
  * consumed; per broker its RSS after the throughput cells and its peak (VmHWM). The table shows
  * medians over the rounds and Samsa/Kafka ratios. Figures only, no assertion, never in `npm test`.
@@ -119,6 +121,20 @@ async function startKafkaReplicated(): Promise<ReplicatedCluster> {
 
 /** The three brokers' CPU seconds so far. */
 const clusterCpu = (c: ReplicatedCluster) => c.nodeIds.reduce((s, id) => s + procCpuSeconds(c.pid(id) ?? -1), 0);
+
+/**
+ * Waits (at most 30 s) until the three brokers together use under 30 % of a core over half a
+ * second: after an acks=1 cell the followers may still be copying what the leaders acknowledged,
+ * which would land in the next cell's time and CPU. Returns the time waited.
+ */
+async function settle(c: ReplicatedCluster): Promise<number> {
+  const t0 = performance.now();
+  for (;;) {
+    const a = clusterCpu(c);
+    await sleep(500);
+    if (clusterCpu(c) - a < 0.15 || performance.now() - t0 > 30_000) return performance.now() - t0;
+  }
+}
 
 interface Figures extends ToolFigures {
   cpuSPerGiB?: number;
@@ -247,6 +263,8 @@ async function round(sys: System, results: Results, extras: Map<System, RoundExt
       await sleep(2000);
     }
     for (const cell of cells) {
+      const waited = await settle(c);
+      if (waited > 2000) log(cell.id, `(waited ${(waited / 1000).toFixed(1)} s for the brokers to settle)`);
       const cpu0 = clusterCpu(c);
       try {
         const { figures, bytes } = await cell.run(c, topicName(cell.from ?? cell.id));
