@@ -7,7 +7,6 @@ import type { Clock } from '../clock.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Fs } from './fs.js';
 import type { PartitionCheckpoints } from './partition-files.js';
-import type { AppendOrigin } from './log-validator.js';
 import type { VerificationGuard } from './producer-state.js';
 
 /** Topic-level log settings under Kafka's names (camelCased). */
@@ -144,6 +143,13 @@ export function rollJitterMs(config: LogConfig): number {
   const j = config.segmentJitterMs ?? 0;
   return j > 0 ? Math.floor(Math.random() * j) : 0;
 }
+
+/**
+ * Who appends: a producer, a coordinator (markers, offsets, transaction state), or the replica
+ * fetcher copying the leader's batches (offsets, epochs and timestamps as the leader wrote them;
+ * only the batch framing and CRC are checked, as Kafka's appendAsFollower, with no size limits).
+ */
+export type AppendOrigin = 'client' | 'coordinator' | 'replication';
 
 /** How a leader append is made (appendAsLeader). */
 export interface LeaderAppendOptions {

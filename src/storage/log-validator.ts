@@ -33,7 +33,7 @@
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { decompressSync } from '../protocol/records/compression.js';
-import { hasCleanupPolicy } from './log-config.js';
+import { hasCleanupPolicy, type AppendOrigin } from './log-config.js';
 import { Reader } from '../protocol/reader.js';
 import {
   ATTRIBUTES_OFFSET,
@@ -61,12 +61,7 @@ import {
   setPartitionLeaderEpoch,
 } from '../protocol/records/record-batch.js';
 
-/**
- * Who appends: a producer, a coordinator (markers, offsets, transaction state), or the replica
- * fetcher copying the leader's batches (offsets, epochs and timestamps as the leader wrote them;
- * only the batch framing and CRC are checked, as Kafka's appendAsFollower, with no size limits).
- */
-export type AppendOrigin = 'client' | 'coordinator' | 'replication';
+export type { AppendOrigin } from './log-config.js';
 
 export interface ValidationConfig {
   maxMessageBytes: number;
