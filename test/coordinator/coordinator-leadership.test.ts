@@ -26,7 +26,7 @@ const serde: RecordSerde<number> = {
   deserialize: (r) => (r.value === null ? null : Number(r.value.toString())),
 };
 
-function setup() {
+function setup(awaiting: boolean[] = []) {
   const shards = new Map<number, Counter>();
   const rt = new CoordinatorRuntime<Counter, number>({
     name: 'test', clock: new ManualClock(), logger: createLogger('silent'), serde,
@@ -38,7 +38,7 @@ function setup() {
   });
   const logs = [new MemoryCoordinatorLog(), new MemoryCoordinatorLog()];
   const led: (number | null)[] = [0, null];
-  const leadership = new CoordinatorLeadership(rt, { ledEpoch: (p) => led[p], log: (p) => logs[p] }, createLogger('silent'), 'test');
+  const leadership = new CoordinatorLeadership(rt, { ledEpoch: (p) => led[p], awaitingLeadership: (p) => awaiting[p] ?? false, log: (p) => logs[p] }, createLogger('silent'), 'test');
   return { rt, shards, logs, led, leadership };
 }
 
@@ -92,6 +92,23 @@ test('resigned: the shard unloads; led again at a new epoch it reloads what anot
   assert.is(codeOf(() => leadership.check(0)), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
   await leadership.reconcile();
   assert.is(shards.get(0)!.total, 111);
+});
+
+test('named leader by this broker\'s metadata before its replica leads: COORDINATOR_LOAD_IN_PROGRESS, then served once it leads', async () => {
+  // A partition just created: another broker's FindCoordinator already names this one, whose
+  // replica manager has not made it leader yet. NOT_COORDINATOR here ended kafkajs's sendOffsets.
+  const awaiting = [false, true];
+  const { led, leadership } = setup(awaiting);
+  await leadership.start(2);
+  assert.is(codeOf(() => leadership.check(1)), ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, 'named here, not led yet');
+  led[1] = 1;
+  awaiting[1] = false;
+  await leadership.reconcile();
+  assert.is(codeOf(() => leadership.check(1)), ErrorCode.NONE);
+  // Led elsewhere by this broker's metadata: NOT_COORDINATOR, as before.
+  led[1] = null;
+  await leadership.reconcile();
+  assert.is(codeOf(() => leadership.check(1)), ErrorCode.NOT_COORDINATOR);
 });
 
 test.run();

@@ -41,6 +41,7 @@ function brokerOffsetsTopic(broker: BrokerServices, config: GroupConfig): Offset
       });
     },
     ledEpoch: (partition) => ledEpochOf(broker, OFFSETS_TOPIC, partition),
+    awaitingLeadership: (partition) => awaitsLeadership(broker, OFFSETS_TOPIC, partition),
   };
 }
 
@@ -48,6 +49,20 @@ function brokerOffsetsTopic(broker: BrokerServices, config: GroupConfig): Offset
 export function ledEpochOf(broker: BrokerServices, topic: string, partition: number): number | null {
   const p = broker.replicaManager.getPartition(topic, partition);
   return p?.isLeader ? p.leaderEpoch : null;
+}
+
+/**
+ * Whether this broker's metadata names it the leader of an internal partition it does not lead
+ * yet, or does not know the partition (the etcd watch has not brought it): its coordinator then
+ * answers COORDINATOR_LOAD_IN_PROGRESS rather than NOT_COORDINATOR (coordinator-leadership.ts).
+ */
+export function awaitsLeadership(broker: BrokerServices, topic: string, partition: number): boolean {
+  // A broker that is stopping or has lost its registration (cut off from etcd) is not about to
+  // lead anything: its clients must find the coordinator elsewhere.
+  if (broker.stopping || !broker.registered) return false;
+  const t = broker.metadataCache.topic(topic);
+  const state = t && partition < t.partitions ? broker.partitionState(t.topicId, partition) : undefined;
+  return state === undefined || state.leader === broker.nodeId;
 }
 
 /** The consumer groups' view of the broker's topics (internal ones included, regexes skip them). */

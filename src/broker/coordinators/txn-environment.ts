@@ -8,7 +8,7 @@ import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { BrokerServices } from '../broker-services.js';
 import type { Fs } from '../../storage/fs.js';
 import { PartitionCoordinatorLog } from '../../coordinator/runtime/coordinator-log.js';
-import { ledEpochOf } from './group-environment.js';
+import { awaitsLeadership, ledEpochOf } from './group-environment.js';
 import { writeMarkers } from './txn-markers.js';
 import { ProducerIdManager } from '../../coordinator/txn/producer-id-manager.js';
 import { partitionForTxnId, TRANSACTION_STATE_TOPIC, TxnCoordinator, type TxnEnvironment } from '../../coordinator/txn/txn-coordinator.js';
@@ -43,6 +43,7 @@ export function txnCoordinatorForBroker(broker: BrokerServices, fs: Fs, logDir: 
       });
     },
     stateLedEpoch: (partition) => ledEpochOf(broker, TRANSACTION_STATE_TOPIC, partition),
+    stateAwaitingLeadership: (partition) => awaitsLeadership(broker, TRANSACTION_STATE_TOPIC, partition),
     // Markers go to each partition's leader: appended here, or one WriteTxnMarkers per leader.
     writeMarkers: (partitions, marker) => writeMarkers(broker, partitions, marker),
     offsetsPartitionFor: async (groupId) => {

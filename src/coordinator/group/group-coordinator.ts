@@ -69,6 +69,8 @@ export interface OffsetsTopic {
    * or null when another broker leads it. Absent: always led here, at epoch 0.
    */
   ledEpoch?(partition: number): number | null;
+  /** While ledEpoch is null: this broker's metadata names it the leader, or has not heard of the partition (CoordinatorPartitions). */
+  awaitingLeadership?(partition: number): boolean;
 }
 
 /** An offsets topic in memory (unit tests; `logs` survive a coordinator "restart"). */
@@ -121,6 +123,7 @@ export class GroupCoordinator {
     const topic = opts.topic;
     this.leadership = new CoordinatorLeadership(this.runtime, {
       ledEpoch: (p) => (topic.ledEpoch ? topic.ledEpoch(p) : 0),
+      awaitingLeadership: (p) => topic.awaitingLeadership?.(p) ?? false,
       log: (p) => topic.log(p),
     }, opts.logger, 'group coordinator');
   }

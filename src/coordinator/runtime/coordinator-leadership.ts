@@ -11,7 +11,13 @@
  *
  * `check(p)` is the gate of every operation: NOT_COORDINATOR when another broker leads `p`,
  * COORDINATOR_LOAD_IN_PROGRESS while this broker leads it but its shard is not loaded at the
- * current epoch yet (a reconcile is then on its way).
+ * current epoch yet (a reconcile is then on its way), and also while this broker's metadata names
+ * it the leader (or has not heard of the partition yet) but its replica has not taken the
+ * leadership: a broker that answers FindCoordinator from a metadata cache a little ahead of this
+ * one's may name this broker for a partition just created or moved here. Kafka answers
+ * NOT_COORDINATOR in that window and its clients find the coordinator again; some (kafkajs's
+ * sendOffsets, which retries a few times and finds the same broker) give up, while every client
+ * waits and retries on COORDINATOR_LOAD_IN_PROGRESS.
  */
 import { KafkaApiError } from '../../errors.js';
 import type { Logger } from '../../logger.js';
@@ -22,6 +28,11 @@ import type { CoordinatorRuntime, CoordinatorShard } from './runtime.js';
 export interface CoordinatorPartitions {
   /** The leader epoch this broker leads the partition at, or null when it does not lead it. */
   ledEpoch(partition: number): number | null;
+  /**
+   * While ledEpoch is null: whether this broker's metadata names it the partition's leader or does
+   * not know the partition yet (its replica is about to lead it, or may be). Absent: never.
+   */
+  awaitingLeadership?(partition: number): boolean;
   log(partition: number): CoordinatorLog;
 }
 
@@ -85,7 +96,11 @@ export class CoordinatorLeadership<S extends CoordinatorShard<R>, R> {
   /** Throws unless the shard of `partition` is here at the epoch this broker leads it at now. */
   check(partition: number): void {
     const epoch = this.source.ledEpoch(partition);
-    if (epoch === null) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+    if (epoch === null) {
+      if (!this.source.awaitingLeadership?.(partition)) throw new KafkaApiError(ErrorCode.NOT_COORDINATOR);
+      void this.reconcile();
+      throw new KafkaApiError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);
+    }
     if (this.runtime.loadedEpoch(partition) !== epoch) {
       void this.reconcile();
       throw new KafkaApiError(ErrorCode.COORDINATOR_LOAD_IN_PROGRESS);

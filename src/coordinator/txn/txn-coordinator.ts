@@ -58,6 +58,8 @@ export interface TxnEnvironment {
    * partition's ids), or null when another broker leads it. Absent: always led here, at epoch 0.
    */
   stateLedEpoch?(partition: number): number | null;
+  /** While stateLedEpoch is null: this broker's metadata names it the leader, or has not heard of the partition (CoordinatorPartitions). */
+  stateAwaitingLeadership?(partition: number): boolean;
   /** __consumer_offsets partition of a group (AddOffsetsToTxn), creating the topic if needed. */
   offsetsPartitionFor?(groupId: string): Promise<number>;
 }
@@ -130,6 +132,7 @@ export class TxnCoordinator {
     const env = opts.env;
     this.leadership = new CoordinatorLeadership(this.runtime, {
       ledEpoch: (p) => (env.stateLedEpoch ? env.stateLedEpoch(p) : 0),
+      awaitingLeadership: (p) => env.stateAwaitingLeadership?.(p) ?? false,
       log: (p) => env.stateLog(p),
     }, opts.logger, 'transaction coordinator');
   }
