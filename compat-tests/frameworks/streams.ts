@@ -1,0 +1,152 @@
+/**
+ * Kafka Streams 4.4 with exactly_once_v2 against one broker (WordCount.java): a stateful word
+ * count whose instance is SIGKILLed half-way through its input and started again on the same
+ * state directory. What it observed is returned for the caller to judge; it throws only when the
+ * run itself breaks (the application fails, or a deadline passes).
+ *
+ * 1. Input: LINES lines of 2-5 words from a vocabulary of ten, on a 2-partition topic, produced
+ *    before the application starts (kafkajs).
+ * 2. The application (groupBy: a repartition topic; count: a RocksDB store with a changelog topic;
+ *    the record cache off, so every increment is an output record) runs until a read_committed
+ *    consumer of the output has seen a quarter of the expected increments, and is SIGKILLed:
+ *    its open transaction is left behind.
+ * 3. Started again with the same state directory (so the same process id, hence the same
+ *    transactional id: InitProducerId fences the killed producer and aborts its transaction), it
+ *    restores the store from the changelog and finishes the input.
+ * 4. Exactly once, as a read_committed consumer sees it: for each word the counts are 1, 2, ...,
+ *    its number of occurrences, each once and in order (an increment lost, repeated after the
+ *    kill, or counted from a store that kept an aborted update breaks that sequence).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import kafkajs from 'kafkajs';
+import { startJvm, stopJvm, type JvmProcess } from './jvm.js';
+
+const { Kafka, logLevel } = kafkajs;
+
+const VOCABULARY = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliett'];
+export const LINES = 500;
+
+/** The input lines (deterministic) and each word's number of occurrences. */
+export function wordCountInput(lines = LINES): { lines: string[]; expected: Map<string, number> } {
+  const out: string[] = [];
+  const expected = new Map<string, number>();
+  for (let i = 0; i < lines; i++) {
+    const words = Array.from({ length: 2 + (i % 4) }, (_, j) => VOCABULARY[(i * 7 + j * 3) % VOCABULARY.length]);
+    for (const w of words) expected.set(w, (expected.get(w) ?? 0) + 1);
+    out.push(words.join(' '));
+  }
+  return { lines: out, expected };
+}
+
+export interface StreamsOutcome {
+  /** Each word's counts in the order a read_committed consumer saw them. */
+  counts: Record<string, number[]>;
+  expected: Record<string, number>;
+  /** Increments the read_committed consumer had seen when the instance was killed. */
+  seenAtKill: number;
+  totalIncrements: number;
+  /** The output topic's end offsets added up: its records, aborted ones included, and the transaction markers. */
+  outputEndOffsets: number;
+  /** The internal topics Streams created, with their cleanup.policy. */
+  internalTopics: Record<string, string>;
+  /** Wall time of the phases, ms. */
+  ms: { firstRun: number; secondRun: number; total: number };
+}
+
+const deadline = async <T>(p: Promise<T>, ms: number, what: string): Promise<T> => {
+  let t: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<never>((_, rej) => { t = setTimeout(() => rej(new Error(`${what}: no answer within ${ms} ms`)), ms); })]);
+  } finally {
+    clearTimeout(t);
+  }
+};
+
+/** Runs the scenario against `bootstrap`; `tag` keeps topic and application names apart. */
+export async function streamsWordCount(bootstrap: string, tag: string, log: (l: string) => void = () => {}): Promise<StreamsOutcome> {
+  const started = Date.now();
+  const appId = `wc-${tag}`;
+  const inTopic = `${appId}-lines`;
+  const outTopic = `${appId}-counts`;
+  const { lines, expected } = wordCountInput();
+  const totalIncrements = [...expected.values()].reduce((a, b) => a + b, 0);
+  const kafka = new Kafka({ clientId: `${appId}-check`, brokers: [bootstrap], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const producer = kafka.producer();
+  const committed = kafka.consumer({ groupId: `${appId}-check`, readUncommitted: false });
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'samsa-streams-'));
+  const counts: Record<string, number[]> = {};
+  let seen = 0;
+  let app: JvmProcess | null = null;
+  try {
+    await admin.connect();
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: inTopic, numPartitions: 2, replicationFactor: 1 }, { topic: outTopic, numPartitions: 2, replicationFactor: 1 }] });
+    await producer.connect();
+    await producer.send({ topic: inTopic, acks: -1, messages: lines.map((value, i) => ({ key: `line-${i}`, value })) });
+    await producer.disconnect();
+
+    await committed.connect();
+    await committed.subscribe({ topic: outTopic, fromBeginning: true });
+    let progress: () => void = () => {};
+    await committed.run({
+      eachMessage: async ({ message }) => {
+        const word = message.key!.toString();
+        (counts[word] ??= []).push(Number(message.value!.readBigInt64BE(0)));
+        seen++;
+        progress();
+      },
+    });
+    const until = (pred: () => boolean, ms: number, what: string, p: JvmProcess) =>
+      deadline(new Promise<void>((resolve, reject) => {
+        progress = () => { if (pred()) resolve(); };
+        progress();
+        void p.exited.then((e) => reject(new Error(`the Streams instance exited (${e.code ?? e.signal}) ${what}: ${JSON.stringify(p.lines.slice(-5))}\n${e.stderr.slice(-3000)}`)));
+      }), ms, what);
+
+    // First run, killed a quarter of the way through.
+    const t1 = Date.now();
+    app = await startJvm('WordCount', [bootstrap, appId, stateDir, inTopic, outTopic], { onLine: (l) => log(`streams 1: ${l}`) });
+    await until(() => seen >= totalIncrements / 4, 90_000, 'before a quarter of the counts were committed', app);
+    app.kill('SIGKILL');
+    await app.exited;
+    const seenAtKill = seen;
+    const firstRun = Date.now() - t1;
+    log(`streams: killed after ${seenAtKill} of ${totalIncrements} committed increments (${firstRun} ms)`);
+
+    // Second run on the same state directory, to the end of the input.
+    const t2 = Date.now();
+    app = await startJvm('WordCount', [bootstrap, appId, stateDir, inTopic, outTopic], { onLine: (l) => log(`streams 2: ${l}`) });
+    const complete = () => [...expected].every(([w, n]) => (counts[w]?.at(-1) ?? 0) >= n);
+    await until(complete, 120_000, 'before every word reached its count', app);
+    const secondRun = Date.now() - t2;
+    const stopped = await stopJvm(app);
+    app = null;
+    if (stopped.code !== 0 && stopped.code !== 143) log(`streams: the second instance exited ${stopped.code ?? stopped.signal} on SIGTERM\n${stopped.stderr.slice(-2000)}`);
+    await committed.stop();
+
+    const ends = await admin.fetchTopicOffsets(outTopic);
+    const internal = (await admin.listTopics()).filter((t) => t.startsWith(`${appId}-`) && t !== inTopic && t !== outTopic).sort();
+    const configs = internal.length === 0 ? { resources: [] } : await admin.describeConfigs({ includeSynonyms: false, resources: internal.map((name) => ({ type: 2, name, configNames: ['cleanup.policy'] })) });
+    const internalTopics = Object.fromEntries(configs.resources.map((r) => [r.resourceName, r.configEntries.find((c) => c.configName === 'cleanup.policy')?.configValue ?? '?']));
+    return {
+      counts,
+      expected: Object.fromEntries(expected),
+      seenAtKill,
+      totalIncrements,
+      outputEndOffsets: ends.reduce((a, p) => a + Number(p.high), 0),
+      internalTopics,
+      ms: { firstRun, secondRun, total: Date.now() - started },
+    };
+  } finally {
+    if (app) {
+      app.kill('SIGKILL');
+      await app.exited;
+    }
+    await committed.disconnect().catch(() => {});
+    await producer.disconnect().catch(() => {});
+    await admin.disconnect().catch(() => {});
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
