@@ -311,7 +311,10 @@ export class TxnShard implements CoordinatorShard<R> {
     const ok = (): CoordinatorResult<InitPidResult, R> => answer({ errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch });
     switch (meta.state) {
       case TxnState.Ongoing: {
-        const rec = this.record(meta, { state: commit ? TxnState.PrepareCommit : TxnState.PrepareAbort, txnLastUpdateTimestamp: this.ctx.now() });
+        // The ending request decides the transaction's version (Kafka's prepareAbortOrCommit): a
+        // V1 EndTxn ends a transaction whose partitions came through AddPartitionsToTxn v4-5 (V2
+        // adds) with V1 markers, at the producer's own epoch.
+        const rec = this.record(meta, { state: commit ? TxnState.PrepareCommit : TxnState.PrepareAbort, clientTransactionVersion: 0, txnLastUpdateTimestamp: this.ctx.now() });
         return { records: [rec], response: () => ({ errorCode: ErrorCode.NONE, producerId: meta.producerId, producerEpoch: meta.producerEpoch }) };
       }
       case TxnState.CompleteCommit:
