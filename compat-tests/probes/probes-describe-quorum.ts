@@ -51,3 +51,17 @@ export function describeQuorumProbes(): Probe[] {
     probe('v2-two-partitions', 2, 'partitions 0 and 1', { topics: [{ topicName: '__cluster_metadata', partitions: [{ partitionIndex: 0 }, { partitionIndex: 1 }] }] }),
   ];
 }
+
+/** AddRaftVoter (80) and RemoveRaftVoter (81): what `kafka-metadata-quorum.sh add-controller / remove-controller` send. */
+export function raftVoterProbes(): Probe[] {
+  const p = (id: string, api: 80 | 81, version: number, about: string, body: Record<string, unknown>): Probe => ({ id: `raft-voter/${id}`, api, version, about, body });
+  const dir = 'AAAAAAAAAAAAAAAAAAAAAg';
+  const listeners = [{ name: 'CONTROLLER', host: '127.0.0.1', port: 9999 }];
+  return [
+    p('add-v0', 80, 0, 'add a voter (its cluster id null)', { clusterId: null, timeoutMs: 5000, voterId: 7, voterDirectoryId: dir, listeners }),
+    p('add-v1', 80, 1, 'add a voter, v1 (ack_when_committed)', { clusterId: null, timeoutMs: 5000, voterId: 7, voterDirectoryId: dir, listeners, ackWhenCommitted: true }),
+    p('add-wrong-cluster', 80, 1, 'add a voter naming another cluster', { clusterId: 'AAAAAAAAAAAAAAAAAAAAAA', timeoutMs: 5000, voterId: 7, voterDirectoryId: dir, listeners, ackWhenCommitted: true }),
+    p('remove-v0', 81, 0, 'remove voter 1 (the only one)', { clusterId: null, voterId: 1, voterDirectoryId: dir }),
+    p('remove-unknown', 81, 0, 'remove a voter that does not exist', { clusterId: null, voterId: 42, voterDirectoryId: dir }),
+  ];
+}

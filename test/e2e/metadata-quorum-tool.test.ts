@@ -4,6 +4,7 @@
  * `describe --status` and `describe --replication` against one Samsa broker and against a
  * three-broker cluster on etcd. The quorum is described as a combined-mode KRaft cluster: the
  * active controller leads, every live broker is a voter, none is an observer (055-describe-quorum.ts).
+ * `remove-controller` is refused as a static Kafka quorum refuses it (081-remove-raft-voter.ts).
  * Skipped without java.
  * @samsa-timeout 240
  */
@@ -16,9 +17,13 @@ import { startCluster, type TestCluster } from '../support/cluster.js';
 
 const missing = javaMissing();
 
+function metadataQuorum(bootstrap: string, args: string[]) {
+  return run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
+    'org.apache.kafka.tools.MetadataQuorumCommand', '--bootstrap-server', bootstrap, ...args], { timeoutMs: 60_000 });
+}
+
 async function quorumTool(bootstrap: string, what: '--status' | '--replication'): Promise<string> {
-  const r = await run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
-    'org.apache.kafka.tools.MetadataQuorumCommand', '--bootstrap-server', bootstrap, 'describe', what], { timeoutMs: 60_000 });
+  const r = await metadataQuorum(bootstrap, ['describe', what]);
   assert.is(r.code, 0, `kafka-metadata-quorum describe ${what}: ${r.stderr.slice(-2000)}`);
   return r.stdout;
 }
@@ -54,6 +59,13 @@ test('one broker: it leads the quorum and is its only voter, caught up', async (
   assert.is(s.CurrentObservers, '[]');
   const rows = replication(await quorumTool(single.bootstrap, '--replication'));
   assert.equal(rows.map((r) => [r[0], r[3], r.at(-1)]), [[String(single.broker.nodeId), '0', 'Leader']]);
+});
+
+test('remove-controller: refused as by a Kafka quorum that is static (kraft.version 0)', async () => {
+  if (missing || !single) return;
+  const r = await metadataQuorum(single.bootstrap, ['remove-controller', '--controller-id', String(single.broker.nodeId), '--controller-directory-id', 'AAAAAAAAAAAAAAAAAAAAAg']);
+  assert.is.not(r.code, 0);
+  assert.match(r.stdout + r.stderr, /UnsupportedVersionException: Cluster doesn't support removing voter because the kraft.version feature is 0/);
 });
 
 test('three brokers on etcd: the active controller leads, every broker is a voter at the high watermark', async () => {

@@ -11,6 +11,8 @@ import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
 import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
 import { describeQuorumHandler } from './055-describe-quorum.js';
+import { addRaftVoterHandler } from './080-add-raft-voter.js';
+import { removeRaftVoterHandler } from './081-remove-raft-voter.js';
 import { getTelemetrySubscriptionsHandler } from './071-get-telemetry-subscriptions.js';
 import { pushTelemetryHandler } from './072-push-telemetry.js';
 import { aclHandlers } from './acls.js';
@@ -36,6 +38,8 @@ export const allHandlers: Handler<any>[] = [
   describeQuorumHandler,
   getTelemetrySubscriptionsHandler,
   pushTelemetryHandler,
+  addRaftVoterHandler,
+  removeRaftVoterHandler,
   ...adminHandlers,
   ...groupHandlers,
   ...shareHandlers,

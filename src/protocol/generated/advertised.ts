@@ -70,6 +70,8 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 77, name: 'ShareGroupDescribe', min: 1, max: 1, refuse: null, advertise: true },
   { apiKey: 78, name: 'ShareFetch', min: 1, max: 2, refuse: null, advertise: true },
   { apiKey: 79, name: 'ShareAcknowledge', min: 1, max: 2, refuse: null, advertise: true },
+  { apiKey: 80, name: 'AddRaftVoter', min: 0, max: 1, refuse: null, advertise: true },
+  { apiKey: 81, name: 'RemoveRaftVoter', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 83, name: 'InitializeShareGroupState', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 84, name: 'ReadShareGroupState', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 85, name: 'WriteShareGroupState', min: 0, max: 1, refuse: null, advertise: true },

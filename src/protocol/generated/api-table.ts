@@ -118,6 +118,10 @@ import { readShareFetchRequest, writeShareFetchRequest, type ShareFetchRequest }
 import { readShareFetchResponse, writeShareFetchResponse, type ShareFetchResponse } from './messages/share-fetch-response.js';
 import { readShareAcknowledgeRequest, writeShareAcknowledgeRequest, type ShareAcknowledgeRequest } from './messages/share-acknowledge-request.js';
 import { readShareAcknowledgeResponse, writeShareAcknowledgeResponse, type ShareAcknowledgeResponse } from './messages/share-acknowledge-response.js';
+import { readAddRaftVoterRequest, writeAddRaftVoterRequest, type AddRaftVoterRequest } from './messages/add-raft-voter-request.js';
+import { readAddRaftVoterResponse, writeAddRaftVoterResponse, type AddRaftVoterResponse } from './messages/add-raft-voter-response.js';
+import { readRemoveRaftVoterRequest, writeRemoveRaftVoterRequest, type RemoveRaftVoterRequest } from './messages/remove-raft-voter-request.js';
+import { readRemoveRaftVoterResponse, writeRemoveRaftVoterResponse, type RemoveRaftVoterResponse } from './messages/remove-raft-voter-response.js';
 import { readInitializeShareGroupStateRequest, writeInitializeShareGroupStateRequest, type InitializeShareGroupStateRequest } from './messages/initialize-share-group-state-request.js';
 import { readInitializeShareGroupStateResponse, writeInitializeShareGroupStateResponse, type InitializeShareGroupStateResponse } from './messages/initialize-share-group-state-response.js';
 import { readReadShareGroupStateRequest, writeReadShareGroupStateRequest, type ReadShareGroupStateRequest } from './messages/read-share-group-state-request.js';
@@ -210,6 +214,8 @@ export const ApiKey = {
   ShareGroupDescribe: 77,
   ShareFetch: 78,
   ShareAcknowledge: 79,
+  AddRaftVoter: 80,
+  RemoveRaftVoter: 81,
   InitializeShareGroupState: 83,
   ReadShareGroupState: 84,
   WriteShareGroupState: 85,
@@ -280,6 +286,8 @@ export interface ApiTypes {
   77: { request: ShareGroupDescribeRequest; response: ShareGroupDescribeResponse };
   78: { request: ShareFetchRequest; response: ShareFetchResponse };
   79: { request: ShareAcknowledgeRequest; response: ShareAcknowledgeResponse };
+  80: { request: AddRaftVoterRequest; response: AddRaftVoterResponse };
+  81: { request: RemoveRaftVoterRequest; response: RemoveRaftVoterResponse };
   83: { request: InitializeShareGroupStateRequest; response: InitializeShareGroupStateResponse };
   84: { request: ReadShareGroupStateRequest; response: ReadShareGroupStateResponse };
   85: { request: WriteShareGroupStateRequest; response: WriteShareGroupStateResponse };
@@ -585,6 +593,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 79, name: 'ShareAcknowledge', minVersion: 1, maxVersion: 2, flexibleFrom: 0,
     readRequest: readShareAcknowledgeRequest, writeRequest: writeShareAcknowledgeRequest,
     readResponse: readShareAcknowledgeResponse, writeResponse: writeShareAcknowledgeResponse,
+  },
+  80: {
+    apiKey: 80, name: 'AddRaftVoter', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readAddRaftVoterRequest, writeRequest: writeAddRaftVoterRequest,
+    readResponse: readAddRaftVoterResponse, writeResponse: writeAddRaftVoterResponse,
+  },
+  81: {
+    apiKey: 81, name: 'RemoveRaftVoter', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readRemoveRaftVoterRequest, writeRequest: writeRemoveRaftVoterRequest,
+    readResponse: readRemoveRaftVoterResponse, writeResponse: writeRemoveRaftVoterResponse,
   },
   83: {
     apiKey: 83, name: 'InitializeShareGroupState', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
