@@ -86,6 +86,8 @@ export interface AppendParams {
    * that the partition is in the producer's ongoing transaction; null: not verified.
    */
   verify: ((topic: string, partition: number, producerId: number, producerEpoch: number) => Promise<number>) | null;
+  /** `verify` is the implicit add of transactions V2 (the epoch is bumped at every end). */
+  transactionV2?: boolean;
 }
 
 export interface AppendEnv {
@@ -156,7 +158,7 @@ export async function appendToPartition(env: AppendEnv, params: AppendParams, p:
       const epoch = records.readInt16BE(51);
       verification = null;
       if (!log.producerState.hasOngoingTransaction(producerId, epoch)) {
-        verification = log.producerState.startVerification(producerId);
+        verification = log.producerState.startVerification(producerId, epoch, params.transactionV2 === true);
         const code = await params.verify(p.topic.name, p.partition, producerId, epoch);
         if (code !== ErrorCode.NONE) return verificationFailed(code, params.apiVersion);
       }

@@ -107,8 +107,8 @@ export interface AbortedTxn {
 export interface StagedAppend {
   entries: Map<number, ProducerStateEntry>;
   completed: CompletedTxn[];
-  /** Producers that got a marker in this append (their verification, if any, ends with it). */
-  marked: number[] | null;
+  /** The markers of this append (a verification in place for the producer ends with its marker). */
+  marked: { producerId: number; epoch: number }[] | null;
 }
 
 /**
@@ -121,6 +121,10 @@ export interface StagedAppend {
  */
 export interface VerificationGuard {
   readonly producerId: number;
+  /** The epoch of the batch being verified (the highest, when several are). */
+  epoch: number;
+  /** Transactions V2 (the implicit add): the marker of the previous transaction carries this epoch. */
+  supportsEpochBump: boolean;
 }
 
 /** Kafka `DefaultRecordBatch.incrementSequence`. */
@@ -212,13 +216,15 @@ export class ProducerStateManager {
   }
 
   /**
-   * The guard of a verification about to start for `producerId` (Kafka
-   * `maybeCreateVerificationStateEntry`): the one in place, or a new one.
+   * The guard of a verification about to start for `producerId`'s batch at `epoch` (Kafka
+   * `maybeCreateVerificationStateEntry`): the one in place (raised to a higher epoch), or a new one.
+   * `supportsEpochBump`: a transactions V2 add.
    */
-  startVerification(producerId: number): VerificationGuard {
+  startVerification(producerId: number, epoch: number, supportsEpochBump: boolean): VerificationGuard {
     const map = (this.verifying ??= new Map());
     let g = map.get(producerId);
-    if (!g) map.set(producerId, (g = { producerId }));
+    if (!g) map.set(producerId, (g = { producerId, epoch, supportsEpochBump }));
+    else if (epoch > g.epoch) Object.assign(g, { epoch, supportsEpochBump });
     return g;
   }
 
@@ -257,7 +263,7 @@ export class ProducerStateManager {
   prepare(batches: readonly BatchInfo[], nowMs: number, validate: boolean, checkSequence = validate, markerTransactionVersion = 0): StagedAppend {
     const entries = new Map<number, ProducerStateEntry>();
     const completed: CompletedTxn[] = [];
-    let marked: number[] | null = null;
+    let marked: { producerId: number; epoch: number }[] | null = null;
     for (const b of batches) {
       if (b.producerId < 0) continue;
       const current = entries.get(b.producerId) ?? this.producers.get(b.producerId);
@@ -265,7 +271,7 @@ export class ProducerStateManager {
       if (b.isControl) {
         const done = this.applyMarker(next, b, nowMs, validate, markerTransactionVersion);
         if (done) completed.push(done);
-        (marked ??= []).push(b.producerId);
+        (marked ??= []).push({ producerId: b.producerId, epoch: b.producerEpoch });
       } else {
         this.applyData(next, current, b, nowMs, validate, checkSequence);
       }
@@ -342,7 +348,14 @@ export class ProducerStateManager {
       // The transaction is open here now: later batches need no verification (Kafka clears the entry).
       if (e.currentTxnFirstOffset >= 0) this.verifying?.delete(pid);
     }
-    if (staged.marked) for (const pid of staged.marked) this.verifying?.delete(pid);
+    // A marker ends the verification in place, unless it is the previous V2 transaction's marker,
+    // whose bumped epoch is the one the next transaction already verifies at (Kafka keeps it then).
+    if (staged.marked) {
+      for (const m of staged.marked) {
+        const g = this.verifying?.get(m.producerId);
+        if (g && !(g.supportsEpochBump && g.epoch === m.epoch)) this.verifying!.delete(m.producerId);
+      }
+    }
     const aborted: AbortedTxn[] = [];
     for (const c of staged.completed) {
       if (!c.isAborted) continue;

@@ -26,7 +26,7 @@ async function setup() {
   const asked: number[] = [];
   let answer: () => Promise<number> = async () => ErrorCode.NONE;
   const params = (apiVersion: number): AppendParams => ({
-    acks: 1, timeoutMs: 1000, apiVersion, durable: false,
+    acks: 1, timeoutMs: 1000, apiVersion, durable: false, transactionV2: apiVersion >= 12,
     verify: async (_topic, _partition, _pid, epoch) => (asked.push(epoch), answer()),
   });
   const produce = (apiVersion: number, epoch: number, seq: number) => appendToPartition(env, params(apiVersion), {
@@ -70,6 +70,18 @@ test('an abort that lands while the coordinator answers turns the batch away; th
   s.setAnswer(async () => ErrorCode.NONE);
   assert.is((await s.produce(11, 0, 0)).errorCode, ErrorCode.NONE);
   assert.equal(s.asked, [0, 0]);
+});
+
+test('V2: the previous transaction\'s marker (at the bumped epoch) landing while the next one is added does not turn its first batch away', async () => {
+  const s = await setup();
+  assert.is((await s.produce(12, 0, 0)).errorCode, ErrorCode.NONE);
+  // EndTxn v5 answered epoch 1; the producer's next transaction starts before the marker lands.
+  s.setAnswer(async () => {
+    await s.log.appendAsLeader(buildMarkerBatch(PID, 1, true, 0, 1), 0, { origin: 'coordinator', markerTransactionVersion: 2 });
+    return ErrorCode.NONE;
+  });
+  assert.is((await s.produce(12, 1, 0)).errorCode, ErrorCode.NONE);
+  assert.ok(s.log.producerState.hasOngoingTransaction(PID, 1));
 });
 
 test.run();

@@ -36,13 +36,13 @@ async function codeOf(p: Promise<unknown>): Promise<number> {
 
 test('a marker that lands during the verification turns the transaction-opening batch away; a new verification lets it in', async () => {
   const log = await open();
-  const guard = log.producerState.startVerification(PID);
+  const guard = log.producerState.startVerification(PID, 0, false);
   // The coordinator answered "in the transaction", but the transaction was aborted meanwhile.
   await log.appendAsLeader(buildMarkerBatch(PID, 0, false, 0, 1), 0, { origin: 'coordinator' });
   assert.is(await codeOf(log.appendAsLeader(txnBatch(0, 0), 0, { verification: guard })), ErrorCode.INVALID_TXN_STATE, 'a stale guard');
   assert.is(log.producerState.hasOngoingTransaction(PID, 0), false, 'no transaction left open');
   assert.is(await codeOf(log.appendAsLeader(txnBatch(0, 0), 0, { verification: null })), ErrorCode.INVALID_TXN_STATE, 'no guard, nothing open');
-  const again = log.producerState.startVerification(PID);
+  const again = log.producerState.startVerification(PID, 0, false);
   assert.is.not(again, guard);
   assert.is(await codeOf(log.appendAsLeader(txnBatch(0, 0), 0, { verification: again })), ErrorCode.NONE);
   assert.ok(log.producerState.hasOngoingTransaction(PID, 0));
@@ -56,7 +56,7 @@ test('a marker that lands during the verification turns the transaction-opening 
 
 test('a V2 marker must carry an epoch above the producer\'s; a V1 marker may carry the same', async () => {
   const log = await open();
-  const guard = log.producerState.startVerification(PID);
+  const guard = log.producerState.startVerification(PID, 3, false);
   await log.appendAsLeader(txnBatch(3, 0), 0, { verification: guard });
   assert.is(await codeOf(log.appendAsLeader(buildMarkerBatch(PID, 3, true, 0, 1), 0, { origin: 'coordinator', markerTransactionVersion: 2 })), ErrorCode.INVALID_PRODUCER_EPOCH, 'V2 at the same epoch');
   assert.ok(log.producerState.hasOngoingTransaction(PID, 3), 'still open');
@@ -65,7 +65,7 @@ test('a V2 marker must carry an epoch above the producer\'s; a V1 marker may car
   // The retry of the same V2 marker is refused (the coordinator takes that as written).
   assert.is(await codeOf(log.appendAsLeader(buildMarkerBatch(PID, 4, true, 0, 1), 0, { origin: 'coordinator', markerTransactionVersion: 2 })), ErrorCode.INVALID_PRODUCER_EPOCH);
   // V1: the marker carries the producer's own epoch.
-  await log.appendAsLeader(txnBatch(4, 0), 0, { verification: log.producerState.startVerification(PID) });
+  await log.appendAsLeader(txnBatch(4, 0), 0, { verification: log.producerState.startVerification(PID, 4, false) });
   assert.is(await codeOf(log.appendAsLeader(buildMarkerBatch(PID, 4, false, 0, 1), 0, { origin: 'coordinator' })), ErrorCode.NONE);
 });
 

@@ -75,7 +75,7 @@ export const produceHandler = defineHandler({
       // NOT_ENOUGH_REPLICAS, which they retry without a metadata refresh.
       return RETRY_AS_NOT_ENOUGH_REPLICAS.has(code) ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
     };
-    const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify }, parts);
+    const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify, transactionV2: implicitAdd }, parts);
     const bytes = broker.quotas.active ? req.topicData.reduce((n, t) => t.partitionData.reduce((m, p) => m + (Buffer.isBuffer(p.records) ? p.records.length : 0), n), 0) : 0;
     const throttleTimeMs = broker.quotas.recordAndThrottle('producer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, bytes);
     if (req.acks === 0) {

@@ -62,7 +62,7 @@ test('acks=-1 and acks=1: known partitions go to appendRecords with the request\
     const r = await produceHandler.handle(requestContext(broker, 0, 9), request(acks, [['t', [1, 2, -1]], ['missing', [0]]])) as any;
     assert.is(calls.length, 1);
     assert.equal(calls[0].parts.map((p) => [p.topic.name, p.partition]), [['t', 1]]);
-    assert.equal({ ...calls[0].params, verify: calls[0].params.verify }, { acks, timeoutMs: 1500, apiVersion: 9, durable: true, verify: null });
+    assert.equal({ ...calls[0].params, verify: calls[0].params.verify, transactionV2: calls[0].params.transactionV2 }, { acks, timeoutMs: 1500, apiVersion: 9, durable: true, verify: null, transactionV2: false });
     assert.equal(codes(r), [['t', [[1, 0, 0], [2, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1], [-1, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1]]], ['missing', [[0, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, -1]]]]);
     assert.equal([r.responses[1].partitionResponses[0].logStartOffset, r.throttleTimeMs, r.nodeEndpoints], [-1n, 0, []]);
   }
