@@ -15,12 +15,12 @@ import { featureProbes } from './probes-features.js';
 import { kafka44Probes } from './probes-kafka44.js';
 import { apiVersionsV5Probes } from './probes-api-versions-v5.js';
 import { clientTelemetryProbes } from './probes-client-telemetry.js';
-import { describeQuorumProbes, raftVoterProbes } from './probes-describe-quorum.js';
+import { describeQuorumProbes, raftVoterProbes, unregisterBrokerProbes } from './probes-describe-quorum.js';
 import { scramProbes } from './probes-scram.js';
 import { shareStateProbes } from './probes-share-state.js';
 import { shareGroupProbes } from './probes-share-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

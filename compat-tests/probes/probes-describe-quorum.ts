@@ -65,3 +65,12 @@ export function raftVoterProbes(): Probe[] {
     p('remove-unknown', 81, 0, 'remove a voter that does not exist', { clusterId: null, voterId: 42, voterDirectoryId: dir }),
   ];
 }
+
+/** UnregisterBroker (64): what `kafka-cluster.sh unregister --id N` sends. */
+export function unregisterBrokerProbes(): Probe[] {
+  const p = (id: string, about: string, body: Record<string, unknown>): Probe => ({ id: `unregister-broker/${id}`, api: 64, version: 0, about, body });
+  return [
+    p('unknown', 'a broker id that was never registered', { brokerId: 42 }),
+    p('negative', 'a negative broker id', { brokerId: -1 }),
+  ];
+}

@@ -4,7 +4,8 @@
  * `describe --status` and `describe --replication` against one Samsa broker and against a
  * three-broker cluster on etcd. The quorum is described as a combined-mode KRaft cluster: the
  * active controller leads, every live broker is a voter, none is an observer (055-describe-quorum.ts).
- * `remove-controller` is refused as a static Kafka quorum refuses it (081-remove-raft-voter.ts).
+ * `remove-controller` is refused as a static Kafka quorum refuses it (081-remove-raft-voter.ts);
+ * `kafka-cluster.sh unregister` (ClusterTool) answers as 064-unregister-broker.ts says.
  * Skipped without java.
  * @samsa-timeout 240
  */
@@ -66,6 +67,19 @@ test('remove-controller: refused as by a Kafka quorum that is static (kraft.vers
   const r = await metadataQuorum(single.bootstrap, ['remove-controller', '--controller-id', String(single.broker.nodeId), '--controller-directory-id', 'AAAAAAAAAAAAAAAAAAAAAg']);
   assert.is.not(r.code, 0);
   assert.match(r.stdout + r.stderr, /UnsupportedVersionException: Cluster doesn't support removing voter because the kraft.version feature is 0/);
+});
+
+test('kafka-cluster.sh unregister: an unknown id as Kafka answers it; a live broker is refused (its registration ends when it stops)', async () => {
+  if (missing || !single) return;
+  const unregister = (id: number) => run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
+    'org.apache.kafka.tools.ClusterTool', 'unregister', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
+  const unknown = await unregister(42);
+  assert.is.not(unknown.code, 0);
+  assert.match(unknown.stdout + unknown.stderr, /Broker ID 42 is not currently registered/);
+  const live = await unregister(single.broker.nodeId);
+  assert.is.not(live.code, 0);
+  assert.match(live.stdout + live.stderr, /InvalidRequestException: Broker \d+ is live/);
+  assert.ok(single.broker.metadataCache.brokers.has(single.broker.nodeId), 'still registered');
 });
 
 test('three brokers on etcd: the active controller leads, every broker is a voter at the high watermark', async () => {

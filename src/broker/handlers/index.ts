@@ -13,6 +13,7 @@ import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credent
 import { describeQuorumHandler } from './055-describe-quorum.js';
 import { addRaftVoterHandler } from './080-add-raft-voter.js';
 import { removeRaftVoterHandler } from './081-remove-raft-voter.js';
+import { unregisterBrokerHandler } from './064-unregister-broker.js';
 import { getTelemetrySubscriptionsHandler } from './071-get-telemetry-subscriptions.js';
 import { pushTelemetryHandler } from './072-push-telemetry.js';
 import { aclHandlers } from './acls.js';
@@ -36,6 +37,7 @@ export const allHandlers: Handler<any>[] = [
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   describeQuorumHandler,
+  unregisterBrokerHandler,
   getTelemetrySubscriptionsHandler,
   pushTelemetryHandler,
   addRaftVoterHandler,

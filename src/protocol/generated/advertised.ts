@@ -58,6 +58,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 57, name: 'UpdateFeatures', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 60, name: 'DescribeCluster', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 61, name: 'DescribeProducers', min: 0, max: 0, refuse: null, advertise: true },
+  { apiKey: 64, name: 'UnregisterBroker', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 65, name: 'DescribeTransactions', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 66, name: 'ListTransactions', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 68, name: 'ConsumerGroupHeartbeat', min: 0, max: 1, refuse: null, advertise: true },

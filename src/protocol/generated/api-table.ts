@@ -94,6 +94,8 @@ import { readDescribeClusterRequest, writeDescribeClusterRequest, type DescribeC
 import { readDescribeClusterResponse, writeDescribeClusterResponse, type DescribeClusterResponse } from './messages/describe-cluster-response.js';
 import { readDescribeProducersRequest, writeDescribeProducersRequest, type DescribeProducersRequest } from './messages/describe-producers-request.js';
 import { readDescribeProducersResponse, writeDescribeProducersResponse, type DescribeProducersResponse } from './messages/describe-producers-response.js';
+import { readUnregisterBrokerRequest, writeUnregisterBrokerRequest, type UnregisterBrokerRequest } from './messages/unregister-broker-request.js';
+import { readUnregisterBrokerResponse, writeUnregisterBrokerResponse, type UnregisterBrokerResponse } from './messages/unregister-broker-response.js';
 import { readDescribeTransactionsRequest, writeDescribeTransactionsRequest, type DescribeTransactionsRequest } from './messages/describe-transactions-request.js';
 import { readDescribeTransactionsResponse, writeDescribeTransactionsResponse, type DescribeTransactionsResponse } from './messages/describe-transactions-response.js';
 import { readListTransactionsRequest, writeListTransactionsRequest, type ListTransactionsRequest } from './messages/list-transactions-request.js';
@@ -202,6 +204,7 @@ export const ApiKey = {
   UpdateFeatures: 57,
   DescribeCluster: 60,
   DescribeProducers: 61,
+  UnregisterBroker: 64,
   DescribeTransactions: 65,
   ListTransactions: 66,
   ConsumerGroupHeartbeat: 68,
@@ -274,6 +277,7 @@ export interface ApiTypes {
   57: { request: UpdateFeaturesRequest; response: UpdateFeaturesResponse };
   60: { request: DescribeClusterRequest; response: DescribeClusterResponse };
   61: { request: DescribeProducersRequest; response: DescribeProducersResponse };
+  64: { request: UnregisterBrokerRequest; response: UnregisterBrokerResponse };
   65: { request: DescribeTransactionsRequest; response: DescribeTransactionsResponse };
   66: { request: ListTransactionsRequest; response: ListTransactionsResponse };
   68: { request: ConsumerGroupHeartbeatRequest; response: ConsumerGroupHeartbeatResponse };
@@ -533,6 +537,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 61, name: 'DescribeProducers', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
     readRequest: readDescribeProducersRequest, writeRequest: writeDescribeProducersRequest,
     readResponse: readDescribeProducersResponse, writeResponse: writeDescribeProducersResponse,
+  },
+  64: {
+    apiKey: 64, name: 'UnregisterBroker', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readUnregisterBrokerRequest, writeRequest: writeUnregisterBrokerRequest,
+    readResponse: readUnregisterBrokerResponse, writeResponse: writeUnregisterBrokerResponse,
   },
   65: {
     apiKey: 65, name: 'DescribeTransactions', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
