@@ -125,4 +125,30 @@ test('V2 records: value version 1 with ClientTransactionVersion 2 and NextProduc
   await again.tc.shutdown();
 });
 
+/** Markers wait for `release()` (a cluster whose partitions have not answered yet). */
+class HeldMarkers extends MemoryTxnEnvironment {
+  release!: () => void;
+  private readonly gate = new Promise<void>((r) => { this.release = r; });
+  override writeMarkers(...args: Parameters<MemoryTxnEnvironment['writeMarkers']>): ReturnType<MemoryTxnEnvironment['writeMarkers']> {
+    return this.gate.then(() => super.writeMarkers(...args));
+  }
+}
+
+test('while the markers are written every EndTxn is CONCURRENT_TRANSACTIONS (Kafka 4.4: a pending transition first), so the next V2 transaction\'s early abort is retried, not fenced', async () => {
+  const env = new HeldMarkers();
+  const { tc } = await setup(undefined, env);
+  const { producerId: pid } = await tc.initProducerId('v2-held', 60000, null, FENCED);
+  assert.is(await tc.addPartitions('v2-held', pid, 0, T0, FENCED, true), ErrorCode.NONE);
+  assert.equal(await tc.endTxn('v2-held', pid, 0, true, FENCED, true), { errorCode: ErrorCode.NONE, producerId: pid, producerEpoch: 1 });
+  // The producer's next transaction (epoch 1) is aborted before the commit's markers landed.
+  assert.is((await tc.endTxn('v2-held', pid, 1, false, FENCED, true)).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS);
+  assert.is((await tc.endTxn('v2-held', pid, 0, true, FENCED, true)).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS, 'a retry of the commit too');
+  assert.is((await tc.endTxn('v2-held', pid, 1, false, FENCED, false)).errorCode, ErrorCode.CONCURRENT_TRANSACTIONS, 'V1 as well');
+  env.release();
+  await tc.idle();
+  assert.equal(await tc.endTxn('v2-held', pid, 1, false, FENCED, true), { errorCode: ErrorCode.NONE, producerId: pid, producerEpoch: 2 });
+  await tc.idle();
+  await tc.shutdown();
+});
+
 test.run();

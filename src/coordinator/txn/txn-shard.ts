@@ -303,8 +303,13 @@ export class TxnShard implements CoordinatorShard<R> {
    * when the bumped epoch is exhausted.
    */
   endTxn(id: string, producerId: number, epoch: number, commit: boolean, fencedCode: number, tv2 = false, newProducerId = NO_PRODUCER_ID): CoordinatorResult<InitPidResult, R> {
-    if (tv2) return this.endTxnV2(id, producerId, epoch, commit, fencedCode, newProducerId);
     const fail = (errorCode: number): CoordinatorResult<InitPidResult, R> => answer({ errorCode, producerId: -1, producerEpoch: -1 });
+    // Markers still being written (Kafka 4.4: a pending transition to Complete*, checked before
+    // the producer id and epoch): the client retries, whatever it asks. A V2 producer ending its
+    // next transaction at the bumped epoch this early is then answered once this one completed.
+    const pending = this.txns.get(id)?.state;
+    if (pending === TxnState.PrepareCommit || pending === TxnState.PrepareAbort) return fail(ErrorCode.CONCURRENT_TRANSACTIONS);
+    if (tv2) return this.endTxnV2(id, producerId, epoch, commit, fencedCode, newProducerId);
     const c = this.checkProducer(id, producerId, epoch, fencedCode);
     if ('errorCode' in c) return fail(c.errorCode);
     const meta = c.meta;
