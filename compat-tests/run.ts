@@ -22,6 +22,7 @@ import { diffResults, judge, loadExpectedFailures, markdownMatrix, terminalMatri
 import { compareTargets, loadExpectedDifferences, markdownTwoTargets } from './lib/differential.js';
 import { ALL_CLIENTS, type ClientName } from './lib/types.js';
 import { SCENARIOS } from './scenarios.js';
+import { keepFrameworksSection } from './frameworks/matrix.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const ROOT = path.resolve(HERE, '..');
@@ -83,7 +84,7 @@ export async function runAndReport(target: Target, opts: { clients: ClientName[]
   const md = markdownMatrix(result, verdict, expected);
   writeFileSync(path.join(opts.out, 'matrix.md'), md);
   if (opts.writeDoc) {
-    writeFileSync(MATRIX_DOC, md);
+    writeFileSync(MATRIX_DOC, keepFrameworksSection(md));
     updateReadmeMatrix(md);
   }
   return { result, verdict, problems: verdict.problems, matrix: terminalMatrix(result, verdict) };
@@ -120,7 +121,7 @@ export async function runDifferential(samsa: Target, kafka: Target, opts: { clie
   const d = compareTargets(rs.result, rk.result, expectedDiffs);
   if (opts.writeDoc) {
     const md = markdownTwoTargets(rs.result, rk.result, rs.verdict, rk.verdict, d, loadExpectedFailures(EXPECTED_FAILURES), expectedDiffs);
-    writeFileSync(MATRIX_DOC, md);
+    writeFileSync(MATRIX_DOC, keepFrameworksSection(md));
     updateReadmeMatrix(md);
   }
   return {
@@ -170,7 +171,7 @@ export async function runAgainstReference(samsa: Target, reference: SuiteResult,
   const d = compareTargets(rs.result, reference, expectedDiffs);
   if (opts.writeDoc) {
     const md = markdownTwoTargets(rs.result, reference, rs.verdict, kv, d, expected, expectedDiffs);
-    writeFileSync(MATRIX_DOC, md);
+    writeFileSync(MATRIX_DOC, keepFrameworksSection(md));
     updateReadmeMatrix(md);
   }
   return {

@@ -4,15 +4,28 @@
 // written to <out> (the record cache is off, so each increment is one output record).
 //
 //   WordCount <bootstrap> <application.id> <state.dir> <in> <out>
+//   WordCount read <bootstrap> <topic>     (the Java consumer, read_committed: each word's counts in order)
 //
-// Prints one JSON line per state change ({"state":"RUNNING"}); SIGTERM closes it cleanly (a
+// Prints one JSON line per state change ({"state":"RUNNING"}) and per 5 lines split
+// ({"lines":5}); SIGTERM closes it cleanly (a
 // shutdown hook); an uncaught exception prints {"error":...} and exits 1. Each line of input costs
 // a few milliseconds (a sleep), so a test can kill the instance while it is half-way through.
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.PartitionInfo;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.LongDeserializer;
 import org.apache.kafka.common.serialization.Serdes;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.StreamsConfig;
@@ -24,12 +37,48 @@ import org.apache.kafka.streams.kstream.Produced;
 
 public class WordCount {
   static volatile boolean closing = false;
+  /** Lines split by this process (aborted work done again after a restart counts again). */
+  static final AtomicInteger linesSplit = new AtomicInteger();
 
   static String json(String s) {
     return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n").replace("\r", "").replace("\t", " ") + "\"";
   }
 
+  /** Reads <topic> read_committed from the start to its last stable offsets; prints {"counts":{word:[count,...]}}. */
+  static void read(String bootstrap, String topic) {
+    Properties c = new Properties();
+    c.put("bootstrap.servers", bootstrap);
+    c.put("isolation.level", "read_committed");
+    c.put("enable.auto.commit", "false");
+    c.put("key.deserializer", StringDeserializer.class.getName());
+    c.put("value.deserializer", LongDeserializer.class.getName());
+    Map<String, List<Long>> counts = new TreeMap<>();
+    try (KafkaConsumer<String, Long> consumer = new KafkaConsumer<>(c)) {
+      List<TopicPartition> parts = new ArrayList<>();
+      for (PartitionInfo p : consumer.partitionsFor(topic)) parts.add(new TopicPartition(topic, p.partition()));
+      consumer.assign(parts);
+      consumer.seekToBeginning(parts);
+      Map<TopicPartition, Long> ends = consumer.endOffsets(parts);
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (parts.stream().anyMatch(p -> consumer.position(p) < ends.get(p))) {
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("positions " + parts.stream().map(consumer::position).toList() + " short of " + ends);
+        for (ConsumerRecord<String, Long> r : consumer.poll(Duration.ofMillis(500))) counts.computeIfAbsent(r.key(), k -> new ArrayList<>()).add(r.value());
+      }
+    }
+    StringBuilder sb = new StringBuilder("{\"counts\":{");
+    String sep = "";
+    for (Map.Entry<String, List<Long>> e : counts.entrySet()) {
+      sb.append(sep).append(json(e.getKey())).append(":").append(e.getValue());
+      sep = ",";
+    }
+    System.out.println(sb.append("}}"));
+  }
+
   public static void main(String[] a) throws Exception {
+    if (a[0].equals("read")) {
+      read(a[1], a[2]);
+      return;
+    }
     String bootstrap = a[0], appId = a[1], stateDir = a[2], in = a[3], out = a[4];
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
@@ -45,15 +94,21 @@ public class WordCount {
     // A restarted instance waits for the killed one's membership to expire: keep that short.
     p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), "6000");
     p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), "1000");
-    p.put(StreamsConfig.consumerPrefix("max.poll.records"), "50");
+    // Small polls: Streams commits once a polled batch is processed, so a batch of 20 lines is a transaction.
+    p.put(StreamsConfig.consumerPrefix("max.poll.records"), "20");
 
     StreamsBuilder b = new StreamsBuilder();
     b.stream(in, Consumed.with(Serdes.String(), Serdes.String()))
         .flatMapValues(line -> {
           try {
-            Thread.sleep(4);
+            Thread.sleep(15);
           } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+          }
+          int n = linesSplit.incrementAndGet();
+          if (n % 5 == 0) {
+            System.out.println("{\"lines\":" + n + "}");
+            System.out.flush();
           }
           return Arrays.asList(line.split(" "));
         })
