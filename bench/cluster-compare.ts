@@ -39,8 +39,10 @@
  * Before each cell the brokers are left to settle (under 30 % of a core together, at most 30 s),
  * so the followers' copying of an acks=1 cell does not land in the next one.
  * Per throughput cell the brokers' CPU (all three, /proc/PID/stat) per GiB the client produced or
- * consumed; per broker its RSS after the throughput cells and its peak (VmHWM). The table shows
- * medians over the rounds and Samsa/Kafka ratios. Figures only, no assertion, never in `npm test`.
+ * consumed, and their seconds on a CPU and runnable but waiting for one (schedstat: on a shared
+ * machine the second tells a starved cell from a slow broker); per broker its RSS after the
+ * throughput cells and its peak (VmHWM). The table shows medians over the rounds and Samsa/Kafka
+ * ratios. Figures only, no assertion, never in `npm test`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -51,7 +53,7 @@ import { KAFKA_VERSION, javaBin, javaMissing, JVM_OPTS, kafkaJars } from '../too
 import { startKafkaCluster } from '../tools/kafka/kafka-cluster.js';
 import { KafkaConn } from './lib/kafka-conn.js';
 import { KAFKA_SERVER_JVM, kafkaTool, parseConsumer, parseProducer, TOOL_JVM, type ToolFigures } from './lib/kafka-tools.js';
-import { BROKER_MAIN, assertBuilt, median, procCpuSeconds, procRssMiB, REPO_ROOT, sleep } from './lib/proc.js';
+import { BROKER_MAIN, assertBuilt, median, procCpuSeconds, procRssMiB, procSchedSeconds, REPO_ROOT, sleep } from './lib/proc.js';
 import { buildRdkBench, type RdkBench } from './lib/rdk-bench.js';
 import { catchUp, createReplicatedTopic, endToEndLatency, failover, partitionStates, type ReplicatedCluster } from './lib/replicated.js';
 import { machineCpu, runCmd } from './lib/run.js';
@@ -138,6 +140,17 @@ async function settle(c: ReplicatedCluster): Promise<number> {
 
 interface Figures extends ToolFigures {
   cpuSPerGiB?: number;
+  /** The three brokers' seconds runnable but waiting for a core during the cell, and on a core. */
+  runQueueS?: number;
+  onCpuS?: number;
+}
+
+/** The three brokers' scheduler seconds (all threads). */
+function clusterSched(c: ReplicatedCluster): { onCpu: number; waiting: number } {
+  return c.nodeIds.reduce((s, id) => {
+    const x = procSchedSeconds(c.pid(id) ?? -1);
+    return { onCpu: s.onCpu + x.onCpu, waiting: s.waiting + x.waiting };
+  }, { onCpu: 0, waiting: 0 });
 }
 
 interface Cell {
@@ -266,13 +279,18 @@ async function round(sys: System, results: Results, extras: Map<System, RoundExt
       const waited = await settle(c);
       if (waited > 2000) log(cell.id, `(waited ${(waited / 1000).toFixed(1)} s for the brokers to settle)`);
       const cpu0 = clusterCpu(c);
+      const sched0 = clusterSched(c);
       try {
         const { figures, bytes } = await cell.run(c, topicName(cell.from ?? cell.id));
         if (bytes) figures.cpuSPerGiB = (clusterCpu(c) - cpu0) / (bytes / GiB);
+        const sched1 = clusterSched(c);
+        figures.onCpuS = sched1.onCpu - sched0.onCpu;
+        figures.runQueueS = sched1.waiting - sched0.waiting;
         record(results, cell.id, sys, figures);
         log(cell.id, `${figures.recordsPerS.toFixed(0).padStart(7)} rec/s ${figures.mibPerS.toFixed(1).padStart(6)} MiB/s` +
           (figures.p99 !== undefined ? `  p50 ${figures.p50?.toFixed(1)} p99 ${figures.p99.toFixed(1)}${figures.p999 !== undefined ? ` p99.9 ${figures.p999.toFixed(1)}` : ''} ms` : '') +
-          (figures.cpuSPerGiB !== undefined ? `  ${figures.cpuSPerGiB.toFixed(1)} CPU-s/GiB` : ''));
+          (figures.cpuSPerGiB !== undefined ? `  ${figures.cpuSPerGiB.toFixed(1)} CPU-s/GiB` : '') +
+          `  brokers on CPU ${figures.onCpuS.toFixed(1)} s, waiting for one ${figures.runQueueS.toFixed(1)} s`);
       } catch (e) {
         log(cell.id, `FAILED: ${(e as Error).message.split('\n')[0]}`);
       }

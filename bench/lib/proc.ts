@@ -4,7 +4,7 @@
  * stop it by its PID (SIGTERM, then SIGKILL after a bounded wait), and small statistics helpers.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -43,6 +43,30 @@ export function procCpuTimes(pid: number): { user: number; sys: number } {
   } catch {
     return { user: NaN, sys: NaN };
   }
+}
+
+/**
+ * Scheduler time of a process, all threads, from /proc/PID/task/TID/schedstat: seconds on a CPU and
+ * seconds runnable but waiting for one (the run queue). On a shared machine the second says how
+ * much of a measurement was the broker waiting for a core rather than working.
+ */
+export function procSchedSeconds(pid: number): { onCpu: number; waiting: number } {
+  let onCpu = 0;
+  let waiting = 0;
+  try {
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+        onCpu += run / 1e9;
+        waiting += wait / 1e9;
+      } catch {
+        // the thread ended meanwhile
+      }
+    }
+  } catch {
+    return { onCpu: NaN, waiting: NaN };
+  }
+  return { onCpu, waiting };
 }
 
 /** Resident set size in MiB (VmRSS from /proc/PID/status); NaN if gone. */
