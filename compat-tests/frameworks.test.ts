@@ -11,8 +11,10 @@
  *   (frameworks/connect.ts).
  * The rows of docs/compat-matrix.md's "Frameworks" table (and the README's) are written from what
  * ran here, when both brokers ran (frameworks/matrix.ts). MirrorMaker 2 is not run: connect-mirror
- * is not served by the registry this project reaches. Streams' own group protocol (KIP-1071) is
- * not run: Samsa does not serve streams groups.
+ * is not served by the registry this project reaches.
+ * - Kafka Streams on its own group protocol (KIP-1071, `group.protocol=streams`): the word count
+ *   runs to the end on Kafka; on Samsa, which serves no streams groups, the application must stop
+ *   with UnsupportedVersionException (a test that fails once Samsa serves them).
  * @samsa-timeout 400
  */
 import { test } from 'uvu';
@@ -21,7 +23,7 @@ import type { RunningKafka } from '../tools/kafka/kafka.js';
 import { javaMissing } from '../tools/kafka/kafka.js';
 import { kafkaOrSkip } from '../test/support/kafka.js';
 import { startBroker, type RunningBroker } from '../src/testing/start-broker.js';
-import { LINES, streamsWordCount, type StreamsOutcome } from './frameworks/streams.js';
+import { LINES, streamsProtocolWordCount, streamsWordCount, type StreamsOutcome } from './frameworks/streams.js';
 import { connectDistributed, type ConnectOutcome } from './frameworks/connect.js';
 import { writeFrameworksSection, type Cell } from './frameworks/matrix.js';
 
@@ -50,6 +52,7 @@ const cells = new Map<string, { samsa: Cell; kafka: Cell }>();
 const mark = (row: string, broker: 'samsa' | 'kafka', cell: Cell) => cells.set(row, { ...(cells.get(row) ?? { samsa: 'not run', kafka: 'not run' }), [broker]: cell });
 const STREAMS = 'Kafka Streams 4.4, exactly_once_v2';
 const CONNECT = 'Kafka Connect 4.4, distributed';
+const STREAMS_PROTOCOL = 'Kafka Streams 4.4, streams group protocol (KIP-1071)';
 
 test.after(async () => {
   await Promise.all([samsa?.stop(), kafka?.stop()]);
@@ -57,7 +60,7 @@ test.after(async () => {
   const row = (name: string) => cells.get(name) ?? { samsa: 'not run' as Cell, kafka: 'not run' as Cell };
   writeFrameworksSection([
     { framework: STREAMS, ...row(STREAMS), note: 'a word count (groupBy: a repartition topic; count: a RocksDB store and its changelog), classic group protocol, SIGKILLed inside a transaction after half its input was committed, restarted on its state directory: each word\'s counts 1..n exactly once, read_committed' },
-    { framework: 'Kafka Streams 4.4, streams group protocol (KIP-1071)', samsa: 'n/a', kafka: 'not run', note: '`group.protocol=streams`: Samsa does not serve StreamsGroupHeartbeat / StreamsGroupDescribe (docs/gaps.md)' },
+    { framework: STREAMS_PROTOCOL, ...row(STREAMS_PROTOCOL), note: 'the same word count, exactly_once_v2, with `group.protocol=streams`, run to the end of its input: each count once. n/a on Samsa, which does not serve StreamsGroupHeartbeat / StreamsGroupDescribe: the application stops with UnsupportedVersionException (docs/gaps.md)' },
     { framework: CONNECT, ...row(CONNECT), note: 'a worker (compacted config, offset and status topics; the `connect` group protocol) with a file source and a file sink connector (compat-tests/frameworks/FileLines.java), stopped and started half-way: every line once, in order' },
     { framework: 'MirrorMaker 2', samsa: 'n/a', kafka: 'n/a', note: 'connect-mirror 4.4.0 (and the FileStream connectors, connect-file) are not served by the registry this project reaches (docs/gaps.md)' },
   ]);
@@ -113,6 +116,26 @@ test('Kafka Streams 4.4, exactly_once_v2: the same on Kafka 4.4', async () => {
   report('Kafka', o);
   checkExactlyOnce(o, 'Kafka');
   mark(STREAMS, 'kafka', 'pass');
+});
+
+test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): Samsa serves no streams groups, and the application says so (Samsa)', async () => {
+  if (!samsa) return;
+  mark(STREAMS_PROTOCOL, 'samsa', 'fail');
+  const o = await streamsProtocolWordCount(samsa.bootstrap, 'samsa', log);
+  // When Samsa serves streams groups this fails: then run the checks below on Samsa too.
+  assert.ok(!o.counted && /UnsupportedVersionException: The cluster does not support the STREAMS group protocol/.test(o.error), `Samsa: ${JSON.stringify(o).slice(0, 600)}`);
+  mark(STREAMS_PROTOCOL, 'samsa', 'n/a');
+});
+
+test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): a word count counts each word exactly once (Kafka 4.4)', async () => {
+  if (!kafka) return;
+  mark(STREAMS_PROTOCOL, 'kafka', 'fail');
+  const o = await streamsProtocolWordCount(kafka.bootstrap, 'kafka', log);
+  assert.ok(o.counted, `Kafka: ${JSON.stringify(o).slice(0, 600)}`);
+  if (!o.counted) return;
+  console.log(`frameworks: Streams on the streams group protocol on Kafka: ${o.ms} ms`);
+  for (const [word, n] of Object.entries(o.expected)) assert.equal(o.counts[word], Array.from({ length: n }, (_, i) => i + 1), `Kafka: the counts of ${word}: ${runs(o.counts[word])}`);
+  mark(STREAMS_PROTOCOL, 'kafka', 'pass');
 });
 
 function checkConnect(o: ConnectOutcome, broker: string): void {

@@ -3,7 +3,7 @@
 // repartition topic), counted in a RocksDB store (a changelog topic) and every new count is
 // written to <out> (the record cache is off, so each increment is one output record).
 //
-//   WordCount <bootstrap> <application.id> <state.dir> <in> <out>
+//   WordCount <bootstrap> <application.id> <state.dir> <in> <out> [classic|streams]
 //   WordCount read <bootstrap> <topic>     (the Java consumer, read_committed: each word's counts in order)
 //
 // Prints one JSON line per state change ({"state":"RUNNING"}) and per 5 lines split
@@ -80,6 +80,7 @@ public class WordCount {
       return;
     }
     String bootstrap = a[0], appId = a[1], stateDir = a[2], in = a[3], out = a[4];
+    String groupProtocol = a.length > 5 ? a[5] : "classic";
     Properties p = new Properties();
     p.put(StreamsConfig.APPLICATION_ID_CONFIG, appId);
     p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -89,12 +90,14 @@ public class WordCount {
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "1");
-    // The classic group protocol (Streams' default): Samsa does not serve KIP-1071's streams groups.
-    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "classic");
+    // classic (Streams' default) or streams (KIP-1071's streams groups, which Samsa does not serve).
+    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, groupProtocol);
     // A restarted instance waits for the killed one's membership to expire: keep that short.
-    p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), "6000");
-    p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), "1000");
-    // Small polls: Streams commits once a polled batch is processed, so a batch of 20 lines is a transaction.
+    if (groupProtocol.equals("classic")) {
+      p.put(StreamsConfig.consumerPrefix("session.timeout.ms"), "6000");
+      p.put(StreamsConfig.consumerPrefix("heartbeat.interval.ms"), "1000");
+    }
+    // Small polls: smaller batches between commits.
     p.put(StreamsConfig.consumerPrefix("max.poll.records"), "20");
 
     StreamsBuilder b = new StreamsBuilder();

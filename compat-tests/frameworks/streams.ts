@@ -184,3 +184,65 @@ export async function streamsWordCount(bootstrap: string, tag: string, log: (l: 
     rmSync(stateDir, { recursive: true, force: true });
   }
 }
+
+export type StreamsProtocolOutcome =
+  | { counted: true; counts: Record<string, number[]>; expected: Record<string, number>; ms: number }
+  | { counted: false; error: string; ms: number };
+
+/**
+ * The same word count on Streams' own group protocol (KIP-1071, `group.protocol=streams`), run
+ * once to the end of its input (no kill: a vanished streams-group member is held for the broker's
+ * `group.streams.session.timeout.ms`). Where the broker does not serve streams groups the
+ * application fails: the error it reported is returned.
+ */
+export async function streamsProtocolWordCount(bootstrap: string, tag: string, log: (l: string) => void = () => {}): Promise<StreamsProtocolOutcome> {
+  const started = Date.now();
+  const appId = `wcs-${tag}`;
+  const inTopic = `${appId}-lines`;
+  const outTopic = `${appId}-counts`;
+  const { lines, expected } = wordCountInput(60);
+  const kafka = new Kafka({ clientId: `${appId}-check`, brokers: [bootstrap], logLevel: logLevel.NOTHING });
+  const admin = kafka.admin();
+  const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
+  const committed = kafka.consumer({ groupId: `${appId}-check`, readUncommitted: false });
+  const stateDir = mkdtempSync(path.join(os.tmpdir(), 'samsa-streams-'));
+  let app: JvmProcess | null = null;
+  try {
+    await admin.connect();
+    await admin.createTopics({ waitForLeaders: true, topics: [{ topic: inTopic, numPartitions: 2, replicationFactor: 1 }, { topic: outTopic, numPartitions: 2, replicationFactor: 1 }] });
+    await producer.connect();
+    await producer.send({ topic: inTopic, acks: -1, messages: lines.map((value, i) => ({ key: `line-${i}`, value })) });
+    app = await startJvm('WordCount', [bootstrap, appId, stateDir, inTopic, outTopic, 'streams'], { onLine: (l) => log(`streams protocol: ${l}`) });
+    const total = [...expected.values()].reduce((a, b) => a + b, 0);
+    const failed = app.line((l) => 'error' in l || l.state === 'ERROR');
+    failed.catch(() => {});
+    // Done when a read_committed consumer has seen every increment: then the output is read back.
+    let seen = 0;
+    let allSeen: () => void = () => {};
+    const done = new Promise<void>((r) => { allSeen = r; });
+    await committed.connect();
+    await committed.subscribe({ topic: outTopic, fromBeginning: true });
+    await committed.run({ eachMessage: async () => { if (++seen >= total) allSeen(); } });
+    const first = await deadline(Promise.race([failed.then((l) => ({ failed: l })), done.then(() => null)]), 90_000, 'the streams-protocol word count');
+    await committed.stop();
+    if (first) {
+      const error = String(first.failed.error ?? app.lines.find((l) => 'error' in l)?.error ?? `state ${String(first.failed.state)}`);
+      return { counted: false, error, ms: Date.now() - started };
+    }
+    await stopJvm(app);
+    app = null;
+    const reader = await startJvm('WordCount', ['read', bootstrap, outTopic]);
+    const counts = (await deadline(reader.line((l) => 'counts' in l), 60_000, 'the Java read_committed reader')).counts as Record<string, number[]>;
+    await reader.exited;
+    return { counted: true, counts, expected: Object.fromEntries(expected), ms: Date.now() - started };
+  } finally {
+    if (app) {
+      app.kill('SIGKILL');
+      await app.exited;
+    }
+    await committed.disconnect().catch(() => {});
+    await producer.disconnect().catch(() => {});
+    await admin.disconnect().catch(() => {});
+    rmSync(stateDir, { recursive: true, force: true });
+  }
+}
