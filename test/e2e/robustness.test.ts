@@ -269,7 +269,7 @@ test('ApiVersions v9 gets a v0-form UNSUPPORTED_VERSION reply with ApiVersions\'
 
   // The client retries at the advertised max version on the same connection.
   const maxV = entry[2];
-  c.write(requestFrame(ApiKey.ApiVersions, maxV, 43, { clientSoftwareName: 'future-client', clientSoftwareVersion: '9.9.9' }));
+  c.write(requestFrame(ApiKey.ApiVersions, maxV, 43, { clientSoftwareName: 'future-client', clientSoftwareVersion: '9.9.9', clusterId: null, nodeId: -1 }));
   const ok = await c.next();
   assert.ok(ok);
   const res = decodeResponse(ApiKey.ApiVersions, maxV, ok!);
