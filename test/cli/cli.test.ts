@@ -1,5 +1,7 @@
 /**
  * The samsa CLI end to end: `node --import tsx src/cli/samsa.ts ...` against a broker on port 0.
+ * Each command is a new Node process compiling the CLI through tsx (75 s for the file on a loaded
+ * machine, over 180 s in a full run beside long system tests): @samsa-timeout 300
  */
 import { test } from 'uvu';
 import { samsaCli } from '../support/samsa-cli.js';
