@@ -1,7 +1,8 @@
 // Kafka Connect plugins for compat-tests/frameworks/connect.ts: a source connector that sends the
 // lines of a file to a topic and a sink connector that appends a topic's records to a file, one
 // task each, in the manner of Kafka's FileStreamSource/FileStreamSink (connect-file, which the
-// registry this project reaches does not serve). Only whole lines (ended by '\n') are sent.
+// registry this project reaches does not serve). Only whole lines (ended by '\n') are sent, at
+// most `batch` (default 100) per poll, each poll after `pause.ms` (default 0).
 //
 // The source's offset is {"line": the number of lines sent} under the source partition
 // {"file": path}, stored by the worker in its offset topic; a restarted task goes on from there.
@@ -43,7 +44,7 @@ public class FileLines {
     @Override public Class<? extends Task> taskClass() { return SourceLines.class; }
     @Override public List<Map<String, String>> taskConfigs(int maxTasks) { return List.of(props); }
     @Override public void stop() {}
-    @Override public ConfigDef config() { return define("file", "topic"); }
+    @Override public ConfigDef config() { return define("file", "topic", "batch", "pause.ms"); }
     @Override public String version() { return VERSION; }
   }
 
@@ -52,6 +53,8 @@ public class FileLines {
     private String topic;
     private Map<String, String> partition;
     private long next;
+    private int batch;
+    private long pauseMs;
 
     @Override public String version() { return VERSION; }
 
@@ -59,6 +62,8 @@ public class FileLines {
       file = Path.of(props.get("file"));
       topic = props.get("topic");
       partition = Map.of("file", file.toString());
+      batch = Integer.parseInt(props.getOrDefault("batch", "100"));
+      pauseMs = Long.parseLong(props.getOrDefault("pause.ms", "0"));
       Map<String, Object> offset = context.offsetStorageReader().offset(partition);
       next = offset == null ? 0 : ((Number) offset.get("line")).longValue();
     }
@@ -69,8 +74,9 @@ public class FileLines {
         Thread.sleep(100);
         return null;
       }
+      if (pauseMs > 0) Thread.sleep(pauseMs);
       List<SourceRecord> out = new ArrayList<>();
-      for (long i = next; i < lines.size() && out.size() < 100; i++) {
+      for (long i = next; i < lines.size() && out.size() < batch; i++) {
         out.add(new SourceRecord(partition, Map.of("line", i + 1), topic, null, null, null, Schema.STRING_SCHEMA, lines.get((int) i)));
       }
       next += out.size();

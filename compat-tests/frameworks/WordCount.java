@@ -5,6 +5,7 @@
 //
 //   WordCount <bootstrap> <application.id> <state.dir> <in> <out> [classic|streams]
 //   WordCount read <bootstrap> <topic>     (the Java consumer, read_committed: each word's counts in order)
+//   WordCount values <bootstrap> <topic>   (the Java consumer, read_committed: partition 0's values in order)
 //
 // Prints one JSON line per state change ({"state":"RUNNING"}) and per 5 lines split
 // ({"lines":5}); SIGTERM closes it cleanly (a
@@ -74,9 +75,40 @@ public class WordCount {
     System.out.println(sb.append("}}"));
   }
 
+  /** Reads <topic> (one partition) read_committed from the start to its last stable offset; prints {"values":[...]}. */
+  static void values(String bootstrap, String topic) {
+    Properties c = new Properties();
+    c.put("bootstrap.servers", bootstrap);
+    c.put("isolation.level", "read_committed");
+    c.put("enable.auto.commit", "false");
+    c.put("key.deserializer", StringDeserializer.class.getName());
+    c.put("value.deserializer", StringDeserializer.class.getName());
+    StringBuilder sb = new StringBuilder("{\"values\":[");
+    String sep = "";
+    try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToBeginning(List.of(tp));
+      long end = consumer.endOffsets(List.of(tp)).get(tp);
+      long deadline = System.currentTimeMillis() + 30_000;
+      while (consumer.position(tp) < end) {
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("position " + consumer.position(tp) + " short of " + end);
+        for (ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(500))) {
+          sb.append(sep).append(json(r.value()));
+          sep = ",";
+        }
+      }
+    }
+    System.out.println(sb.append("]}"));
+  }
+
   public static void main(String[] a) throws Exception {
     if (a[0].equals("read")) {
       read(a[1], a[2]);
+      return;
+    }
+    if (a[0].equals("values")) {
+      values(a[1], a[2]);
       return;
     }
     String bootstrap = a[0], appId = a[1], stateDir = a[2], in = a[3], out = a[4];

@@ -2,7 +2,7 @@
  * Kafka Connect 4.4 in distributed mode against one broker: a worker (ConnectDistributed) with its
  * compacted config, offset and status topics and the `connect` group protocol, running a file
  * source connector (a file's lines to a topic) and a file sink connector (the topic to another
- * file) from FileLines.java, and restarted half-way. What it observed is returned for the caller
+ * file) from FileLines.java, stopped and started again, then SIGKILLed and started again. What it observed is returned for the caller
  * to judge; it throws only when the run itself breaks (a worker exits, a deadline passes).
  *
  * 1. The worker starts, creates its three topics and joins its group; both connectors are created
@@ -12,6 +12,12 @@
  *    are committed) and started again: it reads the connectors back from the config topic, their
  *    status from the status topic, and the source offset from the offset topic.
  * 4. The second half is appended; the sink file must then hold every line once, in order.
+ * 5. With exactly-once source support on (KIP-618: each source poll a transaction with its
+ *    offsets; the sink reads read_committed), as many lines again are appended, sent 5 a
+ *    transaction, and the worker is SIGKILLed half-way through them and started again. The topic,
+ *    read_committed by the Java consumer, must hold every line once, in order (the killed task's
+ *    open transaction aborted, the new task going on from the committed offset); the sink, which
+ *    commits its consumer offsets every 500 ms, must have every line at least once, in order.
  */
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -21,12 +27,20 @@ import { freePort } from '../../tools/kafka/kafka.js';
 import { startJvm, stopJvm, type JvmProcess } from './jvm.js';
 
 const { Kafka, logLevel } = kafkajs;
+/** Lines through the graceful restart; as many again through the SIGKILL. */
 export const CONNECT_LINES = 200;
 
 export interface ConnectOutcome {
-  /** The sink file's lines at the end. */
+  /** The sink file's lines after the graceful restart (phases 1-2). */
   sinkLines: string[];
   expectedLines: string[];
+  /** The data topic read_committed by the Java consumer at the end (all phases). */
+  topicLines: string[];
+  /** The sink file's lines at the end (after the SIGKILL: at least once). */
+  finalSinkLines: string[];
+  allLines: string[];
+  /** Lines in the sink file when the worker was killed. */
+  sinkAtKill: number;
   /** cleanup.policy of the config, offset and status topics. */
   internalTopics: Record<string, string>;
   /** The worker group as DescribeGroups tells it while the worker runs. */
@@ -83,15 +97,30 @@ export async function connectDistributed(bootstrap: string, tag: string, log: (l
     'offset.storage.partitions': '2',
     'status.storage.partitions': '1',
     'offset.flush.interval.ms': '500',
-    // A worker that vanished would hold its tasks for 5 minutes by default.
+    // A worker that vanished would hold its tasks for 5 minutes by default, and stay in the
+    // group for 10 s.
     'scheduled.rebalance.max.delay.ms': '2000',
+    'session.timeout.ms': '6000',
+    'heartbeat.interval.ms': '1000',
     listeners: `http://127.0.0.1:${port}`,
     'rest.advertised.host.name': '127.0.0.1',
     'rest.advertised.port': String(port),
     // Plugins by their ServiceLoader manifests only: no scan of every jar on the classpath.
     'plugin.discovery': 'service_load',
+    // KIP-618: each source poll is a transaction (with its offsets, in the offset topic), the
+    // config topic is written transactionally, a new task generation fences the old producers.
+    'exactly.once.source.support': 'enabled',
+    // The sink reads committed records only (an aborted source transaction is not delivered).
+    'consumer.isolation.level': 'read_committed',
+    // The killed worker's sink consumer stays in the sink's group for its session (45 s by default).
+    'consumer.session.timeout.ms': '6000',
+    'consumer.heartbeat.interval.ms': '1000',
+    // The killed source task's open transaction ends at the latest at its timeout (60 s by
+    // default): one Kafka 4.4 run took 66 s from the kill to the last line, where Samsa took 9 s.
+    'producer.transaction.timeout.ms': '10000',
   }).map(([k, v]) => `${k}=${v}`).join('\n') + '\n');
-  const expectedLines = Array.from({ length: CONNECT_LINES }, (_, i) => `line ${i} of ${tag}`);
+  const allLines = Array.from({ length: 2 * CONNECT_LINES }, (_, i) => `line ${i} of ${tag}`);
+  const expectedLines = allLines.slice(0, CONNECT_LINES);
   const sinkLines = () => (existsSync(sinkFile) ? readFileSync(sinkFile, 'utf8').split('\n').filter((l) => l !== '') : []);
   const restCall = async (method: string, p: string, body?: unknown) => {
     const r = await fetch(`${rest}${p}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body), signal: AbortSignal.timeout(10_000) });
@@ -122,7 +151,7 @@ export async function connectDistributed(bootstrap: string, tag: string, log: (l
     worker = await startJvm('org.apache.kafka.connect.cli.ConnectDistributed', [props], { onLine: (l) => log(`connect 1: ${l}`) });
     const w1 = worker;
     await until('REST answer', 120_000, w1, () => restCall('GET', '/connectors'));
-    await restCall('POST', '/connectors', { name: 'lines-source', config: { 'connector.class': 'FileLines$Source', 'tasks.max': '1', file: sourceFile, topic: dataTopic } });
+    await restCall('POST', '/connectors', { name: 'lines-source', config: { 'connector.class': 'FileLines$Source', 'tasks.max': '1', file: sourceFile, topic: dataTopic, batch: '5', 'pause.ms': '20' } });
     await restCall('POST', '/connectors', { name: 'lines-sink', config: { 'connector.class': 'FileLines$Sink', 'tasks.max': '1', file: sinkFile, topics: dataTopic } });
     await until('connectors and tasks RUNNING', 60_000, w1, allRunning);
     const firstStart = Date.now() - t1;
@@ -135,7 +164,7 @@ export async function connectDistributed(bootstrap: string, tag: string, log: (l
 
     const stopped = await stopJvm(w1);
     worker = null;
-    log(`connect: worker stopped (${stopped.code ?? stopped.signal})`);
+    log(`connect: worker stopped (${stopped.code ?? stopped.signal}) (${Date.now() - started} ms)`);
     const t2 = Date.now();
     worker = await startJvm('org.apache.kafka.connect.cli.ConnectDistributed', [props], { onLine: (l) => log(`connect 2: ${l}`) });
     const w2 = worker;
@@ -147,11 +176,29 @@ export async function connectDistributed(bootstrap: string, tag: string, log: (l
     await sleep(1000);
     const final = sinkLines();
 
+    // Phase 3: the worker SIGKILLed while the source sends the second lot (5 lines a transaction,
+    // 20 ms apart), and started again.
+    appendFileSync(sourceFile, allLines.slice(CONNECT_LINES).map((l) => `${l}\n`).join(''));
+    await until('half of the second lot in the sink file', 60_000, w2, async () => sinkLines().length >= CONNECT_LINES * 1.5);
+    w2.kill('SIGKILL');
+    await w2.exited;
+    worker = null;
+    const sinkAtKill = sinkLines().length;
+    log(`connect: worker killed with ${sinkAtKill} lines in the sink file (${Date.now() - started} ms)`);
+    worker = await startJvm('org.apache.kafka.connect.cli.ConnectDistributed', [props], { onLine: (l) => log(`connect 3: ${l}`) });
+    const w3 = worker;
+    await until('every line of the second lot in the sink file', 120_000, w3, async () => sinkLines().at(-1) === allLines.at(-1));
+    log(`connect: every line through after the kill (${Date.now() - started} ms)`);
+    await stopJvm(w3);
+    worker = null;
+    const finalSinkLines = sinkLines();
+    const reader = await startJvm('WordCount', ['values', bootstrap, dataTopic]);
+    const topicLines = (await reader.line((l) => 'values' in l)).values as string[];
+    await reader.exited;
+
     const configs = await admin.describeConfigs({ includeSynonyms: false, resources: Object.values(topics).map((name) => ({ type: 2, name, configNames: ['cleanup.policy'] })) });
     const internalTopics = Object.fromEntries(configs.resources.map((r) => [r.resourceName, r.configEntries.find((c) => c.configName === 'cleanup.policy')?.configValue ?? `error ${r.errorCode}`]));
-    await stopJvm(w2);
-    worker = null;
-    return { sinkLines: final, expectedLines, internalTopics, group: groupSeen, statusAfterRestart, ms: { firstStart, restart, total: Date.now() - started } };
+    return { sinkLines: final, expectedLines, topicLines, finalSinkLines, allLines, sinkAtKill, internalTopics, group: groupSeen, statusAfterRestart, ms: { firstStart, restart, total: Date.now() - started } };
   } finally {
     if (worker) {
       worker.kill('SIGKILL');
