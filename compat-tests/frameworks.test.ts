@@ -17,6 +17,7 @@
  *   runs to the end on Kafka; on Samsa, which serves no streams groups, the application must stop
  *   with UnsupportedVersionException (a test that fails once Samsa serves them).
  * @samsa-timeout 400
+ * @samsa-long (2-3.5 minutes on a busy 2-core machine: it starts first among compat-tests/)
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
