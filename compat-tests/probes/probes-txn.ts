@@ -3,7 +3,7 @@
  * (AP1-AP7, AO1), EndTxn (E1-E7), TxnOffsetCommit (TO1-TO7), DescribeTransactions and
  * ListTransactions. Each probe uses a transactional id of its own (`ptx-<api>-<id>`).
  */
-import { coordinatorsReady, createTopic, endTransaction, initProducer, joinAlone, openTransaction, waitStable } from './fixtures.js';
+import { coordinatorsReady, createTopic, endTransaction, initProducer, joinAlone, openTransaction, topicId, waitStable } from './fixtures.js';
 import { filterAt, sortAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
@@ -143,12 +143,23 @@ function txnOffsetCommitProbes(): Probe[] {
     topics: topics ?? [{ name: TT('txn-offset-commit', id), partitions: [{ partitionIndex: 0, committedOffset: 3, committedMetadata: 'tm' }] }],
     ...o,
   });
+  // v6 names topics by id: the probe topic's id on each target, looked up after the state is set up.
+  const byId = (id: string, about: string, state: TxnState, topics: (topicId: string) => unknown): Probe => {
+    const p = to(id, 6, about, state, (c, pr) => body(id, {}, topics(c.state[`tid-${id}`] as string))(c, pr));
+    const base = p.setup!;
+    return { ...p, setup: async (ctx) => { await base(ctx); ctx.state[`tid-${id}`] = await topicId(ctx, TT('txn-offset-commit', id)); } };
+  };
   return [
     to('v0-min', 0, 'after AddOffsetsToTxn: accepted', 'offsets', body('v0-min')),
     to('v4-max', 4, 'after AddOffsetsToTxn at v4', 'offsets', body('v4-max')),
     to('v3-before-add-offsets', 3, 'before AddOffsetsToTxn (TO1): INVALID_TXN_STATE', 'ready', body('v3-before-add-offsets')),
     to('v4-before-add-offsets', 4, 'the same at v4 (TO1): TRANSACTION_ABORTABLE', 'ready', body('v4-before-add-offsets')),
-    to('v5-max-implicit-add', 5, 'v5 (transactions V2) with no AddOffsetsToTxn: the offsets partition is added, NONE', 'ready', body('v5-max-implicit-add')),
+    to('v5-implicit-add', 5, 'v5 (transactions V2) with no AddOffsetsToTxn: the offsets partition is added, NONE', 'ready', body('v5-implicit-add')),
+    byId('v6-max-by-topic-id', 'v6 (KIP-1319): the topic by id, implicit add as v5: NONE', 'ready', (tid) => [{ topicId: tid, partitions: [{ partitionIndex: 0, committedOffset: 3, committedMetadata: 'tm' }] }]),
+    byId('v6-unknown-topic-id', 'v6: an unknown topic id is UNKNOWN_TOPIC_ID, a known one beside it is committed', 'offsets', (tid) => [
+      { topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] },
+      { topicId: tid, partitions: [{ partitionIndex: 0, committedOffset: 2, committedMetadata: null }] },
+    ]),
     to('v3-unknown-topic', 3, 'unknown topic and partition (TO2)', 'offsets', body('v3-unknown-topic', {}, [{ name: 'ptx-missing', partitions: [{ partitionIndex: 0, committedOffset: 1, committedMetadata: null }] }, { name: TT('txn-offset-commit', 'v3-unknown-topic'), partitions: [{ partitionIndex: 5, committedOffset: 1, committedMetadata: null }] }])),
     to('v3-generation-no-group', 3, 'generation >= 0 and no such group (TO3): ILLEGAL_GENERATION', 'offsets', body('v3-generation-no-group', { generationIdOrMemberEpoch: 2, memberId: 'm' })),
     to('v3-wrong-epoch', 3, 'wrong producer epoch (TO6): INVALID_PRODUCER_EPOCH', 'offsets', (c, p) => body('v3-wrong-epoch')(c, { ...p, producerEpoch: p.producerEpoch - 1 })),

@@ -1,7 +1,7 @@
 /**
  * Transactions V2 (KIP-890 part 2) with the Java client of Apache Kafka 4.4 against Samsa, through
  * txn-v2-java/TxnV2.java. A new cluster finalizes transaction.version 2 (as Kafka 4.4's), so the producer
- * sends Produce v12+ and TxnOffsetCommit v5 with no AddPartitionsToTxn / AddOffsetsToTxn, and
+ * sends Produce v12+ and TxnOffsetCommit v6 (v5's implicit add, topics by id) with no AddPartitionsToTxn / AddOffsetsToTxn, and
  * EndTxn v5, whose answer carries the bumped epoch its next transaction starts at sequence 0 with.
  * A consume-transform-produce loop (sendOffsetsToTransaction, every third transaction aborted and
  * redone) leaves each input exactly once in the output for a read_committed consumer; a producer
@@ -59,7 +59,7 @@ test('Java 4.4: consume-transform-produce on transactions V2, exactly once; a ki
   const values = (JSON.parse(read.at(-1)!) as { values: string[] }).values;
   assert.equal([...values].sort(), Array.from({ length: N }, (_, i) => `out-v${i}`).sort(), 'each input once, no zombie, no aborted record');
 
-  // V2 on the wire: no AddPartitionsToTxn / AddOffsetsToTxn, EndTxn v5, TxnOffsetCommit v5,
+  // V2 on the wire: no AddPartitionsToTxn / AddOffsetsToTxn, EndTxn v5, TxnOffsetCommit v6,
   // transactional Produce at v12 or above.
   const mine = (api: 'Produce' | 'EndTxn' | 'AddPartitionsToTxn' | 'AddOffsetsToTxn' | 'TxnOffsetCommit') => rec.of(api).filter((e) => e.clientId === 'v2-v2-ctp');
   assert.is(mine('AddPartitionsToTxn').length, 0, 'no AddPartitionsToTxn');
@@ -67,7 +67,7 @@ test('Java 4.4: consume-transform-produce on transactions V2, exactly once; a ki
   const ends = mine('EndTxn');
   assert.ok(ends.length >= stats.commits + stats.aborts, `EndTxn count ${ends.length}`);
   assert.ok(ends.every((e) => e.apiVersion === 5), 'EndTxn v5');
-  assert.ok(mine('TxnOffsetCommit').length > 0 && mine('TxnOffsetCommit').every((e) => e.apiVersion === 5), 'TxnOffsetCommit v5');
+  assert.ok(mine('TxnOffsetCommit').length > 0 && mine('TxnOffsetCommit').every((e) => e.apiVersion === 6), 'TxnOffsetCommit v6 (topics by id, KIP-1319; V2 as v5)');
   assert.ok(mine('Produce').length > 0 && mine('Produce').every((e) => e.apiVersion >= 12), 'Produce v12+');
   // Each EndTxn answers the next epoch (bumped by one), which the next transaction uses.
   const epochs = ends.map((e) => (e.response as { producerEpoch: number }).producerEpoch);

@@ -17,25 +17,12 @@
 import { defineHandler } from '../handler.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
-import { codesInRequestOrder, existingPartitions } from './partition-results.js';
-import type { MetadataCache } from '../../cluster/metadata-cache.js';
+import { codesInRequestOrder, existingPartitions, withTopicNames } from './partition-results.js';
 import type { OffsetCommitRequest } from '../../protocol/generated/messages/offset-commit-request.js';
 import type { OffsetCommitResponseTopic } from '../../protocol/generated/messages/offset-commit-response.js';
 
 function everyPartition(req: OffsetCommitRequest, errorCode: number): OffsetCommitResponseTopic[] {
   return req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode })) }));
-}
-
-/** v10: each topic's name from its id (the cluster's metadata); ids it does not know go to `unknown`. */
-function withTopicNames(cache: MetadataCache, req: OffsetCommitRequest, unknown: Set<string>): OffsetCommitRequest {
-  return {
-    ...req,
-    topics: req.topics.map((t) => {
-      const info = cache.topicById(t.topicId);
-      if (!info) unknown.add(t.topicId);
-      return { ...t, name: info?.name ?? '' };
-    }),
-  };
 }
 
 export const offsetCommitHandler = defineHandler({
@@ -44,7 +31,7 @@ export const offsetCommitHandler = defineHandler({
     // ACLs: READ on the group (else every partition GROUP_AUTHORIZATION_FAILED), READ on each topic.
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, rawReq.groupId)) return { throttleTimeMs: 0, topics: everyPartition(rawReq, ErrorCode.GROUP_AUTHORIZATION_FAILED) };
     const unknownIds = new Set<string>();
-    const req = ctx.apiVersion >= 10 ? withTopicNames(ctx.broker.metadataCache, rawReq, unknownIds) : rawReq;
+    const req = ctx.apiVersion >= 10 ? { ...rawReq, topics: withTopicNames(ctx.broker.metadataCache, rawReq.topics, unknownIds) } : rawReq;
     const known = unknownIds.size === 0 ? req.topics : req.topics.filter((t) => !unknownIds.has(t.topicId));
     const denied = deniedTopics(ctx, AclOperation.READ, known);
     const allowed = denied ? known.filter((t) => !denied.has(t.name)) : known;

@@ -1,5 +1,5 @@
 /**
- * TxnOffsetCommit (key 28), versions 0-5.
+ * TxnOffsetCommit (key 28), versions 0-6 (v6: topics by id, KIP-1319; an unknown id UNKNOWN_TOPIC_ID).
  *
  * Behavior (behaviours.md TO1-TO9): the group's `__consumer_offsets` partition must be in the
  * producer's ongoing transaction (AddOffsetsToTxn first), else INVALID_TXN_STATE (v4:
@@ -21,26 +21,30 @@ import { defineHandler } from '../handler.js';
 import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
+import { withTopicNames } from './partition-results.js';
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
 import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
 import { OFFSETS_TOPIC } from '../../coordinator/group/group-coordinator.js';
 
-function uniform(req: TxnOffsetCommitRequest, code: (topic: string, p: number) => number): TxnOffsetCommitResponse {
+function uniform(req: TxnOffsetCommitRequest, code: (topic: TxnOffsetCommitRequest['topics'][number], p: number) => number): TxnOffsetCommitResponse {
   return {
     throttleTimeMs: 0,
-    topics: req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t.name, p.partitionIndex) })) })),
+    topics: req.topics.map((t) => ({ name: t.name, topicId: t.topicId, partitions: t.partitions.map((p) => ({ partitionIndex: p.partitionIndex, errorCode: code(t, p.partitionIndex) })) })),
   };
 }
 
 export const txnOffsetCommitHandler = defineHandler({
   apiKey: 28,
-  async handle(ctx, req) {
+  async handle(ctx, rawReq) {
     const broker = ctx.broker;
+    // v6 names topics by id (KIP-1319): an unknown id is UNKNOWN_TOPIC_ID for its partitions.
+    const unknownIds = new Set<string>();
+    const req = ctx.apiVersion >= 6 ? { ...rawReq, topics: withTopicNames(broker.metadataCache, rawReq.topics, unknownIds) } : rawReq;
     // ACLs: WRITE on the transactional id, READ on the group, READ on each topic.
     if (!authorize(ctx, AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, req.transactionalId)) return uniform(req, () => ErrorCode.TRANSACTIONAL_ID_AUTHORIZATION_FAILED);
     if (!authorize(ctx, AclOperation.READ, ResourceType.GROUP, req.groupId)) return uniform(req, () => ErrorCode.GROUP_AUTHORIZATION_FAILED);
-    const denied = deniedTopics(ctx, AclOperation.READ, req.topics);
+    const denied = deniedTopics(ctx, AclOperation.READ, req.topics.filter((t) => !unknownIds.has(t.topicId)));
     const maxMeta = broker.groupCoordinator.config.offsetMetadataMaxBytes;
     const perPartition = new Map<string, number>();
     const offsets: PendingOffset[] = [];
@@ -48,6 +52,7 @@ export const txnOffsetCommitHandler = defineHandler({
       const info = broker.metadataCache.topic(t.name);
       for (const p of t.partitions) {
         const k = `${t.name}\u0000${p.partitionIndex}`;
+        if (unknownIds.has(t.topicId)) continue;
         if (denied?.has(t.name)) perPartition.set(k, ErrorCode.TOPIC_AUTHORIZATION_FAILED);
         else if (!info || p.partitionIndex < 0 || p.partitionIndex >= info.partitions) perPartition.set(k, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         else if (Buffer.byteLength(p.committedMetadata ?? '', 'utf8') > maxMeta) perPartition.set(k, ErrorCode.OFFSET_METADATA_TOO_LARGE);
@@ -80,7 +85,7 @@ export const txnOffsetCommitHandler = defineHandler({
       }
       if (code === ErrorCode.PRODUCER_FENCED) code = ErrorCode.INVALID_PRODUCER_EPOCH;
     }
-    return uniform(req, (t, p) => perPartition.get(`${t}\u0000${p}`) ?? code);
+    return uniform(req, (t, p) => (unknownIds.has(t.topicId) ? ErrorCode.UNKNOWN_TOPIC_ID : perPartition.get(`${t.name}\u0000${p}`) ?? code));
   },
   errorResponse(req, errorCode) {
     return uniform(req, () => errorCode);

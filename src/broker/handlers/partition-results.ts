@@ -1,4 +1,4 @@
-/** Shared shapes of per-partition group requests (OffsetCommit, OffsetDelete). */
+/** Shared shapes of per-partition group requests (OffsetCommit, TxnOffsetCommit, OffsetDelete). */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { ZERO_UUID } from '../../protocol/reader.js';
 import type { MetadataCache } from '../../cluster/metadata-cache.js';
@@ -31,4 +31,17 @@ export function codesInRequestOrder(
       errorCode: codes.get(`${p.partitionIndex}:${t.name}`) ?? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION,
     })),
   }));
+}
+
+/**
+ * Topics named by id (OffsetCommit v10, TxnOffsetCommit v6, KIP-1319): each topic with its name
+ * from the cluster's metadata; ids it does not know go to `unknown` (answered UNKNOWN_TOPIC_ID)
+ * and get the name "".
+ */
+export function withTopicNames<T extends { topicId: string; name: string }>(cache: MetadataCache, topics: T[], unknown: Set<string>): T[] {
+  return topics.map((t) => {
+    const info = cache.topicById(t.topicId);
+    if (!info) unknown.add(t.topicId);
+    return { ...t, name: info?.name ?? '' };
+  });
 }

@@ -35,7 +35,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 25, name: 'AddOffsetsToTxn', min: 0, max: 4, refuse: null, advertise: true },
   { apiKey: 26, name: 'EndTxn', min: 0, max: 5, refuse: null, advertise: true },
   { apiKey: 27, name: 'WriteTxnMarkers', min: 1, max: 2, refuse: null, advertise: true },
-  { apiKey: 28, name: 'TxnOffsetCommit', min: 0, max: 5, refuse: null, advertise: true },
+  { apiKey: 28, name: 'TxnOffsetCommit', min: 0, max: 6, refuse: null, advertise: true },
   { apiKey: 29, name: 'DescribeAcls', min: 1, max: 3, refuse: null, advertise: true },
   { apiKey: 30, name: 'CreateAcls', min: 1, max: 3, refuse: null, advertise: true },
   { apiKey: 31, name: 'DeleteAcls', min: 1, max: 3, refuse: null, advertise: true },
