@@ -19,7 +19,7 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { spawn } from 'node:child_process';
+import { lineChild, type Child } from '../support/line-child.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import kafkajs from 'kafkajs';
@@ -104,33 +104,7 @@ function fetchRequest(topic: string, rackId: string, fetchOffset = 0n) {
   };
 }
 
-interface Child {
-  waitFor(line: string, timeoutMs: number): Promise<void>;
-  done: Promise<{ code: number | null; out: string; err: string }>;
-}
-
-function child(cmd: string, args: string[]): Child {
-  const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' } });
-  let out = '';
-  let err = '';
-  const waiters: { line: string; resolve: () => void }[] = [];
-  p.stdout!.setEncoding('utf8').on('data', (s: string) => {
-    out += s;
-    for (const w of [...waiters]) if (out.includes(`${w.line}\n`)) { waiters.splice(waiters.indexOf(w), 1); w.resolve(); }
-  });
-  p.stderr!.setEncoding('utf8').on('data', (s: string) => { err = (err + s).slice(-20_000); });
-  const timer = setTimeout(() => p.kill('SIGKILL'), 200_000);
-  const done = new Promise<{ code: number | null; out: string; err: string }>((resolve) => p.on('exit', (code) => { clearTimeout(timer); resolve({ code, out, err }); }));
-  return {
-    done,
-    waitFor: (line, timeoutMs) => new Promise<void>((resolve, reject) => {
-      if (out.includes(`${line}\n`)) return resolve();
-      const t = setTimeout(() => reject(new Error(`no ${line} within ${timeoutMs} ms: ${out.slice(-2000)} ${err.slice(-3000)}`)), timeoutMs);
-      waiters.push({ line, resolve: () => { clearTimeout(t); resolve(); } });
-      void done.then((d) => { clearTimeout(t); reject(new Error(`exited ${d.code} before ${line}: ${d.out.slice(-2000)} ${d.err.slice(-3000)}`)); });
-    }),
-  };
-}
+const child = (cmd: string, args: string[]): Child => lineChild(cmd, args, 200_000);
 
 function javaConsumer(topic: string, clientId: string, metadataMaxAgeMs: number): Child {
   return child(javaBin(), [
