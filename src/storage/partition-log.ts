@@ -350,10 +350,7 @@ export class PartitionLog {
       }
       // A batch that would open a transaction here needs its verification still in place (read
       // and checked in this queued operation, which also applies markers).
-      if (opts?.verification !== undefined && batchIsTransactional(buf, 0) && !batchIsControl(buf, 0)
-        && !this.producers.hasOngoingTransaction(pid, epoch) && !this.producers.verified(pid, opts.verification)) {
-        throw new KafkaApiError(ErrorCode.INVALID_TXN_STATE, `Record was not part of an ongoing transaction (producer ${pid} in ${this.topic}-${this.partition})`);
-      }
+      if (opts?.verification !== undefined && batchIsTransactional(buf, 0) && !batchIsControl(buf, 0)) this.producers.checkVerified(pid, epoch, opts.verification);
     }
     const now = this.clock.now();
     const follower = origin === 'replication';

@@ -228,9 +228,13 @@ export class ProducerStateManager {
     return g;
   }
 
-  /** Is `guard` still the producer's verification (no marker since it started)? */
-  verified(producerId: number, guard: VerificationGuard | null): boolean {
-    return guard !== null && this.verifying?.get(producerId) === guard;
+  /**
+   * A transactional batch of `producerId` at `epoch` that would open a transaction here needs
+   * `guard` still in place (no marker since its verification started): INVALID_TXN_STATE otherwise.
+   */
+  checkVerified(producerId: number, epoch: number, guard: VerificationGuard | null): void {
+    if (this.hasOngoingTransaction(producerId, epoch) || (guard !== null && this.verifying?.get(producerId) === guard)) return;
+    throw err(ErrorCode.INVALID_TXN_STATE, `Record was not part of an ongoing transaction (producer ${producerId} in ${this.topicPartition})`);
   }
 
   /** Verifications in progress (tests, metrics). */

@@ -37,6 +37,12 @@ import { BrokerConnectionError, type BrokerClient } from '../../replication/brok
 
 export type TxnPartitionOperation = 'verify' | 'add';
 
+/** The retriable answers (the coordinator busy, moving or out of reach), which callers map for their clients. */
+export const RETRIABLE_TXN_ANSWERS: ReadonlySet<number> = new Set<number>([
+  ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
+  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
+]);
+
 /** The local coordinator's two single-attempt answers (TxnCoordinator). */
 export interface LocalTxnCoordinator {
   verifyPartitions(transactionalId: string, producerId: number, epoch: number, partitions: readonly TxnPartition[]): Promise<number[]>;

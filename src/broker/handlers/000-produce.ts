@@ -23,6 +23,7 @@ import { INTERNAL_TOPICS } from '../../cluster/topic-names.js';
 import { transactionVersionOf } from '../../cluster/features.js';
 import { appendFailed, isTransactionalBatch, type AppendResult, type ProducePartition } from '../../replication/append-records.js';
 import { LeaderEndpoints } from '../leader-hints.js';
+import { RETRIABLE_TXN_ANSWERS } from '../coordinators/add-partitions-to-txn-manager.js';
 import { AclOperation, authorize, ResourceType } from './auth-helper.js';
 
 function encode(index: number, r: AppendResult): PartitionProduceResponse {
@@ -31,12 +32,6 @@ function encode(index: number, r: AppendResult): PartitionProduceResponse {
     recordErrors: r.recordErrors.map((e) => ({ batchIndex: e.batchIndex, batchIndexErrorMessage: e.message })), errorMessage: r.errorMessage, currentLeader: null,
   };
 }
-
-/** Verification answers a producer retries: the coordinator busy, moving or out of reach. */
-const RETRY_AS_NOT_ENOUGH_REPLICAS = new Set<number>([
-  ErrorCode.CONCURRENT_TRANSACTIONS, ErrorCode.NETWORK_EXCEPTION, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS,
-  ErrorCode.COORDINATOR_NOT_AVAILABLE, ErrorCode.NOT_COORDINATOR,
-]);
 
 export const produceHandler = defineHandler({
   apiKey: 0,
@@ -73,7 +68,7 @@ export const produceHandler = defineHandler({
       const code = await broker.addPartitionsToTxn.addOrVerify(txnId, producerId, epoch, { topic, partition }, implicitAdd ? 'add' : 'verify');
       // Kafka's ReplicaManager: a retriable answer older clients may not retry well becomes
       // NOT_ENOUGH_REPLICAS, which they retry without a metadata refresh.
-      return RETRY_AS_NOT_ENOUGH_REPLICAS.has(code) ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
+      return RETRIABLE_TXN_ANSWERS.has(code) ? ErrorCode.NOT_ENOUGH_REPLICAS : code;
     };
     const { results, waits } = await broker.replicaManager.appendRecords({ acks: req.acks, timeoutMs: req.timeoutMs, apiVersion: ctx.apiVersion, durable: broker.flushOnAcksAll, verify, transactionV2: implicitAdd }, parts);
     const bytes = broker.quotas.active ? req.topicData.reduce((n, t) => t.partitionData.reduce((m, p) => m + (Buffer.isBuffer(p.records) ? p.records.length : 0), n), 0) : 0;

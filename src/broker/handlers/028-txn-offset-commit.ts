@@ -22,6 +22,7 @@ import { KafkaApiError } from '../../errors.js';
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import { AclOperation, authorize, deniedTopics, ResourceType } from './auth-helper.js';
 import { withTopicNames } from './partition-results.js';
+import { RETRIABLE_TXN_ANSWERS } from '../coordinators/add-partitions-to-txn-manager.js';
 import type { TxnOffsetCommitRequest } from '../../protocol/generated/messages/txn-offset-commit-request.js';
 import type { TxnOffsetCommitResponse } from '../../protocol/generated/messages/txn-offset-commit-response.js';
 import type { PendingOffset } from '../../coordinator/txn/txn-coordinator.js';
@@ -72,7 +73,7 @@ export const txnOffsetCommitHandler = defineHandler({
         { topic: OFFSETS_TOPIC, partition: offsetsPartition }, ctx.apiVersion >= 5 ? 'add' : 'verify');
       // Still completing the previous transaction or the coordinator moving: the client looks the
       // group coordinator up again and retries.
-      if (code === ErrorCode.CONCURRENT_TRANSACTIONS || code === ErrorCode.NOT_COORDINATOR || code === ErrorCode.COORDINATOR_LOAD_IN_PROGRESS || code === ErrorCode.NETWORK_EXCEPTION) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
+      if (RETRIABLE_TXN_ANSWERS.has(code)) code = ErrorCode.COORDINATOR_NOT_AVAILABLE;
       else if (code === ErrorCode.INVALID_TXN_STATE) code = notAdded;
       if (code === ErrorCode.NONE) {
         try {
