@@ -101,22 +101,36 @@ export function verifyStoredClusterId(logDirs: string[], logDirsClusterId: strin
   );
 }
 
-/** Writes meta.properties into every log dir that has none (temporary file, then rename). */
-export function writeMetaProperties(logDirs: string[], meta: { clusterId: string; nodeId: number }): void {
+/**
+ * Writes meta.properties into every log dir that has none (temporary file, then rename), each
+ * with a directory.id of its own. A dir that cannot be written is left out (Kafka's error log
+ * dirs: the LogManager has it offline already); returns those dirs.
+ */
+export function writeMetaProperties(logDirs: string[], meta: { clusterId: string; nodeId: number }): string[] {
+  const failed: string[] = [];
   for (const dir of logDirs) {
-    if (readMetaProperties(dir)?.clusterId) continue;
-    const directoryId = randomBytes(16).toString('base64url');
-    const text = [
-      '#',
-      `#${new Date().toUTCString()}`,
-      `cluster.id=${meta.clusterId}`,
-      `directory.id=${directoryId}`,
-      `node.id=${meta.nodeId}`,
-      'version=1',
-      '',
-    ].join('\n');
-    const tmp = join(dir, `${META_PROPERTIES}.tmp`);
-    writeFileSync(tmp, text);
-    renameSync(tmp, join(dir, META_PROPERTIES));
+    try {
+      writeMetaPropertiesOf(dir, meta);
+    } catch {
+      failed.push(dir);
+    }
   }
+  return failed;
+}
+
+function writeMetaPropertiesOf(dir: string, meta: { clusterId: string; nodeId: number }): void {
+  if (readMetaProperties(dir)?.clusterId) return;
+  const directoryId = randomBytes(16).toString('base64url');
+  const text = [
+    '#',
+    `#${new Date().toUTCString()}`,
+    `cluster.id=${meta.clusterId}`,
+    `directory.id=${directoryId}`,
+    `node.id=${meta.nodeId}`,
+    'version=1',
+    '',
+  ].join('\n');
+  const tmp = join(dir, `${META_PROPERTIES}.tmp`);
+  writeFileSync(tmp, text);
+  renameSync(tmp, join(dir, META_PROPERTIES));
 }

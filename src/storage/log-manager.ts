@@ -1,13 +1,23 @@
 /**
  * All partition logs of this broker (Kafka `LogManager`).
  *
- * Layout: `<log.dir>/<topic>-<partition>/...` (see partition-log.ts) plus, for all partitions of
- * the log dir, Kafka's `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`,
+ * Layout: every entry of `log.dirs` (a LogDir, log-dir.ts) holds `<topic>-<partition>/...` (see
+ * partition-log.ts) plus, for all partitions stored there, Kafka's
+ * `recovery-point-offset-checkpoint`, `log-start-offset-checkpoint`,
  * `replication-offset-checkpoint`, `cleaner-offset-checkpoint` and `.kafka_cleanshutdown`
- * (log-dir-checkpoints.ts). `log.dirs` may list several comma-separated directories; Samsa uses
- * the first one only (JBOD placement is a documented gap).
+ * (log-dir-checkpoints.ts). A partition lives in one dir; a new one goes to the online dir holding
+ * the fewest partitions (Kafka's nextLogDirs; ties: the order of log.dirs), the next one tried if
+ * its directory cannot be created.
  *
- * Start-up: `loadAll()` reads (and removes) the clean-shutdown marker and the checkpoint files,
+ * Failed dirs (Kafka's LogDirFailureChannel): a dir that cannot be created or read at start-up is
+ * offline from the start (the broker starts while one dir works; with none it refuses). At run
+ * time the first I/O failure under a dir (log-dir-fs.ts) takes it offline: its logs leave the
+ * maps (their partitions are `offline` here, KAFKA_STORAGE_ERROR), their descriptors are closed,
+ * nothing more is written there, and the listeners (`onLogDirFailure`) hear which partitions went
+ * (the replica manager stops serving them, the broker tells the controller). With every dir
+ * offline the listeners hear `allFailed` (Kafka halts the broker).
+ *
+ * Start-up: `loadAll()` reads (and removes), per dir, the clean-shutdown marker and the checkpoint files,
  * opens every partition directory `loadConcurrency` at a time (recovering from its recovery point
  * when the stop was not clean), writes the checkpoint files once, and removes
  * `<topic>-<partition>.<uuid>-delete` directories left by topic deletions. A log dir of the
@@ -15,7 +25,7 @@
  * from those files and converted: the log dir's files are written, then the old ones removed.
  *
  * Stop (`close`): every log is flushed and closed, then the checkpoint files are written and, if
- * no log failed, the clean-shutdown marker: one write of each per log dir.
+ * no log of the dir failed, the clean-shutdown marker: one write of each per online log dir.
  *
  * Background tasks run on the injected Clock (so tests drive them with ManualClock):
  * - retention every `log.retention.check.interval.ms` (default 300000): retention.ms,
@@ -30,22 +40,23 @@
  * - the log cleaner every `log.cleaner.backoff.ms` (when `cleaner` is given): compaction.
  * Each task re-arms itself after it finishes, so runs never overlap.
  *
- * Concurrency: the map of logs is only changed from these methods; every per-log operation goes
- * through the log's own queue.
+ * Concurrency: the maps of logs (this manager's and each LogDir's) change only from these methods,
+ * on the event loop; every per-log operation goes through the log's own queue.
  */
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
+import { KafkaApiError } from '../errors.js';
+import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { nodeFs, type Fs } from './fs.js';
 import { StartupFs } from './startup-fs.js';
 import { PartitionLog, type LogConfig } from './partition-log.js';
 import { LogCleaner, type CleanerConfig } from './log-cleaner.js';
 import { isDeleteDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
-import { LogDirCheckpoints, OffsetCheckpointWriter, SharedPartitionCheckpoints, type LogDirState, type SharedCheckpointOwner } from './log-dir-checkpoints.js';
-import { readOwnDirCheckpoints, type CheckpointedState } from './partition-files.js';
+import { LogDir } from './log-dir.js';
 
 export interface LogManagerOptions {
   fs: Fs;
-  /** log.dirs: a list or a comma-separated string; the first directory is used. */
+  /** log.dirs: a list or a comma-separated string. */
   logDirs: string | string[];
   clock: Clock;
   /** Broker-level defaults for topics without their own config. */
@@ -79,12 +90,47 @@ export interface BackgroundTaskOptions {
   cleaner?: Partial<CleanerConfig>;
 }
 
+/** A log dir taken offline, as the listeners of LogManager.onLogDirFailure hear it. */
+export interface LogDirFailure {
+  /** The dir's absolute path. */
+  dir: string;
+  error: Error;
+  /** The partitions that were stored there (now offline on this broker). */
+  partitions: { topic: string; partition: number }[];
+  /** No dir is left online (Kafka halts the broker). */
+  allFailed: boolean;
+}
+
+/** One log dir as DescribeLogDirs reports it. */
+export interface LogDirDescription {
+  dir: string;
+  /** Why the dir is offline, or null. */
+  error: Error | null;
+  /** Its partitions (none when offline). */
+  logs: PartitionLog[];
+}
+
 function key(topic: string, partition: number): string {
   return partitionDirName(topic, partition);
 }
 
-export class LogManager implements SharedCheckpointOwner {
+/** The configured dirs, absolute, without blanks; a dir named twice is refused (as Kafka does). */
+export function parseLogDirs(logDirs: string | readonly string[]): string[] {
+  const dirs = (typeof logDirs === 'string' ? logDirs.split(',') : logDirs).map((d) => d.trim()).filter((d) => d.length > 0).map((d) => path.resolve(d));
+  if (dirs.length === 0) throw new Error('log.dirs is empty');
+  const seen = new Set<string>();
+  for (const d of dirs) {
+    if (seen.has(d)) throw new Error(`Duplicate log directory found: ${dirs.join(', ')}`);
+    seen.add(d);
+  }
+  return dirs;
+}
+
+export class LogManager {
+  /** The first online log dir at start-up (files of the broker's own: the producer id block). */
   readonly logDir: string;
+  /** Every configured log dir, in the order of log.dirs. */
+  readonly logDirs: readonly LogDir[];
   private readonly fs: Fs;
   private readonly clock: Clock;
   private readonly defaults: LogConfig;
@@ -93,27 +139,18 @@ export class LogManager implements SharedCheckpointOwner {
   private readonly loadConcurrency: number;
   private readonly brokerEpoch: () => number;
   private readonly logs = new Map<string, PartitionLog>();
-  private readonly files: LogDirCheckpoints;
-  /** What the log dir's files said at start-up (read on first need). */
-  private dirState: Promise<LogDirState> | null = null;
-  /** Every partition directory was loaded (so a clean-shutdown marker speaks for all of them). */
-  private loadedAll = false;
-  readonly recoveryPoints: OffsetCheckpointWriter<PartitionLog>;
-  readonly logStartOffsets: OffsetCheckpointWriter<PartitionLog>;
-  private readonly highWatermarks: OffsetCheckpointWriter<PartitionLog>;
-  /** The replica manager wrote the high watermarks at its shutdown: later values are not the last ones served. */
-  private highWatermarksFinal = false;
-  private readonly cleanerOffsetFile: OffsetCheckpointWriter<PartitionLog>;
-  /** First dirty offsets of the cleaned logs, keyed like `logs`. */
-  private readonly cleanerOffsets = new Map<string, number>();
-  readonly leftovers: string[] = [];
+  /** The dir of each log in `logs`. */
+  private readonly dirOf = new Map<string, LogDir>();
+  /** Partitions whose dir went offline (Kafka's HostedPartition.Offline), keyed like `logs`. */
+  private readonly offline = new Map<string, LogDir>();
+  private readonly failureListeners: ((f: LogDirFailure) => void)[] = [];
   private readonly timers = new Set<Timer>();
   private readonly running = new Set<Promise<unknown>>();
   private stopped = false;
   /** The log cleaner, once startBackgroundTasks was given its settings. */
   cleaner: LogCleaner | null = null;
 
-  private constructor(opts: LogManagerOptions, logDir: string) {
+  private constructor(opts: LogManagerOptions, dirs: string[]) {
     this.fs = opts.fs;
     this.clock = opts.clock;
     this.defaults = opts.defaults;
@@ -121,102 +158,85 @@ export class LogManager implements SharedCheckpointOwner {
     this.onError = opts.onError ?? (() => undefined);
     this.loadConcurrency = Math.max(1, opts.loadConcurrency ?? 16);
     this.brokerEpoch = opts.brokerEpoch ?? (() => -1);
-    this.logDir = logDir;
-    this.files = new LogDirCheckpoints(opts.fs, logDir);
-    const all = () => this.logs.values();
-    this.recoveryPoints = new OffsetCheckpointWriter(opts.fs, this.files.recoveryPointFile, all, (l) => l.recoveryPoint);
-    // Kafka keeps only log starts other than the first segment's base offset (the rest follow from
-    // the segments): above it after DeleteRecords, below it for a tiered log.
-    this.logStartOffsets = new OffsetCheckpointWriter(opts.fs, this.files.logStartOffsetFile, all, (l) => {
-      const start = l.logStartOffsetToCheckpoint;
-      return start !== (l.segmentBaseOffsets[0] ?? 0) ? start : null;
-    });
-    this.highWatermarks = new OffsetCheckpointWriter(opts.fs, this.files.replicationOffsetFile, all, (l) => l.highWatermark);
-    this.cleanerOffsetFile = new OffsetCheckpointWriter(opts.fs, this.files.cleanerOffsetFile, all, (l) => this.cleanerOffsets.get(key(l.topic, l.partition)) ?? null);
-  }
-
-  isRegistered(k: string): boolean {
-    return this.logs.has(k);
-  }
-
-  private loadDirState(): Promise<LogDirState> {
-    this.dirState ??= this.files.load();
-    return this.dirState;
+    this.logDirs = dirs.map((d) => new LogDir(opts.fs, d, (dir, err) => this.handleLogDirFailure(dir, err)));
+    this.logDir = dirs[0];
   }
 
   /**
-   * The checkpoints of one partition at start-up: the log dir's files, or (a log dir of the
-   * per-partition layout) the partition directory's own files, whose cleaner offset is taken over.
+   * Creates the dirs that are missing and checks each is a directory that can be listed (Kafka's
+   * createAndValidateLogDirs): one that fails is offline from the start; with none left, refuses.
    */
-  private async checkpointsFor(topic: string, partition: number, dir: string): Promise<SharedPartitionCheckpoints> {
-    const state = await this.loadDirState();
-    const k = key(topic, partition);
-    let cp: CheckpointedState;
-    if (state.recoveryPoints !== null) {
-      cp = { clean: state.clean, recoveryPoint: state.recoveryPoints.get(k) ?? null, logStartOffset: state.logStartOffsets.get(k) ?? null };
-      const cleaner = state.cleanerOffsets.get(k);
-      if (cleaner !== undefined) this.cleanerOffsets.set(k, cleaner);
-    } else {
-      const own = await readOwnDirCheckpoints(this.fs, dir, topic, partition);
-      cp = { clean: own.clean, recoveryPoint: own.recoveryPoint, logStartOffset: own.logStartOffset };
-      if (own.cleanerOffset !== null) this.cleanerOffsets.set(k, own.cleanerOffset);
-    }
-    return new SharedPartitionCheckpoints(this, k, dir, cp);
-  }
-
-  /** Writes every checkpoint file of the log dir (start-up, stop; the periodic tasks write one each). */
-  private async writeCheckpointFiles(): Promise<void> {
-    await Promise.all([this.recoveryPoints.write(), this.logStartOffsets.write(), this.checkpointHighWatermarks(), this.cleanerOffsetFile.write()]);
-    // Once these are on disk the per-partition files of the old layout mean nothing: remove them.
-    const old = this.leftovers.splice(0);
-    await forEachLimited(old, this.loadConcurrency, (f) => this.fs.unlink(f).catch(() => undefined));
-  }
-
-  /** The log cleaner's first dirty offsets, in the log dir's `cleaner-offset-checkpoint`. */
-  private readonly cleanerCheckpoints = {
-    read: async (log: PartitionLog): Promise<number | null> => this.cleanerOffsets.get(key(log.topic, log.partition)) ?? null,
-    write: async (log: PartitionLog, offset: number): Promise<void> => {
-      this.cleanerOffsets.set(key(log.topic, log.partition), offset);
-      await this.cleanerOffsetFile.write();
-    },
-  };
-
   static async open(opts: LogManagerOptions): Promise<LogManager> {
-    const dirs = (Array.isArray(opts.logDirs) ? opts.logDirs : opts.logDirs.split(','))
-      .map((d) => d.trim())
-      .filter((d) => d.length > 0);
-    if (dirs.length === 0) throw new Error('log.dirs is empty');
-    const mgr = new LogManager(opts, path.resolve(dirs[0]));
-    await opts.fs.mkdir(mgr.logDir);
+    const mgr = new LogManager(opts, parseLogDirs(opts.logDirs));
+    for (const dir of mgr.logDirs) {
+      try {
+        await opts.fs.mkdir(dir.path);
+        if (!(await opts.fs.stat(dir.path)).isDirectory) throw Object.assign(new Error(`${dir.path} is not a readable log directory`), { code: 'ENOTDIR' });
+        await opts.fs.readdir(dir.path);
+      } catch (err) {
+        dir.fs.fail(err as Error);
+        mgr.onError(err, `log dir ${dir.path}`);
+      }
+    }
+    const online = mgr.logDirs.find((d) => !d.isOffline);
+    if (!online) throw new Error(`None of the specified log dirs from ${mgr.logDirs.map((d) => d.path).join(', ')} can be created or validated`);
+    (mgr as { logDir: string }).logDir = online.path;
     return mgr;
   }
 
-  /** Opens every partition directory under the log dir; removes `-delete` directories. */
+  /** The dirs that are online now. */
+  get onlineLogDirs(): LogDir[] {
+    return this.logDirs.filter((d) => !d.isOffline);
+  }
+
+  /** Registers a listener for dirs going offline at run time. */
+  onLogDirFailure(listener: (f: LogDirFailure) => void): void {
+    this.failureListeners.push(listener);
+  }
+
+  /** Opens every partition directory under every online log dir; removes `-delete` directories. */
   async loadAll(): Promise<PartitionLog[]> {
-    await this.loadDirState();
     // On the real file system the logs are opened with synchronous metadata calls (startup-fs.ts):
     // nothing is served yet, and a thread-pool round trip per call is most of a start-up's time.
     const loadFs = this.fs === nodeFs ? new StartupFs() : null;
+    const loaded: PartitionLog[] = [];
     try {
-      return await this.loadAllWith(loadFs ?? this.fs, loadFs ? await loadFs.subdirectories(this.logDir) : null);
+      for (const dir of this.onlineLogDirs) {
+        try {
+          await dir.loadState();
+          const fs = loadFs ? dir.fs.over(loadFs) : dir.fs;
+          loaded.push(...(await this.loadDir(dir, fs, loadFs ? await loadFs.subdirectories(dir.path) : null)));
+        } catch (err) {
+          // Kafka's loadLogs: an I/O failure of one dir takes it offline, the others load.
+          dir.fs.check(err);
+          if (!dir.isOffline) throw err;
+          this.onError(err, `loading log dir ${dir.path}`);
+        }
+      }
     } finally {
       loadFs?.end();
     }
+    if (this.onlineLogDirs.length === 0) throw new Error(`All log dirs failed while loading: ${this.logDirs.map((d) => d.path).join(', ')}`);
+    return loaded.filter((l) => this.logs.get(key(l.topic, l.partition)) === l)
+      .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
 
-  private async loadAllWith(fs: Fs, subdirectories: Set<string> | null): Promise<PartitionLog[]> {
-    const names = await fs.readdir(this.logDir);
+  private async loadDir(dir: LogDir, fs: Fs, subdirectories: Set<string> | null): Promise<PartitionLog[]> {
+    const names = await fs.readdir(dir.path);
     const todo: { topic: string; partition: number; dir: string }[] = [];
     for (const name of names) {
-      const full = path.join(this.logDir, name);
+      const full = path.join(dir.path, name);
       if (isDeleteDirName(name)) {
-        await this.fs.rmdir(full);
+        await dir.fs.rmdir(full);
         continue;
       }
       const parsed = parsePartitionDirName(name);
       if (!parsed) continue;
       if (subdirectories ? !subdirectories.has(name) : !(await fs.stat(full)).isDirectory) continue;
-      if (this.logs.has(key(parsed.topic, parsed.partition))) continue;
+      const k = key(parsed.topic, parsed.partition);
+      const other = this.dirOf.get(k);
+      if (other && other !== dir) throw new Error(`Duplicate log directories for ${k} are found in both ${other.partitionPath(parsed.topic, parsed.partition)} and ${full}. It is likely because log directory failure happened while broker was replacing current replica with future replica. Recover broker from this failure by manually deleting one of the two directories for this partition. It is recommended to delete the partition in the log directory that is known to have failed recently.`);
+      if (this.logs.has(k)) continue;
       todo.push({ ...parsed, dir: full });
     }
     const loaded: PartitionLog[] = [];
@@ -228,87 +248,181 @@ export class LogManager implements SharedCheckpointOwner {
         partition: t.partition,
         config: this.topicConfig?.(t.topic) ?? { ...this.defaults },
         clock: this.clock,
-        checkpoints: await this.checkpointsFor(t.topic, t.partition, t.dir),
+        checkpoints: await dir.checkpointsFor(t.topic, t.partition, t.dir),
         dirExists: true,
       });
       loaded.push(log);
     });
-    for (const log of loaded) this.logs.set(key(log.topic, log.partition), log);
-    this.loadedAll = true;
+    for (const log of loaded) this.register(dir, log);
+    dir.loadedAll = true;
     // Recovered logs moved their recovery points, and a log dir of the old layout is converted here.
-    await this.writeCheckpointFiles();
-    return loaded.sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
+    await Promise.all([dir.writeCheckpointFiles(this.loadConcurrency), dir.highWatermarks.write()]);
+    return loaded;
+  }
+
+  private register(dir: LogDir, log: PartitionLog): void {
+    const k = key(log.topic, log.partition);
+    this.logs.set(k, log);
+    this.dirOf.set(k, dir);
+    dir.logs.set(k, log);
+  }
+
+  private unregister(k: string): LogDir | undefined {
+    const dir = this.dirOf.get(k);
+    this.logs.delete(k);
+    this.dirOf.delete(k);
+    dir?.logs.delete(k);
+    dir?.cleanerOffsets.delete(k);
+    return dir;
   }
 
   getLog(topic: string, partition: number): PartitionLog | undefined {
     return this.logs.get(key(topic, partition));
   }
 
+  /** The log dir holding the partition's log (undefined when there is none). */
+  logDirOf(topic: string, partition: number): LogDir | undefined {
+    return this.dirOf.get(key(topic, partition));
+  }
+
+  /** The partition was stored in a dir that is offline now (Kafka: HostedPartition.Offline). */
+  isOffline(topic: string, partition: number): boolean {
+    return this.offline.has(key(topic, partition));
+  }
+
+  /** The partitions stored in offline dirs. */
+  offlinePartitions(): { topic: string; partition: number; dir: string }[] {
+    return [...this.offline].map(([k, dir]) => ({ ...parsePartitionDirName(k)!, dir: dir.path }));
+  }
+
   allLogs(): PartitionLog[] {
     return [...this.logs.values()];
+  }
+
+  /** Every log dir with its partitions, or the reason it is offline (DescribeLogDirs). */
+  describeLogDirs(): LogDirDescription[] {
+    return this.logDirs.map((d) => ({ dir: d.path, error: d.fs.offlineCause, logs: d.isOffline ? [] : [...d.logs.values()] }));
+  }
+
+  /**
+   * Kafka's nextLogDirs: the online dirs, those holding the fewest partitions first (ties: the
+   * order of log.dirs). `extra` counts partitions about to be placed.
+   */
+  nextLogDirs(extra?: ReadonlyMap<LogDir, number>): LogDir[] {
+    const online = this.onlineLogDirs;
+    if (online.length <= 1) return online;
+    const count = (d: LogDir) => d.logs.size + (extra?.get(d) ?? 0);
+    return online.map((d, i) => ({ d, i, n: count(d) })).sort((a, b) => a.n - b.n || a.i - b.i).map((x) => x.d);
+  }
+
+  /** Opens a new partition's log in the first of `dirs` where its directory can be created. */
+  private async openNewLog(dirs: LogDir[], topic: string, partition: number, open: (dir: LogDir, partitionDir: string) => Promise<PartitionLog>): Promise<{ dir: LogDir; log: PartitionLog }> {
+    let last: unknown = null;
+    for (const dir of dirs) {
+      if (dir.isOffline) continue;
+      try {
+        return { dir, log: await open(dir, dir.partitionPath(topic, partition)) };
+      } catch (err) {
+        // A failure of the dir took it offline (its LogDirFs reported it): try the next one.
+        if (!dir.isOffline) throw err;
+        last = err;
+      }
+    }
+    throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `No log directories available. Tried ${dirs.map((d) => d.path).join(', ')}`, { cause: last });
+  }
+
+  private refuseOffline(topic: string, partition: number): void {
+    const dir = this.offline.get(key(topic, partition));
+    if (dir) throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${key(topic, partition)} is in the offline log directory ${dir.path}`);
   }
 
   /** Returns the existing log or creates `<topic>-<partition>` (Kafka `getOrCreateLog`). */
   async createLog(topic: string, partition: number, config?: LogConfig, topicId?: string): Promise<PartitionLog> {
     const existing = this.logs.get(key(topic, partition));
     if (existing) return existing;
-    const dir = path.join(this.logDir, partitionDirName(topic, partition));
-    const log = await PartitionLog.open({
-      fs: this.fs,
-      dir,
+    this.refuseOffline(topic, partition);
+    const { dir, log } = await this.openNewLog(this.nextLogDirs(), topic, partition, async (d, partitionDir) => PartitionLog.open({
+      fs: d.fs,
+      dir: partitionDir,
       topic,
       partition,
       config: config ?? this.topicConfig?.(topic) ?? { ...this.defaults },
       clock: this.clock,
       topicId,
-      checkpoints: await this.checkpointsFor(topic, partition, dir),
-    });
-    await this.fs.syncDir(this.logDir);
-    this.logs.set(key(topic, partition), log);
+      checkpoints: await d.checkpointsFor(topic, partition, partitionDir),
+    }));
+    await dir.fs.syncDir(dir.path);
+    this.register(dir, log);
     return log;
   }
 
   /**
    * Creates the missing logs of several partitions of one topic, `loadConcurrency` at a time, with
-   * one fsync of the log dir for all their new directories (a topic of thousands of partitions
-   * otherwise waits for each partition's fsyncs in turn). `leaderEpochOf` gives the epoch of the
-   * partitions this broker will lead: checkpointed with each log's partition.metadata.
+   * one fsync per log dir for all their new directories (a topic of thousands of partitions
+   * otherwise waits for each partition's fsyncs in turn). Each partition goes where nextLogDirs
+   * says, counting those placed before it. `leaderEpochOf` gives the epoch of the partitions this
+   * broker will lead: checkpointed with each log's partition.metadata.
    */
   async createLogs(topic: string, partitions: readonly number[], config: LogConfig, topicId: string, leaderEpochOf?: (partition: number) => number | undefined): Promise<void> {
-    const missing = partitions.filter((p) => !this.logs.has(key(topic, p)));
-    const created: PartitionLog[] = [];
+    const missing = partitions.filter((p) => !this.logs.has(key(topic, p)) && !this.offline.has(key(topic, p)));
+    const placed = new Map<LogDir, number>();
+    const plan = missing.map((partition) => {
+      const dirs = this.nextLogDirs(placed);
+      if (dirs[0]) placed.set(dirs[0], (placed.get(dirs[0]) ?? 0) + 1);
+      return { partition, dirs };
+    });
+    const created: { dir: LogDir; log: PartitionLog }[] = [];
     try {
-      await forEachLimited(missing, this.loadConcurrency, async (partition) => {
-        const dir = path.join(this.logDir, partitionDirName(topic, partition));
-        const checkpoints = await this.checkpointsFor(topic, partition, dir);
-        created.push(await PartitionLog.open({ fs: this.fs, dir, topic, partition, config, clock: this.clock, topicId, checkpoints, initialLeaderEpoch: leaderEpochOf?.(partition) }));
+      await forEachLimited(plan, this.loadConcurrency, async ({ partition, dirs }) => {
+        created.push(await this.openNewLog(dirs, topic, partition, async (d, partitionDir) => {
+          const checkpoints = await d.checkpointsFor(topic, partition, partitionDir);
+          return PartitionLog.open({ fs: d.fs, dir: partitionDir, topic, partition, config, clock: this.clock, topicId, checkpoints, initialLeaderEpoch: leaderEpochOf?.(partition) });
+        }));
       });
-      if (created.length > 0) await this.fs.syncDir(this.logDir);
+      await Promise.all([...new Set(created.map((c) => c.dir))].map((d) => d.fs.syncDir(d.path)));
     } finally {
       // Even after a failure the logs that did open are this manager's to close.
-      for (const log of created) this.logs.set(key(log.topic, log.partition), log);
+      for (const c of created) this.register(c.dir, c.log);
     }
   }
 
   /** Deletes one partition's log (this broker is no longer a replica, or it belonged to an older topic id). */
   async deleteLog(topic: string, partition: number): Promise<boolean> {
-    const log = this.logs.get(key(topic, partition));
+    const k = key(topic, partition);
+    if (this.offline.delete(k)) return true;
+    const log = this.logs.get(k);
     if (!log) return false;
-    this.logs.delete(key(topic, partition));
-    this.cleanerOffsets.delete(key(topic, partition));
+    this.unregister(k);
     await log.delete();
     return true;
   }
 
   /** Deletes every partition log of `topic`; returns how many were deleted. */
   async deleteTopic(topic: string): Promise<number> {
+    for (const k of [...this.offline.keys()]) if (parsePartitionDirName(k)?.topic === topic) this.offline.delete(k);
     const victims = [...this.logs.values()].filter((l) => l.topic === topic);
-    for (const log of victims) {
-      this.logs.delete(key(log.topic, log.partition));
-      this.cleanerOffsets.delete(key(log.topic, log.partition));
-    }
+    for (const log of victims) this.unregister(key(log.topic, log.partition));
     await Promise.all(victims.map((l) => l.delete()));
     return victims.length;
+  }
+
+  /**
+   * A dir failed (its LogDirFs saw an I/O error, or a checkpoint of it failed): Kafka's
+   * LogManager.handleLogDirFailure. Its logs leave the maps at once (so nothing is served from
+   * them and no task touches them), their files are closed, and the listeners are told.
+   */
+  private handleLogDirFailure(dir: LogDir, err: Error): void {
+    const partitions: { topic: string; partition: number }[] = [];
+    for (const [k, log] of [...dir.logs]) {
+      this.unregister(k);
+      this.offline.set(k, dir);
+      partitions.push({ topic: log.topic, partition: log.partition });
+      // The dir refuses every call but close: this only lets go of the descriptors.
+      void log.close().catch(() => undefined);
+    }
+    const allFailed = this.onlineLogDirs.length === 0;
+    this.onError(err, `log dir ${dir.path} is offline (${partitions.length} partitions)${allFailed ? '; no log dir is left online' : ''}`);
+    for (const l of this.failureListeners) l({ dir: dir.path, error: err, partitions, allFailed });
   }
 
   /** Starts the retention, flush and checkpoint tasks on the Clock. */
@@ -316,7 +430,7 @@ export class LogManager implements SharedCheckpointOwner {
     this.schedule('retention', opts.retentionCheckIntervalMs ?? 300000, () => this.enforceRetentionAll());
     if (opts.flushIntervalMs !== undefined) this.schedule('flush', opts.flushIntervalMs, () => this.flushDirtyLogs());
     this.schedule('recovery-point-checkpoint', opts.recoveryPointCheckpointIntervalMs ?? 60000, () => this.checkpointRecoveryPoints());
-    this.schedule('log-start-offset-checkpoint', opts.logStartOffsetCheckpointIntervalMs ?? 60000, () => this.logStartOffsets.write());
+    this.schedule('log-start-offset-checkpoint', opts.logStartOffsetCheckpointIntervalMs ?? 60000, () => this.eachOnlineDir((d) => d.logStartOffsets.write()));
     this.schedule('high-watermark-checkpoint', opts.highWatermarkCheckpointIntervalMs ?? 5000, () => this.checkpointHighWatermarks());
     if (opts.producerIdExpirationCheckIntervalMs !== undefined) {
       const expirationMs = opts.producerIdExpirationMs ?? 86400000;
@@ -326,6 +440,24 @@ export class LogManager implements SharedCheckpointOwner {
       this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs(), config: opts.cleaner, onError: this.onError, offsets: this.cleanerCheckpoints });
       this.cleaner.start();
     }
+  }
+
+  /** The log cleaner's first dirty offsets, in the `cleaner-offset-checkpoint` of each log's dir. */
+  private readonly cleanerCheckpoints = {
+    read: async (log: PartitionLog): Promise<number | null> => this.dirOf.get(key(log.topic, log.partition))?.cleanerOffsets.get(key(log.topic, log.partition)) ?? null,
+    write: async (log: PartitionLog, offset: number): Promise<void> => {
+      const dir = this.dirOf.get(key(log.topic, log.partition));
+      if (!dir) return;
+      dir.cleanerOffsets.set(key(log.topic, log.partition), offset);
+      await dir.cleanerOffsetFile.write();
+    },
+  };
+
+  /** Runs `fn` for every online dir; a dir's failure is its own (it goes offline), the others go on. */
+  private async eachOnlineDir(fn: (dir: LogDir) => Promise<void>): Promise<void> {
+    const results = await Promise.allSettled(this.onlineLogDirs.map(fn));
+    const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   /** One producer-expiry pass over every log; returns producers removed. */
@@ -396,20 +528,29 @@ export class LogManager implements SharedCheckpointOwner {
     }
   }
 
+  /** The replica manager wrote the high watermarks at its shutdown: later values are not the last ones served. */
+  private highWatermarksFinal = false;
+
   /**
-   * Writes `replication-offset-checkpoint` with every log's high watermark (Kafka's
-   * ReplicaManager.checkpointHighWatermarks). `final`: the replica manager's shutdown, after which
-   * partitions stop leading and their high watermarks no longer mean anything; nothing more is written.
+   * Writes `replication-offset-checkpoint` of every online dir with its logs' high watermarks
+   * (Kafka's ReplicaManager.checkpointHighWatermarks). `final`: the replica manager's shutdown,
+   * after which partitions stop leading and their high watermarks no longer mean anything;
+   * nothing more is written.
    */
   async checkpointHighWatermarks(final = false): Promise<void> {
     if (this.highWatermarksFinal) return;
     if (final) this.highWatermarksFinal = true;
-    await this.highWatermarks.write();
+    await this.eachOnlineDir((d) => d.highWatermarks.write());
   }
 
-  /** Writes `recovery-point-offset-checkpoint` with every log's recovery point (Kafka checkpointLogRecoveryOffsets). */
+  /** Writes `recovery-point-offset-checkpoint` of every online dir (Kafka checkpointLogRecoveryOffsets). */
   checkpointRecoveryPoints(): Promise<void> {
-    return this.recoveryPoints.write();
+    return this.eachOnlineDir((d) => d.recoveryPoints.write());
+  }
+
+  /** Writes `log-start-offset-checkpoint` of every online dir. */
+  checkpointLogStartOffsets(): Promise<void> {
+    return this.eachOnlineDir((d) => d.logStartOffsets.write());
   }
 
   async flushAll(): Promise<void> {
@@ -417,9 +558,9 @@ export class LogManager implements SharedCheckpointOwner {
   }
 
   /**
-   * Stops the tasks, flushes and closes every log, then writes the checkpoint files and (when every
-   * partition directory was loaded and no log failed) `.kafka_cleanshutdown`, as Kafka's
-   * LogManager.shutdown does per log dir.
+   * Stops the tasks, flushes and closes every log, then writes, per online dir, the checkpoint
+   * files and (when every partition directory of it was loaded and none of its logs failed)
+   * `.kafka_cleanshutdown`, as Kafka's LogManager.shutdown does per log dir.
    */
   async close(): Promise<void> {
     this.stopped = true;
@@ -427,25 +568,27 @@ export class LogManager implements SharedCheckpointOwner {
     this.timers.clear();
     await this.cleaner?.stop();
     await this.idle();
-    const logs = this.allLogs();
-    let failed = false;
-    await forEachLimited(logs, this.loadConcurrency, async (l) => {
+    const failedDirs = new Set<LogDir>();
+    await forEachLimited(this.allLogs(), this.loadConcurrency, async (l) => {
+      const dir = this.dirOf.get(key(l.topic, l.partition));
       await l.close().catch((err) => {
-        failed = true;
+        if (dir) failedDirs.add(dir);
         this.onError(err, `close ${l.topic}-${l.partition}`);
       });
-      if (l.isOffline) failed = true;
+      if (l.isOffline && dir) failedDirs.add(dir);
     });
-    if (this.dirState === null) {
-      this.logs.clear();
-      return;
-    }
-    // The closed logs stay in the map until their offsets are written.
+    // The closed logs stay in the maps until their offsets are written.
     try {
-      await this.writeCheckpointFiles();
-      if (this.loadedAll && !failed) await this.files.writeCleanShutdown(this.brokerEpoch());
+      await Promise.allSettled(this.onlineLogDirs.filter((d) => d.stateRead).map(async (d) => {
+        try {
+          await Promise.all([d.writeCheckpointFiles(this.loadConcurrency), this.highWatermarksFinal ? undefined : d.highWatermarks.write()]);
+          if (d.loadedAll && !failedDirs.has(d)) await d.files.writeCleanShutdown(this.brokerEpoch());
+        } catch (err) {
+          this.onError(err, `checkpoints of ${d.path}`);
+        }
+      }));
     } finally {
-      this.logs.clear();
+      for (const k of [...this.logs.keys()]) this.unregister(k);
     }
   }
 }
