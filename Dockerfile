@@ -10,6 +10,7 @@ WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY src ./src
+COPY tools/bundle.mjs ./tools/bundle.mjs
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev
 
 FROM node:20-bookworm-slim

@@ -5,7 +5,7 @@
  *   node tools/run-tests.mjs [--jobs N] [--timeout SECONDS] [PATH_OR_SUBSTRING ...]
  *
  * Finds test/**\/*.test.ts and compat-tests/**\/*.test.ts, runs each file in its own
- * `node --import tsx FILE` child process (in its own process group), `--jobs` at a time (default 3,
+ * `node --import ./tools/ts-loader/register.mjs FILE` child process (the project's TypeScript loader) (in its own process group), `--jobs` at a time (default 3,
  * or SAMSA_TEST_JOBS), each with a deadline (default 180 s, or SAMSA_TEST_TIMEOUT_S) after which the
  * whole process group is killed and the file counts as failed. A file whose first 2 KiB contain the
  * marker `@samsa-serial` runs alone, after the parallel ones (for tests that hold fixed resources);
@@ -23,12 +23,17 @@
  * `N passed, N failed` (tests summed over files); exit status 1 if
  * anything failed or nothing matched a filter.
  *
+ * Before the first file it bundles the broker and the CLI once (src/main.ts, src/cli/samsa.ts and
+ * the cleaner's worker, with esbuild, as `npm run build` bundles dist/samsa.js) into a temporary
+ * directory under node_modules/.cache named by SAMSA_TEST_BUNDLE, from which the tests' broker and CLI child processes start
+ * (test/support/node-ts.ts); SAMSA_TEST_FROM_SOURCE=1 runs them from source instead.
+ *
  * Filters: an argument naming an existing directory selects the *.test.ts files under it, one
  * naming a *.test.ts file selects that file (wherever they are); any other argument selects the
  * discovered test files whose path relative to the repository contains it.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -37,6 +42,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_ROOTS = ['test', 'compat-tests'];
 // uvu drops errors thrown by before/after hooks: this preload prints them (test/support/uvu-hook-errors.mjs).
 const HOOK_ERRORS = pathToFileURL(path.join(ROOT, 'test', 'support', 'uvu-hook-errors.mjs')).href;
+const TS_LOADER = pathToFileURL(path.join(ROOT, 'tools', 'ts-loader', 'register.mjs')).href;
 const SERIAL_MARKER = '@samsa-serial';
 const EARLY_MARKER = '@samsa-early';
 const LONG_MARKER = '@samsa-long';
@@ -75,6 +81,20 @@ const filters = [];
   }
   if (!Number.isInteger(jobs) || jobs < 1) usage('--jobs must be a positive integer');
   if (!Number.isFinite(timeoutS) || timeoutS <= 0) usage('--timeout must be a positive number of seconds');
+}
+
+// ---- the run's bundle of the broker and the CLI (see the header) -------------------------------
+async function makeBundle() {
+  if (process.env.SAMSA_TEST_FROM_SOURCE === '1') return null;
+  // Inside node_modules/.cache, so that the bundle's external packages resolve from node_modules.
+  const cache = path.join(ROOT, 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true });
+  const dir = mkdtempSync(path.join(cache, 'samsa-test-bundle-'));
+  const started = Date.now();
+  const { bundle } = await import('./bundle.mjs');
+  await bundle(dir, { main: 'src/main.ts', samsa: 'src/cli/samsa.ts', 'src/storage/cleaner-worker': 'src/storage/cleaner-worker.ts' });
+  console.log(`run-tests: bundled the broker and the CLI in ${Date.now() - started} ms (SAMSA_TEST_BUNDLE)`);
+  return dir;
 }
 
 // ---- discovery -------------------------------------------------------------------------------
@@ -193,13 +213,13 @@ function runFile(file) {
       }
     };
     const cpuFile = cpuDir ? path.join(cpuDir, `${cpuFiles++}.cpu`) : null;
-    const argv = [process.execPath, '--import', 'tsx', '--import', HOOK_ERRORS, file];
+    const argv = [process.execPath, '--import', TS_LOADER, '--import', HOOK_ERRORS, file];
     if (cpuFile) argv.unshift(GNU_TIME, '-q', '-f', '%U %S', '-o', cpuFile);
     const child = spawn(argv[0], argv.slice(1), {
       cwd: ROOT,
       detached: true, // own process group, so a timeout kills everything the test started
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SAMSA_TEST_FILE: path.relative(ROOT, file) },
+      env: { ...process.env, SAMSA_TEST_FILE: path.relative(ROOT, file), ...(bundleDir ? { SAMSA_TEST_BUNDLE: bundleDir } : {}) },
     });
     running.add(child);
     child.stdout.on('data', onData);
@@ -348,6 +368,7 @@ const rank = (f) => (head(f).includes(EARLY_MARKER) ? 0 : rel(f).startsWith('com
 const long = (f) => (head(f).includes(LONG_MARKER) ? 0 : 1);
 parallel.sort((a, b) => rank(a) - rank(b) || long(a) - long(b));
 const runStarted = Date.now();
+const bundleDir = await makeBundle();
 console.log(`run-tests: ${selected.length} file(s), ${jobs} in parallel, timeout ${timeoutS} s per file`);
 await pool(parallel, jobs);
 await pool(serial, 1);
@@ -364,6 +385,7 @@ const passed = results.reduce((a, j) => a + j.passed, 0);
 const failed = results.reduce((a, j) => a + j.failed, 0);
 const skipped = results.reduce((a, j) => a + j.skipped, 0);
 if (cpuDir) rmSync(cpuDir, { recursive: true, force: true });
+if (bundleDir) rmSync(bundleDir, { recursive: true, force: true });
 console.log('');
 const wall = (Date.now() - runStarted) / 1000;
 const cpuTotal = results.reduce((a, j) => a + (j.cpuS ?? 0), 0);

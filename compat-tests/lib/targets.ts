@@ -18,9 +18,9 @@ import { fileURLToPath } from 'node:url';
 import { startDropOnceProxy, type DropOnceProxy } from './proxy.js';
 import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import { freePort, javaMissing, KAFKA_VERSION, startKafka, type RunningKafka } from '../../tools/kafka/kafka.js';
+import { brokerMain, nodeArgs } from '../../test/support/node-ts.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const MAIN = path.join(ROOT, 'src', 'main.ts');
 
 /** Broker settings every target gets (Kafka's names), so group and transaction scenarios converge quickly. */
 export const SUITE_BROKER_CONFIG: Record<string, string> = {
@@ -65,7 +65,7 @@ export class SamsaProcess {
   }
 
   async start(): Promise<void> {
-    const args = ['--import', 'tsx', MAIN, '--override', `listeners=PLAINTEXT://127.0.0.1:${this.port}`, '--override', `log.dirs=${this.dir}`];
+    const args = [...nodeArgs(brokerMain()), '--override', `listeners=PLAINTEXT://127.0.0.1:${this.port}`, '--override', `log.dirs=${this.dir}`];
     for (const [k, v] of Object.entries(this.overrides)) args.push('--override', `${k}=${v}`);
     const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env } });
     this.child = child;

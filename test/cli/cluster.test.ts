@@ -7,15 +7,14 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { KafkaClient } from '../../src/cli/client.js';
 import { etcdMissing } from '../support/etcd.js';
 import { freePort } from '../support/net.js';
 import kafkajs from 'kafkajs';
 import { tmpDir, type TmpDir } from '../support/tmp.js';
+import { nodeArgs, samsaMain } from '../support/node-ts.js';
 
 const { Kafka, logLevel, ConfigResourceTypes } = kafkajs;
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 
 function isFree(port: number): Promise<boolean> {
@@ -55,7 +54,7 @@ test.before(async () => {
   const dir = tmpDir('cli-cluster');
   const { base, etcd } = await ports();
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, 'cluster', 'start', '--brokers', '3', '--port', String(base), '--etcd-port', String(etcd), '--dir', dir.path,
+  const child = spawn(process.execPath, [...nodeArgs(samsaMain()), 'cluster', 'start', '--brokers', '3', '--port', String(base), '--etcd-port', String(etcd), '--dir', dir.path,
     '--override', 'broker.session.timeout.ms=2000', '--override', 'broker.heartbeat.interval.ms=400'], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

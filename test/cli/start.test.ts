@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KafkaClient } from '../../src/cli/client.js';
 import { freePort } from '../support/net.js';
+import { nodeArgs, samsaMain } from '../support/node-ts.js';
 
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 function listen(port = 0): Promise<Server> {
   return new Promise((resolve) => {
@@ -24,7 +24,7 @@ function listen(port = 0): Promise<Server> {
 
 function start(args: string[], env: NodeJS.ProcessEnv = {}) {
   let out = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { env: { ...process.env, SAMSA_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(samsaMain()), ...args], { env: { ...process.env, SAMSA_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.on('data', (d) => { out += d; });
   child.stderr.on('data', (d) => { out += d; });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));

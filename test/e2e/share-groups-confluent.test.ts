@@ -16,13 +16,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
 import { venvPython, waitFor } from '../support/external.js';
 import { pythonUntilLine } from '../support/python-groups.js';
 import { freePort } from '../support/net.js';
 import { tmpDir } from '../support/tmp.js';
 import { describeRun, hostPort, jsonLines } from '../support/clients.js';
 import { PY_RESTART_AFTER, PY_RESTART_BEFORE, SHARE_BROKER_CONFIG, concurrently, confluentScenarios, type Scenario } from './share-groups-scenarios.js';
+import { brokerMain, nodeArgs } from '../support/node-ts.js';
 
 let b: RunningBroker;
 
@@ -34,12 +34,11 @@ test.after(async () => {
   await b?.stop();
 });
 
-const MAIN = join(process.cwd(), 'src', 'main.ts');
 
 /** A Samsa broker process (SIGKILL is a crash), with the share-group settings of the scenarios. */
 async function brokerProcess(port: number, dir: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
   const overrides = Object.entries({ ...SHARE_BROKER_CONFIG, listeners: `PLAINTEXT://127.0.0.1:${port}`, 'log.dirs': dir }).flatMap(([k, v]) => ['--override', `${k}=${v}`]);
-  const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...overrides], { env: { ...process.env, SAMSA_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...nodeArgs(brokerMain()), ...overrides], { env: { ...process.env, SAMSA_LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (d) => { out += d; });
   child.stderr!.on('data', (d) => { out += d; });

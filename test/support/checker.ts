@@ -71,6 +71,20 @@ export class Acks {
   }
 }
 
+/**
+ * The pace of every fault-test load (kafkajsLoad here, the librdkafka and Java loads in
+ * client-loads.ts): records per second per load, spread over its partitions, as Kafka's own
+ * replication system tests drive their verifiable producer (1,000 records/s). Set
+ * SAMSA_LOAD_RATE (0 = as fast as the client goes) to change it; an unpaced load keeps two
+ * cores busy with three brokers and adds nothing a fault test checks.
+ */
+export const LOAD_RATE = Number(process.env.SAMSA_LOAD_RATE ?? 1000);
+
+/** Milliseconds between two sends to one partition of a load over `partitions` partitions (0: unpaced). */
+export function sendIntervalMs(partitions: number): number {
+  return LOAD_RATE > 0 ? (1000 * partitions) / LOAD_RATE : 0;
+}
+
 export interface Load {
   acks: Acks;
   /** Stops sending, waits for the sends in flight, disconnects. */
@@ -89,8 +103,12 @@ export async function kafkajsLoad(c: TestCluster, topic: string, partitions: num
     const partition = from + i;
     const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
     await producer.connect();
+    const interval = sendIntervalMs(partitions - from);
     const loop = (async () => {
+      const start = Date.now();
       for (let seq = 0; !stopped; seq++) {
+        const due = start + seq * interval - Date.now();
+        if (due > 0) await new Promise((r) => setTimeout(r, due));
         try {
           await producer.send({ topic, acks: -1, timeout: 10_000, messages: [{ partition, value: `${partition}:${seq}` }] });
           acks.ack(partition, seq);

@@ -6,6 +6,7 @@
  *
  * - librdkafka: confluent-kafka from PyPI in the test venv (tools/ensure-test-deps.sh), one
  *   producer with enable.idempotence=true and acks=all.
+ * Both are paced at LOAD_RATE records/s (checker.ts), as kafkajsLoad is.
  * - The Java client: kafka-clients of the pinned Kafka release (tools/kafka/kafka.ts resolves the
  *   jars into ~/.cache/samsa), java/LoadProducer.java run as a single source file, one
  *   idempotent acks=all producer per partition.
@@ -15,12 +16,12 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
 import { VENV_PYTHON } from './external.js';
-import { Acks, type Load } from './checker.js';
+import { Acks, LOAD_RATE, type Load } from './checker.js';
 
 const PY_LOAD = `
-import sys, threading
+import sys, threading, time
 from confluent_kafka import Producer
-bs, topic, partitions = sys.argv[1], sys.argv[2], int(sys.argv[3])
+bs, topic, partitions, rate = sys.argv[1], sys.argv[2], int(sys.argv[3]), float(sys.argv[4])
 stop = threading.Event()
 def watch():
     sys.stdin.readline()
@@ -37,12 +38,14 @@ def report(err, msg):
         print('F', part, seq, err.name(), flush=True)
 print('STARTED', flush=True)
 seq = [0] * partitions
+start, sent = time.monotonic(), 0
 while not stop.is_set():
     for part in range(partitions):
-        if len(p) >= 10 * partitions:
+        if len(p) >= 10 * partitions or (rate > 0 and sent >= (time.monotonic() - start) * rate):
             break
         p.produce(topic, value=('%d:%d' % (part, seq[part])).encode(), partition=part, on_delivery=report)
         seq[part] += 1
+        sent += 1
     p.poll(0.005)
 left = p.flush(60)
 print('DONE', left, flush=True)
@@ -121,7 +124,7 @@ function childLoad(child: ChildProcess, what: string, acks: Acks): Promise<Load>
 
 /** An idempotent acks=all confluent-kafka (librdkafka) producer over `partitions` partitions. */
 export function librdkafkaLoad(bootstrap: string, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
-  const child = spawn(VENV_PYTHON, ['-c', PY_LOAD, bootstrap, topic, String(partitions)], {
+  const child = spawn(VENV_PYTHON, ['-c', PY_LOAD, bootstrap, topic, String(partitions), String(LOAD_RATE)], {
     stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYTHONUNBUFFERED: '1', PYTHONDONTWRITEBYTECODE: '1' },
   });
   return childLoad(child, 'librdkafka', acks);
@@ -131,7 +134,7 @@ export function librdkafkaLoad(bootstrap: string, topic: string, partitions: num
 export function javaLoad(bootstrap: string, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
   const jars = kafkaJars();
   const src = join(process.cwd(), 'test', 'support', 'java', 'LoadProducer.java');
-  const child = spawn(javaBin(), ['-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`, '-cp', jars.classpath, src, bootstrap, topic, String(partitions)], {
+  const child = spawn(javaBin(), ['-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`, '-cp', jars.classpath, src, bootstrap, topic, String(partitions), String(LOAD_RATE)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   return childLoad(child, 'java', acks);

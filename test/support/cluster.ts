@@ -1,6 +1,6 @@
 /**
  * A real cluster for tests: one etcd (test/support/etcd.ts) and N Samsa brokers, each a child
- * process (`node --import tsx src/main.ts` with --override settings), on free loopback ports with
+ * process (src/main.ts, see node-ts.ts, with --override settings), on free loopback ports with
  * a log dir of its own. Child processes make the faults real: `kill(id)` is a SIGKILL (nothing
  * flushed, the etcd lease runs out), `pause(id)` a SIGSTOP.
  *
@@ -29,8 +29,8 @@ import { startEtcd, type EtcdServer } from './etcd.js';
 import { brokerPeerLabel, startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { freePort } from './net.js';
 import { tmpDir, type TmpDir } from './tmp.js';
+import { brokerMain, nodeArgs as runArgs } from './node-ts.js';
 
-const MAIN = join(process.cwd(), 'src', 'main.ts');
 
 export interface ClusterOptions {
   /** Number of brokers (default 3). */
@@ -176,9 +176,9 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     for (const [k, v] of Object.entries(opts.brokerConfig?.(b.nodeId) ?? {})) settings[k] = String(v);
     const argv = [...Object.entries(settings).flatMap(([k, v]) => ['--override', `${k}=${v}`]), ...(opts.args ?? [])];
     const mark = b.out.length;
-    const main = opts.main ?? MAIN;
+    const main = opts.main ?? brokerMain();
     const nodeArgs = typeof opts.nodeArgs === 'function' ? opts.nodeArgs(b.nodeId) : (opts.nodeArgs ?? []);
-    const child = spawn(process.execPath, [...nodeArgs, ...(main.endsWith('.js') ? [] : ['--import', 'tsx']), main, ...argv], {
+    const child = spawn(process.execPath, [...nodeArgs, ...runArgs(main), ...argv], {
       env: { ...process.env, SAMSA_LOG_LEVEL: logLevel }, stdio: ['ignore', 'pipe', 'pipe'],
     });
     b.child = child;

@@ -1,8 +1,7 @@
 /** Runs the `samsa` CLI from the TypeScript sources against a broker, with a hard deadline. */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { nodeArgs, samsaMain } from './node-ts.js';
 
-const SAMSA = join(process.cwd(), 'src', 'cli', 'samsa.ts');
 
 export interface CliResult {
   code: number | null;
@@ -28,7 +27,7 @@ export interface CliOptions {
 export function samsaCli(args: string[], opts: CliOptions | number = {}): Promise<CliResult> {
   const o: CliOptions = typeof opts === 'number' ? { timeoutMs: opts } : opts;
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', SAMSA, ...args], { env: { ...process.env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs(samsaMain()), ...args], { env: { ...process.env, ...o.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => { stdout += d; });

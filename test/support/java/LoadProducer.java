@@ -1,10 +1,11 @@
 // Load for the cluster fault tests (test/support/client-loads.ts): one idempotent kafka-clients
 // producer (acks=all) per partition, each sending "<partition>:<seq>" in order with up to
-// 5 requests in flight, bounded to 10 unacknowledged records per partition. Every acknowledged
+// 5 requests in flight, bounded to 10 unacknowledged records per partition, paced at RATE records/s
+// over all partitions (0: as fast as it goes). Every acknowledged
 // record is printed as "A <partition> <seq>", every failed one as "F <partition> <seq> <error>";
 // a line on stdin (or its end) stops the sends, the producers flush and close, then "DONE".
 //
-// Run as a single source file: java -cp <kafka jars> LoadProducer.java BOOTSTRAP TOPIC PARTITIONS
+// Run as a single source file: java -cp <kafka jars> LoadProducer.java BOOTSTRAP TOPIC PARTITIONS [RATE]
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.util.ArrayList;
@@ -27,6 +28,9 @@ public class LoadProducer {
     String bootstrap = args[0];
     String topic = args[1];
     int partitions = Integer.parseInt(args[2]);
+    double rate = args.length > 3 ? Double.parseDouble(args[3]) : 0;
+    // Nanoseconds between two sends to one partition.
+    long intervalNs = rate > 0 ? (long) (1e9 * partitions / rate) : 0;
     AtomicBoolean stop = new AtomicBoolean(false);
     List<Thread> threads = new ArrayList<>();
     List<KafkaProducer<String, String>> producers = new ArrayList<>();
@@ -47,8 +51,11 @@ public class LoadProducer {
       final int partition = p;
       Semaphore window = new Semaphore(10);
       Thread t = new Thread(() -> {
+        long start = System.nanoTime();
         for (long seq = 0; !stop.get(); seq++) {
           try {
+            long due = start + seq * intervalNs - System.nanoTime();
+            if (due > 0) Thread.sleep(due / 1_000_000, (int) (due % 1_000_000));
             window.acquire();
           } catch (InterruptedException e) {
             return;
