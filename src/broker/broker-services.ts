@@ -7,6 +7,7 @@
 import type { Clock } from '../clock.js';
 import type { Logger } from '../logger.js';
 import type { PartitionLog } from '../storage/partition-log.js';
+import type { LogManager } from '../storage/log-manager.js';
 import type { BrokerConfig } from '../config.js';
 import type { MetadataCache } from '../cluster/metadata-cache.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
@@ -113,6 +114,8 @@ export interface BrokerServices {
   isRegisteredBroker(nodeId: number): boolean;
   partitionState(topicId: string, partition: number): PartitionState | undefined;
   getLog(topic: string, partition: number): PartitionLog | undefined;
+  /** The log dirs and the partitions in each (DescribeLogDirs, AlterReplicaLogDirs). */
+  readonly logs: LogManager;
   internalTopicReplicationFactor(setting: 'offsets.topic.replication.factor' | 'transaction.state.log.replication.factor' | 'samsa.schema.registry.topic.replication.factor'): number;
   // Topic administration, through the controller.
   createTopic(spec: CreateTopicSpec): Promise<TopicRecord>;
