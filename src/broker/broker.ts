@@ -17,6 +17,9 @@
 import type { ConnectionObserver } from '../network/request-processor.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
 import { setMaxListeners } from 'node:events';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { CLEAN_SHUTDOWN_FILE } from '../storage/file-names.js';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
 import { SocketServer, type BoundListener } from '../network/server.js';
@@ -57,6 +60,7 @@ import { ReplicaFetcherManager } from '../replication/replica-fetcher.js';
 import { createReplicaSelector } from '../replication/replica-selector.js';
 import { minInsyncReplicas, type ElectionResult } from '../cluster/controller.js';
 import { alterPartition } from '../cluster/partition-state.js';
+import { elrSettingsOf } from '../cluster/partition-change.js';
 import { BrokerClientPool, type BrokerAddress } from '../replication/broker-client.js';
 import { ControllerChannel, forwardingClientId } from './controller-channel.js';
 import { resolveAllListenerSecurity } from '../security/listener-security.js';
@@ -193,7 +197,10 @@ export class Broker implements BrokerServices {
     const security = resolveAllListenerSecurity(opts.config, settings.listeners, logger);
     // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
     if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, logger);
-    // The clean-shutdown marker records the broker epoch (KIP-966), known once registered.
+    // The clean-shutdown marker records the broker epoch (KIP-966), known once registered. Without
+    // one in every log dir (a crash, or a lost log dir) this start is an unclean shutdown's end: the
+    // broker leaves the ELRs before it registers (cluster/partition-state.ts leaveAfterUncleanShutdown).
+    const uncleanShutdown = fs === nodeFs && !settings.logDirs.every((d) => existsSync(join(d, CLEAN_SHUTDOWN_FILE)));
     let brokerEpoch = (): number => -1;
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch() });
     await logs.loadAll();
@@ -213,7 +220,7 @@ export class Broker implements BrokerServices {
     try {
       await server.listen(settings.listeners);
       if (opts.http) broker.http = await opts.http(broker, security);
-      await broker.joinCluster(opts, fs);
+      await broker.joinCluster(opts, fs, uncleanShutdown);
     } catch (err) {
       await broker.http?.stop().catch(() => undefined);
       await server.stop().catch(() => undefined);
@@ -278,7 +285,7 @@ export class Broker implements BrokerServices {
     }));
   }
 
-  private async joinCluster(opts: BrokerOptions, fs: Fs): Promise<void> {
+  private async joinCluster(opts: BrokerOptions, fs: Fs, uncleanShutdown: boolean): Promise<void> {
     const memory = fs !== nodeFs;
     const clusterConfig = clusterSettings(this.rawConfig);
     this.cluster = await ClusterMember.start({
@@ -292,6 +299,7 @@ export class Broker implements BrokerServices {
       registrationRetryMs: this.rawConfig['broker.session.timeout.ms'] * 2,
       logger: this.logger,
       rejoin: true,
+      uncleanShutdown,
     });
     // Dynamic broker configs from the cluster metadata, in effect before any log is configured.
     this.dynamicConfig.follow(this.cluster.metadataCache, () => ({
@@ -354,7 +362,7 @@ export class Broker implements BrokerServices {
         const out = await alterPartition(this.cluster.store, known, {
           brokerId: this.nodeId, brokerEpoch: this.cluster.lifecycle.brokerEpoch,
           leaderEpoch: known.leaderEpoch, partitionEpoch: known.partitionEpoch, newIsr,
-        }, (id) => this.metadataCache.isEligible(id));
+        }, (id) => this.metadataCache.isEligible(id), elrSettingsOf(this.metadataCache, known, this.rawConfig['min.insync.replicas']));
         // Kafka's IsrShrinksPerSec / IsrExpandsPerSec count the leader's committed ISR changes.
         if (out.ok) {
           if (newIsr.length < known.isr.length) this.metrics.isrShrinks++;

@@ -19,6 +19,7 @@ import { Controller, type ControllerConfig } from './controller.js';
 import { EtcdMetadataStore } from './etcd-metadata-store.js';
 import { MetadataCache } from './metadata-cache.js';
 import { BOOTSTRAP_FEATURE_LEVELS } from './features.js';
+import { leaveAfterUncleanShutdown } from './partition-state.js';
 import { LocalMetadataStore, type BrokerEndpoint, type MetadataStore } from './metadata-store.js';
 import { verifyLogDirs, verifyStoredClusterId, writeMetaProperties } from './meta-properties.js';
 
@@ -102,6 +103,11 @@ export interface ClusterMemberOptions {
    * (InconsistentClusterIdError before registering otherwise); dirs without one get it.
    */
   logDirs?: string[];
+  /**
+   * The log dirs lacked the clean-shutdown marker (a crash or a lost log dir): before registering,
+   * the broker leaves every ELR and ISR (partition-state.ts leaveAfterUncleanShutdown).
+   */
+  uncleanShutdown?: boolean;
 }
 
 /** Leaving the cluster (deregistering, closing the session and the watch) gets at most this long when no controlled shutdown set a deadline. */
@@ -194,6 +200,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         writeMetaProperties(opts.logDirs, { clusterId, nodeId: s.nodeId });
       }
       metadataCache = await MetadataCache.start(store, opts.logger);
+      if (opts.uncleanShutdown) await leaveAfterUncleanShutdown(store, metadataCache, s.nodeId, s.controller.minInsyncReplicas, opts.logger);
       const lifecycle = await BrokerLifecycleManager.start({
         store,
         nodeId: s.nodeId,

@@ -26,6 +26,7 @@ import { newUuid, topicNameProblem } from './topic-names.js';
 import type { MetadataCache } from './metadata-cache.js';
 import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
 import { brokerLossChange, initialPartitionState } from './partition-state.js';
+import { clearedElr, elrSettingsOf, MinIsrWatch } from './partition-change.js';
 import { imbalanced, preferredElection, uncleanElection } from './leader-election.js';
 import { checkManualAssignment, checkReplicaList, checkReplicationFactor, placeReplicas } from './replica-placement.js';
 import { cancelReassignment, completedReassignment, isReassigning, startReassignment } from './reassignment.js';
@@ -221,7 +222,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
     let moved = 0;
     for (const state of imbalanced(cache.allPartitions(), (id) => cache.isEligible(id))) {
       const name = `${cache.topicById(state.topicId)?.name}-${state.partition}`;
-      const out = preferredElection(state, (id) => cache.isEligible(id), name);
+      const out = preferredElection(state, (id) => cache.isEligible(id), name, this.elrSettings(state));
       if (!('state' in out) || !this.active) continue;
       const r = await this.opts.store.alterPartition(out.state, state.partitionEpoch, this.fence).catch(() => null);
       if (r?.ok) {
@@ -252,7 +253,8 @@ export class Controller extends EventEmitter<ControllerEvents> {
           continue;
         }
         const isAlive = (id: number) => cache.isEligible(id);
-        const out = unclean ? uncleanElection(state, isAlive, name) : preferredElection(state, isAlive, name);
+        const elr = this.elrSettings(state);
+        const out = unclean ? uncleanElection(state, isAlive, name, elr) : preferredElection(state, isAlive, name, elr);
         if (!('state' in out)) {
           if (!all) results.push({ topic, partition, errorCode: out.errorCode, errorMessage: out.message });
           continue;
@@ -356,19 +358,33 @@ export class Controller extends EventEmitter<ControllerEvents> {
     while (this.reconciling) await this.reconciling.catch(() => {});
   }
 
+  /** eligible.leader.replicas.version and the partition's effective min ISR (partition-change.ts). */
+  private elrSettings(state: PartitionState) {
+    return elrSettingsOf(this.opts.metadataCache, state, this.opts.config.minInsyncReplicas);
+  }
+
+  /** min.insync.replicas changes seen by this controller: their topics' ELRs are cleared (Kafka's ClearElrRecord). */
+  private minIsrWatch: MinIsrWatch | null = null;
+
   private async reconcileOnce(): Promise<void> {
     const active = this.active;
     if (!active) return;
     const cache = this.opts.metadataCache;
     // A cache older than our claim may not show brokers that have registered since: wait for it.
     if (cache.revision < active.controllerEpoch) return;
+    // Starts from what this controller first sees: a change made while no controller watched is missed (docs/cluster.md).
+    if (this.minIsrWatch?.epoch !== active.controllerEpoch) this.minIsrWatch = new MinIsrWatch(active.controllerEpoch, cache);
+    this.minIsrWatch.observe(cache);
     for (const state of cache.allPartitions()) {
       if (this.active !== active) return;
       const topic = cache.topicById(state.topicId);
       // A broker in controlled shutdown counts as gone here: it leaves ISRs and leaderships.
       const isAlive = (id: number) => cache.isEligible(id);
-      const next = brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable) }) ??
+      const clearing = this.minIsrWatch.mustClear(state);
+      const next = (clearing ? clearedElr(state) : null) ??
+        brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable), elr: this.elrSettings(state) }) ??
         completedReassignment(state, isAlive);
+      if (clearing && !next) this.minIsrWatch.cleared(state);
       if (!next) continue;
       let out;
       try {
@@ -381,9 +397,11 @@ export class Controller extends EventEmitter<ControllerEvents> {
         return;
       }
       if (out.ok) {
+        if (clearing) this.minIsrWatch.cleared(state);
         const how = next.leader !== state.leader ? `leader ${state.leader} → ${next.leader} (leader epoch ${next.leaderEpoch})` : 'leader unchanged';
         const moved = isReassigning(state) && !isReassigning(next) ? `reassignment completed, replicas [${state.replicas}] → [${next.replicas}], ` : '';
-        this.opts.logger?.info(`controller: ${topic?.name}-${state.partition}: ${moved}isr [${state.isr}] → [${next.isr}], ${how}, partition epoch ${next.partitionEpoch}`);
+        const elr = next.elr || state.elr || next.lastKnownElr || state.lastKnownElr ? `, elr [${next.elr ?? []}], last known elr [${next.lastKnownElr ?? []}]` : '';
+        this.opts.logger?.info(`controller: ${topic?.name}-${state.partition}: ${moved}isr [${state.isr}] → [${next.isr}]${elr}, ${how}, partition epoch ${next.partitionEpoch}`);
       } else if (out.error === ErrorCode.NOT_CONTROLLER) {
         this.resign('a newer controller exists');
         return;

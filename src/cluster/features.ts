@@ -10,14 +10,21 @@
  *   AddOffsetsToTxn and EndTxn v5, and the coordinator bumps the epoch at every end.
  * - group.version 1: the KIP-848 consumer protocol (ConsumerGroupHeartbeat), which Samsa serves.
  * - share.version 1: share groups (KIP-932), which Samsa serves.
- * Kafka also lists metadata.version, kraft.version, streams.version and
- * eligible.leader.replicas.version; Samsa has no KRaft log, streams groups or ELR (docs/gaps.md).
+ * - eligible.leader.replicas.version 1: eligible leader replicas (KIP-966, partition-change.ts):
+ *   the controller and leaders keep ELR and the last known leader in partition states; a new
+ *   cluster finalizes it as Kafka 4.4 does (its bootstrap metadata.version is past 4.1-IV0), and
+ *   disabling it clears every ELR (Kafka's ClearElrRecord).
+ * - streams.version 1: streams groups (KIP-1071, StreamsGroupHeartbeat), which Samsa serves; below
+ *   1 a heartbeat is answered UNSUPPORTED_VERSION, as Kafka 4.4 answers it.
+ * Kafka also lists metadata.version and kraft.version; Samsa has no KRaft log (docs/gaps.md).
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 
 export const TRANSACTION_VERSION = 'transaction.version';
 export const GROUP_VERSION = 'group.version';
 export const SHARE_VERSION = 'share.version';
+export const STREAMS_VERSION = 'streams.version';
+export const ELIGIBLE_LEADER_REPLICAS_VERSION = 'eligible.leader.replicas.version';
 
 export interface FeatureRange {
   minVersion: number;
@@ -28,25 +35,40 @@ export interface FeatureRange {
 export const SUPPORTED_FEATURES: ReadonlyMap<string, FeatureRange> = new Map([
   [GROUP_VERSION, { minVersion: 0, maxVersion: 1 }],
   [SHARE_VERSION, { minVersion: 0, maxVersion: 1 }],
+  [STREAMS_VERSION, { minVersion: 0, maxVersion: 1 }],
   // 2 (V2): Produce v12, TxnOffsetCommit v5 and EndTxn v5 take the coordinator's V2 path; a
   // partition whose transactional id another broker coordinates is added with the broker-to-broker
   // AddPartitionsToTxn v5 (broker/coordinators/add-partitions-to-txn-manager.ts).
   [TRANSACTION_VERSION, { minVersion: 0, maxVersion: 2 }],
+  // 1: ELR kept by the controller and leaders (partition-change.ts); 0: none, ISRs keep their last member.
+  [ELIGIBLE_LEADER_REPLICAS_VERSION, { minVersion: 0, maxVersion: 1 }],
 ]);
 
 /**
- * The levels a new cluster is formatted with: Kafka 4.4's (group.version 1, transaction.version 2),
- * but share.version 1, the highest Samsa supports (Kafka 4.4: 2).
+ * The levels a new cluster is formatted with: Kafka 4.4's (group.version 1, streams.version 1,
+ * transaction.version 2, eligible.leader.replicas.version 1), but share.version 1, the highest Samsa supports (Kafka 4.4: 2).
  */
 export const BOOTSTRAP_FEATURE_LEVELS: ReadonlyMap<string, number> = new Map([
+  [ELIGIBLE_LEADER_REPLICAS_VERSION, 1],
   [GROUP_VERSION, 1],
   [SHARE_VERSION, 1],
+  [STREAMS_VERSION, 1],
   [TRANSACTION_VERSION, 2],
 ]);
+
+/** Whether streams groups may be used: streams.version 1 or higher is finalized (Kafka's isStreamsGroupProtocolEnabled). */
+export function streamsGroupsEnabled(features: ReadonlyMap<string, number>): boolean {
+  return (features.get(STREAMS_VERSION) ?? 0) >= 1;
+}
 
 /** The finalized transaction.version of `features` (0 when absent). */
 export function transactionVersionOf(features: ReadonlyMap<string, number>): number {
   return features.get(TRANSACTION_VERSION) ?? 0;
+}
+
+/** Whether eligible leader replicas are on (eligible.leader.replicas.version >= 1; Kafka's isElrFeatureEnabled). */
+export function elrEnabledIn(features: ReadonlyMap<string, number>): boolean {
+  return (features.get(ELIGIBLE_LEADER_REPLICAS_VERSION) ?? 0) >= 1;
 }
 
 /** UpdateFeatures' upgrade types (FeatureUpdate.UpgradeType). */

@@ -96,6 +96,8 @@ export interface PartitionState {
   addingReplicas?: number[];
   /** During a reassignment: old replicas not in the target, still replicas until it completes. */
   removingReplicas?: number[];
+  /** KIP-966 (cluster/partition-change.ts): eligible leader replicas, and the last known leader; absent = []. */
+  elr?: number[]; lastKnownElr?: number[];
 }
 
 export interface ProducerIdBlock {
@@ -276,8 +278,7 @@ export function checkNextPartitionState(next: PartitionState, expectedPartitionE
 
 export function clonePartitionState(p: PartitionState): PartitionState {
   const out: PartitionState = { ...p, replicas: [...p.replicas], isr: [...p.isr] };
-  if (p.addingReplicas) out.addingReplicas = [...p.addingReplicas];
-  if (p.removingReplicas) out.removingReplicas = [...p.removingReplicas];
+  for (const k of ['addingReplicas', 'removingReplicas', 'elr', 'lastKnownElr'] as const) if (p[k]) out[k] = [...p[k]];
   return out;
 }
 

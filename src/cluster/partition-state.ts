@@ -17,6 +17,10 @@
  */
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { NO_LEADER, type AlterPartitionOutcome, type MetadataStore, type PartitionState } from './metadata-store.js';
+import { buildPartitionChange, ELR_DISABLED, elrOf, elrSettingsOf, type ElrSettings } from './partition-change.js';
+import { elrEnabledIn } from './features.js';
+import type { MetadataCache } from './metadata-cache.js';
+import type { Logger } from '../logger.js';
 
 /** A leader's request to change its ISR (the partition part of Kafka's AlterPartitionRequest). */
 export interface AlterPartitionRequest {
@@ -27,10 +31,6 @@ export interface AlterPartitionRequest {
   /** The partition epoch of the state the leader based its decision on. */
   partitionEpoch: number;
   newIsr: number[];
-}
-
-function sameMembers(a: readonly number[], b: readonly number[]): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /**
@@ -69,13 +69,15 @@ export async function alterPartition(
   known: PartitionState,
   req: AlterPartitionRequest,
   isAlive: (id: number) => boolean,
+  elr: ElrSettings = ELR_DISABLED,
 ): Promise<AlterPartitionOutcome> {
   const invalid = validateAlterPartition(known, req, isAlive);
   if (invalid !== ErrorCode.NONE) return { ok: false, error: invalid, current: known };
   // Keep the replica order: an ISR listed in assignment order reads the same on every broker.
   const isr = known.replicas.filter((id) => req.newIsr.includes(id));
-  if (sameMembers(isr, known.isr)) return { ok: true, state: known };
-  const next: PartitionState = { ...known, isr, partitionEpoch: known.partitionEpoch + 1 };
+  // The leader stays (it is in the new ISR); the ELR follows the ISR (partition-change.ts).
+  const next = buildPartitionChange(known, { targetIsr: isr, election: 'online', isAcceptableLeader: (id) => id === req.brokerId || isAlive(id), elr });
+  if (!next) return { ok: true, state: known };
   const out = await store.alterPartition(next, req.partitionEpoch, { nodeId: req.brokerId, brokerEpoch: req.brokerEpoch });
   if (out.ok || !out.current || out.error !== ErrorCode.INVALID_UPDATE_VERSION) return out;
   return { ok: false, error: conflictError(out.current, req), current: out.current };
@@ -85,41 +87,31 @@ export interface LeaderElectionOptions {
   isAlive: (id: number) => boolean;
   /** unclean.leader.election.enable of the topic: may a replica outside the ISR become leader? */
   unclean: boolean;
+  /** eligible.leader.replicas.version and the topic's min ISR (partition-change.ts); default off. */
+  elr?: ElrSettings;
+  /** Brokers back from an unclean shutdown: out of the ISR and the ELR (Kafka's handleBrokerUncleanShutdown). */
+  uncleanShutdown?: readonly number[];
 }
 
 /**
- * The controller's change for a partition given which brokers are alive (null: nothing to do).
- * Dead brokers leave the ISR, except that the ISR never becomes empty: its last member stays, so
- * that when it comes back it is known to hold every acknowledged record and can lead again (Kafka
- * keeps the last ISR member for the same reason). A dead or missing leader is replaced by the first
- * live ISR member in replica order (the preferred replica first); with none, by the first live
- * replica if unclean election is enabled (the ISR becomes just that replica), else the partition
- * stays without a leader (NO_LEADER).
+ * The controller's change for a partition given which brokers are alive (null: nothing to do),
+ * Kafka's PartitionChangeBuilder for fenced brokers (partition-change.ts). Dead brokers leave the
+ * ISR. Without ELR the ISR never becomes empty: its last member stays, so that when it comes back
+ * it is known to hold every acknowledged record and can lead again. With ELR the ISR may empty:
+ * members that left it while it was below min ISR are kept in the ELR instead, and lead when they
+ * come back. A dead or missing leader is replaced by the first live ISR member in replica order
+ * (the preferred replica first), else an ELR member, else the last known leader; with none, by
+ * the first live replica if unclean election is enabled (the ISR becomes just that replica), else
+ * the partition stays without a leader (NO_LEADER).
  */
 export function brokerLossChange(state: PartitionState, opts: LeaderElectionOptions): PartitionState | null {
-  const liveIsr = state.isr.filter(opts.isAlive);
-  let isr = liveIsr.length > 0 ? liveIsr : state.isr;
-  let leader = state.leader;
-  const leaderOk = leader !== NO_LEADER && opts.isAlive(leader) && liveIsr.includes(leader);
-  if (!leaderOk) {
-    leader = state.replicas.find((id) => liveIsr.includes(id)) ?? NO_LEADER;
-    if (leader === NO_LEADER && opts.unclean) {
-      const any = state.replicas.find(opts.isAlive);
-      if (any !== undefined) {
-        leader = any;
-        isr = [any];
-      }
-    }
-  }
-  if (leader === state.leader && sameMembers(isr, state.isr)) return null;
-  return {
-    ...state,
-    replicas: [...state.replicas],
-    isr: [...isr],
-    leader,
-    leaderEpoch: leader !== state.leader ? state.leaderEpoch + 1 : state.leaderEpoch,
-    partitionEpoch: state.partitionEpoch + 1,
-  };
+  return buildPartitionChange(state, {
+    targetIsr: state.isr.filter(opts.isAlive),
+    election: opts.unclean ? 'unclean' : 'online',
+    isAcceptableLeader: opts.isAlive,
+    elr: opts.elr ?? ELR_DISABLED,
+    uncleanShutdown: opts.uncleanShutdown,
+  });
 }
 
 /** A new partition's first state: every replica in sync, the first live one leading, epochs 0. */
@@ -134,4 +126,42 @@ export function initialPartitionState(topicId: string, partition: number, replic
     leaderEpoch: 0,
     partitionEpoch: 0,
   };
+}
+
+/**
+ * Kafka's handleBrokerUncleanShutdown, done by the broker itself before it registers again: after
+ * a crash (or with a lost log dir) its log may lack records it had acknowledged, so it must not
+ * lead from an ELR (or an ISR it was left in). With ELR on, every partition naming it in the ISR
+ * or ELR gets a change without it (a new leader where it led), each a compare-and-set retried on
+ * the state found. Before registering, no controller can elect it meanwhile: the decision and the
+ * write cannot race with its coming back. Returns how many partitions changed.
+ */
+export async function leaveAfterUncleanShutdown(
+  store: MetadataStore,
+  cache: Pick<MetadataCache, 'allPartitions' | 'isEligible' | 'features' | 'brokerConfigs' | 'topicById'>,
+  nodeId: number,
+  staticMinIsr: number,
+  logger?: Logger,
+): Promise<number> {
+  if (!elrEnabledIn(cache.features)) return 0;
+  let changed = 0;
+  for (const read of cache.allPartitions()) {
+    let state: PartitionState | null = read;
+    for (let attempt = 0; state && attempt < 10; attempt++) {
+      if (!state.isr.includes(nodeId) && !elrOf(state).includes(nodeId)) break;
+      const next = buildPartitionChange(state, {
+        election: 'online', isAcceptableLeader: (id) => id !== nodeId && cache.isEligible(id),
+        elr: elrSettingsOf(cache, state, staticMinIsr), uncleanShutdown: [nodeId],
+      });
+      if (!next) break;
+      const out: AlterPartitionOutcome = await store.alterPartition(next, state.partitionEpoch);
+      if (out.ok) {
+        changed++;
+        logger?.info(`broker ${nodeId}: unclean shutdown, out of ${state.topicId}-${state.partition}: isr [${state.isr}] → [${next.isr}], elr [${elrOf(state)}] → [${elrOf(next)}], leader ${state.leader} → ${next.leader}`);
+        break;
+      }
+      state = out.current;
+    }
+  }
+  return changed;
 }

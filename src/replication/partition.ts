@@ -7,8 +7,9 @@
  * - Each follower's fetch reports its logEndOffset (the fetch offset: it has everything below)
  *   and moves its lastCaughtUpTimeMs: to the fetch time if it fetched from the leader's log end,
  *   else to the time of its previous fetch if it has reached what the leader had then.
- * - highWatermark = the smallest logEndOffset in the ISR (the leader's own included). With the
- *   leader alone in the ISR the log moves it on every append itself (as on a single node).
+ * - highWatermark = the smallest logEndOffset in the ISR (the leader's own included), moved only
+ *   while the ISR has min.insync.replicas members (Kafka 4.4, KIP-966). With the leader alone in
+ *   the ISR (and min ISR 1) the log moves it on every append itself (as on a single node).
  * - ISR shrink: a follower not caught up for replica.lag.time.max.ms; ISR expand: a live follower
  *   whose logEndOffset reached the high watermark and the start of the current leader epoch. Both
  *   are an AlterPartition, a compare-and-set on the partition epoch (partition-state.ts), one at a
@@ -76,8 +77,10 @@ export class Partition {
   /** A reassignment's notes as published (kept so that this leader's ISR changes carry them). */
   private addingReplicas: readonly number[] | undefined;
   private removingReplicas: readonly number[] | undefined;
-  /** min.insync.replicas of the topic (set by the replica manager). */
-  minInsyncReplicas = 1;
+  /** KIP-966 lists as published (kept so that this leader's ISR changes start from them). */
+  private elr: readonly number[] | undefined;
+  private lastKnownElr: readonly number[] | undefined;
+  private minIsr = 1;
   /** Where the current leader epoch started on this broker (ISR expansion needs followers past it). */
   private leaderEpochStartOffset = -1;
   /** Made when there is a follower to know of (a partition with one replica never has one). */
@@ -96,6 +99,23 @@ export class Partition {
     private readonly localNodeId: number,
     private readonly env: PartitionEnv,
   ) {}
+
+  /** min.insync.replicas of the topic, at most the replica count (set by the replica manager). */
+  get minInsyncReplicas(): number {
+    return this.minIsr;
+  }
+
+  set minInsyncReplicas(value: number) {
+    if (value === this.minIsr) return;
+    this.minIsr = value;
+    // The high watermark may be held or released by the new minimum.
+    if (this.isLeader && this.leaderEpochStartOffset >= 0) this.onIsrChanged();
+  }
+
+  /** Kafka's isUnderMinIsr: the committed ISR is smaller than min.insync.replicas. */
+  get underMinIsr(): boolean {
+    return this.isr.length < this.minIsr;
+  }
 
   private get followers(): ReadonlyMap<number, FollowerState> {
     return this.followerMap ?? NO_FOLLOWERS;
@@ -118,6 +138,8 @@ export class Partition {
     };
     if (this.addingReplicas) state.addingReplicas = [...this.addingReplicas];
     if (this.removingReplicas) state.removingReplicas = [...this.removingReplicas];
+    if (this.elr) state.elr = [...this.elr];
+    if (this.lastKnownElr) state.lastKnownElr = [...this.lastKnownElr];
     return state;
   }
 
@@ -134,6 +156,8 @@ export class Partition {
     this.isr = state.isr;
     this.addingReplicas = state.addingReplicas;
     this.removingReplicas = state.removingReplicas;
+    this.elr = state.elr;
+    this.lastKnownElr = state.lastKnownElr;
     if (!epochChanged) {
       if (this.isLeader) this.onIsrChanged();
       return null;
@@ -207,7 +231,7 @@ export class Partition {
     for (const id of this.replicas) {
       if (id !== this.localNodeId && !this.followers.has(id)) this.addFollower(id, { logEndOffset: -1, lastCaughtUpTimeMs: 0, lastFetchTimeMs: 0, lastFetchLeaderLogEndOffset: -1, logStartOffset: -1, brokerEpoch: -1 });
     }
-    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
+    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr && !this.underMinIsr);
     this.maybeIncrementLeaderHW();
     this.completeLowWatermarkWaiters();
   }
@@ -237,9 +261,15 @@ export class Partition {
     return ErrorCode.NONE;
   }
 
-  /** highWatermark = min logEndOffset over the ISR; an ISR follower not heard from yet holds it where it is. */
+  /**
+   * highWatermark = min logEndOffset over the ISR; an ISR follower not heard from yet holds it
+   * where it is. Kafka 4.4 (KIP-966) moves it only while the ISR has min.insync.replicas members:
+   * what the HW covers is then on min ISR replicas, which is what makes the ELR members (who left
+   * an ISR at or below min ISR) safe leaders. acks=1 appends still succeed; consumers see them once
+   * the ISR is large enough again.
+   */
   private maybeIncrementLeaderHW(): void {
-    if (!this.isLeader) return;
+    if (!this.isLeader || this.underMinIsr) return;
     const log = this.log;
     let hw = log.logEndOffset;
     for (const id of this.hwIsr) {
@@ -378,7 +408,7 @@ export class Partition {
     this.isrChangeInFlight = true;
     const known = this.state;
     this.maximalIsr = [...new Set([...this.isr, ...newIsr])];
-    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr);
+    this.log.setHighWatermarkFollowsLogEnd(this.aloneInIsr && !this.underMinIsr);
     try {
       const out = await this.env.alterIsr(known, newIsr);
       if (out.ok) {
@@ -387,6 +417,8 @@ export class Partition {
         if (out.state.leaderEpoch === this.leaderEpoch && out.state.partitionEpoch > this.partitionEpoch) {
           this.partitionEpoch = out.state.partitionEpoch;
           this.isr = out.state.isr;
+          this.elr = out.state.elr;
+          this.lastKnownElr = out.state.lastKnownElr;
           this.onIsrChanged();
         }
       } else {

@@ -169,18 +169,34 @@ test('DeleteRecords waits for the low watermark: every live follower\'s log star
   assert.equal(await moved, { errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, lowWatermark: -1 });
 });
 
-test('with the ISR below min.insync.replicas an acknowledged wait answers NOT_ENOUGH_REPLICAS_AFTER_APPEND; alone, the HW follows the log end', async () => {
+test('below min.insync.replicas the HW stays (Kafka 4.4, KIP-966): acks=all waits time out or answer NOT_ENOUGH_REPLICAS_AFTER_APPEND; with the ISR back at min ISR it moves; alone with min ISR 1 it follows the log end', async () => {
   const { clock, log, p } = await setup([1, 2]);
   await log.appendAsLeader(batch(2), p.leaderEpoch);
+  p.updateFollowerFetchState(2, 1, log.logEndOffset, clock.now());
+  assert.is(log.highWatermark, 1);
   const ack = p.waitForReplication(2, 60_000);
   clock.advance(LAG_MS + 1);
   p.maybeShrinkIsr();
   await settle();
   assert.equal(p.isr, [1]);
-  assert.is(log.highWatermark, 2, 'the leader alone: HW = LEO');
-  assert.is(await ack, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+  assert.ok(p.underMinIsr);
+  assert.is(log.highWatermark, 1, 'under min ISR: the HW stays although the leader alone has everything');
   await log.appendAsLeader(batch(1), p.leaderEpoch);
-  assert.is(log.highWatermark, 3, 'and follows every append');
+  assert.is(log.highWatermark, 1, 'appends do not move it either');
+  assert.is(await p.waitForReplication(1, 1000), ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, 'covered by the HW, but the ISR is too small now');
+  clock.advance(60_000);
+  assert.is(await ack, ErrorCode.REQUEST_TIMED_OUT, 'never covered while under min ISR');
+  p.updateFollowerFetchState(2, 3, log.logEndOffset, clock.now());
+  await settle();
+  assert.equal(p.isr, [1, 2], 'the follower caught up and rejoined');
+  assert.is(log.highWatermark, 3, 'min ISR met: the HW moves');
+  p.minInsyncReplicas = 1;
+  clock.advance(LAG_MS + 1);
+  p.maybeShrinkIsr();
+  await settle();
+  assert.equal(p.isr, [1]);
+  await log.appendAsLeader(batch(1), p.leaderEpoch);
+  assert.is(log.highWatermark, 4, 'alone with min ISR 1: the HW follows every append');
 });
 
 test('a refused ISR change (the controller moved on) changes nothing here', async () => {

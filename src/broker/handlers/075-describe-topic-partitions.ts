@@ -26,9 +26,11 @@
  * - Whole-request errors (Kafka's DescribeTopicPartitionsRequest.getErrorResponse): one entry per
  *   requested name, in request order with duplicates, the error code, zero topic id, no
  *   partitions, authorized operations unset; no next_cursor.
- * - Each partition: leader, replicas and ISR = this node, leader epoch = the broker's, eligible
- *   leader replicas and last known ELR = [] (never null: the Java client streams them), no
- *   offline replicas, error 0.
+ * - Each partition from the metadata cache, as Metadata answers it (leader, leader epoch, replicas,
+ *   ISR, offline replicas = replicas whose broker is not registered; LEADER_NOT_AVAILABLE without a
+ *   live leader), plus the partition state's eligible leader replicas and last known ELR (KIP-966,
+ *   cluster/partition-change.ts): [] when there are none, never null (the Java client streams
+ *   them). `kafka-topics.sh --describe` prints them as "Elr:" and "LastKnownElr:".
  * - topic_authorized_operations: always filled in (the request has no flag), on error entries for
  *   missing topics too: every TOPIC operation (no authorizer: READ, WRITE, CREATE, DELETE, ALTER,
  *   DESCRIBE, DESCRIBE_CONFIGS, ALTER_CONFIGS = 3576).
@@ -93,7 +95,8 @@ export const describeTopicPartitionsHandler = defineHandler({
       return {
         errorCode: leaderAlive ? ErrorCode.NONE : ErrorCode.LEADER_NOT_AVAILABLE, partitionIndex: index,
         leaderId: leaderAlive ? state.leader : -1, leaderEpoch: state?.leaderEpoch ?? -1,
-        replicaNodes: [...(state?.replicas ?? [])], isrNodes: [...(state?.isr ?? [])], eligibleLeaderReplicas: [], lastKnownElr: [],
+        replicaNodes: [...(state?.replicas ?? [])], isrNodes: [...(state?.isr ?? [])],
+        eligibleLeaderReplicas: [...(state?.elr ?? [])], lastKnownElr: [...(state?.lastKnownElr ?? [])],
         offlineReplicas: (state?.replicas ?? []).filter((id) => !broker.isRegisteredBroker(id)),
       };
     };
