@@ -33,6 +33,18 @@ const AHEAD_OF_SNAPSHOT: Record<string, string> = {
   ShareGroupMetadataValue: 'Kafka 4.4: MetadataHash int64',
   ShareGroupTargetAssignmentMetadataValue: 'Kafka 4.4: tagged AssignmentTimestamp',
   ShareGroupStatePartitionMetadataValue: 'Kafka 4.4: InitializingTopics',
+  StreamsGroupMetadataKey: 'Kafka 4.4 streams group record (KIP-1071), key type 17',
+  StreamsGroupMetadataValue: 'Kafka 4.4 streams group record (KIP-1071), key type 17',
+  StreamsGroupMemberMetadataKey: 'Kafka 4.4 streams group record (KIP-1071), key type 19',
+  StreamsGroupMemberMetadataValue: 'Kafka 4.4 streams group record (KIP-1071), key type 19',
+  StreamsGroupTargetAssignmentMetadataKey: 'Kafka 4.4 streams group record (KIP-1071), key type 20',
+  StreamsGroupTargetAssignmentMetadataValue: 'Kafka 4.4 streams group record (KIP-1071), key type 20',
+  StreamsGroupTargetAssignmentMemberKey: 'Kafka 4.4 streams group record (KIP-1071), key type 21',
+  StreamsGroupTargetAssignmentMemberValue: 'Kafka 4.4 streams group record (KIP-1071), key type 21',
+  StreamsGroupCurrentMemberAssignmentKey: 'Kafka 4.4 streams group record (KIP-1071), key type 22',
+  StreamsGroupCurrentMemberAssignmentValue: 'Kafka 4.4 streams group record (KIP-1071), key type 22',
+  StreamsGroupTopologyKey: 'Kafka 4.4 streams group record (KIP-1071), key type 23',
+  StreamsGroupTopologyValue: 'Kafka 4.4 streams group record (KIP-1071), key type 23',
 };
 
 function range(s: string): [number, number] {

@@ -78,7 +78,10 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 85, name: 'WriteShareGroupState', min: 0, max: 1, refuse: null, advertise: true },
   { apiKey: 86, name: 'DeleteShareGroupState', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 87, name: 'ReadShareGroupStateSummary', min: 0, max: 1, refuse: null, advertise: true },
+  { apiKey: 88, name: 'StreamsGroupHeartbeat', min: 0, max: 1, refuse: null, advertise: true },
+  { apiKey: 89, name: 'StreamsGroupDescribe', min: 0, max: 1, refuse: null, advertise: true },
   { apiKey: 90, name: 'DescribeShareGroupOffsets', min: 0, max: 1, refuse: null, advertise: true },
   { apiKey: 91, name: 'AlterShareGroupOffsets', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 92, name: 'DeleteShareGroupOffsets', min: 0, max: 0, refuse: null, advertise: true },
+  { apiKey: 93, name: 'StreamsGroupTopologyDescriptionUpdate', min: 0, max: 0, refuse: null, advertise: true },
 ];

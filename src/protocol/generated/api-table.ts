@@ -134,12 +134,18 @@ import { readDeleteShareGroupStateRequest, writeDeleteShareGroupStateRequest, ty
 import { readDeleteShareGroupStateResponse, writeDeleteShareGroupStateResponse, type DeleteShareGroupStateResponse } from './messages/delete-share-group-state-response.js';
 import { readReadShareGroupStateSummaryRequest, writeReadShareGroupStateSummaryRequest, type ReadShareGroupStateSummaryRequest } from './messages/read-share-group-state-summary-request.js';
 import { readReadShareGroupStateSummaryResponse, writeReadShareGroupStateSummaryResponse, type ReadShareGroupStateSummaryResponse } from './messages/read-share-group-state-summary-response.js';
+import { readStreamsGroupHeartbeatRequest, writeStreamsGroupHeartbeatRequest, type StreamsGroupHeartbeatRequest } from './messages/streams-group-heartbeat-request.js';
+import { readStreamsGroupHeartbeatResponse, writeStreamsGroupHeartbeatResponse, type StreamsGroupHeartbeatResponse } from './messages/streams-group-heartbeat-response.js';
+import { readStreamsGroupDescribeRequest, writeStreamsGroupDescribeRequest, type StreamsGroupDescribeRequest } from './messages/streams-group-describe-request.js';
+import { readStreamsGroupDescribeResponse, writeStreamsGroupDescribeResponse, type StreamsGroupDescribeResponse } from './messages/streams-group-describe-response.js';
 import { readDescribeShareGroupOffsetsRequest, writeDescribeShareGroupOffsetsRequest, type DescribeShareGroupOffsetsRequest } from './messages/describe-share-group-offsets-request.js';
 import { readDescribeShareGroupOffsetsResponse, writeDescribeShareGroupOffsetsResponse, type DescribeShareGroupOffsetsResponse } from './messages/describe-share-group-offsets-response.js';
 import { readAlterShareGroupOffsetsRequest, writeAlterShareGroupOffsetsRequest, type AlterShareGroupOffsetsRequest } from './messages/alter-share-group-offsets-request.js';
 import { readAlterShareGroupOffsetsResponse, writeAlterShareGroupOffsetsResponse, type AlterShareGroupOffsetsResponse } from './messages/alter-share-group-offsets-response.js';
 import { readDeleteShareGroupOffsetsRequest, writeDeleteShareGroupOffsetsRequest, type DeleteShareGroupOffsetsRequest } from './messages/delete-share-group-offsets-request.js';
 import { readDeleteShareGroupOffsetsResponse, writeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsResponse } from './messages/delete-share-group-offsets-response.js';
+import { readStreamsGroupTopologyDescriptionUpdateRequest, writeStreamsGroupTopologyDescriptionUpdateRequest, type StreamsGroupTopologyDescriptionUpdateRequest } from './messages/streams-group-topology-description-update-request.js';
+import { readStreamsGroupTopologyDescriptionUpdateResponse, writeStreamsGroupTopologyDescriptionUpdateResponse, type StreamsGroupTopologyDescriptionUpdateResponse } from './messages/streams-group-topology-description-update-response.js';
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
@@ -224,9 +230,12 @@ export const ApiKey = {
   WriteShareGroupState: 85,
   DeleteShareGroupState: 86,
   ReadShareGroupStateSummary: 87,
+  StreamsGroupHeartbeat: 88,
+  StreamsGroupDescribe: 89,
   DescribeShareGroupOffsets: 90,
   AlterShareGroupOffsets: 91,
   DeleteShareGroupOffsets: 92,
+  StreamsGroupTopologyDescriptionUpdate: 93,
 } as const;
 
 export interface ApiTypes {
@@ -297,9 +306,12 @@ export interface ApiTypes {
   85: { request: WriteShareGroupStateRequest; response: WriteShareGroupStateResponse };
   86: { request: DeleteShareGroupStateRequest; response: DeleteShareGroupStateResponse };
   87: { request: ReadShareGroupStateSummaryRequest; response: ReadShareGroupStateSummaryResponse };
+  88: { request: StreamsGroupHeartbeatRequest; response: StreamsGroupHeartbeatResponse };
+  89: { request: StreamsGroupDescribeRequest; response: StreamsGroupDescribeResponse };
   90: { request: DescribeShareGroupOffsetsRequest; response: DescribeShareGroupOffsetsResponse };
   91: { request: AlterShareGroupOffsetsRequest; response: AlterShareGroupOffsetsResponse };
   92: { request: DeleteShareGroupOffsetsRequest; response: DeleteShareGroupOffsetsResponse };
+  93: { request: StreamsGroupTopologyDescriptionUpdateRequest; response: StreamsGroupTopologyDescriptionUpdateResponse };
 }
 
 export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request'], ApiTypes[K]['response']> } = {
@@ -638,6 +650,16 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     readRequest: readReadShareGroupStateSummaryRequest, writeRequest: writeReadShareGroupStateSummaryRequest,
     readResponse: readReadShareGroupStateSummaryResponse, writeResponse: writeReadShareGroupStateSummaryResponse,
   },
+  88: {
+    apiKey: 88, name: 'StreamsGroupHeartbeat', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readStreamsGroupHeartbeatRequest, writeRequest: writeStreamsGroupHeartbeatRequest,
+    readResponse: readStreamsGroupHeartbeatResponse, writeResponse: writeStreamsGroupHeartbeatResponse,
+  },
+  89: {
+    apiKey: 89, name: 'StreamsGroupDescribe', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
+    readRequest: readStreamsGroupDescribeRequest, writeRequest: writeStreamsGroupDescribeRequest,
+    readResponse: readStreamsGroupDescribeResponse, writeResponse: writeStreamsGroupDescribeResponse,
+  },
   90: {
     apiKey: 90, name: 'DescribeShareGroupOffsets', minVersion: 0, maxVersion: 1, flexibleFrom: 0,
     readRequest: readDescribeShareGroupOffsetsRequest, writeRequest: writeDescribeShareGroupOffsetsRequest,
@@ -652,6 +674,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 92, name: 'DeleteShareGroupOffsets', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
     readRequest: readDeleteShareGroupOffsetsRequest, writeRequest: writeDeleteShareGroupOffsetsRequest,
     readResponse: readDeleteShareGroupOffsetsResponse, writeResponse: writeDeleteShareGroupOffsetsResponse,
+  },
+  93: {
+    apiKey: 93, name: 'StreamsGroupTopologyDescriptionUpdate', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readStreamsGroupTopologyDescriptionUpdateRequest, writeRequest: writeStreamsGroupTopologyDescriptionUpdateRequest,
+    readResponse: readStreamsGroupTopologyDescriptionUpdateResponse, writeResponse: writeStreamsGroupTopologyDescriptionUpdateResponse,
   },
 };
 
