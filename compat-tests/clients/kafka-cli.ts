@@ -1,6 +1,7 @@
 /**
  * Kafka's own command-line tools as a client: every operation is one run of a tool's main class
- * (`java -cp <Kafka jars> <class>`, as the kafka-*.sh scripts do), with a hard deadline; group
+ * (as the kafka-*.sh scripts run it, with a hard deadline), in a JVM that runs the tools one after
+ * another (tool-server.ts) instead of a JVM start per operation; group
  * members are long-running console consumers whose records (stdout) and rebalance log lines
  * (stderr) are parsed as they arrive.
  *
@@ -10,14 +11,15 @@
  * - Errors: the tools print the exception (class and message); the class is mapped to Kafka's
  *   error name through Kafka's own table (jvm.ts), so a broker code is named as the Java client
  *   names it.
- * - JVM start costs about a second per operation; the scenarios need few.
+ * - A JVM start would cost about a CPU-second per operation; the tool servers save most of it.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { run, type RunResult } from '../../test/support/external.js';
+import type { RunResult } from '../../test/support/external.js';
+import { ToolServers } from './tool-server.js';
 import { javaRuntime, type JavaRuntime } from './jvm.js';
 import type { Driver, ErrName, OutRec, ProduceOpts, ProduceResult, ReadOpts, Rec } from '../lib/types.js';
 
@@ -142,8 +144,9 @@ export async function kafkaCliDriver(bootstrap: string): Promise<Driver> {
   const members = new Map<string, Member>();
   const partitionCount = new Map<string, number>();
 
+  const servers = new ToolServers(rt);
   const tool = (main: string, args: string[], timeoutMs: number, input?: string): Promise<RunResult> =>
-    run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, main, '--bootstrap-server', bootstrap, ...args], { timeoutMs, input });
+    servers.run(main, ['--bootstrap-server', bootstrap, ...args], timeoutMs, input);
 
   /** The Kafka error a tool printed (the first exception class Kafka's table knows), else a client label. */
   const errorIn = (text: string): ErrName => {
@@ -401,6 +404,7 @@ export async function kafkaCliDriver(bootstrap: string): Promise<Driver> {
     },
     async close() {
       await Promise.all([...members.keys()].map((h) => d.groupClose!(h)));
+      servers.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
