@@ -20,7 +20,10 @@ test('v4: the advertised table with NONE, throttle 0, the supported features and
   const r = ask(4, 'apache-kafka-java', '3.9.0');
   assert.equal(r, {
     errorCode: ErrorCode.NONE, apiKeys: table, throttleTimeMs: 0,
-    supportedFeatures: [{ name: 'group.version', minVersion: 0, maxVersion: 1 }, { name: 'share.version', minVersion: 0, maxVersion: 1 }, { name: 'transaction.version', minVersion: 0, maxVersion: 2 }],
+    supportedFeatures: [
+      { name: 'group.version', minVersion: 0, maxVersion: 1 }, { name: 'share.version', minVersion: 0, maxVersion: 1 }, { name: 'streams.version', minVersion: 0, maxVersion: 1 },
+      { name: 'transaction.version', minVersion: 0, maxVersion: 2 }, { name: 'eligible.leader.replicas.version', minVersion: 0, maxVersion: 1 },
+    ],
     finalizedFeaturesEpoch: 42n,
     finalizedFeatures: [{ name: 'group.version', maxVersionLevel: 1, minVersionLevel: 1 }, { name: 'transaction.version', maxVersionLevel: 2, minVersionLevel: 2 }],
     zkMigrationReady: false,

@@ -32,29 +32,43 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-test('a new cluster: group.version 1, share.version 1 and transaction.version 2 (transactions V2) finalized', async () => {
+/** A new cluster's levels besides transaction.version (Kafka 4.4's, share.version 1). */
+const OTHERS = { 'eligible.leader.replicas.version': 1, 'group.version': 1, 'share.version': 1, 'streams.version': 1 };
+
+test('a new cluster: eligible.leader.replicas.version 1, group.version 1, share.version 1, streams.version 1 and transaction.version 2 (transactions V2) finalized', async () => {
   const v4 = await apiVersions(4);
-  assert.equal(v4.supportedFeatures.map((f: any) => `${f.name} ${f.minVersion}-${f.maxVersion}`), ['group.version 0-1', 'share.version 0-1', 'transaction.version 0-2']);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  assert.equal(v4.supportedFeatures.map((f: any) => `${f.name} ${f.minVersion}-${f.maxVersion}`).sort(),
+    ['eligible.leader.replicas.version 0-1', 'group.version 0-1', 'share.version 0-1', 'streams.version 0-1', 'transaction.version 0-2']);
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 2 });
   assert.ok(v4.finalizedFeaturesEpoch > 0n);
   const v3 = await apiVersions(3);
   assert.equal(v3.supportedFeatures, []);
-  assert.equal(v3.finalizedFeatures.length, 3);
+  assert.equal(v3.finalizedFeatures.length, 5);
+});
+
+test('eligible.leader.replicas.version: disabled (a safe downgrade to 0, kafka-features.sh disable), enabled again; 2 is refused as by Kafka 4.4', async () => {
+  assert.is((await update(2, [{ feature: 'eligible.leader.replicas.version', maxVersionLevel: 0, upgradeType: 2 }])).errorCode, ErrorCode.NONE);
+  assert.not.ok('eligible.leader.replicas.version' in (await finalized()));
+  assert.is((await update(2, [{ feature: 'eligible.leader.replicas.version', maxVersionLevel: 1 }])).errorCode, ErrorCode.NONE);
+  const high = await update(2, [{ feature: 'eligible.leader.replicas.version', maxVersionLevel: 2 }]);
+  assert.is(high.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
+  assert.match(high.errorMessage, /Invalid update version 2 for feature eligible\.leader\.replicas\.version\. Local controller \d+ only supports versions 0-1/);
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 2 });
 });
 
 test('validate-only changes nothing; a safe downgrade and an upgrade are stored and raise the epoch', async () => {
   const before = (await apiVersions(4)).finalizedFeaturesEpoch;
   const dry = await update(1, [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }], true);
   assert.equal([dry.errorCode, dry.results], [ErrorCode.NONE, [{ feature: 'transaction.version', errorCode: 0, errorMessage: 'NONE' }]]);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 2 });
   const down = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 1, upgradeType: 2 }]);
   assert.equal([down.errorCode, down.errorMessage, down.results], [ErrorCode.NONE, null, []]);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 1 });
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 1 });
   const mid = (await apiVersions(4)).finalizedFeaturesEpoch;
   assert.ok(mid > before);
   const up = await update(2, [{ feature: 'transaction.version', maxVersionLevel: 2 }]);
   assert.is(up.errorCode, ErrorCode.NONE);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 2 });
   assert.ok((await apiVersions(4)).finalizedFeaturesEpoch > mid);
 });
 
@@ -70,18 +84,19 @@ test('refusals: unknown feature, level above the supported range, downgrade as a
   assert.match(down.errorMessage, /downgrade/);
   const v0 = await update(0, [{ feature: 'transaction.version', maxVersionLevel: 0, allowDowngrade: false }]);
   assert.is(v0.errorCode, ErrorCode.INVALID_UPDATE_VERSION);
-  assert.equal(await finalized(), { 'group.version': 1, 'share.version': 1, 'transaction.version': 2 });
+  assert.equal(await finalized(), { ...OTHERS, 'transaction.version': 2 });
 });
 
 test('a safe downgrade to 0 removes the feature; the levels survive a restart', async () => {
   assert.is((await update(2, [{ feature: 'transaction.version', maxVersionLevel: 0, upgradeType: 2 }])).errorCode, ErrorCode.NONE);
   assert.is((await update(0, [{ feature: 'share.version', maxVersionLevel: 0, allowDowngrade: true }])).errorCode, ErrorCode.NONE);
-  assert.equal(await finalized(), { 'group.version': 1 });
+  const { 'share.version': _share, ...rest } = OTHERS;
+  assert.equal(await finalized(), rest);
   c.close();
   await b.stop();
   b = await startBroker({ port: 0, logDir: dir });
   c = await WireClient.connect(b.port);
-  assert.equal(await finalized(), { 'group.version': 1 });
+  assert.equal(await finalized(), rest);
 });
 
 test.run();
