@@ -103,9 +103,11 @@ test('records use Kafka\'s formats: OffsetCommitKey v1 / value v3 (v1 with an ex
   const decoded = records.map((r) => groupRecordSerde.deserialize(r));
   assert.is(decoded[1]!.type, 'offset');
   assert.is((decoded[1] as { value: { expireTimestamp: bigint } }).value.expireTimestamp, BigInt(h.clock.now() + 1000));
-  // Record types that are not ours (16+: regular expressions, streams groups) are skipped; 3-8 are
-  // KIP-848 groups, 10-15 share groups.
-  assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 17, 0, 0]), value: null }), null);
+  // Record types that are not ours (16: regular expressions, 18: the streams partition metadata
+  // 4.4 no longer writes) are skipped; 3-8 are KIP-848 groups, 10-15 share groups, 17-23 streams groups.
+  assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 16, 0, 0]), value: null }), null);
+  assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 18, 0, 0]), value: null }), null);
+  assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 17, 0, 0]), value: null })!.type, 'st-metadata');
   assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 11, 0, 0]), value: null })!.type, 'sg-metadata');
   assert.is(groupRecordSerde.deserialize({ key: Buffer.from([0, 3, 0, 0]), value: null })!.type, 'cg-metadata');
 });

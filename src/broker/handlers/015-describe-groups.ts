@@ -32,8 +32,8 @@ export const describeGroupsHandler = defineHandler({
       try {
         const g = await coordinator.describeGroup(groupId, req.includeAuthorizedOperations);
         if (ctx.apiVersion >= 6 && g.groupState === 'Dead' && g.errorCode === ErrorCode.NONE) {
-          // v6 (KIP-1043): no "Dead" placeholder; unknown groups and KIP-848 groups are errors.
-          const consumer = await coordinator.isConsumerGroup(groupId);
+          // v6 (KIP-1043): no "Dead" placeholder; unknown groups and KIP-848 / KIP-1071 groups are errors.
+          const consumer = await coordinator.isConsumerGroup(groupId) || await coordinator.isStreamsGroup(groupId);
           return { ...failed(groupId, ErrorCode.GROUP_ID_NOT_FOUND, consumer ? `Group ${groupId} is not a classic group.` : `Group ${groupId} not found.`), groupState: 'Dead' };
         }
         if (req.includeAuthorizedOperations && ctx.broker.authorizer != null) {

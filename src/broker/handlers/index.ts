@@ -23,6 +23,7 @@ import { groupHandlers } from './groups.js';
 import { txnHandlers } from './txn.js';
 import { shareStateHandlers } from './share-state.js';
 import { shareHandlers } from './share.js';
+import { streamsHandlers } from './streams.js';
 
 export const allHandlers: Handler<any>[] = [
   produceHandler,
@@ -45,6 +46,7 @@ export const allHandlers: Handler<any>[] = [
   ...adminHandlers,
   ...groupHandlers,
   ...shareHandlers,
+  ...streamsHandlers,
   ...txnHandlers,
   ...shareStateHandlers,
   ...aclHandlers,

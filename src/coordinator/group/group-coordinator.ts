@@ -40,6 +40,9 @@ import type { ShareHeartbeatContext } from './share-group-manager.js';
 import type { ShareGroupHeartbeatRequest } from '../../protocol/generated/messages/share-group-heartbeat-request.js';
 import type { ShareGroupHeartbeatResponse } from '../../protocol/generated/messages/share-group-heartbeat-response.js';
 import type { DescribedGroup as ShareDescribedGroup } from '../../protocol/generated/messages/share-group-describe-response.js';
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/streams-group-heartbeat-request.js';
+import type { DescribedGroup as StreamsDescribedGroup } from '../../protocol/generated/messages/streams-group-describe-response.js';
+import type { StreamsHeartbeatContext, StreamsHeartbeatResult } from './streams-group-manager.js';
 
 export const OFFSETS_TOPIC = '__consumer_offsets';
 
@@ -244,7 +247,8 @@ export class GroupCoordinator {
    */
   fetchOffsets(groupId: string, topics: { name: string; partitionIndexes: number[] }[] | null, member?: { memberId: string | null; memberEpoch: number }, requireStable = false): Promise<FetchedTopic[]> {
     return this.run(groupId, (s) => {
-      const code = member ? s.consumerQueries.validateOffsetFetch(groupId, member.memberId, member.memberEpoch) : ErrorCode.NONE;
+      let code = member ? s.consumerQueries.validateOffsetFetch(groupId, member.memberId, member.memberEpoch) : ErrorCode.NONE;
+      if (member && code === ErrorCode.NONE) code = s.streamsQueries.validateOffsetFetch(groupId, member.memberId, member.memberEpoch);
       if (code !== ErrorCode.NONE) throw new KafkaApiError(code);
       return answer(s.offsets.fetch(groupId, topics, requireStable));
     });
@@ -262,6 +266,32 @@ export class GroupCoordinator {
       return { errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0, assignorName: '', members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED };
     }
     return this.run(groupId, (s) => answer(s.consumerQueries.describe(groupId, ops)));
+  }
+
+  /**
+   * StreamsGroupHeartbeat (KIP-1071): join, heartbeat or leave a streams group. The result names
+   * the internal topics the group's topology lacks; the caller creates them.
+   */
+  streamsGroupHeartbeat(hc: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): Promise<StreamsHeartbeatResult> {
+    return this.run(req.groupId, (s) => s.streams.heartbeat(hc, req));
+  }
+
+  /** StreamsGroupDescribe of one group. */
+  async streamsGroupDescribe(groupId: string, authorizedOperations: number | null, includeTopologyDescription: boolean): Promise<StreamsDescribedGroup> {
+    const ops = authorizedOperations ?? AUTHORIZED_OPERATIONS_OMITTED;
+    if (!this.active && this.opts.topic.partitions() === null) {
+      return {
+        errorCode: ErrorCode.GROUP_ID_NOT_FOUND, errorMessage: `Group ${groupId} not found.`, groupId, groupState: '', groupEpoch: 0, assignmentEpoch: 0,
+        topology: null, members: [], authorizedOperations: AUTHORIZED_OPERATIONS_OMITTED, topologyDescription: null, topologyDescriptionStatus: 0, assignorName: null,
+      };
+    }
+    return this.run(groupId, (s) => answer(s.streamsQueries.describe(groupId, ops, includeTopologyDescription)));
+  }
+
+  /** The member epoch of a streams group member, or null when the group or member is unknown (StreamsGroupTopologyDescriptionUpdate). */
+  async streamsMemberEpoch(groupId: string, memberId: string): Promise<number | null> {
+    if (!this.active && this.opts.topic.partitions() === null) return null;
+    return this.run(groupId, (s) => answer(s.streams.groups.get(groupId)?.members.get(memberId)?.memberEpoch ?? null));
   }
 
   /** ShareGroupHeartbeat (KIP-932): join, heartbeat or leave a share group. */
@@ -312,6 +342,12 @@ export class GroupCoordinator {
     return this.run(groupId, (s) => s.offsets.deleteOffsets(groupId, topics));
   }
 
+  /** Whether `groupId` is a KIP-1071 streams group (DescribeGroups v6 names them in its error). */
+  async isStreamsGroup(groupId: string): Promise<boolean> {
+    if (!this.active && this.opts.topic.partitions() === null) return false;
+    return this.run(groupId, (s) => answer(s.streamsQueries.has(groupId)));
+  }
+
   /** Whether `groupId` is a KIP-848 consumer group (DescribeGroups v6 names them in its error). */
   async isConsumerGroup(groupId: string): Promise<boolean> {
     if (!this.active && this.opts.topic.partitions() === null) return false;
@@ -330,7 +366,7 @@ export class GroupCoordinator {
   async listGroups(statesFilter: string[], typesFilter: string[]): Promise<ListedGroup[]> {
     if (!this.active && this.opts.topic.partitions() === null) return [];
     await this.ensureActive();
-    const perShard = await this.runtime.scheduleAll((s) => answer([...s.groups.list(statesFilter, typesFilter), ...s.consumerQueries.list(statesFilter, typesFilter), ...s.share.list(statesFilter, typesFilter)]));
+    const perShard = await this.runtime.scheduleAll((s) => answer([...s.groups.list(statesFilter, typesFilter), ...s.consumerQueries.list(statesFilter, typesFilter), ...s.share.list(statesFilter, typesFilter), ...s.streamsQueries.list(statesFilter, typesFilter)]));
     return perShard.flat();
   }
 

@@ -15,6 +15,7 @@ import type { GroupConfig } from './group-config.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord, OffsetCommitRecord } from './records.js';
 import type { ConsumerGroupQueries } from './consumer-group-queries.js';
+import type { StreamsGroupQueries } from './streams-group-queries.js';
 
 type Rec = GroupCoordinatorRecord;
 
@@ -131,7 +132,7 @@ export class OffsetMetadataManager {
       return;
     }
     // Offsets without a group (assign-mode commits) make a simple Empty group, as in Kafka.
-    if (!this.consumerGroups?.has(r.groupId)) this.groups.getOrCreate(r.groupId);
+    if (!this.consumerGroups?.has(r.groupId) && !this.streamsGroups?.has(r.groupId)) this.groups.getOrCreate(r.groupId);
     let topics = this.offsets.get(r.groupId);
     if (!topics) this.offsets.set(r.groupId, (topics = new Map()));
     let parts = topics.get(r.topic);
@@ -148,6 +149,8 @@ export class OffsetMetadataManager {
 
   /** The shard's consumer groups (set by the shard): their commits and deletions are checked there. */
   consumerGroups?: ConsumerGroupQueries;
+  /** The shard's streams groups (set by the shard), checked like consumer groups. */
+  streamsGroups?: StreamsGroupQueries;
 
   /**
    * Expiration for a consumer group (Kafka's ConsumerGroup offset expiration condition): an
@@ -179,6 +182,8 @@ export class OffsetMetadataManager {
   validateCommit(req: Pick<CommitRequest, 'groupId' | 'generationId' | 'memberId' | 'groupInstanceId'>, apiVersion: number, transactional = false): number {
     const consumer = this.consumerGroups?.validateOffsetCommit(req, apiVersion, transactional);
     if (consumer !== undefined) return consumer;
+    const streams = this.streamsGroups?.validateOffsetCommit(req, apiVersion, transactional);
+    if (streams !== undefined) return streams;
     // Share groups keep no committed offsets (Kafka: GROUP_ID_NOT_FOUND).
     if (this.isShareGroup(req.groupId)) return ErrorCode.GROUP_ID_NOT_FOUND;
     const group = this.groups.groups.get(req.groupId);
@@ -266,7 +271,7 @@ export class OffsetMetadataManager {
   deleteOffsets(groupId: string, topics: { name: string; partitions: { partitionIndex: number }[] }[]): CoordinatorResult<{ errorCode: number; topics: TopicCodes[] }, Rec> {
     const group = this.groups.groups.get(groupId);
     const whole = (errorCode: number) => ({ records: [], response: () => ({ errorCode, topics: [] as TopicCodes[] }) });
-    const consumerSubscribed = this.consumerGroups?.subscribedTopics(groupId);
+    const consumerSubscribed = this.consumerGroups?.subscribedTopics(groupId) ?? this.streamsGroups?.subscribedTopics(groupId);
     if (consumerSubscribed === undefined && (!group || group.is('Dead'))) return whole(ErrorCode.GROUP_ID_NOT_FOUND);
     let subscribed: Set<string> | null = consumerSubscribed ?? new Set();
     if (consumerSubscribed === undefined && group && !group.is('Empty')) {

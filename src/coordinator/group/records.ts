@@ -6,7 +6,8 @@
  * - key version 2: GroupMetadataKey (group) → GroupMetadataValue
  * - key versions 3-8: KIP-848 consumer groups (consumer-group-records.ts)
  * - record types 10-15: share groups (share-group-records.ts)
- * - other types (regular expressions, streams groups): not ours, skipped on load.
+ * - record types 17-23: streams groups (streams-group-records.ts)
+ * - other types (regular expressions): not ours, skipped on load.
  *
  * Versions written are the ones Kafka 3.x writes: OffsetCommitKey v1, OffsetCommitValue v3 (v1
  * when an explicit expire timestamp is set, the only version that carries it), GroupMetadataKey
@@ -22,6 +23,7 @@ import type { LogRecord, } from '../runtime/coordinator-log.js';
 import type { RecordSerde } from '../runtime/runtime.js';
 import { deserializeConsumerGroupRecord, serializeConsumerGroupRecord, type ConsumerGroupRecord } from './consumer-group-records.js';
 import { deserializeShareGroupRecord, isShareGroupRecord, serializeShareGroupRecord, type ShareGroupRecord } from './share-group-records.js';
+import { deserializeStreamsGroupRecord, isStreamsGroupKeyVersion, isStreamsGroupRecord, serializeStreamsGroupRecord, type StreamsGroupRecord } from './streams-group-records.js';
 
 export type { GroupMetadataValue, OffsetCommitValue };
 
@@ -39,7 +41,7 @@ export interface OffsetCommitRecord {
   value: OffsetCommitValue | null;
 }
 
-export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord | ConsumerGroupRecord | ShareGroupRecord;
+export type GroupCoordinatorRecord = GroupMetadataRecord | OffsetCommitRecord | ConsumerGroupRecord | ShareGroupRecord | StreamsGroupRecord;
 
 const OFFSET_COMMIT_KEY_VERSION = 1;
 const GROUP_METADATA_KEY_VERSION = 2;
@@ -57,6 +59,7 @@ function versioned(version: number, write: (w: Writer) => void): Buffer {
 export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
   serialize(r: GroupCoordinatorRecord): LogRecord {
     if (isShareGroupRecord(r)) return serializeShareGroupRecord(r);
+    if (isStreamsGroupRecord(r)) return serializeStreamsGroupRecord(r);
     if (r.type !== 'group' && r.type !== 'offset') return serializeConsumerGroupRecord(r);
     if (r.type === 'group') {
       const v = r.value;
@@ -97,6 +100,7 @@ export const groupRecordSerde: RecordSerde<GroupCoordinatorRecord> = {
       return { type: 'group', groupId: key.group, value };
     }
     if (keyVersion >= 10 && keyVersion <= 15) return deserializeShareGroupRecord(keyVersion, kr, lr);
+    if (isStreamsGroupKeyVersion(keyVersion)) return deserializeStreamsGroupRecord(keyVersion, kr, lr);
     return deserializeConsumerGroupRecord(keyVersion, kr, lr);
   },
 };

@@ -1,0 +1,233 @@
+/**
+ * Streams groups (KIP-1071) in the group coordinator on a manual clock: the topology and its
+ * statuses, internal topics to create, task assignment with revocation before reassignment (no
+ * active task with two owners), leaving, session timeouts, the heartbeat's errors, standby
+ * replicas, the initial rebalance delay, offsets and deletion, and replay after a restart.
+ */
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
+import { StreamsStatus } from '../../../src/coordinator/group/streams-topology.js';
+import { GROUP, SimStreamsMember, converge, streamsConfigs, streamsHarness, wordCountTopology, type StreamsHarness } from './_streams-harness.js';
+
+const REPARTITION = `${GROUP}-counts-repartition`;
+const CHANGELOG = `${GROUP}-counts-changelog`;
+
+/** The internal topics the coordinator asked for, created as the handler does. */
+function createInternal(h: StreamsHarness): void {
+  h.topics.set(REPARTITION, 'AgICAgICAgICAgICAgICAg', 4).set(CHANGELOG, 'AwMDAwMDAwMDAwMDAwMDAw', 4);
+}
+
+function assertNoDoubleOwners(ms: SimStreamsMember[]): void {
+  const seen = new Map<string, string>();
+  for (const m of ms) {
+    for (const t of m.activeTasks()) {
+      assert.not.ok(seen.has(t), `task ${t} active on ${seen.get(t)} and ${m.memberId}`);
+      seen.set(t, m.memberId);
+    }
+  }
+}
+
+async function readyGroup(h: StreamsHarness, n: number): Promise<SimStreamsMember[]> {
+  createInternal(h);
+  const ms = Array.from({ length: n }, (_, i) => new SimStreamsMember(h, `m${i}`));
+  for (const m of ms) assert.is((await m.join()).errorCode, ErrorCode.NONE);
+  await converge(ms, 10, () => assertNoDoubleOwners(ms));
+  return ms;
+}
+
+test('a join with a missing source topic: MISSING_SOURCE_TOPICS, NotReady, no tasks', async () => {
+  const h = await streamsHarness(streamsConfigs(), new (await import('../../../src/coordinator/group/topic-view.js')).MemoryTopicView());
+  const m = new SimStreamsMember(h, 'a');
+  const r = await m.join();
+  assert.is(r.errorCode, ErrorCode.NONE);
+  assert.is(r.memberEpoch, 1);
+  assert.equal(r.status, [{ statusCode: StreamsStatus.MISSING_SOURCE_TOPICS, statusDetail: 'Source topics input are missing.' }]);
+  assert.equal(r.activeTasks, []);
+  const d = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  assert.is(d.groupState, 'NotReady');
+  assert.is(d.topology!.subtopologies!.length, 2);
+});
+
+test('missing internal topics are named with their partition counts and configs; once they exist the tasks are assigned', async () => {
+  const h = await streamsHarness();
+  const m = new SimStreamsMember(h, 'a');
+  const joined = await h.hb({ memberId: 'a', memberEpoch: 0, rebalanceTimeoutMs: 30000, topology: wordCountTopology(), processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal(joined.response.status, [{ statusCode: StreamsStatus.MISSING_INTERNAL_TOPICS, statusDetail: `Internal topics are missing: ${CHANGELOG}, ${REPARTITION}` }]);
+  assert.equal(joined.internalTopicsToCreate, [
+    { name: CHANGELOG, numPartitions: 4, replicationFactor: -1, configs: { 'cleanup.policy': 'compact' } },
+    { name: REPARTITION, numPartitions: 4, replicationFactor: -1, configs: {} },
+  ]);
+  assert.equal(joined.response.activeTasks, []);
+  createInternal(h);
+  m.epoch = joined.response.memberEpoch;
+  const r = await m.beat();
+  assert.equal(r.status, []);
+  assert.equal(m.activeTasks().sort(), ['0_0', '0_1', '0_2', '0_3', '1_0', '1_1', '1_2', '1_3']);
+  assert.ok(r.memberEpoch > joined.response.memberEpoch);
+  assert.is((await h.coord.streamsGroupDescribe(GROUP, null, false)).groupState, 'Stable');
+});
+
+test('a second member: tasks move only after the first revoked them; balanced 4/4 at the end', async () => {
+  const h = await streamsHarness();
+  const [a] = await readyGroup(h, 1);
+  assert.is(a.activeTasks().length, 8);
+  const b = new SimStreamsMember(h, 'b');
+  const r = await b.join();
+  assert.equal(r.activeTasks, [], 'nothing for b while a still owns everything');
+  await a.beat(); // a is told to give up half
+  assert.is(a.activeTasks().length, 4);
+  const ra = a.epoch;
+  await b.beat();
+  assertNoDoubleOwners([a, b]);
+  await converge([a, b], 10, () => assertNoDoubleOwners([a, b]));
+  assert.is(a.activeTasks().length, 4);
+  assert.is(b.activeTasks().length, 4);
+  assert.ok(a.epoch > ra - 1);
+  const d = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  assert.is(d.groupState, 'Stable');
+  assert.equal(d.members.map((m) => m.memberEpoch), [d.groupEpoch, d.groupEpoch]);
+});
+
+test('a member leaving (epoch -1) gives its tasks to the others', async () => {
+  const h = await streamsHarness();
+  const [a, b] = await readyGroup(h, 2);
+  const before = (await h.coord.streamsGroupDescribe(GROUP, null, false)).groupEpoch;
+  const left = await b.leave();
+  assert.is(left.errorCode, ErrorCode.NONE);
+  assert.is(left.memberEpoch, -1);
+  await converge([a]);
+  assert.is(a.activeTasks().length, 8);
+  const d = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  assert.ok(d.groupEpoch > before);
+  assert.equal(d.members.map((m) => m.memberId), ['m0']);
+});
+
+test('a member that stops heartbeating is fenced after streams.session.timeout.ms', async () => {
+  const h = await streamsHarness(streamsConfigs({ 'streams.session.timeout.ms': 10000 }));
+  const [a, b] = await readyGroup(h, 2);
+  await h.advance(6000);
+  await a.beat();
+  await h.advance(6000);
+  const d = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  assert.equal(d.members.map((m) => m.memberId), ['m0']);
+  const r = await b.beat();
+  assert.is(r.errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  await converge([a]);
+  assert.is(a.activeTasks().length, 8);
+});
+
+test('the heartbeat errors of Kafka 4.4 (messages included)', async () => {
+  const h = await streamsHarness();
+  const [a] = await readyGroup(h, 1);
+  const err = async (req: Parameters<StreamsHarness['hb']>[0]) => (await h.hb(req)).response;
+  let r = await err({ memberId: 'a', memberEpoch: 0, topology: wordCountTopology(), activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'RebalanceTimeoutMs must be provided in first request.']);
+  r = await err({ memberId: 'a', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: null, activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'Topology must be non-null when (re-)joining.']);
+  r = await err({ memberId: 'a', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: wordCountTopology(), activeTasks: null, standbyTasks: [], warmupTasks: [] });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'ActiveTasks must be empty when (re-)joining.']);
+  r = await err({ memberId: '', memberEpoch: 0 });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, "MemberId can't be empty."]);
+  r = await err({ memberId: 'zz', memberEpoch: 3 });
+  assert.equal([r.errorCode, r.errorMessage, r.memberId], [ErrorCode.UNKNOWN_MEMBER_ID, `Member zz is not a member of group ${GROUP}.`, '']);
+  r = await err({ memberId: a.memberId, memberEpoch: a.epoch + 5 });
+  assert.is(r.errorCode, ErrorCode.FENCED_MEMBER_EPOCH);
+  assert.is(r.errorMessage, `The streams group member has a greater member epoch (${a.epoch + 5}) than the one known by the group coordinator (${a.epoch}). The member must abandon all its partitions and rejoin.`);
+  r = await err({ groupId: 'nosuch', memberId: 'x', memberEpoch: 2 });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Streams group nosuch not found.']);
+  r = await err({ groupId: 'nosuch', memberId: 'x', memberEpoch: -1 });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Group nosuch not found.']);
+  // A different topology while the group has members.
+  const other = wordCountTopology();
+  other.subtopologies[0].sourceTopics = ['input', 'more'];
+  r = await err({ memberId: 'b', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: other, processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'Topology updates are not supported yet.']);
+  // An invalid topology.
+  const bad = wordCountTopology();
+  bad.subtopologies[1].subtopologyId = '0';
+  r = await err({ groupId: 'g2', memberId: 'b', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: bad, processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.is(r.errorCode, ErrorCode.STREAMS_INVALID_TOPOLOGY);
+});
+
+test('standby replicas per streams.num.standby.replicas, on another process than the active task', async () => {
+  const h = await streamsHarness(streamsConfigs({ 'streams.num.standby.replicas': 1 }));
+  const ms = await readyGroup(h, 2);
+  for (const m of ms) assert.is(m.activeTasks().length, 4);
+  const standbys = ms.map((m) => [...m.standby].flatMap(([s, ps]) => [...ps].map((p) => `${s}_${p}`)).sort());
+  assert.equal(standbys[0], ms[1].activeTasks().sort());
+  assert.equal(standbys[1], ms[0].activeTasks().sort());
+});
+
+test('the initial rebalance delay: ASSIGNMENT_DELAYED, then the tasks once it has passed', async () => {
+  const h = await streamsHarness(streamsConfigs({ 'streams.initial.rebalance.delay.ms': 3000 }));
+  createInternal(h);
+  const a = new SimStreamsMember(h, 'a');
+  const r = await a.join();
+  assert.equal(r.status, [{ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: 'Assignment delayed due to the configured initial rebalance delay.' }]);
+  assert.equal(r.activeTasks, []);
+  await h.advance(1000);
+  assert.is((await a.beat()).status?.[0]?.statusCode, StreamsStatus.ASSIGNMENT_DELAYED);
+  await h.advance(2500);
+  await converge([a]);
+  assert.is(a.activeTasks().length, 8);
+  assert.equal(a.last!.status, []);
+});
+
+test('offsets: member epochs checked; ListGroups type streams; DeleteGroups once empty', async () => {
+  const h = await streamsHarness();
+  const [a] = await readyGroup(h, 1);
+  const commit = (memberId: string, generationId: number, apiVersion = 9) => h.coord.commitOffsets({
+    groupId: GROUP, memberId, generationId, groupInstanceId: null, retentionTimeMs: -1,
+    topics: [{ name: 'input', partitions: [{ partitionIndex: 0, committedOffset: 5n, committedLeaderEpoch: -1, committedMetadata: '' }] }],
+  }, apiVersion);
+  assert.is((await commit(a.memberId, a.epoch))[0].partitions[0].errorCode, ErrorCode.NONE);
+  assert.is((await commit(a.memberId, a.epoch - 1))[0].partitions[0].errorCode, ErrorCode.STALE_MEMBER_EPOCH);
+  assert.is((await commit('zz', a.epoch))[0].partitions[0].errorCode, ErrorCode.UNKNOWN_MEMBER_ID);
+  assert.is((await commit(a.memberId, a.epoch, 8))[0].partitions[0].errorCode, ErrorCode.UNSUPPORTED_VERSION);
+  const stale = await h.coord.fetchOffsets(GROUP, null, { memberId: a.memberId, memberEpoch: a.epoch + 1 }).then(() => null, (e: { errorCode: number }) => e.errorCode);
+  assert.is(stale, ErrorCode.STALE_MEMBER_EPOCH);
+  const fetched = await h.coord.fetchOffsets(GROUP, null, { memberId: a.memberId, memberEpoch: a.epoch });
+  assert.is(fetched[0].partitions[0].committedOffset, 5n);
+  assert.equal(await h.coord.listGroups([], []), [{ groupId: GROUP, protocolType: 'streams', groupState: 'Stable', groupType: 'streams' }]);
+  assert.equal(await h.coord.listGroups([], ['consumer']), []);
+  assert.equal(await h.coord.deleteGroups([GROUP]), [{ groupId: GROUP, errorCode: ErrorCode.NON_EMPTY_GROUP }]);
+  await a.leave();
+  assert.equal(await h.coord.listGroups([], ['streams']), [{ groupId: GROUP, protocolType: 'streams', groupState: 'Empty', groupType: 'streams' }]);
+  assert.equal(await h.coord.deleteGroups([GROUP]), [{ groupId: GROUP, errorCode: ErrorCode.NONE }]);
+  assert.equal(await h.coord.listGroups([], []), []);
+  assert.is((await h.coord.streamsGroupDescribe(GROUP, null, false)).errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+});
+
+test('a restart replays the group from __consumer_offsets: members, epochs, tasks and topology kept', async () => {
+  let h = await streamsHarness();
+  const ms = await readyGroup(h, 2);
+  const before = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  h = await h.restart();
+  const after = await h.coord.streamsGroupDescribe(GROUP, null, false);
+  assert.equal(after, before);
+  // The members go on heartbeating with their epochs.
+  for (const m of ms) {
+    (m as { h: StreamsHarness }).h = h;
+    assert.is((await m.beat()).errorCode, ErrorCode.NONE);
+  }
+  assert.equal((await h.coord.streamsGroupDescribe(GROUP, null, false)).members.map((m) => m.assignment), before.members.map((m) => m.assignment));
+});
+
+test('a consumer-protocol join to a streams group is refused, and a streams join to a consumer group', async () => {
+  const h = await streamsHarness();
+  await readyGroup(h, 1);
+  const r = await h.coord.consumerGroupHeartbeat({ apiVersion: 1, clientId: 'c', clientHost: '/h' }, {
+    groupId: GROUP, memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 1000, subscribedTopicNames: ['input'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+  });
+  assert.is(r.errorCode, ErrorCode.GROUP_ID_NOT_FOUND);
+  await h.coord.consumerGroupHeartbeat({ apiVersion: 1, clientId: 'c', clientHost: '/h' }, {
+    groupId: 'cg', memberId: 'c1', memberEpoch: 0, instanceId: null, rackId: null, rebalanceTimeoutMs: 1000, subscribedTopicNames: ['input'], subscribedTopicRegex: null, serverAssignor: null, topicPartitions: [],
+  });
+  const s = (await h.hb({ groupId: 'cg', memberId: 'x', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: wordCountTopology(), processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] })).response;
+  assert.equal([s.errorCode, s.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Group cg is not a streams group.']);
+  const cd = await h.coord.consumerGroupDescribe(GROUP, null);
+  assert.equal([cd.errorCode, cd.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${GROUP} is not a consumer group.`]);
+});
+
+test.run();
