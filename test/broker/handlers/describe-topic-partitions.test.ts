@@ -226,4 +226,19 @@ test('the empty name: UNKNOWN_SERVER_ERROR without a cursor (as Kafka 4.4), INVA
   assert.equal(shape(await describe(['c'])), [['c', 0, '0..0']]);
 });
 
+test('eligible leader replicas and the last known ELR are the partition state\'s (KIP-966); [] when it has none', async () => {
+  await b.broker.createTopic({ name: 'elr', numPartitions: 1, replicationFactor: 1, configs: { 'min.insync.replicas': '2' } });
+  const t = b.broker.metadataCache.topic('elr')!;
+  const state = b.broker.metadataCache.partition(t.topicId, 0)!;
+  assert.equal((await describe(['elr'])).topics[0].partitions.map((p) => [p.eligibleLeaderReplicas, p.lastKnownElr]), [[[], []]]);
+  // A state as a cluster's controller leaves it when replica 9 led last, 7 is eligible and both
+  // are gone (partition-change.ts); stable here, since neither broker exists to lead.
+  const offline = { ...state, replicas: [7, 9], isr: [], leader: -1, leaderEpoch: state.leaderEpoch + 1, partitionEpoch: state.partitionEpoch + 1, elr: [7], lastKnownElr: [9] };
+  assert.ok((await b.broker.cluster.store.alterPartition(offline, state.partitionEpoch)).ok);
+  await b.broker.metadataCache.waitFor((m) => m.partition(t.topicId, 0)?.partitionEpoch === offline.partitionEpoch, 5000, 'the offline state');
+  const p = (await describe(['elr'])).topics[0].partitions[0];
+  assert.equal([p.errorCode, p.leaderId, p.replicaNodes, p.isrNodes, p.eligibleLeaderReplicas, p.lastKnownElr, p.offlineReplicas],
+    [ErrorCode.LEADER_NOT_AVAILABLE, -1, [7, 9], [], [7], [9], [7, 9]]);
+});
+
 test.run();
