@@ -19,8 +19,9 @@ import { describeQuorumProbes, raftVoterProbes, unregisterBrokerProbes } from '.
 import { scramProbes } from './probes-scram.js';
 import { shareStateProbes } from './probes-share-state.js';
 import { shareGroupProbes } from './probes-share-groups.js';
+import { streamsGroupProbes } from './probes-streams-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...streamsGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

@@ -160,10 +160,7 @@ export class StreamsGroupManager {
     } else if (req.memberEpoch === LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
       if (req.instanceId === null) throw invalid("InstanceId can't be null.");
     } else if (req.memberEpoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH) {
-      throw invalid('MemberEpoch is invalid.');
-    }
-    if ((req.activeTasks === null) !== (req.standbyTasks === null) || (req.activeTasks === null) !== (req.warmupTasks === null)) {
-      throw invalid('If one of ActiveTasks, StandbyTasks and WarmupTasks is null, all of them must be null.');
+      throw invalid(`MemberEpoch is ${req.memberEpoch}, but must be greater than or equal to -2.`);
     }
     if (req.topology !== null) {
       const why = topologyError(req.topology as StreamsTopology);
@@ -285,15 +282,11 @@ export class StreamsGroupManager {
     let delayUntil = group.initialDelayUntil;
     if (isNew && firstMember) delayUntil = now + s.initialRebalanceDelayMs;
     const delayOver = delayUntil !== null && now >= delayUntil;
-    const bump = assignmentInputsChanged || topologyChanged || hash !== group.metadataHash || delayOver;
+    const delayed = delayUntil !== null && !delayOver;
+    const bump = assignmentInputsChanged || topologyChanged || hash !== group.metadataHash;
     const groupEpoch = bump ? group.groupEpoch + 1 : group.groupEpoch;
     const ready = configured !== null && isReady(configured);
-    if (bump) {
-      records.push({
-        type: 'st-metadata', groupId: group.groupId,
-        value: { epoch: groupEpoch, metadataHash: hash, validatedTopologyEpoch: ready ? topology!.epoch : group.validatedTopologyEpoch, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1 },
-      });
-    }
+    if (bump) records.push(this.metadataRecord(group, groupEpoch, hash, ready ? topology!.epoch : group.validatedTopologyEpoch));
 
     // The target assignment.
     const members = new Map(group.members);
@@ -307,8 +300,9 @@ export class StreamsGroupManager {
       records.push(this.targetRecord(group.groupId, updated.memberId, t));
     }
     let assignmentEpoch = group.assignmentEpoch;
-    const delayed = delayUntil !== null && !delayOver;
-    const due = now - group.lastAssignmentMs >= s.assignmentIntervalMs || delayOver || group.assignmentEpoch === 0;
+    // While the initial delay runs only the first (empty) target is computed; the one after it
+    // is due as soon as the delay is over.
+    const due = delayed ? group.assignmentEpoch === 0 : now - group.lastAssignmentMs >= s.assignmentIntervalMs || delayOver || group.assignmentEpoch === 0;
     if (groupEpoch > assignmentEpoch && due) {
       const next = this.computeTarget(members, ready && !delayed ? configured!.tasks! : new Map(), s.numStandbyReplicas);
       for (const [id, t] of next) {
@@ -318,6 +312,8 @@ export class StreamsGroupManager {
       target = next;
       assignmentEpoch = groupEpoch;
       records.push({ type: 'st-target-metadata', groupId: group.groupId, value: { assignmentEpoch, assignmentTimestamp: BigInt(now) } });
+      // As Kafka 4.4: the delayed assignment is a group epoch of its own (the group shows Assigning).
+      if (delayed && isNew && firstMember) records.push(this.metadataRecord(group, groupEpoch + 1, hash, ready ? topology!.epoch : group.validatedTopologyEpoch));
     }
 
     // Reconciliation.
@@ -366,7 +362,8 @@ export class StreamsGroupManager {
             throttleTimeMs: 0, errorCode: ErrorCode.NONE, errorMessage: null,
             memberId: reconciled.memberId, memberEpoch: reconciled.memberEpoch,
             heartbeatIntervalMs: s.heartbeatIntervalMs,
-            acceptableRecoveryLagLegacy: hc.apiVersion === 0 ? Math.min(s.acceptableRecoveryLag, 2147483647) : 0,
+            // Kafka 4.4 answers 0 in the deprecated v0 field too.
+            acceptableRecoveryLagLegacy: 0,
             taskOffsetIntervalMs: s.taskOffsetIntervalMs,
             acceptableRecoveryLag: BigInt(s.acceptableRecoveryLag),
             status: statuses,
@@ -461,13 +458,14 @@ export class StreamsGroupManager {
 
   /** A member removed: its records tombstoned and the group epoch bumped (the next heartbeat reassigns its tasks). */
   removeRecords(group: StreamsGroup, memberId: string): Rec[] {
-    return [
-      ...this.memberTombstones(group.groupId, memberId),
-      {
-        type: 'st-metadata', groupId: group.groupId,
-        value: { epoch: group.groupEpoch + 1, metadataHash: group.metadataHash, validatedTopologyEpoch: group.validatedTopologyEpoch, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1 },
-      },
-    ];
+    return [...this.memberTombstones(group.groupId, memberId), this.metadataRecord(group, group.groupEpoch + 1, group.metadataHash, group.validatedTopologyEpoch)];
+  }
+
+  metadataRecord(group: StreamsGroup, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number): StreamsGroupRecord {
+    return {
+      type: 'st-metadata', groupId: group.groupId,
+      value: { epoch, metadataHash, validatedTopologyEpoch, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1 },
+    };
   }
 
   private fenceByTimer(groupId: string, memberId: string, why: string, stillDue: (m: StreamsGroupMember) => boolean): CoordinatorResult<void, Rec> {
