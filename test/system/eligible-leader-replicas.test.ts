@@ -14,6 +14,9 @@
  *   the HW); acks=all works again;
  * - broker 3 is killed (SIGKILL, no clean-shutdown marker) and 2 stopped: 3 is not eligible, and
  *   after a restart from an unclean shutdown an ELR member leaves the ELR before registering.
+ * A second cluster: broker 3 alive but cut off from the leader (out of the ISR, not eligible), 2
+ * and then the leader 1 stopped: the partition is leaderless with ISR [], ELR [1, 2] and last known
+ * ELR [1] ("Leader: none ... Elr: 1,2 LastKnownElr: 1"); 2 back is elected, 3 rejoins under it.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -141,6 +144,33 @@ test('RF 3, min.insync.replicas 2: ELR as brokers stop, the HW held under min IS
     await c.start(3);
     await waitElr(c, 1, { leader: 1, isr: [1, 3], elr: [], lastKnownElr: [] }, 'back without a clean shutdown: it catches up and rejoins');
     assert.match(c.broker(3).output(), /unclean shutdown, out of .*elr \[3\] → \[\]/, 'it left the ELR before registering');
+  } finally {
+    await c.cleanup();
+  }
+});
+
+test('the ISR down to none with a live replica out of it: leaderless, ELR and last known leader shown; an ELR member back leads', async () => {
+  const c = await startCluster({ brokers: 3, etcd, peerProxies: true, config: { 'min.insync.replicas': 2, 'replica.lag.time.max.ms': 2000, 'replica.fetch.backoff.ms': 200 } });
+  try {
+    const admin = new Kafka({ clientId: 'lke-admin', brokers: c.bootstrapList, logLevel: logLevel.NOTHING }).admin();
+    await admin.connect();
+    await admin.createTopics({ topics: [{ topic: TOPIC, replicaAssignment: [{ partition: 0, replicas: [1, 2, 3] }] }], waitForLeaders: true });
+    await admin.disconnect();
+    await waitElr(c, 1, { leader: 1, isr: [1, 2, 3], elr: [], lastKnownElr: [] }, 'all in sync');
+    // 3 stays alive but cannot fetch from the leader: it leaves the ISR while that is large enough.
+    c.peerLink(3, 1).cut();
+    await waitElr(c, 1, { leader: 1, isr: [1, 2], elr: [], lastKnownElr: [] }, '3 out of the ISR, not eligible');
+    await c.stop(2);
+    await waitElr(c, 1, { leader: 1, isr: [1], elr: [2], lastKnownElr: [] }, '2 eligible');
+    await c.stop(1);
+    await waitElr(c, 3, { leader: -1, isr: [], elr: [1, 2], lastKnownElr: [1] }, 'the ISR empty, 1 and 2 eligible, 1 the last leader; 3 alive but not eligible');
+    if (!javaMissing()) {
+      assert.match(await kafkaTopicsDescribe(`127.0.0.1:${c.broker(3).port}`), /Leader: none\tReplicas: 1,2,3\tIsr: \tElr: 1,2\tLastKnownElr: 1$/);
+    }
+    await c.start(2);
+    await waitElr(c, 3, { leader: 2, isr: [2], elr: [1], lastKnownElr: [] }, 'the ELR member 2 back: elected');
+    // 3 follows 2 (its link to 1 only was cut), catches up and rejoins: at min ISR the ELR empties.
+    await waitElr(c, 3, { leader: 2, isr: [2, 3], elr: [], lastKnownElr: [] }, '3 back in sync under 2');
   } finally {
     await c.cleanup();
   }
