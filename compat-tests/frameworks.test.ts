@@ -14,8 +14,7 @@
  * ran here, when both brokers ran (frameworks/matrix.ts). MirrorMaker 2 is not run: connect-mirror
  * is not served by the registry this project reaches.
  * - Kafka Streams on its own group protocol (KIP-1071, `group.protocol=streams`): the word count
- *   runs to the end on Kafka; on Samsa, which serves no streams groups, the application must stop
- *   with UnsupportedVersionException (a test that fails once Samsa serves them).
+ *   runs to the end on both, each count once (Samsa's streams groups: coordinator/group/streams-*).
  * @samsa-timeout 400
  * @samsa-long (2-3.5 minutes on a busy 2-core machine: it starts first among compat-tests/)
  */
@@ -62,7 +61,7 @@ test.after(async () => {
   const row = (name: string) => cells.get(name) ?? { samsa: 'not run' as Cell, kafka: 'not run' as Cell };
   writeFrameworksSection([
     { framework: STREAMS, ...row(STREAMS), note: 'a word count (groupBy: a repartition topic; count: a RocksDB store and its changelog), classic group protocol, SIGKILLed inside a transaction after half its input was committed, restarted on its state directory: each word\'s counts 1..n exactly once, read_committed' },
-    { framework: STREAMS_PROTOCOL, ...row(STREAMS_PROTOCOL), note: 'the same word count, exactly_once_v2, with `group.protocol=streams`, run to the end of its input: each count once. n/a on Samsa, which does not serve StreamsGroupHeartbeat / StreamsGroupDescribe: the application stops with UnsupportedVersionException (docs/gaps.md)' },
+    { framework: STREAMS_PROTOCOL, ...row(STREAMS_PROTOCOL), note: 'the same word count, exactly_once_v2, with `group.protocol=streams` (StreamsGroupHeartbeat: the broker creates the repartition and changelog topics and assigns the tasks), run to the end of its input: each count once' },
     { framework: CONNECT, ...row(CONNECT), note: 'a worker (compacted config, offset and status topics; the `connect` group protocol) with a file source and a file sink connector (compat-tests/frameworks/FileLines.java), stopped and started half-way: every line once, in order; then exactly-once source support (KIP-618) through a SIGKILLed worker: the topic read_committed holds every line once, the sink every line at least once' },
     { framework: 'MirrorMaker 2', samsa: 'n/a', kafka: 'n/a', note: 'connect-mirror 4.4.0 (and the FileStream connectors, connect-file) are not served by the registry this project reaches (docs/gaps.md)' },
   ]);
@@ -120,24 +119,22 @@ test('Kafka Streams 4.4, exactly_once_v2: the same on Kafka 4.4', async () => {
   mark(STREAMS, 'kafka', 'pass');
 });
 
-test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): Samsa serves no streams groups, and the application says so (Samsa)', async () => {
-  if (!samsa) return;
-  mark(STREAMS_PROTOCOL, 'samsa', 'fail');
-  const o = await streamsProtocolWordCount(samsa.bootstrap, 'samsa', log);
-  // When Samsa serves streams groups this fails: then run the checks below on Samsa too.
-  assert.ok(!o.counted && /UnsupportedVersionException: The cluster does not support the STREAMS group protocol/.test(o.error), `Samsa: ${JSON.stringify(o).slice(0, 600)}`);
-  mark(STREAMS_PROTOCOL, 'samsa', 'n/a');
+async function streamsProtocol(bootstrap: string, broker: 'samsa' | 'kafka', name: string): Promise<void> {
+  mark(STREAMS_PROTOCOL, broker, 'fail');
+  const o = await streamsProtocolWordCount(bootstrap, broker, log);
+  assert.ok(o.counted, `${name}: ${JSON.stringify(o).slice(0, 600)}`);
+  if (!o.counted) return;
+  console.log(`frameworks: Streams on the streams group protocol on ${name}: ${o.ms} ms`);
+  for (const [word, n] of Object.entries(o.expected)) assert.equal(o.counts[word], Array.from({ length: n }, (_, i) => i + 1), `${name}: the counts of ${word}: ${runs(o.counts[word])}`);
+  mark(STREAMS_PROTOCOL, broker, 'pass');
+}
+
+test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): a word count counts each word exactly once (Samsa)', async () => {
+  if (samsa) await streamsProtocol(samsa.bootstrap, 'samsa', 'Samsa');
 });
 
-test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): a word count counts each word exactly once (Kafka 4.4)', async () => {
-  if (!kafka) return;
-  mark(STREAMS_PROTOCOL, 'kafka', 'fail');
-  const o = await streamsProtocolWordCount(kafka.bootstrap, 'kafka', log);
-  assert.ok(o.counted, `Kafka: ${JSON.stringify(o).slice(0, 600)}`);
-  if (!o.counted) return;
-  console.log(`frameworks: Streams on the streams group protocol on Kafka: ${o.ms} ms`);
-  for (const [word, n] of Object.entries(o.expected)) assert.equal(o.counts[word], Array.from({ length: n }, (_, i) => i + 1), `Kafka: the counts of ${word}: ${runs(o.counts[word])}`);
-  mark(STREAMS_PROTOCOL, 'kafka', 'pass');
+test('Kafka Streams 4.4, group.protocol=streams (KIP-1071): the same on Kafka 4.4', async () => {
+  if (kafka) await streamsProtocol(kafka.bootstrap, 'kafka', 'Kafka');
 });
 
 function checkConnect(o: ConnectOutcome, broker: string): void {

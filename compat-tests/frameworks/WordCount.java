@@ -122,7 +122,7 @@ public class WordCount {
     p.put(StreamsConfig.STATESTORE_CACHE_MAX_BYTES_CONFIG, "0");
     p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir);
     p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, "1");
-    // classic (Streams' default) or streams (KIP-1071's streams groups, which Samsa does not serve).
+    // classic (Streams' default) or streams (KIP-1071's streams groups).
     p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, groupProtocol);
     // A restarted instance waits for the killed one's membership to expire: keep that short.
     if (groupProtocol.equals("classic")) {

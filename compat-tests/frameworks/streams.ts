@@ -193,7 +193,7 @@ export type StreamsProtocolOutcome =
  * The same word count on Streams' own group protocol (KIP-1071, `group.protocol=streams`), run
  * once to the end of its input (no kill: a vanished streams-group member is held for the broker's
  * `group.streams.session.timeout.ms`). Where the broker does not serve streams groups the
- * application fails: the error it reported is returned.
+ * application fails (UnsupportedVersionException): the error it reported is returned.
  */
 export async function streamsProtocolWordCount(bootstrap: string, tag: string, log: (l: string) => void = () => {}): Promise<StreamsProtocolOutcome> {
   const started = Date.now();
