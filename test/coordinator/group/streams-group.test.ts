@@ -230,4 +230,29 @@ test('a consumer-protocol join to a streams group is refused, and a streams join
   assert.equal([cd.errorCode, cd.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, `Group ${GROUP} is not a consumer group.`]);
 });
 
+test('two stream threads of one process and a second process with standbys: no task twice in a process, none active twice', async () => {
+  const h = await streamsHarness(streamsConfigs({ 'streams.num.standby.replicas': 1 }));
+  createInternal(h);
+  const ms = [new SimStreamsMember(h, 't1', 'p1'), new SimStreamsMember(h, 't2', 'p1')];
+  const check = () => {
+    assertNoDoubleOwners(ms);
+    for (const proc of new Set(ms.map((m) => m.processId))) {
+      const held = ms.filter((m) => m.processId === proc).flatMap((m) => [...m.activeTasks(), ...[...m.standby].flatMap(([s, ps]) => [...ps].map((p) => `${s}_${p}`))]);
+      assert.is(new Set(held).size, held.length, `process ${proc} holds a task twice: ${held}`);
+    }
+  };
+  for (const m of ms) await m.join();
+  await converge(ms, 10, check);
+  assert.equal(ms.map((m) => m.activeTasks().length), [4, 4]);
+  assert.ok(ms.every((m) => m.standby.size === 0), 'no standby within the only process');
+  ms.push(new SimStreamsMember(h, 'u1', 'p2'));
+  await ms[2].join();
+  await converge(ms, 15, check);
+  const loads = ms.map((m) => m.activeTasks().length);
+  assert.is(loads.reduce((a, b) => a + b, 0), 8);
+  assert.ok(Math.max(...loads) - Math.min(...loads) <= 1, `balanced: ${loads}`);
+  const standbys = (m: SimStreamsMember) => [...m.standby].flatMap(([s, ps]) => [...ps].map((p) => `${s}_${p}`)).sort();
+  assert.equal(standbys(ms[2]), [...ms[0].activeTasks(), ...ms[1].activeTasks()].sort(), 'p2 keeps a standby of every task p1 runs');
+});
+
 test.run();
