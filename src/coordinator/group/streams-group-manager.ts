@@ -276,8 +276,8 @@ export class StreamsGroupManager {
     if (metadataChanged) records.push(this.memberRecord(group.groupId, updated));
 
     // The topics, the configured topology and the group epoch.
-    const configured: ConfiguredTopology | null = topology === null ? null : configureTopology(topology, this.topics);
     const hash = topology === null ? 0n : topicsHash(topology, this.topics);
+    const configured: ConfiguredTopology | null = topology === null ? null : this.configured(group, topology, hash);
     const firstMember = group.members.size === 0 || (replaced !== null && group.members.size === 1);
     let delayUntil = group.initialDelayUntil;
     if (isNew && firstMember) delayUntil = now + s.initialRebalanceDelayMs;
@@ -377,6 +377,15 @@ export class StreamsGroupManager {
         };
       },
     };
+  }
+
+  /** The configured topology, recomputed only when the topology or the shape of its topics changed (most heartbeats change neither). */
+  private configured(group: StreamsGroup, topology: StreamsTopology, hash: bigint): ConfiguredTopology {
+    const cached = group.configuredCache;
+    if (cached && cached.topology === topology && cached.hash === hash) return cached.configured;
+    const configured = configureTopology(topology, this.topics);
+    group.configuredCache = { topology, hash, configured };
+    return configured;
   }
 
   computeTarget(members: Map<string, StreamsGroupMember>, tasks: Map<string, number>, numStandbyReplicas: number): Map<string, TasksTuple> {

@@ -22,9 +22,9 @@
 import type { Assignment } from './assignor/types.js';
 import { addPartition } from './assignor/types.js';
 import { copyAssignment } from './consumer-group.js';
-import type { StreamsGroupTopologyValue } from '../../protocol/generated/messages/streams-group-topology-value.js';
+import type { ConfiguredTopology, StreamsTopology } from './streams-topology.js';
 
-export type StreamsTopology = StreamsGroupTopologyValue;
+export type { StreamsTopology };
 export type StreamsGroupState = 'Empty' | 'NotReady' | 'Assigning' | 'Reconciling' | 'Stable' | 'Dead';
 
 /** Kafka's streams MemberState, with its record codes (StreamsGroupCurrentMemberAssignmentValue.State). */
@@ -121,6 +121,8 @@ export class StreamsGroup {
   initialDelayUntil: number | null = null;
   /** Whether the topology could run at the last heartbeat (in memory): NotReady otherwise. */
   ready = false;
+  /** The topology as last configured against the topics, and the topics hash it was for (in memory). */
+  configuredCache: { topology: StreamsTopology; hash: bigint; configured: ConfiguredTopology } | null = null;
   /** A member asked the whole application to shut down (in memory, as in Kafka). */
   shutdownRequested = false;
   /** The endpoints' epoch (IQ): bumped in memory when a member's endpoint or tasks change. */

@@ -18,9 +18,12 @@
  *
  * The topology can run ("ready") only when none of these statuses applies. Pure functions.
  */
-import type { StreamsTopology } from './streams-group.js';
+import type { StreamsGroupTopologyValue } from '../../protocol/generated/messages/streams-group-topology-value.js';
 import { compileTopicRegex } from './topic-regex.js';
 import type { TopicView } from './topic-view.js';
+
+/** A streams group's topology as the group stores it (StreamsGroupTopologyValue). */
+export type StreamsTopology = StreamsGroupTopologyValue;
 
 /** StreamsGroupHeartbeatResponse.Status codes. */
 export const StreamsStatus = {
