@@ -268,9 +268,9 @@ export class StreamsGroupManager {
     updated.clientId = hc.clientId;
     updated.clientHost = hc.clientHost;
     const assignmentInputsChanged = isNew || replaced !== null || updated.processId !== member.processId || updated.rackId !== member.rackId
-      || updated.topologyEpoch !== member.topologyEpoch || JSON.stringify(updated.clientTags) !== JSON.stringify(member.clientTags);
+      || updated.topologyEpoch !== member.topologyEpoch || !sameTags(updated.clientTags, member.clientTags);
     const metadataChanged = assignmentInputsChanged || updated.instanceId !== member.instanceId || updated.rebalanceTimeoutMs !== member.rebalanceTimeoutMs
-      || updated.clientId !== member.clientId || updated.clientHost !== member.clientHost || JSON.stringify(updated.userEndpoint) !== JSON.stringify(member.userEndpoint);
+      || updated.clientId !== member.clientId || updated.clientHost !== member.clientHost || !sameEndpoint(updated.userEndpoint, member.userEndpoint);
     if (replaced) records.push(...this.memberTombstones(group.groupId, replaced.memberId));
     if (topologyChanged) records.push({ type: 'st-topology', groupId: group.groupId, value: topology });
     if (metadataChanged) records.push(this.memberRecord(group.groupId, updated));
@@ -616,7 +616,7 @@ export class StreamsGroupManager {
         const before = g.members.get(r.memberId)?.userEndpoint ?? null;
         g.putMember(m);
         // IQ clients refresh their endpoint map when this epoch moves (an endpoint came, went or changed).
-        if (JSON.stringify(before) !== JSON.stringify(m.userEndpoint)) g.endpointInformationEpoch++;
+        if (!sameEndpoint(before, m.userEndpoint)) g.endpointInformationEpoch++;
         return;
       }
       case 'st-current': {
@@ -651,6 +651,14 @@ export class StreamsGroupManager {
     const m = this.groups.get(groupId)?.members.get(memberId);
     return !m || tasksEmpty(m.assigned);
   }
+}
+
+function sameTags(a: { key: string; value: string }[], b: { key: string; value: string }[]): boolean {
+  return a.length === b.length && a.every((t, i) => t.key === b[i].key && t.value === b[i].value);
+}
+
+function sameEndpoint(a: { host: string; port: number } | null, b: { host: string; port: number } | null): boolean {
+  return a === b || (a !== null && b !== null && a.host === b.host && a.port === b.port);
 }
 
 function mergeTasks(a: TasksTuple['active'], b: TasksTuple['active']): TasksTuple['active'] {
