@@ -3,7 +3,8 @@
  * Samsa's own tests rely on also hold on Kafka, e.g. compat-tests/consumer-protocol.test.ts),
  * kept in compat-tests/kafka-verdicts.json with a fingerprint of everything such a run depends
  * on: the test file and every file it imports from the repository (followed through relative
- * imports), the pinned Kafka release and how it is started (tools/kafka/), the Node clients'
+ * imports; Samsa's own code under src/ is no input of a Kafka run, except the protocol codecs in
+ * src/protocol/ that the suite's clients encode with), the pinned Kafka release and how it is started (tools/kafka/), the Node clients'
  * locked versions (package-lock.json), the Python clients' pins, and any other inputs the caller
  * names. While the fingerprint matches, the check's recorded pass stands and Kafka is not started
  * again (as compat-tests/lib/kafka-reference.ts does for the compatibility suite); when an input
@@ -31,13 +32,16 @@ function walk(rel: string): string[] {
   return readdirSync(abs).sort().flatMap((n) => (n === 'node_modules' || n === 'target' || n.startsWith('.') ? [] : walk(path.posix.join(rel, n))));
 }
 
-/** `entry` and every repository file it reaches through relative imports (sorted). */
+/** Samsa's broker code shapes no Kafka answer; its codecs (src/protocol/) encode the suite's requests. */
+const notKafkaInput = (rel: string) => rel.startsWith('src/') && !rel.startsWith('src/protocol/');
+
+/** `entry` and every repository file it reaches through relative imports (sorted), src/ outside src/protocol/ left out. */
 export function importClosure(entry: string): string[] {
   const seen = new Set<string>();
   const todo = [entry];
   while (todo.length > 0) {
     const rel = todo.pop()!;
-    if (seen.has(rel)) continue;
+    if (seen.has(rel) || notKafkaInput(rel)) continue;
     seen.add(rel);
     const text = readFileSync(path.join(ROOT, rel), 'utf8');
     for (const m of text.matchAll(/(?:from|import)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)) {

@@ -229,3 +229,20 @@ export function keyedAt(j: Json, path: string, key = 'name'): Json {
   walk(j, path.split('.'));
   return j;
 }
+
+/**
+ * The probes' record timestamps are the run's T0 plus a few milliseconds (fixtures.ts): a value
+ * within a day of `t0` (a number, or a decimal string as bigint fields are shown, "…n") becomes
+ * "T0+<delta>", so a recorded Kafka run (recording.ts) compares with a later Samsa run. The delta
+ * is kept: a broker that returns the wrong record's timestamp still differs.
+ */
+export function relativeToT0(j: Json, t0: bigint): Json {
+  const DAY = 86_400_000n;
+  if ((typeof j === 'number' && Number.isSafeInteger(j) && Math.abs(j) >= 1e11) || (typeof j === 'string' && /^-?\d{12,16}n?$/.test(j))) {
+    const d = BigInt(typeof j === 'string' ? j.replace(/n$/, '') : j) - t0;
+    return d >= -DAY && d <= DAY ? `T0${d < 0n ? '' : '+'}${d}` : j;
+  }
+  if (Array.isArray(j)) return j.map((x) => relativeToT0(x, t0));
+  if (j !== null && typeof j === 'object') return Object.fromEntries(Object.entries(j).map(([k, v]) => [k, relativeToT0(v, t0)]));
+  return j;
+}

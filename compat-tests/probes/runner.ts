@@ -11,7 +11,8 @@
 import { KafkaConn } from '../../bench/lib/kafka-conn.js';
 import type { ApiTypes } from '../../src/protocol/generated/api-table.js';
 import { fill } from './fill.js';
-import { normalise, Symbols, type Json } from './normalise.js';
+import { T0 } from './fixtures.js';
+import { normalise, relativeToT0, Symbols, type Json } from './normalise.js';
 import { codec, exchange, RawConn, requestFrame, type Outcome } from './wire.js';
 
 export type TargetName = 'kafka' | 'samsa';
@@ -154,6 +155,7 @@ class TargetRunner {
     const nctx = { symbols: this.symbols, port: this.port };
     let body = normalise(o.body, nctx);
     if (p.normalise && o.decodeError === undefined) body = p.normalise(body, this.ctx);
+    body = relativeToT0(body, T0);
     const j: { [k: string]: Json } = { outcome: 'answered', body };
     if (o.trailingBytes !== 0) j.trailingBytes = o.trailingBytes;
     if (o.unknownTags.length > 0) j.unknownTags = o.unknownTags;
@@ -188,21 +190,33 @@ export interface Run {
   ms: number;
 }
 
-/** Runs every probe on both brokers; never throws for a probe (its error is part of the result). */
-export async function runProbes(probes: Probe[], ports: { kafka: number; samsa: number }, log: (l: string) => void = () => {}): Promise<Run> {
+/** Kafka's recorded outcomes, by probe id (the comparable JSON of a clean run: recording.ts). */
+export type RecordedAnswers = Record<string, Json>;
+
+/**
+ * Runs every probe on both brokers, or on Samsa against Kafka's recorded outcomes (`kafka` given
+ * as a record); never throws for a probe (its error is part of the result).
+ */
+export async function runProbes(probes: Probe[], ports: { kafka: number | RecordedAnswers; samsa: number }, log: (l: string) => void = () => {}): Promise<Run> {
   const t0 = Date.now();
   const seen = new Set<string>();
   for (const p of probes) {
     if (seen.has(p.id)) throw new Error(`duplicate probe id ${p.id}`);
     seen.add(p.id);
   }
-  const kafka = new TargetRunner('kafka', ports.kafka);
+  const recorded = typeof ports.kafka === 'number' ? null : ports.kafka;
+  const kafka = typeof ports.kafka === 'number' ? new TargetRunner('kafka', ports.kafka) : null;
   const samsa = new TargetRunner('samsa', ports.samsa);
+  const kafkaRun = async (p: Probe) => {
+    if (kafka) return kafka.run(p);
+    if (!(p.id in recorded!)) throw new Error(`no recorded Kafka outcome for probe ${p.id}`);
+    return { json: recorded![p.id] };
+  };
   const results: ProbeResult[] = [];
   try {
     for (const p of probes) {
       const t = Date.now();
-      const [k, s] = await Promise.allSettled([kafka.run(p), samsa.run(p)]);
+      const [k, s] = await Promise.allSettled([kafkaRun(p), samsa.run(p)]);
       const err = (r: PromiseSettledResult<unknown>) => (r.status === 'rejected' ? String((r.reason as Error)?.stack ?? r.reason) : undefined);
       const kj: Json = k.status === 'fulfilled' ? k.value.json : { probeError: err(k)! };
       const sj: Json = s.status === 'fulfilled' ? s.value.json : { probeError: err(s)! };
@@ -212,7 +226,7 @@ export async function runProbes(probes: Probe[], ports: { kafka: number; samsa: 
       if (ms > 1000) log(`probe ${p.id} took ${ms} ms`);
     }
   } finally {
-    kafka.close();
+    kafka?.close();
     samsa.close();
   }
   return { results, ms: Date.now() - t0 };
