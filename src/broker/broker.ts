@@ -26,6 +26,7 @@ import { SocketServer, type BoundListener } from '../network/server.js';
 import { LogManager } from '../storage/log-manager.js';
 import type { PartitionLog } from '../storage/partition-log.js';
 import { nodeFs, type Fs } from '../storage/fs.js';
+import { reportLogDirFailures } from './log-dir-failures.js';
 import { TopicAdmin, CONTROLLER_WAIT_MS } from './topic-admin.js';
 import { MetadataWriter } from './metadata-writer.js';
 import { Dispatcher } from './dispatch.js';
@@ -202,9 +203,15 @@ export class Broker implements BrokerServices {
     // broker leaves the ELRs before it registers (cluster/partition-state.ts leaveAfterUncleanShutdown).
     const uncleanShutdown = fs === nodeFs && !settings.logDirs.every((d) => existsSync(join(d, CLEAN_SHUTDOWN_FILE)));
     let brokerEpoch = (): number => -1;
-    const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch() });
+    const onError = (err: unknown, task: string) => logger.error(`${task}: ${(err as Error)?.message ?? String(err)}`);
+    const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch(), onError });
     await logs.loadAll();
     const broker = new Broker({ settings, raw: opts.config, clock, logger: logger, logs, handlers: opts.handlers });
+    // A log dir failing at run time: the controller moves its partitions (log-dir-failures.ts).
+    reportLogDirFailures({
+      logs, logger, metadataCache: () => broker.cluster?.metadataCache, onAllFailed: () => void broker.stop(),
+      report: () => (broker.cluster ? (offline) => broker.cluster.reportOfflineLogDirs(offline) : undefined),
+    });
     brokerEpoch = () => {
       try {
         return broker.cluster?.lifecycle.brokerEpoch ?? -1;

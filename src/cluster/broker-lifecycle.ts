@@ -162,7 +162,21 @@ export class BrokerLifecycleManager extends EventEmitter<{ lost: [reason: Error]
   /** Controlled shutdown begins: the registration says so, and the controller moves leaderships away. */
   async beginControlledShutdown(): Promise<void> {
     if (this._state !== 'registered') return;
+    this.shuttingDown = true;
     await this.opts.store.markControlledShutdown(this.registration, this.session);
+  }
+
+  private shuttingDown = false;
+
+  /**
+   * Log dirs went offline (Kafka's BrokerHeartbeat offline_log_dirs): the registration lists them
+   * and the replicas they held, so the controller takes those replicas out of their ISRs and
+   * elects other leaders (offline-replicas.ts).
+   */
+  async reportOfflineLogDirs(offline: { offlineLogDirs: string[]; offlineReplicas: string[] }): Promise<void> {
+    if (this._state !== 'registered') return;
+    const reg = this.shuttingDown ? { ...this.registration, inControlledShutdown: true } : this.registration;
+    await this.opts.store.updateBrokerRegistration(reg, this.session, { offlineLogDirs: [...offline.offlineLogDirs], offlineReplicas: [...offline.offlineReplicas] });
   }
 
   /** Controlled shutdown ends: deregister and end the session (the controller moves what is left at once). */

@@ -145,6 +145,15 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
     });
   }
 
+  /** The offline log dirs and their replicas reported so far (offline-replicas.ts). */
+  private offline: { offlineLogDirs: string[]; offlineReplicas: string[] } | null = null;
+
+  /** A log dir went offline: the registration lists every offline dir and replica so far (again after a rejoin). */
+  reportOfflineLogDirs(offline: { offlineLogDirs: string[]; offlineReplicas: string[] }): Promise<void> {
+    this.offline = offline;
+    return this.lifecycle.reportOfflineLogDirs(offline);
+  }
+
   /** Registers again (new broker epoch) until it works or the member stops. */
   private async rejoin(): Promise<void> {
     const s = this.opts.settings;
@@ -169,6 +178,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
           config: s.controller, logger: this.opts.logger, placementStart: this.opts.placementStart,
         });
         this.watchLifecycle();
+        if (this.offline) await lifecycle.reportOfflineLogDirs(this.offline).catch(() => undefined);
         this.controller.start();
         this.opts.logger?.info(`broker ${s.nodeId} rejoined the cluster (broker epoch ${lifecycle.brokerEpoch})`);
         this.emit('rejoined');

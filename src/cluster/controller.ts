@@ -31,6 +31,7 @@ import { imbalanced, preferredElection, uncleanElection } from './leader-electio
 import { checkManualAssignment, checkReplicaList, checkReplicationFactor, placeReplicas } from './replica-placement.js';
 import { cancelReassignment, completedReassignment, isReassigning, startReassignment } from './reassignment.js';
 import { PARTITIONS_KEEP, retiredFrom } from './partition-retirement.js';
+import { replicaOnline } from './offline-replicas.js';
 
 export interface ControllerConfig {
   /** default.replication.factor (CreateTopics with replication_factor -1, auto-created topics). */
@@ -378,8 +379,9 @@ export class Controller extends EventEmitter<ControllerEvents> {
     for (const state of cache.allPartitions()) {
       if (this.active !== active) return;
       const topic = cache.topicById(state.topicId);
-      // A broker in controlled shutdown counts as gone here: it leaves ISRs and leaderships.
-      const isAlive = (id: number) => cache.isEligible(id);
+      // A broker in controlled shutdown counts as gone here: it leaves ISRs and leaderships; so
+      // does a broker for the replicas it holds on an offline log dir (offline-replicas.ts).
+      const isAlive = (id: number) => cache.isEligible(id) && replicaOnline(cache, id, state.topicId, state.partition);
       const clearing = this.minIsrWatch.mustClear(state);
       const next = (clearing ? clearedElr(state) : null) ??
         brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable), elr: this.elrSettings(state) }) ??

@@ -293,6 +293,14 @@ export class EtcdMetadataStore implements MetadataStore {
       .commit();
   }
 
+  async updateBrokerRegistration(reg: BrokerRegistration, session: MetadataSession, changes: Partial<BrokerRegistration>): Promise<void> {
+    const key = K.broker(reg.nodeId);
+    const { brokerEpoch: _epoch, ...stored } = reg;
+    await this.txn(key, 'Create', '==', reg.brokerEpoch)
+      .then(this.ns.put(key).value(JSON.stringify({ ...stored, ...changes, brokerEpoch: undefined })).lease(session.id))
+      .commit();
+  }
+
   async unregisterBroker(nodeId: number, brokerEpoch: number): Promise<void> {
     const key = K.broker(nodeId);
     await this.txn(key, 'Create', '==', brokerEpoch).then(this.ns.delete().key(key)).commit();

@@ -62,6 +62,8 @@ export interface BrokerRegistration {
   brokerEpoch: number;
   /** Controlled shutdown under way (Kafka's BrokerHeartbeat want_shut_down): no leaderships, no ISR. */
   inControlledShutdown?: boolean;
+  /** Log dirs gone offline (directory ids) and the replicas they held (`topicId:partition`), which the controller moves (offline-replicas.ts). */
+  offlineLogDirs?: string[]; offlineReplicas?: string[];
 }
 
 export interface ControllerRegistration {
@@ -206,6 +208,8 @@ export interface MetadataStore {
   unregisterBroker(nodeId: number, brokerEpoch: number): Promise<void>;
   /** Controlled shutdown begins: the registration of this broker epoch says so (same epoch, same session). */
   markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void>;
+  /** `reg` of this broker epoch with `changes` (same epoch, same session): offline log dirs. */
+  updateBrokerRegistration(reg: BrokerRegistration, session: MetadataSession, changes: Partial<BrokerRegistration>): Promise<void>;
   /** Claims the controller role bound to the session; null if someone holds it. */
   tryClaimController(nodeId: number, incarnationId: string, session: MetadataSession): Promise<ControllerRegistration | null>;
   resignController(controllerEpoch: number): Promise<void>;
@@ -572,10 +576,14 @@ export class LocalMetadataStore implements MetadataStore {
     return out as unknown as BrokerRegistration;
   }
 
-  async markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void> {
+  markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void> {
+    return this.updateBrokerRegistration(reg, session, { inControlledShutdown: true });
+  }
+
+  async updateBrokerRegistration(reg: BrokerRegistration, session: MetadataSession, changes: Partial<BrokerRegistration>): Promise<void> {
     const held = this.brokers.get(reg.nodeId);
     if (!held || held.brokerEpoch !== reg.brokerEpoch) return;
-    const next = { ...stripSession(held), inControlledShutdown: true };
+    const next = { ...stripSession(held), ...changes };
     this.brokers.set(reg.nodeId, { ...next, session: session.id });
     this.commit((revision) => [{ kind: 'broker', revision, nodeId: reg.nodeId, value: next }], false);
   }

@@ -93,6 +93,8 @@ export interface AppendParams {
 export interface AppendEnv {
   logger: Logger;
   getPartition(topic: string, partition: number): Partition | undefined;
+  /** The partition's log dir failed here (Kafka's HostedPartition.Offline): KAFKA_STORAGE_ERROR. */
+  isOffline?(topic: string, partition: number): boolean;
   hooks(): AppendHooks | undefined;
 }
 
@@ -141,6 +143,7 @@ export async function appendToPartition(env: AppendEnv, params: AppendParams, p:
   const refused = hooks?.refuseTopic(p.topic);
   if (refused) return refused;
   const partition = env.getPartition(p.topic.name, p.partition);
+  if (partition === undefined && env.isOffline?.(p.topic.name, p.partition)) return appendFailed(ErrorCode.KAFKA_STORAGE_ERROR);
   if (!partition?.isLeader) return { ...appendFailed(ErrorCode.NOT_LEADER_OR_FOLLOWER), otherLeader: true };
   const retired = hooks?.refusePartition(p.topic, p.partition, p.records);
   if (retired) return retired;

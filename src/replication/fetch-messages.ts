@@ -130,6 +130,8 @@ export interface FetchEnv {
   logger: Logger;
   metadataCache: MetadataCache;
   getPartition(topic: string, partition: number): Partition | undefined;
+  /** The partition's log dir failed here (Kafka's HostedPartition.Offline): KAFKA_STORAGE_ERROR. */
+  isOffline?(topic: string, partition: number): boolean;
   purgatory: FetchPurgatory;
   quotas?: ReplicationQuotas;
   /** Late-bound: the broker sets its topic features after the replica manager exists. */
@@ -204,6 +206,7 @@ async function readOnce(env: FetchEnv, params: FetchParams, parts: readonly Fetc
   const alloc = params.readBuffers ? (n: number) => params.readBuffers!.alloc(n) : undefined;
   const slots = parts.map((p): Slot => {
     const partition = env.getPartition(p.topic.name, p.partition);
+    if (partition === undefined && env.isOffline?.(p.topic.name, p.partition)) return { kind: 'done', result: failed(ErrorCode.KAFKA_STORAGE_ERROR) };
     // Kafka's Partition.getLocalLog: the client's leader epoch first, then leadership.
     const epoch = partition?.leaderEpoch ?? env.metadataCache.partition(p.topic.topicId, p.partition)?.leaderEpoch ?? -1;
     if (p.currentLeaderEpoch >= 0 && p.currentLeaderEpoch !== epoch) {

@@ -23,6 +23,11 @@
  *
  * `fenceAll()` is for a broker that lost its registration: it stops leading everything at once,
  * whatever the (possibly stale) cache says.
+ *
+ * A failed log dir (storage/log-manager.ts, Kafka's handleLogDirFailure): its partitions stop
+ * here at once (no fetching, no leading, out of the hosted map: Kafka's HostedPartition.Offline)
+ * and are skipped by later passes; Produce and Fetch for them answer KAFKA_STORAGE_ERROR until
+ * the broker restarts. The broker reports them to the controller, which elects other leaders.
  */
 import { EventEmitter } from 'node:events';
 import type { Logger } from '../logger.js';
@@ -125,6 +130,7 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.fetchEnv = {
       clock: opts.clock, logger: opts.logger, metadataCache: opts.metadataCache, purgatory: this.fetchPurgatory, quotas: opts.replicationQuotas,
       getPartition: (topic, partition) => this.getPartition(topic, partition),
+      isOffline: (topic, partition) => opts.logs.isOffline(topic, partition),
       hooks: () => this.topicFeatures,
       stopping: () => this.stopped || (opts.stopSignal?.aborted ?? false),
       tiered: opts.tiered,
@@ -136,7 +142,11 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
         return undefined;
       },
     };
-    this.appendEnv = { logger: opts.logger, getPartition: (topic, partition) => this.getPartition(topic, partition), hooks: () => this.topicFeatures };
+    this.appendEnv = {
+      logger: opts.logger, getPartition: (topic, partition) => this.getPartition(topic, partition), hooks: () => this.topicFeatures,
+      isOffline: (topic, partition) => opts.logs.isOffline(topic, partition),
+    };
+    opts.logs.onLogDirFailure((f) => this.markPartitionsOffline(f.partitions));
     this.partitionEnv = {
       clock: opts.clock, logger: opts.logger, replicaLagTimeMaxMs: opts.replicaLagTimeMaxMs,
       // ISR membership: registered and not in controlled shutdown.
@@ -342,6 +352,8 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
           hosted = { topicId: topic.topicId, configs: topic.configs, partitions: [] };
           this.hosted.set(topic.name, hosted);
         }
+        // A replica on an offline log dir stays offline until the broker restarts.
+        if (!existing && this.opts.logs.isOffline(topic.name, state.partition)) continue;
         const partition = existing ?? (await this.createPartition(topic, state.partition));
         hosted.partitions[state.partition] = partition;
         // Capped at the replica count, so a topic with fewer replicas than the setting can be written.
@@ -448,6 +460,25 @@ export class ReplicaManager extends EventEmitter<ReplicaManagerEvents> {
     this.hosted.delete(name);
     await this.opts.logs.deleteTopic(name);
     await this.opts.onTopicDeleted?.(name, topicId).catch((err) => this.opts.logger.error(`after deleting topic ${name}`, err));
+  }
+
+  /**
+   * Their log dir failed (Kafka's markPartitionOffline): each stops fetching and leading (acks=all
+   * waits end NOT_LEADER_OR_FOLLOWER) and leaves the hosted map, on the event loop in one step.
+   */
+  markPartitionsOffline(partitions: readonly { topic: string; partition: number }[]): void {
+    for (const { topic, partition } of partitions) {
+      const hosted = this.hosted.get(topic);
+      const p = hosted?.partitions[partition];
+      if (!hosted || !p) continue;
+      this.opts.fetchers?.removePartition(p);
+      p.fence();
+      p.makeFollower();
+      hosted.partitions[partition] = undefined;
+      this.opts.logger.error(`${topic}-${partition}: offline (its log dir failed); answering KAFKA_STORAGE_ERROR until restart`);
+      // The coordinators of internal partitions resign (Kafka: onResignation for the offline ones).
+      this.emit('leadershipChange', p, 'follower');
+    }
   }
 
   /** Stop leading everything now (this broker lost its registration). */

@@ -174,7 +174,9 @@ export abstract class AbstractIndex {
     if (this.file.size() > 0) this.file.truncate(0);
   }
 
-  sync(): Promise<void> {
+  async sync(): Promise<void> {
+    // async: a failed write of the pending entries rejects (LogSegment.flush syncs its files
+    // together; a synchronous throw here would leave the .log's sync promise unhandled).
     this.writePending();
     return this.file.sync();
   }

@@ -81,11 +81,17 @@ export class LogDirFs implements Fs {
 
   /** Throws when offline (the synchronous calls of the file handles). */
   live(): void {
-    if (this.offlineError) throw this.offlineError;
+    if (this.offlineError) throw this.refusal();
+  }
+
+  /** A fresh error per refused call (its stack names the caller), caused by the dir's failure. */
+  refusal(): KafkaApiError {
+    const e = this.offlineError!;
+    return new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, e.message, { cause: e.cause });
   }
 
   private guard<T>(op: () => Promise<T>): Promise<T> {
-    if (this.offlineError) return Promise.reject(this.offlineError);
+    if (this.offlineError) return Promise.reject(this.refusal());
     return op().catch(this.failed);
   }
 
@@ -167,12 +173,12 @@ class LogDirFileHandle implements FileHandle {
   }
 
   read(position: number, length: number, alloc?: (n: number) => Buffer): Promise<Buffer> {
-    if (this.dir.isOffline) return Promise.reject(this.dir.offlineCause);
+    if (this.dir.isOffline) return Promise.reject(this.dir.refusal());
     return this.inner.read(position, length, alloc).catch(this.dir.failed);
   }
 
   sync(): Promise<void> {
-    if (this.dir.isOffline) return Promise.reject(this.dir.offlineCause);
+    if (this.dir.isOffline) return Promise.reject(this.dir.refusal());
     return this.inner.sync().catch(this.dir.failed);
   }
 
