@@ -23,7 +23,7 @@
  * state: every read and check of a heartbeat happens in its one operation). Timers are in memory.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/streams-group-heartbeat-request.js';
+import type { StreamsGroupHeartbeatRequest, TaskOffset } from '../../protocol/generated/messages/streams-group-heartbeat-request.js';
 import type { StreamsGroupHeartbeatResponse, EndpointToPartitions } from '../../protocol/generated/messages/streams-group-heartbeat-response.js';
 import type { CoordinatorResult, ShardContext } from '../runtime/runtime.js';
 import { assignStreamsTasks } from './assignor/streams-sticky.js';
@@ -347,6 +347,7 @@ export class StreamsGroupManager {
           g.ready = ready;
           g.initialDelayUntil = delayed ? delayUntil : null;
           if (req.shutdownApplication) g.shutdownRequested = true;
+          if (req.taskOffsets !== null || req.taskEndOffsets !== null) recordTaskOffsets(g, reconciled.memberId, req.taskOffsets, req.taskEndOffsets);
         }
         this.armSession(groupId, reconciled.memberId);
         if (replaced) this.ctx.cancel(sessionKey(groupId, replaced.memberId));
@@ -569,6 +570,7 @@ export class StreamsGroupManager {
         case 'st-target-member': g.target.delete(r.memberId); return;
         case 'st-member':
           if (g.members.get(r.memberId)?.userEndpoint) g.endpointInformationEpoch++;
+          g.taskOffsets.delete(r.memberId);
           g.removeMember(r.memberId);
           if (g.members.size === 0) g.shutdownRequested = false;
           return;
@@ -650,6 +652,19 @@ export class StreamsGroupManager {
   holdsNothing(groupId: string, memberId: string): boolean {
     const m = this.groups.get(groupId)?.members.get(memberId);
     return !m || tasksEmpty(m.assigned);
+  }
+}
+
+/** A heartbeat's task offsets replace the member's previous ones for the tasks it names. */
+function recordTaskOffsets(g: StreamsGroup, memberId: string, offsets: TaskOffset[] | null, endOffsets: TaskOffset[] | null): void {
+  let entry = g.taskOffsets.get(memberId);
+  if (!entry) g.taskOffsets.set(memberId, (entry = { offsets: new Map(), endOffsets: new Map() }));
+  for (const [list, into] of [[offsets, entry.offsets], [endOffsets, entry.endOffsets]] as const) {
+    for (const o of list ?? []) {
+      let parts = into.get(o.subtopologyId);
+      if (!parts) into.set(o.subtopologyId, (parts = new Map()));
+      parts.set(o.partition, o.offset);
+    }
   }
 }
 

@@ -23,6 +23,14 @@ function wireTasks(t: TasksTuple): WireAssignment {
   return { activeTasks: toTaskIds(t.active), standbyTasks: toTaskIds(t.standby), warmupTasks: toTaskIds(t.warmup) };
 }
 
+function taskOffsetList(m: Map<string, Map<number, bigint>> | undefined): { subtopologyId: string; partition: number; offset: bigint }[] {
+  const out: { subtopologyId: string; partition: number; offset: bigint }[] = [];
+  for (const [subtopologyId, parts] of [...(m ?? [])].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    for (const [partition, offset] of [...parts].sort((a, b) => a[0] - b[0])) out.push({ subtopologyId, partition, offset });
+  }
+  return out;
+}
+
 export class StreamsGroupQueries {
   constructor(private readonly manager: StreamsGroupManager, private readonly topics: TopicView, private readonly groupTypeOf: (groupId: string) => string | null) {}
 
@@ -80,7 +88,8 @@ export class StreamsGroupQueries {
     return {
       memberId: m.memberId, memberEpoch: m.memberEpoch, instanceId: m.instanceId, rackId: m.rackId, clientId: m.clientId, clientHost: m.clientHost,
       topologyEpoch: m.topologyEpoch, processId: m.processId, userEndpoint: m.userEndpoint && { ...m.userEndpoint },
-      clientTags: m.clientTags.map((t) => ({ ...t })), taskOffsets: [], taskEndOffsets: [],
+      clientTags: m.clientTags.map((t) => ({ ...t })),
+      taskOffsets: taskOffsetList(g.taskOffsets.get(m.memberId)?.offsets), taskEndOffsets: taskOffsetList(g.taskOffsets.get(m.memberId)?.endOffsets),
       assignment: wireTasks(m.assigned), targetAssignment: wireTasks(g.target.get(m.memberId) ?? emptyTasks()), isClassic: false,
     };
   }

@@ -123,6 +123,12 @@ export class StreamsGroup {
   ready = false;
   /** The topology as last configured against the topics, and the topics hash it was for (in memory). */
   configuredCache: { topology: StreamsTopology; hash: bigint; configured: ConfiguredTopology } | null = null;
+  /**
+   * Each member's latest cumulative changelog offsets and end offsets per task, as its heartbeats
+   * report them (in memory, as in Kafka 4.4; StreamsGroupDescribe shows them).
+   * member id → subtopology → partition → offset.
+   */
+  readonly taskOffsets = new Map<string, { offsets: Map<string, Map<number, bigint>>; endOffsets: Map<string, Map<number, bigint>> }>();
   /** A member asked the whole application to shut down (in memory, as in Kafka). */
   shutdownRequested = false;
   /** The endpoints' epoch (IQ): bumped in memory when a member's endpoint or tasks change. */

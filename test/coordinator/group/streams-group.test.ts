@@ -255,4 +255,23 @@ test('two stream threads of one process and a second process with standbys: no t
   assert.equal(standbys(ms[2]), [...ms[0].activeTasks(), ...ms[1].activeTasks()].sort(), 'p2 keeps a standby of every task p1 runs');
 });
 
+test('task offsets a member reports are described (latest per task, in memory), and go when it leaves', async () => {
+  const h = await streamsHarness();
+  const [a] = await readyGroup(h, 1);
+  const report = (offsets: [string, number, bigint][], ends: [string, number, bigint][]) => h.hb({
+    memberId: a.memberId, memberEpoch: a.epoch,
+    taskOffsets: offsets.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset })),
+    taskEndOffsets: ends.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset })),
+  });
+  await report([['1', 2, 5n], ['1', 0, 7n]], [['1', 0, 9n]]);
+  await report([['1', 0, 8n]], []);
+  const m = (await h.coord.streamsGroupDescribe(GROUP, null, false)).members[0];
+  assert.equal(m.taskOffsets, [{ subtopologyId: '1', partition: 0, offset: 8n }, { subtopologyId: '1', partition: 2, offset: 5n }]);
+  assert.equal(m.taskEndOffsets, [{ subtopologyId: '1', partition: 0, offset: 9n }]);
+  await a.leave();
+  const b = new SimStreamsMember(h, 'm0');
+  await b.join();
+  assert.equal((await h.coord.streamsGroupDescribe(GROUP, null, false)).members[0].taskOffsets, []);
+});
+
 test.run();
