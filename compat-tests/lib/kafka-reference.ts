@@ -11,10 +11,11 @@
  * SAMSA_COMPAT_LIVE=1, both run live and a clean Kafka run is recorded anew (commit it).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SuiteResult } from './suite.js';
+import { inputFiles } from './kafka-verdicts.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const COMPAT = path.resolve(HERE, '..');
@@ -28,19 +29,13 @@ const INPUTS = ['compat-tests/scenarios.ts', 'compat-tests/run.ts', 'compat-test
  * it; the frameworks' jars (Kafka Streams, for compat-tests/frameworks.test.ts), which no client of
  * the suite loads.
  */
-const NOT_INPUTS = new Set(['compat-tests/lib/kafka-reference.ts', 'compat-tests/lib/differential.ts', 'compat-tests/lib/report.ts', 'tools/kafka/frameworks.ts', 'tools/kafka/frameworks-pom.xml']);
+const NOT_INPUTS = new Set(['compat-tests/lib/kafka-reference.ts', 'compat-tests/lib/kafka-verdicts.ts', 'compat-tests/lib/differential.ts', 'compat-tests/lib/report.ts', 'tools/kafka/frameworks.ts', 'tools/kafka/frameworks-pom.xml']);
 
-function files(rel: string): string[] {
-  const abs = path.join(ROOT, rel);
-  if (!existsSync(abs)) return [];
-  if (!statSync(abs).isDirectory()) return [rel];
-  return readdirSync(abs).sort().flatMap((name) => (name === 'target' || name === 'node_modules' || name.startsWith('.') ? [] : files(path.posix.join(rel, name))));
-}
 
 /** sha256 over the inputs' paths and contents. */
 export function referenceFingerprint(): string {
   const h = createHash('sha256');
-  for (const rel of INPUTS.flatMap(files)) {
+  for (const rel of INPUTS.flatMap(inputFiles)) {
     if (NOT_INPUTS.has(rel)) continue;
     h.update(rel).update('\0').update(readFileSync(path.join(ROOT, rel))).update('\0');
   }

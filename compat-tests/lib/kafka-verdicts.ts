@@ -25,11 +25,12 @@ interface Verdict {
   tests: string[];
 }
 
-function walk(rel: string): string[] {
+/** The files of `rel` (a file, or a folder walked in name order), relative to the repository. */
+export function inputFiles(rel: string): string[] {
   const abs = path.join(ROOT, rel);
   if (!existsSync(abs)) return [];
   if (!statSync(abs).isDirectory()) return [rel];
-  return readdirSync(abs).sort().flatMap((n) => (n === 'node_modules' || n === 'target' || n.startsWith('.') ? [] : walk(path.posix.join(rel, n))));
+  return readdirSync(abs).sort().flatMap((n) => (n === 'node_modules' || n === 'target' || n.startsWith('.') ? [] : inputFiles(path.posix.join(rel, n))));
 }
 
 /** Samsa's broker code shapes no Kafka answer; its codecs (src/protocol/) encode the suite's requests. */
@@ -57,7 +58,7 @@ export function importClosure(entry: string): string[] {
 /** sha256 over the paths and contents of `testFile`'s import closure, `inputs` and the inputs every Kafka run has. */
 export function verdictFingerprint(testFile: string, inputs: string[] = []): string {
   const h = createHash('sha256');
-  const files = new Set([...importClosure(testFile), ...[...ALWAYS, ...inputs].flatMap(walk)]);
+  const files = new Set([...importClosure(testFile), ...[...ALWAYS, ...inputs].flatMap(inputFiles)]);
   for (const rel of [...files].sort()) h.update(rel).update('\0').update(readFileSync(path.join(ROOT, rel))).update('\0');
   return h.digest('hex');
 }
