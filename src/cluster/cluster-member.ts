@@ -20,7 +20,8 @@ import { EtcdMetadataStore } from './etcd-metadata-store.js';
 import { MetadataCache } from './metadata-cache.js';
 import { BOOTSTRAP_FEATURE_LEVELS } from './features.js';
 import { leaveAfterUncleanShutdown } from './partition-state.js';
-import { LocalMetadataStore, type BrokerEndpoint, type MetadataStore } from './metadata-store.js';
+import type { BrokerEndpoint, MetadataStore } from './metadata-store.js';
+import { LocalMetadataStore } from './local-metadata-store.js';
 import { verifyLogDirs, verifyStoredClusterId, writeMetaProperties } from './meta-properties.js';
 
 export interface ClusterSettings {

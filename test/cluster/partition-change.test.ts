@@ -10,7 +10,8 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LocalMetadataStore, NO_LEADER, type PartitionState, type TopicRecord } from '../../src/cluster/metadata-store.js';
+import { NO_LEADER, type PartitionState, type TopicRecord } from '../../src/cluster/metadata-store.js';
+import { LocalMetadataStore } from '../../src/cluster/local-metadata-store.js';
 import { alterPartition, brokerLossChange, leaveAfterUncleanShutdown } from '../../src/cluster/partition-state.js';
 import { preferredElection, uncleanElection } from '../../src/cluster/leader-election.js';
 import { buildPartitionChange, clearedElr, ELR_DISABLED, elrSettingsOf, MinIsrWatch, type ElrSettings } from '../../src/cluster/partition-change.js';

@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { KafkaApiError } from '../../src/errors.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
-import { LocalMetadataStore } from '../../src/cluster/metadata-store.js';
+import { LocalMetadataStore } from '../../src/cluster/local-metadata-store.js';
 import { ClusterMember } from '../../src/cluster/cluster-member.js';
 import {
   ClientRoles, PARTITIONS_KEEP, drainProblem, isRetired, keyedRecords, newClientRole, noteClientRole, retiredFrom, retirementProblem, steersAwayFromRetired,
