@@ -1,7 +1,7 @@
 /**
  * Probes: CreateTopics (CT1-CT13), DeleteTopics (DT1-DT6), CreatePartitions (CP1-CP5),
- * DescribeConfigs / AlterConfigs / IncrementalAlterConfigs (C1-C11), DescribeLogDirs and
- * DescribeCluster.
+ * DescribeConfigs / AlterConfigs / IncrementalAlterConfigs (C1-C11), AlterReplicaLogDirs,
+ * DescribeLogDirs and DescribeCluster.
  */
 import { createTopic, produce, batch, waitTopic, waitTopicGone, topicId } from './fixtures.js';
 import { filterAt, keyedAt, sortAt, type Json } from './normalise.js';
@@ -298,6 +298,25 @@ function throttleProbes(): Probe[] {
   ];
 }
 
+// ---- AlterReplicaLogDirs -----------------------------------------------------------------------
+
+/** The broker's (first) log dir, learnt through DescribeLogDirs: the probes name it as a client would. */
+function alterReplicaLogDirsProbes(topic: string, topicSetup: (ctx: ProbeCtx) => Promise<void>): Probe[] {
+  const setup = async (ctx: ProbeCtx) => {
+    await topicSetup(ctx);
+    ctx.state.logDir ??= (await ctx.call(35, 4, { topics: [] })).results[0].logDir;
+  };
+  const to = (ctx: ProbeCtx, dir: string | null, topics: { name: string; partitions: number[] }[]) => ({ dirs: [{ path: dir ?? ctx.state.logDir, topics }] });
+  const arld = (id: string, version: number, about: string, body: (ctx: ProbeCtx) => Record<string, unknown>) =>
+    probe('alter-replica-log-dirs', 34, id, version, about, body, { setup });
+  return [
+    arld('v1-min', 1, 'a replica to the dir it is in: NONE', (ctx) => to(ctx, null, [{ name: topic, partitions: [0] }])),
+    arld('v2-max', 2, 'both partitions to their dir (flexible version)', (ctx) => to(ctx, null, [{ name: topic, partitions: [0, 1] }])),
+    arld('v2-unknown-dir', 2, 'a dir not in log.dirs: LOG_DIR_NOT_FOUND', (ctx) => to(ctx, '/no/such/log/dir', [{ name: topic, partitions: [0] }])),
+    arld('v2-no-replica', 2, 'a partition this broker has no replica of: REPLICA_NOT_AVAILABLE', (ctx) => to(ctx, null, [{ name: 'pld-missing', partitions: [0] }, { name: topic, partitions: [9] }])),
+  ];
+}
+
 // ---- DescribeLogDirs / DescribeCluster ---------------------------------------------------------
 
 function logDirsAndClusterProbes(): Probe[] {
@@ -318,6 +337,7 @@ function logDirsAndClusterProbes(): Probe[] {
     probe('describe-log-dirs', 35, 'v4-all', 4, 'topics null: every partition', { topics: null }, { setup, normalise: onlyOurs }),
     probe('describe-log-dirs', 35, 'v4-unknown-topic', 4, 'an unknown topic is left out', { topics: [{ topic: 'pld-missing', partitions: [0] }] }, { setup, normalise: onlyOurs }),
     probe('describe-log-dirs', 35, 'v4-unknown-partition', 4, 'an unknown partition is left out', { topics: [{ topic, partitions: [7] }] }, { setup, normalise: onlyOurs }),
+    ...alterReplicaLogDirsProbes(topic, setup),
     probe('describe-cluster', 60, 'v0-min', 0, 'the cluster', { includeClusterAuthorizedOperations: false }),
     probe('describe-cluster', 60, 'v1-max', 1, 'the cluster with endpoint type (broker)', { includeClusterAuthorizedOperations: false, endpointType: 1 }),
     probe('describe-cluster', 60, 'v1-authorized-operations', 1, 'include_cluster_authorized_operations without an authorizer', { includeClusterAuthorizedOperations: true, endpointType: 1 }),

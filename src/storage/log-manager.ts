@@ -262,6 +262,7 @@ export class LogManager {
 
   private register(dir: LogDir, log: PartitionLog): void {
     const k = key(log.topic, log.partition);
+    this.preferredLogDirs.delete(k);
     this.logs.set(k, log);
     this.dirOf.set(k, dir);
     dir.logs.set(k, log);
@@ -331,6 +332,38 @@ export class LogManager {
     throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `No log directories available. Tried ${dirs.map((d) => d.path).join(', ')}`, { cause: last });
   }
 
+  /** Dirs named by AlterReplicaLogDirs for partitions not created here yet (Kafka's preferredLogDirs). */
+  private readonly preferredLogDirs = new Map<string, LogDir>();
+
+  /** Where a new partition may go: its preferred dir (AlterReplicaLogDirs) alone, else nextLogDirs. */
+  private placementFor(topic: string, partition: number, extra?: ReadonlyMap<LogDir, number>): LogDir[] {
+    const preferred = this.preferredLogDirs.get(key(topic, partition));
+    return preferred ? [preferred] : this.nextLogDirs(extra);
+  }
+
+  /**
+   * AlterReplicaLogDirs for one partition (Kafka's ReplicaManager.alterReplicaLogDirs), an error
+   * code: INVALID_TOPIC_EXCEPTION when the future log's directory name would pass 255 bytes;
+   * LOG_DIR_NOT_FOUND for a dir not in log.dirs; KAFKA_STORAGE_ERROR for an offline dir or
+   * partition; a partition without a log here is created in that dir when it comes
+   * (REPLICA_NOT_AVAILABLE now); NONE when it already lives there. Moving a log that lives in
+   * another dir (Kafka's future log and ReplicaAlterLogDirsThread) is not done here: such a
+   * request is answered KAFKA_STORAGE_ERROR, Kafka's answer when it will not start a move.
+   */
+  alterReplicaLogDir(topic: string, partition: number, destination: string): number {
+    const k = key(topic, partition);
+    if (Buffer.byteLength(`${k}.${'0'.repeat(32)}-future`) > 255) return ErrorCode.INVALID_TOPIC_EXCEPTION;
+    const dir = this.logDirs.find((d) => d.path === destination);
+    if (!dir) return ErrorCode.LOG_DIR_NOT_FOUND;
+    if (dir.isOffline || this.offline.has(k)) return ErrorCode.KAFKA_STORAGE_ERROR;
+    const current = this.dirOf.get(k);
+    if (!current) {
+      this.preferredLogDirs.set(k, dir);
+      return ErrorCode.REPLICA_NOT_AVAILABLE;
+    }
+    return current === dir ? ErrorCode.NONE : ErrorCode.KAFKA_STORAGE_ERROR;
+  }
+
   private refuseOffline(topic: string, partition: number): void {
     const dir = this.offline.get(key(topic, partition));
     if (dir) throw new KafkaApiError(ErrorCode.KAFKA_STORAGE_ERROR, `${key(topic, partition)} is in the offline log directory ${dir.path}`);
@@ -341,7 +374,7 @@ export class LogManager {
     const existing = this.logs.get(key(topic, partition));
     if (existing) return existing;
     this.refuseOffline(topic, partition);
-    const { dir, log } = await this.openNewLog(this.nextLogDirs(), topic, partition, async (d, partitionDir) => PartitionLog.open({
+    const { dir, log } = await this.openNewLog(this.placementFor(topic, partition), topic, partition, async (d, partitionDir) => PartitionLog.open({
       fs: d.fs,
       dir: partitionDir,
       topic,
@@ -367,7 +400,7 @@ export class LogManager {
     const missing = partitions.filter((p) => !this.logs.has(key(topic, p)) && !this.offline.has(key(topic, p)));
     const placed = new Map<LogDir, number>();
     const plan = missing.map((partition) => {
-      const dirs = this.nextLogDirs(placed);
+      const dirs = this.placementFor(topic, partition, placed);
       if (dirs[0]) placed.set(dirs[0], (placed.get(dirs[0]) ?? 0) + 1);
       return { partition, dirs };
     });

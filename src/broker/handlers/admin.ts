@@ -5,6 +5,7 @@ import { deleteTopicsHandler } from './020-delete-topics.js';
 import { deleteRecordsHandler } from './021-delete-records.js';
 import { describeConfigsHandler } from './032-describe-configs.js';
 import { alterConfigsHandler } from './033-alter-configs.js';
+import { alterReplicaLogDirsHandler } from './034-alter-replica-log-dirs.js';
 import { describeLogDirsHandler } from './035-describe-log-dirs.js';
 import { createPartitionsHandler } from './037-create-partitions.js';
 import { electLeadersHandler } from './043-elect-leaders.js';
@@ -23,6 +24,7 @@ export const adminHandlers: Handler<any>[] = [
   deleteRecordsHandler,
   describeConfigsHandler,
   alterConfigsHandler,
+  alterReplicaLogDirsHandler,
   describeLogDirsHandler,
   createPartitionsHandler,
   electLeadersHandler,

@@ -41,6 +41,7 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 31, name: 'DeleteAcls', min: 1, max: 3, refuse: null, advertise: true },
   { apiKey: 32, name: 'DescribeConfigs', min: 1, max: 4, refuse: null, advertise: true },
   { apiKey: 33, name: 'AlterConfigs', min: 0, max: 2, refuse: null, advertise: true },
+  { apiKey: 34, name: 'AlterReplicaLogDirs', min: 1, max: 2, refuse: null, advertise: true },
   { apiKey: 35, name: 'DescribeLogDirs', min: 1, max: 5, refuse: null, advertise: true },
   { apiKey: 36, name: 'SaslAuthenticate', min: 0, max: 2, refuse: null, advertise: true },
   { apiKey: 37, name: 'CreatePartitions', min: 0, max: 3, refuse: null, advertise: true },

@@ -60,6 +60,8 @@ import { readDescribeConfigsRequest, writeDescribeConfigsRequest, type DescribeC
 import { readDescribeConfigsResponse, writeDescribeConfigsResponse, type DescribeConfigsResponse } from './messages/describe-configs-response.js';
 import { readAlterConfigsRequest, writeAlterConfigsRequest, type AlterConfigsRequest } from './messages/alter-configs-request.js';
 import { readAlterConfigsResponse, writeAlterConfigsResponse, type AlterConfigsResponse } from './messages/alter-configs-response.js';
+import { readAlterReplicaLogDirsRequest, writeAlterReplicaLogDirsRequest, type AlterReplicaLogDirsRequest } from './messages/alter-replica-log-dirs-request.js';
+import { readAlterReplicaLogDirsResponse, writeAlterReplicaLogDirsResponse, type AlterReplicaLogDirsResponse } from './messages/alter-replica-log-dirs-response.js';
 import { readDescribeLogDirsRequest, writeDescribeLogDirsRequest, type DescribeLogDirsRequest } from './messages/describe-log-dirs-request.js';
 import { readDescribeLogDirsResponse, writeDescribeLogDirsResponse, type DescribeLogDirsResponse } from './messages/describe-log-dirs-response.js';
 import { readSaslAuthenticateRequest, writeSaslAuthenticateRequest, type SaslAuthenticateRequest } from './messages/sasl-authenticate-request.js';
@@ -193,6 +195,7 @@ export const ApiKey = {
   DeleteAcls: 31,
   DescribeConfigs: 32,
   AlterConfigs: 33,
+  AlterReplicaLogDirs: 34,
   DescribeLogDirs: 35,
   SaslAuthenticate: 36,
   CreatePartitions: 37,
@@ -269,6 +272,7 @@ export interface ApiTypes {
   31: { request: DeleteAclsRequest; response: DeleteAclsResponse };
   32: { request: DescribeConfigsRequest; response: DescribeConfigsResponse };
   33: { request: AlterConfigsRequest; response: AlterConfigsResponse };
+  34: { request: AlterReplicaLogDirsRequest; response: AlterReplicaLogDirsResponse };
   35: { request: DescribeLogDirsRequest; response: DescribeLogDirsResponse };
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse };
   37: { request: CreatePartitionsRequest; response: CreatePartitionsResponse };
@@ -464,6 +468,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 33, name: 'AlterConfigs', minVersion: 0, maxVersion: 2, flexibleFrom: 2,
     readRequest: readAlterConfigsRequest, writeRequest: writeAlterConfigsRequest,
     readResponse: readAlterConfigsResponse, writeResponse: writeAlterConfigsResponse,
+  },
+  34: {
+    apiKey: 34, name: 'AlterReplicaLogDirs', minVersion: 1, maxVersion: 2, flexibleFrom: 2,
+    readRequest: readAlterReplicaLogDirsRequest, writeRequest: writeAlterReplicaLogDirsRequest,
+    readResponse: readAlterReplicaLogDirsResponse, writeResponse: writeAlterReplicaLogDirsResponse,
   },
   35: {
     apiKey: 35, name: 'DescribeLogDirs', minVersion: 1, maxVersion: 5, flexibleFrom: 2,

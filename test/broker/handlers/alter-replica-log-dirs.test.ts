@@ -1,0 +1,83 @@
+// AlterReplicaLogDirs (key 34) on a broker with two working log dirs and a failed one: Kafka's
+// error codes, new replicas created in the dir asked for, and Kafka 4.4's
+// kafka-reassign-partitions with log_dirs in its plan.
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
+import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
+import { run } from '../../support/external.js';
+import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../../tools/kafka/kafka.js';
+import { WireClient } from './_admin-wire.js';
+
+const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
+const root = mkdtempSync(join(tmpdir(), 'samsa-arld-'));
+const [a, broken, b] = [join(root, 'a'), join(root, 'broken'), join(root, 'b')];
+writeFileSync(broken, 'not a directory');
+let broker: RunningBroker;
+let c: WireClient;
+
+test.before(async () => {
+  broker = await startBroker({ storage: { dir: a }, 'log.dirs': [a, broken, b].join(','), 'node.id': 1 });
+  c = await WireClient.connect(broker.port);
+  await broker.broker.createTopic({ name: 'arld', numPartitions: 2, replicationFactor: 1, configs: {} });
+});
+
+test.after(async () => {
+  c?.close();
+  await broker?.stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+const dirOf = (topic: string, p: number) => broker.broker.logs.logDirOf(topic, p)?.path;
+const codes = (r: { results: { topicName: string; partitions: { partitionIndex: number; errorCode: number }[] }[] }) =>
+  r.results.flatMap((t) => t.partitions.map((p) => [`${t.topicName}-${p.partitionIndex}`, p.errorCode]));
+
+test('error codes: already there NONE, unknown dir LOG_DIR_NOT_FOUND, offline dir KAFKA_STORAGE_ERROR, no replica yet REPLICA_NOT_AVAILABLE', async () => {
+  const here = dirOf('arld', 0)!;
+  const other = here === a ? b : a;
+  const r = await c.send(34, 2, {
+    dirs: [
+      { path: here, topics: [{ name: 'arld', partitions: [0] }] },
+      { path: join(root, 'nope'), topics: [{ name: 'arld', partitions: [1] }] },
+      { path: broken, topics: [{ name: 'arld-later', partitions: [0] }] },
+      { path: other, topics: [{ name: 'arld-later', partitions: [1, 2] }] },
+    ],
+  });
+  assert.equal(codes(r), [
+    ['arld-0', ErrorCode.NONE], ['arld-1', ErrorCode.LOG_DIR_NOT_FOUND],
+    ['arld-later-0', ErrorCode.KAFKA_STORAGE_ERROR], ['arld-later-1', ErrorCode.REPLICA_NOT_AVAILABLE], ['arld-later-2', ErrorCode.REPLICA_NOT_AVAILABLE],
+  ]);
+  // The replicas asked for are created in that dir, whatever nextLogDirs would say.
+  await broker.broker.createTopic({ name: 'arld-later', numPartitions: 4, replicationFactor: 1, configs: {} });
+  assert.equal([dirOf('arld-later', 1), dirOf('arld-later', 2)], [other, other]);
+  // A move between dirs is not done (Kafka's future log): KAFKA_STORAGE_ERROR, the log stays.
+  const v1 = await c.send(34, 1, { dirs: [{ path: other, topics: [{ name: 'arld', partitions: [0] }] }] });
+  assert.equal(codes(v1), [['arld-0', ErrorCode.KAFKA_STORAGE_ERROR]]);
+  assert.is(dirOf('arld', 0), here);
+  // The last dir named for a partition wins.
+  const twice = await c.send(34, 2, { dirs: [{ path: join(root, 'nope'), topics: [{ name: 'arld', partitions: [0] }] }, { path: here, topics: [{ name: 'arld', partitions: [0] }] }] });
+  assert.equal(codes(twice), [['arld-0', ErrorCode.NONE]]);
+});
+
+test('kafka-reassign-partitions (Kafka 4.4) with log_dirs: AlterReplicaLogDirs answers, --verify reports the replica in its dir', async () => {
+  const missingJava = javaMissing();
+  if (missingJava) {
+    if (IN_CI) throw new Error(`java is required under CI: ${missingJava}`);
+    return void console.log(`skipped: ${missingJava}`);
+  }
+  const plan = join(root, 'plan.json');
+  writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'arld', partition: 1, replicas: [1], log_dirs: [dirOf('arld', 1)] }] }));
+  const tool = (...args: string[]) => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+    '--bootstrap-server', `127.0.0.1:${broker.port}`, '--reassignment-json-file', plan, ...args], { timeoutMs: 90_000 });
+  const exec = await tool('--execute');
+  assert.is(exec.code, 0, exec.stdout + exec.stderr);
+  assert.ok(exec.stdout.includes(`Successfully started moving log directory to ${dirOf('arld', 1)} for replica arld-1 with broker 1`), exec.stdout);
+  const verify = await tool('--verify');
+  assert.is(verify.code, 0, verify.stdout + verify.stderr);
+  assert.match(verify.stdout, new RegExp(`Reassignment of replica arld-1-1 completed successfully`));
+});
+
+test.run();
