@@ -13,7 +13,7 @@ import type { Probe, ProbeCtx } from './runner.js';
 const TOPIC = 'pst-topic';
 const topicReady = (ctx: ProbeCtx) => ctx.once('streams-group-topic', () => createTopic(ctx, TOPIC, 2));
 
-type Setup = 'none' | 'joined' | 'consumer-group';
+type Setup = 'none' | 'joined' | 'joined-epoch-1' | 'consumer-group';
 
 /** One subtopology reading `source`, with no internal topics (nothing to create). */
 function topology(source: string, epoch = 0): Record<string, unknown> {
@@ -46,8 +46,8 @@ function p(api: number, id: string, version: number, about: string, setup: Setup
     setup: async (ctx) => {
       await coordinatorsReady(ctx);
       await topicReady(ctx);
-      if (setup === 'joined') {
-        const r = await ctx.call(88, 1, joinBody(group, 'pst-member-a'));
+      if (setup === 'joined' || setup === 'joined-epoch-1') {
+        const r = await ctx.call(88, 1, joinBody(group, 'pst-member-a', setup === 'joined-epoch-1' ? { topology: topology(TOPIC, 1) } : {}));
         if (r.errorCode !== 0) throw new Error(`StreamsGroupHeartbeat join ${group}: error ${r.errorCode} ${r.errorMessage ?? ''}`);
         ctx.state[group] = r.memberEpoch;
       }
@@ -83,6 +83,8 @@ export function streamsGroupProbes(): Probe[] {
     hb('join-no-process', 'a join without a process id (accepted)', 'none', (_c, g) => joinBody(g, 'pst-member-a', { processId: null })),
     hb('bad-epoch', 'member epoch -3: INVALID_REQUEST', 'none', (_c, g) => beatBody(g, 'pst-member-a', -3)),
     hb('topology-update', 'a second member with another topology: INVALID_REQUEST', 'joined', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology('pst-other-topic') })),
+    hb('stale-topology', 'a second member with an older topology epoch joins: STALE_TOPOLOGY', 'joined-epoch-1', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology(TOPIC, 0) })),
+    hb('newer-topology', 'a second member with a newer topology epoch: INVALID_REQUEST', 'joined', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology(TOPIC, 1) })),
     hb('leave', 'a member leaves: epoch -1', 'joined', (_c, g) => beatBody(g, 'pst-member-a', -1)),
     hb('leave-unknown', 'an unknown member leaves', 'joined', (_c, g) => beatBody(g, 'pst-member-x', -1)),
     hb('leave-unknown-group', 'a member of a group that does not exist leaves', 'none', (_c, g) => beatBody(g, 'pst-member-a', -1)),

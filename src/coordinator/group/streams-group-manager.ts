@@ -241,17 +241,17 @@ export class StreamsGroupManager {
     const now = this.ctx.now();
     const statuses: { statusCode: number; statusDetail: string }[] = [];
 
-    // The topology: set by the first join; Kafka 4.4 refuses a different one while the group has
-    // other members (an application restarted with a new topology finds the group empty).
+    // The topology: set by the first join and kept for the group's life, as in Kafka 4.4: a member
+    // with an older topology epoch joins (STALE_TOPOLOGY below), a different topology at the
+    // group's epoch or a newer one is refused, even when the group is empty.
     let topology = group.topology;
     let topologyChanged = false;
     if (req.memberEpoch === 0 && req.topology !== null) {
       const sent = req.topology as StreamsTopology;
-      const others = [...group.members.keys()].some((id) => id !== member.memberId && id !== replaced?.memberId);
-      if (topology === null || (!others && JSON.stringify(sent) !== JSON.stringify(topology))) {
+      if (topology === null) {
         topology = sent;
         topologyChanged = true;
-      } else if (JSON.stringify(sent) !== JSON.stringify(topology)) {
+      } else if (sent.epoch >= topology.epoch && JSON.stringify(sent) !== JSON.stringify(topology)) {
         throw new HeartbeatError(ErrorCode.INVALID_REQUEST, 'Topology updates are not supported yet.');
       }
     }
@@ -326,12 +326,12 @@ export class StreamsGroupManager {
       records.push(this.currentRecord(group.groupId, reconciled));
     }
 
-    // Statuses.
-    if (delayed) statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: DELAYED_DETAIL });
-    if (configured?.problem) statuses.push({ statusCode: configured.problem.code, statusDetail: configured.problem.detail });
+    // Statuses, in Kafka 4.4's order.
     if (topology !== null && updated.topologyEpoch < topology.epoch) {
       statuses.push({ statusCode: StreamsStatus.STALE_TOPOLOGY, statusDetail: `The member's topology epoch ${updated.topologyEpoch} is behind the group's topology epoch ${topology.epoch}.` });
     }
+    if (delayed) statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: DELAYED_DETAIL });
+    if (configured?.problem) statuses.push({ statusCode: configured.problem.code, statusDetail: configured.problem.detail });
     if (req.shutdownApplication) group.shutdownRequested = true;
     if (group.shutdownRequested) statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: SHUTDOWN_DETAIL });
 

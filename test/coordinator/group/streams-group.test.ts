@@ -140,8 +140,18 @@ test('the heartbeat errors of Kafka 4.4 (messages included)', async () => {
   assert.equal([r.errorCode, r.errorMessage], [ErrorCode.GROUP_ID_NOT_FOUND, 'Group nosuch not found.']);
   // A different topology while the group has members.
   const other = wordCountTopology();
-  other.subtopologies[0].sourceTopics = ['input', 'more'];
+  other.subtopologies[0].sourceTopics = ["input", "more"];
+  other.epoch = 2;
   r = await err({ memberId: 'b', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: other, processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'Topology updates are not supported yet.']);
+  // An older topology epoch joins with STALE_TOPOLOGY; the topology stays the group's even once it is empty.
+  const stale = await err({ groupId: 'g3', memberId: 'x', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: wordCountTopology(1), processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.is(stale.errorCode, ErrorCode.NONE);
+  r = await err({ groupId: 'g3', memberId: 'y', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: wordCountTopology(0), processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
+  assert.equal(r.status?.[0], { statusCode: StreamsStatus.STALE_TOPOLOGY, statusDetail: "The member's topology epoch 0 is behind the group's topology epoch 1." });
+  await err({ groupId: 'g3', memberId: 'x', memberEpoch: -1 });
+  await err({ groupId: 'g3', memberId: 'y', memberEpoch: -1 });
+  r = await err({ groupId: 'g3', memberId: 'z', memberEpoch: 0, rebalanceTimeoutMs: 1000, topology: other, processId: 'p', activeTasks: [], standbyTasks: [], warmupTasks: [] });
   assert.equal([r.errorCode, r.errorMessage], [ErrorCode.INVALID_REQUEST, 'Topology updates are not supported yet.']);
   // An invalid topology.
   const bad = wordCountTopology();
