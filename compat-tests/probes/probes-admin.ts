@@ -313,7 +313,7 @@ function alterReplicaLogDirsProbes(topic: string, topicSetup: (ctx: ProbeCtx) =>
     arld('v1-min', 1, 'a replica to the dir it is in: NONE', (ctx) => to(ctx, null, [{ name: topic, partitions: [0] }])),
     arld('v2-max', 2, 'both partitions to their dir (flexible version)', (ctx) => to(ctx, null, [{ name: topic, partitions: [0, 1] }])),
     arld('v2-unknown-dir', 2, 'a dir not in log.dirs: LOG_DIR_NOT_FOUND', (ctx) => to(ctx, '/no/such/log/dir', [{ name: topic, partitions: [0] }])),
-    arld('v2-no-replica', 2, 'a partition this broker has no replica of: REPLICA_NOT_AVAILABLE', (ctx) => to(ctx, null, [{ name: 'pld-missing', partitions: [0] }, { name: topic, partitions: [9] }])),
+    arld('v2-unknown-partition', 2, 'an unknown topic and an unknown partition: UNKNOWN_TOPIC_OR_PARTITION', (ctx) => to(ctx, null, [{ name: 'pld-missing', partitions: [0] }, { name: topic, partitions: [9] }])),
   ];
 }
 

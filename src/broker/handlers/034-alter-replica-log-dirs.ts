@@ -6,7 +6,8 @@
  * - Each partition gets the dir its last entry names (a partition named under two dirs: the
  *   later one), and one error code from LogManager.alterReplicaLogDir: NONE (already there),
  *   REPLICA_NOT_AVAILABLE (no replica here yet: it will be created in that dir, which is how
- *   kafka-reassign-partitions places new replicas by `log_dirs`), LOG_DIR_NOT_FOUND (not in
+ *   kafka-reassign-partitions places new replicas by `log_dirs`; UNKNOWN_TOPIC_OR_PARTITION when
+ *   the metadata has no such partition, the dir still remembered), LOG_DIR_NOT_FOUND (not in
  *   log.dirs, compared as given: Kafka matches absolute paths exactly), KAFKA_STORAGE_ERROR (the dir or the partition offline), INVALID_TOPIC_EXCEPTION
  *   (name too long for a future log's directory).
  * - Difference: a replica already in another dir of this broker is not moved (Kafka copies it to a
@@ -46,7 +47,12 @@ export const alterReplicaLogDirsHandler = defineHandler({
     requireCluster(ctx, AclOperation.ALTER);
     const logs = ctx.broker.logs;
     const results = resultsWith(req, (topic, partition, dir) => {
-      const code = logs.alterReplicaLogDir(topic, partition, dir);
+      let code = logs.alterReplicaLogDir(topic, partition, dir);
+      // Kafka's getPartitionOrException: a partition the metadata does not have is unknown.
+      if (code === ErrorCode.REPLICA_NOT_AVAILABLE) {
+        const info = ctx.broker.metadataCache.topic(topic);
+        if (!info || partition < 0 || partition >= info.partitions) code = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION;
+      }
       if (code !== ErrorCode.NONE && code !== ErrorCode.REPLICA_NOT_AVAILABLE) ctx.broker.logger.warn(`AlterReplicaLogDirs: ${topic}-${partition} to ${dir}: error ${code}`);
       return code;
     });

@@ -35,7 +35,7 @@ const dirOf = (topic: string, p: number) => broker.broker.logs.logDirOf(topic, p
 const codes = (r: { results: { topicName: string; partitions: { partitionIndex: number; errorCode: number }[] }[] }) =>
   r.results.flatMap((t) => t.partitions.map((p) => [`${t.topicName}-${p.partitionIndex}`, p.errorCode]));
 
-test('error codes: already there NONE, unknown dir LOG_DIR_NOT_FOUND, offline dir KAFKA_STORAGE_ERROR, no replica yet REPLICA_NOT_AVAILABLE', async () => {
+test('error codes: already there NONE, unknown dir LOG_DIR_NOT_FOUND, offline dir KAFKA_STORAGE_ERROR, no such partition yet UNKNOWN_TOPIC_OR_PARTITION', async () => {
   const here = dirOf('arld', 0)!;
   const other = here === a ? b : a;
   const r = await c.send(34, 2, {
@@ -48,7 +48,7 @@ test('error codes: already there NONE, unknown dir LOG_DIR_NOT_FOUND, offline di
   });
   assert.equal(codes(r), [
     ['arld-0', ErrorCode.NONE], ['arld-1', ErrorCode.LOG_DIR_NOT_FOUND],
-    ['arld-later-0', ErrorCode.KAFKA_STORAGE_ERROR], ['arld-later-1', ErrorCode.REPLICA_NOT_AVAILABLE], ['arld-later-2', ErrorCode.REPLICA_NOT_AVAILABLE],
+    ['arld-later-0', ErrorCode.KAFKA_STORAGE_ERROR], ['arld-later-1', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION], ['arld-later-2', ErrorCode.UNKNOWN_TOPIC_OR_PARTITION],
   ]);
   // The replicas asked for are created in that dir, whatever nextLogDirs would say.
   await broker.broker.createTopic({ name: 'arld-later', numPartitions: 4, replicationFactor: 1, configs: {} });
