@@ -13,7 +13,7 @@ import type { Probe, ProbeCtx } from './runner.js';
 const TOPIC = 'pst-topic';
 const topicReady = (ctx: ProbeCtx) => ctx.once('streams-group-topic', () => createTopic(ctx, TOPIC, 2));
 
-type Setup = 'none' | 'joined' | 'joined-epoch-1' | 'consumer-group';
+type Setup = 'none' | 'joined' | 'joined-epoch-1' | 'joined-left' | 'consumer-group';
 
 /** One subtopology reading `source`, with no internal topics (nothing to create). */
 function topology(source: string, epoch = 0): Record<string, unknown> {
@@ -46,6 +46,12 @@ function p(api: number, id: string, version: number, about: string, setup: Setup
     setup: async (ctx) => {
       await coordinatorsReady(ctx);
       await topicReady(ctx);
+      if (setup === 'joined-left') {
+        await ctx.call(88, 1, joinBody(group, 'pst-member-a'));
+        await ctx.call(88, 1, joinBody(group, 'pst-member-b', { processId: 'pst-process-b' }));
+        await ctx.call(88, 1, beatBody(group, 'pst-member-a', -1));
+        await ctx.call(88, 1, beatBody(group, 'pst-member-b', -1));
+      }
       if (setup === 'joined' || setup === 'joined-epoch-1') {
         const r = await ctx.call(88, 1, joinBody(group, 'pst-member-a', setup === 'joined-epoch-1' ? { topology: topology(TOPIC, 1) } : {}));
         if (r.errorCode !== 0) throw new Error(`StreamsGroupHeartbeat join ${group}: error ${r.errorCode} ${r.errorMessage ?? ''}`);
@@ -85,6 +91,8 @@ export function streamsGroupProbes(): Probe[] {
     hb('topology-update', 'a second member with another topology: INVALID_REQUEST', 'joined', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology('pst-other-topic') })),
     hb('stale-topology', 'a second member with an older topology epoch joins: STALE_TOPOLOGY', 'joined-epoch-1', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology(TOPIC, 0) })),
     hb('newer-topology', 'a second member with a newer topology epoch: INVALID_REQUEST', 'joined', (_c, g) => joinBody(g, 'pst-member-b', { topology: topology(TOPIC, 1) })),
+    hb('shutdown-application', 'a member asks the whole application to shut down: SHUTDOWN_APPLICATION naming it', 'joined', (c, g) => beatBody(g, 'pst-member-a', c.state[g], { shutdownApplication: true })),
+    hb('rejoin-after-empty', 'a member joins a group its two members left: the initial delay again', 'joined-left', (_c, g) => joinBody(g, 'pst-member-c')),
     hb('leave', 'a member leaves: epoch -1', 'joined', (_c, g) => beatBody(g, 'pst-member-a', -1)),
     hb('leave-unknown', 'an unknown member leaves', 'joined', (_c, g) => beatBody(g, 'pst-member-x', -1)),
     hb('leave-unknown-group', 'a member of a group that does not exist leaves', 'none', (_c, g) => beatBody(g, 'pst-member-a', -1)),
@@ -93,6 +101,7 @@ export function streamsGroupProbes(): Probe[] {
     p(89, 'describe-joined', 1, 'describe a streams group of one member, with the topology description asked for (no plugin: NOT_STORED)', 'joined', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false, includeTopologyDescription: true })),
     p(89, 'v0-describe-joined', 0, 'the same at v0', 'joined', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
     p(89, 'describe-operations', 1, 'describe with the authorized operations', 'joined', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: true, includeTopologyDescription: false })),
+    p(89, 'describe-empty', 1, 'describe a group whose two members left: Empty, the topology kept, the epochs', 'joined-left', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false, includeTopologyDescription: false })),
     p(89, 'describe-consumer-group', 1, 'describe a consumer group\'s id as a streams group', 'consumer-group', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false, includeTopologyDescription: false })),
     p(69, 'consumer-describe-streams-id', 1, 'ConsumerGroupDescribe of a streams group', 'joined', (_c, g) => ({ groupIds: [g], includeAuthorizedOperations: false })),
     p(15, 'describegroups-streams-id', 6, 'DescribeGroups v6 of a streams group', 'joined', (_c, g) => ({ groups: [g], includeAuthorizedOperations: false })),

@@ -74,7 +74,6 @@ export const DEFAULT_STREAMS_SETTINGS: StreamsSettings = {
 
 export const LEAVE_GROUP_MEMBER_EPOCH = -1;
 export const LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2;
-const SHUTDOWN_DETAIL = 'A KafkaStreams instance encountered a fatal error and requested a shutdown for the entire application.';
 const DELAYED_DETAIL = 'Assignment delayed due to the configured initial rebalance delay.';
 
 class HeartbeatError extends Error {
@@ -332,8 +331,10 @@ export class StreamsGroupManager {
     }
     if (delayed) statuses.push({ statusCode: StreamsStatus.ASSIGNMENT_DELAYED, statusDetail: DELAYED_DETAIL });
     if (configured?.problem) statuses.push({ statusCode: configured.problem.code, statusDetail: configured.problem.detail });
-    if (req.shutdownApplication) group.shutdownRequested = true;
-    if (group.shutdownRequested) statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: SHUTDOWN_DETAIL });
+    const shutdownBy = group.shutdownRequestedBy ?? (req.shutdownApplication ? reconciled.memberId : null);
+    if (shutdownBy !== null) {
+      statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: `Streams group member ${shutdownBy} encountered a fatal error and requested a shutdown for the entire application.` });
+    }
 
     const groupId = group.groupId;
     const sendTasks = req.memberEpoch === 0 || assignmentChanged;
@@ -346,7 +347,7 @@ export class StreamsGroupManager {
         if (g) {
           g.ready = ready;
           g.initialDelayUntil = delayed ? delayUntil : null;
-          if (req.shutdownApplication) g.shutdownRequested = true;
+          if (shutdownBy !== null && g.shutdownRequestedBy === null) g.shutdownRequestedBy = shutdownBy;
           if (req.taskOffsets !== null || req.taskEndOffsets !== null) recordTaskOffsets(g, reconciled.memberId, req.taskOffsets, req.taskEndOffsets);
         }
         this.armSession(groupId, reconciled.memberId);
@@ -466,9 +467,26 @@ export class StreamsGroupManager {
     } };
   }
 
-  /** A member removed: its records tombstoned and the group epoch bumped (the next heartbeat reassigns its tasks). */
+  /**
+   * A member removed: its records tombstoned, the group epoch bumped and, as Kafka 4.4 does, the
+   * target of the remaining members computed at once at that epoch (empty tasks while the
+   * topology is not ready), except while the initial rebalance delay runs and members remain.
+   */
   removeRecords(group: StreamsGroup, memberId: string): Rec[] {
-    return [...this.memberTombstones(group.groupId, memberId), this.metadataRecord(group, group.groupEpoch + 1, group.metadataHash, group.validatedTopologyEpoch)];
+    const epoch = group.groupEpoch + 1;
+    const records: Rec[] = [...this.memberTombstones(group.groupId, memberId), this.metadataRecord(group, epoch, group.metadataHash, group.validatedTopologyEpoch)];
+    const rest = new Map([...group.members].filter(([id]) => id !== memberId));
+    const delayed = group.initialDelayUntil !== null && this.ctx.now() < group.initialDelayUntil;
+    if (delayed && rest.size > 0) return records;
+    const configured = group.topology === null ? null : this.configured(group, group.topology, topicsHash(group.topology, this.topics));
+    const tasks = configured !== null && isReady(configured) ? configured.tasks! : new Map<string, number>();
+    const next = this.computeTarget(rest, tasks, this.settings(group.groupId).numStandbyReplicas);
+    for (const [id, t] of next) {
+      const old = group.target.get(id);
+      if (!old || !tasksEqual(old, t)) records.push(this.targetRecord(group.groupId, id, t));
+    }
+    records.push({ type: 'st-target-metadata', groupId: group.groupId, value: { assignmentEpoch: epoch, assignmentTimestamp: BigInt(this.ctx.now()) } });
+    return records;
   }
 
   metadataRecord(group: StreamsGroup, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number): StreamsGroupRecord {
@@ -572,7 +590,7 @@ export class StreamsGroupManager {
           if (g.members.get(r.memberId)?.userEndpoint) g.endpointInformationEpoch++;
           g.taskOffsets.delete(r.memberId);
           g.removeMember(r.memberId);
-          if (g.members.size === 0) g.shutdownRequested = false;
+          if (g.members.size === 0) g.shutdownRequestedBy = null;
           return;
         case 'st-current': {
           const m = g.members.get(r.memberId);

@@ -130,7 +130,8 @@ export class StreamsGroup {
    */
   readonly taskOffsets = new Map<string, { offsets: Map<string, Map<number, bigint>>; endOffsets: Map<string, Map<number, bigint>> }>();
   /** A member asked the whole application to shut down (in memory, as in Kafka). */
-  shutdownRequested = false;
+  /** The member that asked first, or null. */
+  shutdownRequestedBy: string | null = null;
   /** The endpoints' epoch (IQ): bumped in memory when a member's endpoint or tasks change. */
   endpointInformationEpoch = 0;
   dead = false;

@@ -284,4 +284,17 @@ test('task offsets a member reports are described (latest per task, in memory), 
   assert.equal((await h.coord.streamsGroupDescribe(GROUP, null, false)).members[0].taskOffsets, []);
 });
 
+test('a member asking for the application\'s shutdown: every member gets SHUTDOWN_APPLICATION naming it, until the group is empty', async () => {
+  const h = await streamsHarness();
+  const [a, b] = await readyGroup(h, 2);
+  const r = (await h.hb({ memberId: a.memberId, memberEpoch: a.epoch, shutdownApplication: true })).response;
+  const detail = `Streams group member ${a.memberId} encountered a fatal error and requested a shutdown for the entire application.`;
+  assert.equal(r.status, [{ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: detail }]);
+  assert.equal((await b.beat()).status, [{ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: detail }]);
+  await a.leave();
+  await b.leave();
+  const c = new SimStreamsMember(h, 'c');
+  assert.equal((await c.join()).status, []);
+});
+
 test.run();
