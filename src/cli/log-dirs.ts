@@ -1,6 +1,7 @@
 /**
- * `samsa log-dirs --log-dir DIR`: per partition of a log dir, its size, the cleaner's dirty ratio
- * and when it was last cleaned, read from the files (the broker may be running or stopped).
+ * `samsa log-dirs --log-dir DIR[,DIR...]`: per partition of a broker's log dirs (several, as
+ * log.dirs lists them), its size, the cleaner's dirty ratio and when it was last cleaned, read
+ * from the files (the broker may be running or stopped).
  *
  * Why a local read and not a request: Kafka has no protocol field for either figure
  * (DescribeLogDirs carries sizes only; Kafka shows them as JMX metrics), and everything needed is
@@ -22,10 +23,12 @@ import { nodeFs, type Fs } from '../storage/fs.js';
 import { readCheckpoint } from '../storage/checkpoint-file.js';
 import { readOffsetCheckpointFile } from '../storage/log-dir-checkpoints.js';
 import { CLEANER_OFFSET_CHECKPOINT_FILE, LOG_START_OFFSET_CHECKPOINT_FILE, RECOVERY_POINT_CHECKPOINT_FILE } from '../storage/file-names.js';
-import { UsageError, bool, flag, flags, parseArgs } from './args.js';
+import { UsageError, bool, flags, parseArgs } from './args.js';
 import type { Io } from './commands.js';
 
 export interface PartitionCleaning {
+  /** The log dir holding the partition. */
+  logDir: string;
   topic: string;
   partition: number;
   /** cleanup.policy from the metadata file, null when unknown (no file, or not set: the broker default). */
@@ -64,9 +67,12 @@ async function policies(fs: Fs, logDir: string): Promise<Map<string, string | nu
   return out;
 }
 
-/** The cleaning figures of every partition directory in `logDir` (optionally only `topics`). */
-export async function describeLogDir(fs: Fs, logDir: string, topics: readonly string[] = []): Promise<PartitionCleaning[]> {
-  const policy = await policies(fs, logDir);
+/**
+ * The cleaning figures of every partition directory in `logDir` (optionally only `topics`);
+ * `metadataDir` holds samsa-metadata.json (the first of log.dirs).
+ */
+export async function describeLogDir(fs: Fs, logDir: string, topics: readonly string[] = [], metadataDir = logDir): Promise<PartitionCleaning[]> {
+  const policy = await policies(fs, metadataDir);
   // The log dir's files (one for all partitions), when the log dir has them.
   const shared = (await readOffsetCheckpointFile(fs, path.join(logDir, RECOVERY_POINT_CHECKPOINT_FILE))) !== null
     ? {
@@ -103,7 +109,7 @@ export async function describeLogDir(fs: Fs, logDir: string, topics: readonly st
     }
     const total = cleanBytes + dirtyBytes;
     out.push({
-      topic: topic!, partition, cleanupPolicy: policy.get(topic!) ?? null, segments: segs.length,
+      logDir, topic: topic!, partition, cleanupPolicy: policy.get(topic!) ?? null, segments: segs.length,
       sizeBytes: segs.reduce((n, s) => n + s.size, 0), firstDirtyOffset: firstDirty, cleanBytes, dirtyBytes,
       dirtyRatio: total > 0 ? dirtyBytes / total : 0,
       lastCleanedMs: checkpoint === null ? -1 : (await fs.stat(cleanedFile)).mtimeMs,
@@ -112,8 +118,8 @@ export async function describeLogDir(fs: Fs, logDir: string, topics: readonly st
   return out;
 }
 
-export const LOG_DIRS_HELP = `usage: samsa log-dirs --log-dir DIR [--topic NAME ...] [--json]
-  Per partition of a broker's log dir: size, segments, the log cleaner's first dirty offset,
+export const LOG_DIRS_HELP = `usage: samsa log-dirs --log-dir DIR[,DIR...] [--topic NAME ...] [--json]
+  Per partition of a broker's log dirs (comma-separated or repeated, as log.dirs): size, segments, the log cleaner's first dirty offset,
   dirty bytes and dirty ratio, and the last cleaning time (read from the files; the broker may
   be running). --json prints one object per partition.
 `;
@@ -123,23 +129,27 @@ function bytes(n: number): string {
 }
 
 export async function logDirsCommand(argv: string[], io: Io, fs: Fs = nodeFs): Promise<number> {
-  const p = parseArgs(argv, { 'log-dir': { value: true }, topic: { value: true, repeat: true }, json: {}, help: { alias: 'h' } });
+  const p = parseArgs(argv, { 'log-dir': { value: true, repeat: true }, topic: { value: true, repeat: true }, json: {}, help: { alias: 'h' } });
   if (bool(p, 'help')) {
     io.out(LOG_DIRS_HELP);
     return 0;
   }
-  const logDir = flag(p, 'log-dir') ?? p.positionals[0];
-  if (!logDir) throw new UsageError('log-dirs needs --log-dir DIR');
-  if (!(await fs.exists(logDir))) throw new Error(`${logDir}: no such directory`);
-  const rows = await describeLogDir(fs, logDir, flags(p, 'topic'));
+  const dirs = [...flags(p, 'log-dir'), ...p.positionals].flatMap((d) => d.split(',')).map((d) => d.trim()).filter((d) => d.length > 0);
+  if (dirs.length === 0) throw new UsageError('log-dirs needs --log-dir DIR');
+  const rows: PartitionCleaning[] = [];
+  for (const logDir of dirs) {
+    if (!(await fs.exists(logDir))) throw new Error(`${logDir}: no such directory`);
+    rows.push(...(await describeLogDir(fs, logDir, flags(p, 'topic'), dirs[0])));
+  }
   if (bool(p, 'json')) {
     for (const r of rows) io.out(`${JSON.stringify(r)}\n`);
     return 0;
   }
-  const cells = [['TOPIC', 'PARTITION', 'POLICY', 'SEGMENTS', 'SIZE', 'FIRST-DIRTY', 'DIRTY', 'DIRTY-RATIO', 'LAST-CLEANED']];
+  const several = dirs.length > 1;
+  const cells = [[...(several ? ['LOG-DIR'] : []), 'TOPIC', 'PARTITION', 'POLICY', 'SEGMENTS', 'SIZE', 'FIRST-DIRTY', 'DIRTY', 'DIRTY-RATIO', 'LAST-CLEANED']];
   for (const r of rows) {
     cells.push([
-      r.topic, String(r.partition), r.cleanupPolicy ?? 'default', String(r.segments), bytes(r.sizeBytes), String(r.firstDirtyOffset),
+      ...(several ? [r.logDir] : []), r.topic, String(r.partition), r.cleanupPolicy ?? 'default', String(r.segments), bytes(r.sizeBytes), String(r.firstDirtyOffset),
       bytes(r.dirtyBytes), r.dirtyRatio.toFixed(2), r.lastCleanedMs < 0 ? '-' : new Date(r.lastCleanedMs).toISOString(),
     ]);
   }

@@ -120,4 +120,26 @@ test('samsa log-dirs prints a row per partition, --json an object per partition;
   }
 });
 
+test('samsa log-dirs over several log dirs (as log.dirs lists them): every partition with the dir holding it', async () => {
+  const { dir, cleanup } = tempDir('samsa-cli-logdirs-');
+  try {
+    const dirs = [join(dir, 'a'), join(dir, 'b')];
+    const mgr = await LogManager.open({ fs: nodeFs, logDirs: dirs, clock: systemClock, defaults: { ...defaultLogConfig } });
+    await mgr.loadAll();
+    for (const p of [0, 1, 2]) await (await mgr.createLog('spread', p)).appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.from('x') }] }), 0);
+    await mgr.close();
+    writeFileSync(join(dirs[0]!, 'samsa-metadata.json'), JSON.stringify({ version: 2, topics: [{ name: 'spread', configs: { 'cleanup.policy': 'compact' } }] }));
+    const j = await samsaCli(['log-dirs', '--log-dir', dirs.join(','), '--json']);
+    assert.is(j.code, 0, j.stderr);
+    const rows = j.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    assert.equal(rows.map((r) => [r.logDir, r.partition, r.cleanupPolicy]), [[dirs[0], 0, 'compact'], [dirs[0], 2, 'compact'], [dirs[1], 1, 'compact']]);
+    const t = await samsaCli(['log-dirs', '--log-dir', dirs[0]!, '--log-dir', dirs[1]!]);
+    assert.is(t.code, 0, t.stderr);
+    assert.match(t.stdout.split('\n')[0]!, /^LOG-DIR\s+TOPIC\s+PARTITION/);
+    assert.is(t.stdout.trim().split('\n').length, 4);
+  } finally {
+    cleanup();
+  }
+});
+
 test.run();
