@@ -7,7 +7,7 @@
  * dashboards and alerts written for Kafka work: `kafka.server:type=BrokerTopicMetrics,
  * name=MessagesInPerSec,topic=t` → `kafka_server_brokertopicmetrics_messagesin_total{topic="t"}`
  * (and, as Kafka has it, the same family without `topic` for the broker-wide total). Consumer lag
- * follows kafka_exporter (`kafka_consumergroup_lag{consumergroup,topic,partition}`). The README
+ * follows kafka_exporter (`kafka_consumergroup_lag{consumergroup,topic,partition}`). docs/observability.md
  * lists the mapping, and what is Samsa's own.
  */
 import type { ServerResponse } from 'node:http';

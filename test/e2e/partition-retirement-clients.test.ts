@@ -1,6 +1,6 @@
 /**
  * Partition retirement with the Java client and librdkafka (confluent-kafka 2.x), the behaviour
- * the README states (src/cluster/partition-retirement.ts): a topic of 6 partitions with
+ * docs/running.md states (src/cluster/partition-retirement.ts): a topic of 6 partitions with
  * partitions 4-5 retired before the producers start.
  * - Java (kafka-clients, BuiltInPartitioner): keyless records all go to partitions 0-3, none
  *   fails; keyed records whose key maps to 4-5 are never sent and fail with the client's

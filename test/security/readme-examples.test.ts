@@ -1,5 +1,5 @@
 /**
- * The server.properties examples of README.md's "Security: TLS and SASL" section load and start
+ * The server.properties examples of docs/security.md's "Security: TLS and SASL" section load and start
  * a broker (with the file paths pointed at generated certificates).
  */
 import { test } from 'uvu';
@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logger.js';
 import { MemFs } from '../../src/storage/fs.js';
 import { createTestCa, issueServerCertificate } from '../../src/testing/certificates.js';
 
-const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+const readme = readFileSync(join(process.cwd(), 'docs', 'security.md'), 'utf8');
 const start = readme.indexOf('## Security: TLS and SASL');
 const section = readme.slice(start, readme.indexOf('\n## ', start + 5));
 const blocks = [...section.matchAll(/```properties\n([\s\S]*?)```/g)].map((m) => m[1]!);

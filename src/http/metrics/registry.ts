@@ -5,7 +5,7 @@
  * Hand-written rather than prom-client: the produce and fetch paths increment counters that were
  * resolved once (a topic's `TopicStats`, an API's `RequestStats`), so an increment is one
  * property add on an object that already exists, with no label hashing and no allocation; the
- * text is built only when something scrapes. See the README's metrics section for the
+ * text is built only when something scrapes. See docs/observability.md's metrics section for the
  * measurement behind the choice.
  */
 
