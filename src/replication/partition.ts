@@ -186,14 +186,17 @@ export class Partition {
 
   /**
    * Becomes follower (or stops leading without a new leader): pending acks=all waits fail. The
-   * high watermark drops to the log start until the leader's next fetch answer sets it: what this
-   * log held as committed (after a restart, its whole log) may not be, and a follower elected
-   * leader must not show consumers more than the ISR has (Kafka keeps a checkpointed HW instead).
+   * high watermark drops to the one checkpointed before the log was loaded (Kafka's
+   * replication-offset-checkpoint; the log start without one) until the leader's next fetch answer
+   * sets it: what this log held as committed since (after a restart, its whole log) may not be,
+   * and a follower elected leader must not show consumers more than the ISR has. A checkpointed
+   * HW was committed when it was written, so an eligible leader replica (KIP-966) restarted and
+   * elected serves what was committed up to it.
    */
   makeFollower(): void {
     this.followerMap = null;
     this.log.setHighWatermarkFollowsLogEnd(false);
-    this.log.updateHighWatermark(this.log.logStartOffset);
+    this.log.updateHighWatermark(Math.min(this.log.highWatermark, this.log.checkpointedHighWatermark ?? this.log.logStartOffset));
     this.failWaiters(ErrorCode.NOT_LEADER_OR_FOLLOWER);
   }
 

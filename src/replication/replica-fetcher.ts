@@ -351,7 +351,7 @@ class ReplicaFetcher {
         const hw = Math.min(Number(p.highWatermark), log.logEndOffset);
         if (this.current(s) && hw > log.highWatermark) log.updateHighWatermark(hw);
         // The leader's log start moved (DeleteRecords, retention): so does this copy's.
-        if (this.current(s) && Number(p.logStartOffset) > log.logStartOffset) await log.followLeaderLogStart(Number(p.logStartOffset));
+        if (this.current(s) && Number(p.logStartOffset) > log.logStartOffset) await log.raiseLogStartOffset(Number(p.logStartOffset));
         return;
       }
       case ErrorCode.OFFSET_OUT_OF_RANGE:

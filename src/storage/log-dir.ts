@@ -47,7 +47,7 @@ export class LogDir implements SharedCheckpointOwner {
       const start = l.logStartOffsetToCheckpoint;
       return start !== (l.segmentBaseOffsets[0] ?? 0) ? start : null;
     });
-    this.highWatermarks = new OffsetCheckpointWriter(this.fs, this.files.replicationOffsetFile, all, (l) => l.highWatermark);
+    this.highWatermarks = new OffsetCheckpointWriter(this.fs, this.files.replicationOffsetFile, all, (l) => l.highWatermarkToCheckpoint);
     this.cleanerOffsetFile = new OffsetCheckpointWriter(this.fs, this.files.cleanerOffsetFile, all, (l) => this.cleanerOffsets.get(partitionDirName(l.topic, l.partition)) ?? null);
   }
 
@@ -83,7 +83,7 @@ export class LogDir implements SharedCheckpointOwner {
     const k = partitionDirName(topic, partition);
     let cp: CheckpointedState;
     if (state.recoveryPoints !== null) {
-      cp = { clean: state.clean, recoveryPoint: state.recoveryPoints.get(k) ?? null, logStartOffset: state.logStartOffsets.get(k) ?? null };
+      cp = { clean: state.clean, recoveryPoint: state.recoveryPoints.get(k) ?? null, logStartOffset: state.logStartOffsets.get(k) ?? null, highWatermark: state.highWatermarks.get(k) ?? null };
       const cleaner = state.cleanerOffsets.get(k);
       if (cleaner !== undefined) this.cleanerOffsets.set(k, cleaner);
     } else {

@@ -23,6 +23,8 @@ export interface CheckpointedState {
   clean: boolean;
   recoveryPoint: number | null;
   logStartOffset: number | null;
+  /** The high watermark of the log dir's replication-offset-checkpoint (absent in the per-partition layout). */
+  highWatermark?: number | null;
 }
 
 /**

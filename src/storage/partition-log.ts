@@ -25,7 +25,7 @@ import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type L
 import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
 import { maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn } from './log-read.js';
 import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
-import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo, type ProducerStateEntry } from './producer-state.js';
+import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo } from './producer-state.js';
 import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
 import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch as batchPartitionLeaderEpoch,
   baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId,
@@ -59,6 +59,10 @@ export class PartitionLog {
   private hw = 0;
   /** The HW follows the log end after every append (one in-sync replica); else replication sets it. */
   private hwFollowsLogEnd = true;
+  /** The HW checkpointed before the load (within the log; partition.ts makeFollower starts from it), null without one. */
+  checkpointedHighWatermark: number | null = null;
+  /** A role or an append (one replica) set the HW since the load: before that, `hw` is only the loaded log's end. */
+  private hwKnown = false;
   private epochs!: LeaderEpochCache;
   private queue: Promise<unknown> = SETTLED;
   private readonly watchers = new LogWatchers();
@@ -163,6 +167,11 @@ export class PartitionLog {
     return this.hw;
   }
 
+  /** What replication-offset-checkpoint may hold: the HW once known, before that the checkpointed one (or the log start). */
+  get highWatermarkToCheckpoint(): number {
+    return this.hwKnown ? this.hw : (this.checkpointedHighWatermark ?? this.startOffset);
+  }
+
   /** Offsets below this are known to be on stable storage. */
   get recoveryPoint(): number {
     return this.local.flusher.recoveryPoint;
@@ -177,11 +186,6 @@ export class PartitionLog {
   /** The producer state (read-only use: DescribeProducers, tests). */
   get producerState(): ProducerStateManager {
     return this.producers;
-  }
-
-  /** Producers with state on this partition (DescribeProducers). */
-  activeProducers(): ProducerStateEntry[] {
-    return this.producers.activeProducers();
   }
 
   get leaderEpochCache(): LeaderEpochCache {
@@ -248,10 +252,8 @@ export class PartitionLog {
     this.topicId = stored ?? topicId ?? '';
 
     const now = this.clock.now();
-    const loaded = await loadSegments({
-      fs, dir, nowMs: now, segmentConfig: this.config, rollJitter: () => rollJitterMs(this.config),
-      checkpointed: await this.checkpoints.load(),
-    });
+    const checkpointed = await this.checkpoints.load();
+    const loaded = await loadSegments({ fs, dir, nowMs: now, segmentConfig: this.config, rollJitter: () => rollJitterMs(this.config), checkpointed });
     this.checkpoints.afterLoad?.(loaded.names);
     this.epochs = loaded.epochs;
     const settled = await settleLoadedLog(loaded, {
@@ -268,6 +270,8 @@ export class PartitionLog {
     this.endOffset = settled.endOffset;
     this.local.flusher.resetTo(settled.recoveryPoint);
     this.hw = this.endOffset;
+    const cpHw = checkpointed.highWatermark;
+    if (cpHw !== undefined && cpHw !== null) this.checkpointedHighWatermark = Math.max(this.startOffset, Math.min(cpHw, this.endOffset));
     await this.rebuildProducers(loaded.names, this.endOffset, (t) => this.local.indexAbortedTxn(t));
   }
 
@@ -403,6 +407,7 @@ export class PartitionLog {
     const hw = Math.min(offset, this.endOffset);
     if (hw <= this.hw) return;
     this.hw = hw;
+    this.hwKnown = true;
     this.watchers.highWatermarkMoved(true);
   }
 
@@ -414,6 +419,7 @@ export class PartitionLog {
   setHighWatermarkFollowsLogEnd(follows: boolean): void {
     this.hwFollowsLogEnd = follows;
     if (!follows) return;
+    this.hwKnown = true;
     this.maybeIncrementHighWatermark(this.endOffset);
     this.watchers.flushPendingHighWatermark();
   }
@@ -423,6 +429,7 @@ export class PartitionLog {
    * fetches: records below the new HW just became readable. Returns whether it moved.
    */
   updateHighWatermark(offset: number): boolean {
+    this.hwKnown = true;
     const hw = Math.max(this.startOffset, Math.min(offset, this.endOffset));
     if (hw === this.hw) return false;
     this.hw = hw;
@@ -621,17 +628,11 @@ export class PartitionLog {
   }
 
   /**
-   * A follower takes its leader's log start offset (Kafka's maybeIncrementLogStartOffset with
-   * LeaderOffsetIncremented), capped at its own high watermark: records the leader deleted
-   * (DeleteRecords) stay deleted after a failover.
-   */
-  followLeaderLogStart(offset: number): Promise<number> {
-    return this.enqueue(() => this.advanceLogStart(Math.min(offset, this.hw)));
-  }
-
-  /**
-   * Tiered storage: the remote tier's retention deleted the offsets below `offset` (Kafka's
-   * updateLogStartOffsetFromRemoteTier); local segments below it go with the next retention pass.
+   * Raises the log start offset to `offset`, capped at the high watermark (Kafka's
+   * maybeIncrementLogStartOffset): a follower takes its leader's (LeaderOffsetIncremented), so
+   * records the leader deleted (DeleteRecords) stay deleted after a failover; tiered storage's
+   * remote retention deleted the offsets below it (updateLogStartOffsetFromRemoteTier), and local
+   * segments below it go with the next retention pass.
    */
   raiseLogStartOffset(offset: number): Promise<number> {
     return this.enqueue(() => this.advanceLogStart(Math.min(offset, this.hw)));

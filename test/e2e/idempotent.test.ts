@@ -89,7 +89,7 @@ test('kafkajs idempotent producer: every record exactly once, in order', async (
     const offsets = await admin.fetchTopicOffsets('kj-idem');
     await admin.disconnect();
     assert.equal(offsets.map((o) => o.high).sort(), ['10', '10']);
-    const producers = b.broker.getLog('kj-idem', 0)!.activeProducers();
+    const producers = b.broker.getLog('kj-idem', 0)!.producerState.activeProducers();
     assert.is(producers.length, 1);
     assert.is(producers[0].batches[producers[0].batches.length - 1].lastSeq, 9);
   } finally {

@@ -4,7 +4,8 @@
  * (NOT_ENOUGH_REPLICAS_AFTER_APPEND below min.insync.replicas, REQUEST_TIMED_OUT, and
  * NOT_LEADER_OR_FOLLOWER when leadership goes), followers that stop catching up leave the ISR
  * after replica.lag.time.max.ms and come back once they reach the high watermark; KIP-903 broker
- * epochs on follower fetches; DeleteRecords waiting for the low watermark.
+ * epochs on follower fetches; DeleteRecords waiting for the low watermark; after a restart a
+ * follower starts from the checkpointed high watermark (replication-offset-checkpoint).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -12,6 +13,7 @@ import { ManualClock } from '../../src/clock.js';
 import { createLogger } from '../../src/logger.js';
 import { MemFs } from '../../src/storage/fs.js';
 import { PartitionLog } from '../../src/storage/partition-log.js';
+import { LogManager } from '../../src/storage/log-manager.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { Partition } from '../../src/replication/partition.js';
 import type { AlterPartitionOutcome, PartitionState } from '../../src/cluster/metadata-store.js';
@@ -207,6 +209,36 @@ test('a refused ISR change (the controller moved on) changes nothing here', asyn
   await settle();
   assert.equal(alters, [[1]]);
   assert.equal(p.isr, [1, 2, 3], 'a deposed leader cannot shrink the ISR to acknowledge alone');
+});
+
+test('after a restart the high watermark starts from replication-offset-checkpoint: a follower (or an eligible leader replica elected later) keeps what was committed, not the loaded log end or its start', async () => {
+  const clock = new ManualClock(1_000_000);
+  const fs = new MemFs({ now: () => clock.now() });
+  const open = () => LogManager.open({ fs, logDirs: '/kafka-logs', clock, defaults: config() });
+  const mgr = await open();
+  await mgr.loadAll();
+  const log = await mgr.createLog('t', 0);
+  log.setHighWatermarkFollowsLogEnd(false); // a leader with followers: replication moves the HW
+  await log.appendAsLeader(batch(10), 0);
+  log.updateHighWatermark(6); // the ISR has 6
+  await mgr.checkpointHighWatermarks();
+  await log.flush();
+  fs.crash(); // no clean stop: the loaded log ends at 10, of which 6 were committed
+
+  const again = await open();
+  const [reloaded] = await again.loadAll();
+  assert.is(reloaded.logEndOffset, 10);
+  assert.is(reloaded.checkpointedHighWatermark, 6);
+  assert.is(reloaded.highWatermarkToCheckpoint, 6, 'before a role sets it, the checkpoint keeps the committed HW, not the loaded end');
+  const p = new Partition('t', 0, 'tid', reloaded, 2, {
+    clock, logger: createLogger('silent'), replicaLagTimeMaxMs: LAG_MS, isAlive: () => true, brokerEpochOf: () => undefined,
+    alterIsr: async (known: PartitionState): Promise<AlterPartitionOutcome> => ({ ok: true, state: known }),
+  });
+  assert.is(p.apply({ topicId: 'tid', partition: 0, replicas: [1, 2, 3], isr: [1, 2], leader: 1, leaderEpoch: 5, partitionEpoch: 8 }), 'follower');
+  p.makeFollower();
+  assert.is(reloaded.highWatermark, 6, 'a follower serves (KIP-392) and an elected ELR member leads from the committed HW');
+  assert.is(reloaded.highWatermarkToCheckpoint, 6);
+  await again.close();
 });
 
 test.run();

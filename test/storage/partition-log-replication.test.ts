@@ -42,7 +42,7 @@ test('appendAsFollower keeps the leader offsets, epochs and bytes; producer stat
   assert.is(follower.highWatermark, 0, 'a follower HW waits for the leader');
   assert.ok((await everything(follower)).equals(bytes), 'byte for byte the leader batches');
   assert.equal(follower.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[0, 0], [1, 3]]);
-  assert.is(follower.activeProducers().find((p) => p.producerId === 7)?.batches.length, 1, 'producer state from the replicated batch');
+  assert.is(follower.producerState.activeProducers().find((p) => p.producerId === 7)?.batches.length, 1, 'producer state from the replicated batch');
   follower.updateHighWatermark(4);
   assert.is(follower.highWatermark, 4);
   follower.updateHighWatermark(99);
@@ -91,7 +91,7 @@ test('truncateTo removes whole batches above the offset, across segments, with e
   assert.is(log.highWatermark, 6);
   assert.equal(offsetsOf((await log.read(0, 1 << 20, { minOneMessage: true })).records), [0, 1, 2, 3, 4, 5]);
   assert.equal(log.leaderEpochCache.all.map((e) => [e.epoch, e.startOffset]), [[0, 0]]);
-  assert.is(log.activeProducers().find((p) => p.producerId === 9), undefined, 'producer of a truncated batch forgotten');
+  assert.is(log.producerState.activeProducers().find((p) => p.producerId === 9), undefined, 'producer of a truncated batch forgotten');
   // Appending goes on from the new end, with the next epoch.
   const res = await log.appendAsLeader(batch(1, { prefix: 'new' }), 3);
   assert.is(res.baseOffset, 6);

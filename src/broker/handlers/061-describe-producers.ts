@@ -32,7 +32,7 @@ export const describeProducersHandler = defineHandler({
           const log = partition.log;
           return {
             partitionIndex, errorCode: ErrorCode.NONE, errorMessage: null,
-            activeProducers: log.activeProducers().map((e) => ({
+            activeProducers: log.producerState.activeProducers().map((e) => ({
               producerId: BigInt(e.producerId),
               producerEpoch: e.producerEpoch,
               lastSequence: e.batches.length > 0 ? e.batches[e.batches.length - 1].lastSeq : -1,
