@@ -73,7 +73,7 @@ import { ClientMetricsManager } from './client-metrics-manager.js';
 import type { Handler } from './handler.js';
 import type { ListenerSecurity } from '../security/listener-security.js';
 import { codecFor } from '../protocol/generated/api-table.js';
-import { FOLLOWER_THROTTLED_REPLICAS, ReplicationQuotas } from '../replication/replication-quota.js';
+import { ALTER_LOG_DIRS_RATE, dynamicBrokerConfig, FOLLOWER_THROTTLED_REPLICAS, ReplicationQuotas } from '../replication/replication-quota.js';
 import { TieredStorage, connectObjectStore } from '../remote/tiered-storage.js';
 import type { ObjectStore } from '../remote/object-store.js';
 
@@ -350,6 +350,8 @@ export class Broker implements BrokerServices {
     const tiered = this.tiered;
     this.replicationQuotas = new ReplicationQuotas(this.nodeId, raw['replication.quota.window.num'], raw['replication.quota.window.size.seconds'] * 1000, this.clock);
     this.replicationQuotas.follow(this.metadataCache);
+    // AlterReplicaLogDirs' copies (storage/log-dir-move.ts) follow the dynamic broker config.
+    this.logs.alterLogDirsMaxBytesPerSecond = () => Number(dynamicBrokerConfig(this.metadataCache, this.nodeId, ALTER_LOG_DIRS_RATE) ?? Infinity);
     const fetchers = new ReplicaFetcherManager(this.brokerClients, {
       nodeId: this.nodeId, brokerEpoch: () => this.cluster.lifecycle.brokerEpoch, clusterId: this.cluster.clusterId,
       maxWaitMs: raw['replica.fetch.wait.max.ms'], minBytes: raw['replica.fetch.min.bytes'],

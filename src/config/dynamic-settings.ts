@@ -73,6 +73,6 @@ export const DYNAMIC_ONLY_CONFIGS: Readonly<Record<string, SettingSpec>> = {
   },
   'replica.alter.log.dirs.io.max.bytes.per.second': {
     type: 'long', default: null, min: 0,
-    doc: 'Rate limit of moving replicas between log dirs (AlterReplicaLogDirs, which Samsa does not serve). Dynamic only; stored and reported.',
+    doc: 'Bytes per second all moves of replicas between this broker\'s log dirs (AlterReplicaLogDirs) copy together. Dynamic only.',
   },
 };

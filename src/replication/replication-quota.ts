@@ -25,6 +25,8 @@ export const LEADER_THROTTLED_RATE = 'leader.replication.throttled.rate';
 export const FOLLOWER_THROTTLED_RATE = 'follower.replication.throttled.rate';
 export const LEADER_THROTTLED_REPLICAS = 'leader.replication.throttled.replicas';
 export const FOLLOWER_THROTTLED_REPLICAS = 'follower.replication.throttled.replicas';
+/** The bound of moves between one broker's log dirs (storage/log-dir-move.ts), a dynamic broker config too. */
+export const ALTER_LOG_DIRS_RATE = 'replica.alter.log.dirs.io.max.bytes.per.second';
 /** The dynamic broker configs Samsa accepts (AlterConfigs / IncrementalAlterConfigs on BROKER), sorted by name. */
 export const DYNAMIC_BROKER_CONFIG_NAMES: readonly string[] = [FOLLOWER_THROTTLED_RATE, LEADER_THROTTLED_RATE];
 /** Kafka's DefaultReplicationThrottledRate (Long.MAX_VALUE): unthrottled. */

@@ -42,16 +42,18 @@ const RECONCILE_INTERVAL_MS = 1000;
 const RETRY_MS = 1000;
 const SETTLE_MS = 30_000;
 
-function fileCheckpoints(fs: Fs, file: string): CheckpointStore {
+/** The checkpoint in the partition directory, found through the log each time (a move between log dirs changes it). */
+function fileCheckpoints(fs: Fs, fileOf: () => string): CheckpointStore {
   return {
     async load() {
+      const file = fileOf();
       if (!(await fs.exists(file))) return null;
       const c = JSON.parse((await fs.readFile(file)).toString('utf8')) as ScheduleCheckpoint;
       if (c.version !== 1) throw new Error(`${file}: unsupported checkpoint version ${String(c.version)}`);
       return c;
     },
     async save(c) {
-      await fs.writeFileAtomic(file, Buffer.from(JSON.stringify(c)));
+      await fs.writeFileAtomic(fileOf(), Buffer.from(JSON.stringify(c)));
     },
   };
 }
@@ -157,7 +159,7 @@ export class ScheduleManager {
       const scheduler = new PartitionScheduler({
         topic: w.topic, partition: w.partition, delayMs: w.delayMs, tickMs: w.tickMs, clock: broker.clock,
         source: this.source(w.topic, w.partition), target: this.target(w.target),
-        checkpoints: fileCheckpoints(this.fs, path.join(log.dir, CHECKPOINT_FILE)),
+        checkpoints: fileCheckpoints(this.fs, () => path.join(log.dir, CHECKPOINT_FILE)),
       });
       this.runners.set(key, new Runner(scheduler, w.signature, broker, w.tickMs));
     }

@@ -13,6 +13,7 @@
  *             replication-offset-checkpoint, cleaner-offset-checkpoint, .kafka_cleanshutdown,
  *             meta.properties                                     one each for the whole log dir
  *   <log.dir>/<topic>-<partition>.<uuid>-delete                   a deleted partition, removed later
+ *   <log.dir>/<topic>-<partition>.<uuid>-future                   a replica being moved here from another log dir
  *
  * A segment's base offset is zero-padded to 20 digits. Files being deleted carry `.deleted`.
  */
@@ -91,6 +92,19 @@ export function deleteDirName(topic: string, partition: number, uniqueId: string
 
 export function isDeleteDirName(name: string): boolean {
   return DELETE_DIR.test(name);
+}
+
+const FUTURE_DIR = /^(.+)-(\d+)\.([0-9a-f]{32})-future$/;
+
+/** `<topic>-<partition>.<32 hex>-future`: the copy of a replica being moved to this log dir (log-dir-move.ts). */
+export function futureDirName(topic: string, partition: number, uniqueId: string): string {
+  return `${topic}-${partition}.${uniqueId}${FUTURE_DIR_SUFFIX}`;
+}
+
+/** The partition of a `-future` directory name, or null. */
+export function parseFutureDirName(name: string): { topic: string; partition: number } | null {
+  const m = FUTURE_DIR.exec(name);
+  return m ? parsePartitionDirName(`${m[1]}-${m[2]}`) : null;
 }
 
 /**

@@ -106,7 +106,8 @@ export class LazyFileHandle implements FileHandle {
   private opening: Promise<FileHandle> | null = null;
   private closed = false;
 
-  constructor(private readonly fs: Fs, readonly path: string, private readonly initialSize: number) {}
+  /** Changes only while not open (LogSegment.movedTo: its directory was renamed). */
+  constructor(private readonly fs: Fs, public path: string, private readonly initialSize: number) {}
 
   get isOpen(): boolean {
     return this.handle !== null;

@@ -49,7 +49,8 @@ export interface LocalLogHost {
 
 export class LocalLog implements LogFlusherHost {
   readonly fs: Fs;
-  readonly dir: string;
+  /** The partition directory; changes only by `movedTo` (the old copy of a moved replica). */
+  dir: string;
   private readonly topic: string;
   private readonly partition: number;
   private readonly clock: Clock;
@@ -64,7 +65,7 @@ export class LocalLog implements LogFlusherHost {
   closed = false;
   private segmentDeleter: SegmentDeleter | null = null;
 
-  constructor(opts: PartitionLogOptions, private readonly host: LocalLogHost) {
+  constructor(opts: PartitionLogOptions, private host: LocalLogHost) {
     this.fs = opts.fs;
     this.dir = opts.dir;
     this.topic = opts.topic;
@@ -72,6 +73,20 @@ export class LocalLog implements LogFlusherHost {
     this.clock = opts.clock;
     this.config = opts.config;
     this.flusher = new LogFlusher(opts.clock, this);
+  }
+
+  /** A PartitionLog took these segments over from the one that opened them (log-dir-move.ts). */
+  adoptedBy(host: LocalLogHost): void {
+    this.host = host;
+  }
+
+  /**
+   * Kafka's LocalLog.renameDir for the old copy of a moved replica: its directory is now `dir`
+   * (renamed `-delete`); segments still read until closed open their files there.
+   */
+  movedTo(dir: string): void {
+    this.dir = dir;
+    for (const seg of this.segments) seg.movedTo(dir);
   }
 
   /** The log end offset (the PartitionLog's; LogFlusherHost). */
@@ -162,6 +177,15 @@ export class LocalLog implements LogFlusherHost {
    */
   read(fetchOffset: number, maxBytes: number, maxOffset: number, opts: { minOneMessage: boolean; alloc?: (n: number) => Buffer }): Promise<ReadResult> {
     return readBatches(this.segments, fetchOffset, maxBytes, maxOffset, opts);
+  }
+
+  /** The transactions an append aborted, into the .txnindex of its segment; a failure takes the log offline. */
+  async appendAbortedTxns(segment: LogSegment, txns: readonly AbortedTxn[]): Promise<void> {
+    try {
+      for (const t of txns) await segment.appendAbortedTxn(t);
+    } catch (err) {
+      throw this.markOffline(err, 'txnindex append');
+    }
   }
 
   /** Aborted transactions overlapping [fetchOffset, upperBoundOffset), from the .txnindex files. */

@@ -177,7 +177,8 @@ export class LogCleaner {
   private readonly offsets: CleanerOffsetCheckpoints;
   private readonly onStep?: LogCleanerOptions['onStep'];
   private readonly states = new WeakMap<PartitionLog, LogState>();
-  private readonly inProgress = new Set<PartitionLog>();
+  /** The logs being cleaned, with the end of their pass. */
+  private readonly inProgress = new Map<PartitionLog, Promise<void>>();
   private timer: Timer | null = null;
   private running: Promise<unknown> | null = null;
   /** Replaced segments waiting for file.delete.delay.ms, with what removes them. */
@@ -402,15 +403,17 @@ export class LogCleaner {
     };
   }
 
+  /** Resolves once no pass is cleaning `log` (a replica move's swap waits for it: log-dir-move.ts). */
+  async cleaningDone(log: PartitionLog): Promise<void> {
+    while (this.inProgress.has(log)) await this.inProgress.get(log);
+  }
+
   /** Cleans `log` now if it has anything cleanable (ignores the dirty ratio); null if nothing was done. */
-  async clean(log: PartitionLog): Promise<CleanStats | null> {
-    if (this.inProgress.has(log)) return null;
-    this.inProgress.add(log);
-    try {
-      return await this.doClean(log);
-    } finally {
-      this.inProgress.delete(log);
-    }
+  clean(log: PartitionLog): Promise<CleanStats | null> {
+    if (this.inProgress.has(log)) return Promise.resolve(null);
+    const run = this.doClean(log).finally(() => this.inProgress.delete(log));
+    this.inProgress.set(log, run.then(() => undefined, () => undefined));
+    return run;
   }
 
   private async doClean(log: PartitionLog): Promise<CleanStats | null> {

@@ -24,6 +24,11 @@ export class LogDir implements SharedCheckpointOwner {
   readonly files: LogDirCheckpoints;
   /** The partitions stored here, keyed `<topic>-<partition>`. */
   readonly logs = new Map<string, PartitionLog>();
+  /**
+   * Future logs of replicas being moved here from another dir (log-dir-move.ts owns this map),
+   * keyed like `logs`: checkpointed with them (as Kafka's logsByDir), so a restart resumes them.
+   */
+  readonly futures = new Map<string, PartitionLog>();
   /** The log cleaner's first dirty offsets of this dir's partitions. */
   readonly cleanerOffsets = new Map<string, number>();
   readonly leftovers: string[] = [];
@@ -39,7 +44,7 @@ export class LogDir implements SharedCheckpointOwner {
   constructor(base: Fs, readonly path: string, onFailure: (dir: LogDir, err: Error) => void) {
     this.fs = new LogDirFs(base, path, (err) => onFailure(this, err));
     this.files = new LogDirCheckpoints(this.fs, path);
-    const all = () => this.logs.values();
+    const all = () => (this.futures.size === 0 ? this.logs.values() : [...this.logs.values(), ...this.futures.values()]);
     this.recoveryPoints = new OffsetCheckpointWriter(this.fs, this.files.recoveryPointFile, all, (l) => l.recoveryPoint);
     // Kafka keeps only log starts other than the first segment's base offset (the rest follow from
     // the segments): above it after DeleteRecords, below it for a tiered log.
@@ -61,7 +66,7 @@ export class LogDir implements SharedCheckpointOwner {
   }
 
   isRegistered(key: string): boolean {
-    return this.logs.has(key);
+    return this.logs.has(key) || this.futures.has(key);
   }
 
   loadState(): Promise<LogDirState> {

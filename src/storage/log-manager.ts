@@ -17,10 +17,16 @@
  * (the replica manager stops serving them, the broker tells the controller). With every dir
  * offline the listeners hear `allFailed` (Kafka halts the broker).
  *
+ * Moves between dirs (AlterReplicaLogDirs): `alterReplicaLogDir` starts one (log-dir-move.ts,
+ * Kafka's future log); the moves are this manager's `moves`, which keeps a moving log out of the
+ * cleaner's choice and stops moves when their partition is deleted or one of their dirs fails.
+ *
  * Start-up: `loadAll()` reads (and removes), per dir, the clean-shutdown marker and the checkpoint files,
  * opens every partition directory `loadConcurrency` at a time (recovering from its recovery point
  * when the stop was not clean), writes the checkpoint files once, and removes
- * `<topic>-<partition>.<uuid>-delete` directories left by topic deletions. A log dir of the
+ * `<topic>-<partition>.<uuid>-delete` directories left by topic deletions and moves; a
+ * `<topic>-<partition>.<uuid>-future` directory (a move a stop or crash interrupted) is opened and
+ * its move resumed (resumeMoves). A log dir of the
  * per-partition layout (before issue 19: the same files in every partition directory) is read
  * from those files and converted: the log dir's files are written, then the old ones removed.
  *
@@ -41,7 +47,8 @@
  * Each task re-arms itself after it finishes, so runs never overlap.
  *
  * Concurrency: the maps of logs (this manager's and each LogDir's) change only from these methods,
- * on the event loop; every per-log operation goes through the log's own queue.
+ * on the event loop (a move's swap through `movedLog`); every per-log operation goes through the
+ * log's own queue.
  */
 import * as path from 'node:path';
 import type { Clock, Timer } from '../clock.js';
@@ -51,8 +58,9 @@ import { nodeFs, type Fs } from './fs.js';
 import { StartupFs } from './startup-fs.js';
 import { PartitionLog, type LogConfig } from './partition-log.js';
 import { LogCleaner, type CleanerConfig } from './log-cleaner.js';
-import { isDeleteDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
+import { isDeleteDirName, parseFutureDirName, parsePartitionDirName, partitionDirName } from './file-names.js';
 import { LogDir } from './log-dir.js';
+import { LogDirMoves, type LogDirMove } from './log-dir-move.js';
 
 export interface LogManagerOptions {
   fs: Fs;
@@ -108,6 +116,8 @@ export interface LogDirDescription {
   error: Error | null;
   /** Its partitions (none when offline). */
   logs: PartitionLog[];
+  /** Future logs of replicas being moved here (log-dir-move.ts), with their lag behind the current log. */
+  futures: { log: PartitionLog; offsetLag: number }[];
 }
 
 function key(topic: string, partition: number): string {
@@ -149,6 +159,12 @@ export class LogManager {
   private stopped = false;
   /** The log cleaner, once startBackgroundTasks was given its settings. */
   cleaner: LogCleaner | null = null;
+  /** replica.alter.log.dirs.io.max.bytes.per.second (the broker follows the dynamic config); Infinity: unthrottled. */
+  alterLogDirsMaxBytesPerSecond: () => number = () => Infinity;
+  /** Replicas being moved between this broker's dirs (AlterReplicaLogDirs, log-dir-move.ts). */
+  private readonly moves: LogDirMoves;
+  /** `-future` directories found by loadAll (moves a restart resumes). */
+  private readonly futureDirsFound: { dir: LogDir; path: string; topic: string; partition: number }[] = [];
 
   private constructor(opts: LogManagerOptions, dirs: string[]) {
     this.fs = opts.fs;
@@ -160,6 +176,13 @@ export class LogManager {
     this.brokerEpoch = opts.brokerEpoch ?? (() => -1);
     this.logDirs = dirs.map((d) => new LogDir(opts.fs, d, (dir, err) => this.handleLogDirFailure(dir, err)));
     this.logDir = dirs[0];
+    this.moves = new LogDirMoves({
+      clock: opts.clock,
+      cleaner: () => this.cleaner,
+      maxBytesPerSecond: () => this.alterLogDirsMaxBytesPerSecond(),
+      moved: (log, from, to) => this.movedLog(log, from, to),
+      onError: this.onError,
+    });
   }
 
   /**
@@ -217,6 +240,7 @@ export class LogManager {
       loadFs?.end();
     }
     if (this.onlineLogDirs.length === 0) throw new Error(`All log dirs failed while loading: ${this.logDirs.map((d) => d.path).join(', ')}`);
+    await this.resumeMoves();
     return loaded.filter((l) => this.logs.get(key(l.topic, l.partition)) === l)
       .sort((a, b) => (a.topic === b.topic ? a.partition - b.partition : a.topic < b.topic ? -1 : 1));
   }
@@ -228,6 +252,11 @@ export class LogManager {
       const full = path.join(dir.path, name);
       if (isDeleteDirName(name)) {
         await dir.fs.rmdir(full);
+        continue;
+      }
+      const future = parseFutureDirName(name);
+      if (future) {
+        this.futureDirsFound.push({ dir, path: full, ...future });
         continue;
       }
       const parsed = parsePartitionDirName(name);
@@ -258,6 +287,49 @@ export class LogManager {
     // Recovered logs moved their recovery points, and a log dir of the old layout is converted here.
     await Promise.all([dir.writeCheckpointFiles(this.loadConcurrency), dir.highWatermarks.write()]);
     return loaded;
+  }
+
+  /**
+   * Moves a stop or a crash interrupted (Kafka's loader loads future logs and the replica manager
+   * restarts their copy): each `-future` directory whose partition's log loaded in another dir is
+   * opened as the future log (its dir's checkpoint files hold it: recovered from its recovery
+   * point after a crash) and the move goes on from its end. One whose partition has no log here,
+   * or found while a dir is offline (no future log is made then), is left where it is; one in the
+   * partition's own dir, or that cannot be opened, is removed.
+   */
+  private async resumeMoves(): Promise<void> {
+    for (const f of this.futureDirsFound.splice(0)) {
+      const k = key(f.topic, f.partition);
+      const log = this.logs.get(k);
+      const current = this.dirOf.get(k);
+      if (!log || !current || f.dir.isOffline || this.logDirs.some((d) => d.isOffline) || this.moves.get(f.topic, f.partition)) {
+        this.onError(new Error(`${f.path}: the move of ${k} cannot resume now (its log is not loaded here, a log dir is offline, or another future log was found); left in place`), 'loading log dirs');
+        continue;
+      }
+      try {
+        if (current === f.dir) {
+          await f.dir.fs.rmdir(f.path);
+          continue;
+        }
+        let future: PartitionLog;
+        try {
+          future = await PartitionLog.open({
+            fs: f.dir.fs, dir: f.path, topic: f.topic, partition: f.partition, config: log.config, clock: this.clock,
+            checkpoints: await f.dir.checkpointsFor(f.topic, f.partition, f.path), dirExists: true,
+          });
+        } catch (err) {
+          // Unreadable (not the dir failing): the move starts over.
+          if (f.dir.isOffline) throw err;
+          this.onError(err, `opening the future log ${f.path}; it is removed and the move starts over`);
+          await f.dir.fs.rmdir(f.path);
+          await this.moves.start(log, current, f.dir);
+          continue;
+        }
+        await this.moves.start(log, current, f.dir, future);
+      } catch (err) {
+        this.onError(err, `resuming the move of ${k} to ${f.dir.path}`);
+      }
+    }
   }
 
   private register(dir: LogDir, log: PartitionLog): void {
@@ -300,9 +372,17 @@ export class LogManager {
     return [...this.logs.values()];
   }
 
-  /** Every log dir with its partitions, or the reason it is offline (DescribeLogDirs). */
+  /** Every log dir with its partitions and future logs, or the reason it is offline (DescribeLogDirs). */
   describeLogDirs(): LogDirDescription[] {
-    return this.logDirs.map((d) => ({ dir: d.path, error: d.fs.offlineCause, logs: d.isOffline ? [] : [...d.logs.values()] }));
+    return this.logDirs.map((d) => ({
+      dir: d.path, error: d.fs.offlineCause, logs: d.isOffline ? [] : [...d.logs.values()],
+      futures: d.isOffline ? [] : this.moves.into(d).map((m) => ({ log: m.future, offsetLag: m.offsetLag })),
+    }));
+  }
+
+  /** The move of a partition's replica to another dir of this broker, while it runs. */
+  logDirMove(topic: string, partition: number): LogDirMove | undefined {
+    return this.moves.get(topic, partition);
   }
 
   /**
@@ -346,22 +426,49 @@ export class LogManager {
    * code: INVALID_TOPIC_EXCEPTION when the future log's directory name would pass 255 bytes;
    * LOG_DIR_NOT_FOUND for a dir not in log.dirs; KAFKA_STORAGE_ERROR for an offline dir or
    * partition; a partition without a log here is created in that dir when it comes
-   * (REPLICA_NOT_AVAILABLE now); NONE when it already lives there. Moving a log that lives in
-   * another dir (Kafka's future log and ReplicaAlterLogDirsThread) is not done here: such a
-   * request is answered KAFKA_STORAGE_ERROR, Kafka's answer when it will not start a move.
+   * (REPLICA_NOT_AVAILABLE now). A move to another dir running for the partition is dropped (its
+   * future log deleted) when another dir is named. NONE when the log lives there (nothing to do),
+   * when a move there is running already, and when a move there starts (log-dir-move.ts: the
+   * future log is created before the answer); no move starts while any log dir is offline
+   * (KAFKA_STORAGE_ERROR, so that no future log is made in two dirs: Kafka's getOrCreateLog).
    */
-  alterReplicaLogDir(topic: string, partition: number, destination: string): number {
+  async alterReplicaLogDir(topic: string, partition: number, destination: string): Promise<number> {
     const k = key(topic, partition);
     if (Buffer.byteLength(`${k}.${'0'.repeat(32)}-future`) > 255) return ErrorCode.INVALID_TOPIC_EXCEPTION;
     const dir = this.logDirs.find((d) => d.path === destination);
     if (!dir) return ErrorCode.LOG_DIR_NOT_FOUND;
     if (dir.isOffline || this.offline.has(k)) return ErrorCode.KAFKA_STORAGE_ERROR;
+    const running = this.moves.get(topic, partition);
+    if (running && running.dest !== dir) await this.moves.stop(topic, partition, true);
+    else if (running) return ErrorCode.NONE;
     const current = this.dirOf.get(k);
-    if (!current) {
+    const log = this.logs.get(k);
+    if (!current || !log) {
       this.preferredLogDirs.set(k, dir);
       return ErrorCode.REPLICA_NOT_AVAILABLE;
     }
-    return current === dir ? ErrorCode.NONE : ErrorCode.KAFKA_STORAGE_ERROR;
+    if (current === dir) return ErrorCode.NONE;
+    if (this.logDirs.some((d) => d.isOffline)) return ErrorCode.KAFKA_STORAGE_ERROR;
+    try {
+      await this.moves.start(log, current, dir);
+    } catch (err) {
+      // Its dir failed while the future log was made (the dir is offline now).
+      if (dir.isOffline) return ErrorCode.KAFKA_STORAGE_ERROR;
+      throw err;
+    }
+    return ErrorCode.NONE;
+  }
+
+  /** A move's swap is done: the partition's log lives in `to` (maps, both dirs' checkpoint files). */
+  private async movedLog(log: PartitionLog, from: LogDir, to: LogDir): Promise<void> {
+    const k = key(log.topic, log.partition);
+    const cleanerOffset = from.cleanerOffsets.get(k);
+    this.unregister(k);
+    this.register(to, log);
+    if (cleanerOffset !== undefined) to.cleanerOffsets.set(k, cleanerOffset);
+    await Promise.all([from, to].filter((d) => !d.isOffline).map((d) => Promise.all([
+      d.recoveryPoints.write(), d.logStartOffsets.write(), d.highWatermarks.write(), d.cleanerOffsetFile.write(),
+    ]))).catch((err) => this.onError(err, `checkpoints after moving ${k} to ${to.path}`));
   }
 
   private refuseOffline(topic: string, partition: number): void {
@@ -422,6 +529,7 @@ export class LogManager {
   /** Deletes one partition's log (this broker is no longer a replica, or it belonged to an older topic id). */
   async deleteLog(topic: string, partition: number): Promise<boolean> {
     const k = key(topic, partition);
+    await this.moves.stop(topic, partition, true);
     if (this.offline.delete(k)) return true;
     const log = this.logs.get(k);
     if (!log) return false;
@@ -432,6 +540,7 @@ export class LogManager {
 
   /** Deletes every partition log of `topic`; returns how many were deleted. */
   async deleteTopic(topic: string): Promise<number> {
+    await Promise.all(this.moves.all().filter((m) => m.log.topic === topic).map((m) => this.moves.stop(topic, m.log.partition, true)));
     for (const k of [...this.offline.keys()]) if (parsePartitionDirName(k)?.topic === topic) this.offline.delete(k);
     const victims = [...this.logs.values()].filter((l) => l.topic === topic);
     for (const log of victims) this.unregister(key(log.topic, log.partition));
@@ -445,6 +554,11 @@ export class LogManager {
    * them and no task touches them), their files are closed, and the listeners are told.
    */
   private handleLogDirFailure(dir: LogDir, err: Error): void {
+    // Kafka: the moves into the dir stop (their future logs stay there); those out of it stop
+    // with their partition, which goes offline below.
+    for (const m of this.moves.all()) {
+      if (m.dest === dir || m.source === dir) void this.moves.stop(m.log.topic, m.log.partition, false).catch(() => undefined);
+    }
     const partitions: { topic: string; partition: number }[] = [];
     for (const [k, log] of [...dir.logs]) {
       this.unregister(k);
@@ -470,7 +584,8 @@ export class LogManager {
       this.schedule('producer-expiry', opts.producerIdExpirationCheckIntervalMs, () => this.removeExpiredProducersAll(expirationMs));
     }
     if (opts.cleaner && !this.cleaner) {
-      this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs(), config: opts.cleaner, onError: this.onError, offsets: this.cleanerCheckpoints });
+      // Not the logs being moved (Kafka pauses their cleaning): log-dir-move.ts.
+      this.cleaner = new LogCleaner({ fs: this.fs, clock: this.clock, logs: () => this.allLogs().filter((l) => !this.moves.isMoving(l)), config: opts.cleaner, onError: this.onError, offsets: this.cleanerCheckpoints });
       this.cleaner.start();
     }
   }
@@ -600,6 +715,8 @@ export class LogManager {
     for (const t of this.timers) t.cancel();
     this.timers.clear();
     await this.cleaner?.stop();
+    // Stopped moves keep their future logs: the next start resumes them (resumeMoves).
+    await this.moves.stopAll();
     await this.idle();
     const failedDirs = new Set<LogDir>();
     await forEachLimited(this.allLogs(), this.loadConcurrency, async (l) => {

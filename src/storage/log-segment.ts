@@ -118,7 +118,8 @@ export class LogSegment {
 
   private constructor(
     private readonly fs: Fs,
-    readonly dir: string,
+    /** The partition directory; `movedTo` follows a rename of it. */
+    public dir: string,
     readonly baseOffset: number,
     private log: FileHandle,
     private readonly config: SegmentConfig,
@@ -710,6 +711,15 @@ export class LogSegment {
     await this.waitUnpinned();
     const txn = this.txnIdx ?? (this.txnIdxLoad ? await this.txnIdxLoad.catch(() => null) : null);
     await Promise.all([this.log.close(), this.offsetIdx?.close(), this.timeIdx?.close(), txn?.close()]);
+  }
+
+  /**
+   * Kafka's updateParentDir: the partition directory was renamed to `dir` (the old copy of a
+   * replica moved between log dirs, log-dir-move.ts); files opened from now on are found there.
+   */
+  movedTo(dir: string): void {
+    this.dir = dir;
+    if (this.log instanceof LazyFileHandle && !this.log.isOpen) this.log.path = logFileName(dir, this.baseOffset);
   }
 
   /** Renames the segment's files with the `.deleted` suffix (Kafka's asynchronous delete, step 1). */

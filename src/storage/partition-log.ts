@@ -25,11 +25,9 @@ import { hasCleanupPolicy, rollJitterMs, storageError, type AppendResult, type L
 import { OwnDirCheckpoints, ProducerSnapshots, topicIdFile, type PartitionCheckpoints } from './partition-files.js';
 import { maxTimestampAndOffset as maxTimestampIn, offsetForTimestamp as offsetForTimestampIn } from './log-read.js';
 import { belowLogStart, deletablePrefix, localRetentionChecks, retentionChecks, type SegmentCheck } from './log-retention.js';
-import { batchInfoAt, ProducerStateManager, type AbortedTxn, type BatchInfo } from './producer-state.js';
+import { duplicateOrUnverified, producerBatchInfos, ProducerStateManager, type AbortedTxn } from './producer-state.js';
 import { bytesAfter, nextSegmentToCopy, type SegmentExport } from './segment-export.js';
-import { baseOffset as batchBaseOffset, batchSize, lastOffsetDelta, partitionLeaderEpoch as batchPartitionLeaderEpoch,
-  baseSequence as batchBaseSequence, producerEpoch as batchProducerEpoch, producerId as batchProducerId,
-  isControl as batchIsControl, isTransactional as batchIsTransactional } from '../protocol/records/record-batch.js';
+import { baseOffset as batchBaseOffset, batchSize, partitionLeaderEpoch as batchPartitionLeaderEpoch } from '../protocol/records/record-batch.js';
 
 export { defaultLogConfig, type LogConfig, type AppendResult, type LeaderAppendOptions, type ReadResult, type TimestampAndOffset, type PartitionLogOptions } from './log-config.js';
 
@@ -49,7 +47,7 @@ export class PartitionLog {
 
   private readonly clock: Clock;
   /** The segments on disk with the recovery point and the offline/closed state (local-log.ts says who owns what). */
-  private readonly local: LocalLog;
+  private local: LocalLog;
   private startOffset = 0;
   /** Tiered storage: the last offset copied to the remote tier (-1: none); local retention stays below it. */
   private uploadedEnd = -1;
@@ -69,8 +67,8 @@ export class PartitionLog {
   private rollFlushChain: Promise<void> = SETTLED;
   private producers!: ProducerStateManager;
   /** Offsets of the producer snapshot files on disk, ascending. */
-  private readonly snapshots: ProducerSnapshots;
-  private readonly checkpoints: PartitionCheckpoints;
+  private snapshots: ProducerSnapshots;
+  private checkpoints: PartitionCheckpoints;
   private readonly dirExists: boolean;
 
   private constructor(opts: PartitionLogOptions) {
@@ -344,18 +342,9 @@ export class PartitionLog {
   }
 
   private async appendLocked(buf: Buffer, validBytes: number, offsetCount: number, leaderEpoch: number, origin: AppendOrigin, opts?: LeaderAppendOptions): Promise<AppendResult> {
-    if (origin === 'client' && batchProducerId(buf, 0) >= 0) {
-      // Kafka analyzeAndValidateProducerState: a retry of a recent batch is answered, not written.
-      const pid = batchProducerId(buf, 0);
-      const epoch = batchProducerEpoch(buf, 0);
-      const dup = this.producers.findDuplicate({ producerId: pid, producerEpoch: epoch, baseSequence: batchBaseSequence(buf, 0), lastOffsetDelta: lastOffsetDelta(buf, 0) });
-      if (dup) {
-        return { baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: dup.timestamp, logStartOffset: this.startOffset, recordCount: 0, duplicate: true };
-      }
-      // A batch that would open a transaction here needs its verification still in place (read
-      // and checked in this queued operation, which also applies markers).
-      if (opts?.verification !== undefined && batchIsTransactional(buf, 0) && !batchIsControl(buf, 0)) this.producers.checkVerified(pid, epoch, opts.verification);
-    }
+    // A retry of a recent batch is answered, not written (producer-state.ts).
+    const dup = origin === 'client' ? duplicateOrUnverified(this.producers, buf, opts?.verification) : null;
+    if (dup) return { baseOffset: dup.firstOffset, lastOffset: dup.lastOffset, logAppendTimeMs: dup.timestamp, logStartOffset: this.startOffset, recordCount: 0, duplicate: true };
     const now = this.clock.now();
     const follower = origin === 'replication';
     const logAppendTime = !follower && this.config.messageTimestampType === 'LogAppendTime';
@@ -366,10 +355,7 @@ export class PartitionLog {
     const { nextOffset: next, maxTimestamp: maxTs } = assignOffsets(buf, validBytes, { follower, firstOffset, leaderEpoch, logAppendTimeMs: logAppendTime ? now : null, where: `${this.topic}-${this.partition}` });
     const lastOffset = next - 1;
 
-    const infos: BatchInfo[] = [];
-    for (let pos = 0; pos < validBytes; pos += batchSize(buf, pos)) {
-      if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
-    }
+    const infos = producerBatchInfos(buf, validBytes);
     const staged = infos.length > 0 ? this.producers.prepare(infos, now, !follower, origin === 'client', opts?.markerTransactionVersion) : null;
 
     let segment = this.local.activeSegment;
@@ -383,15 +369,7 @@ export class PartitionLog {
       throw storageError(err, `append to ${segment.logPath}`);
     }
     this.endOffset = next;
-    if (staged) {
-      for (const t of this.producers.commit(staged)) {
-        try {
-          await segment.appendAbortedTxn(t);
-        } catch (err) {
-          throw this.local.markOffline(err, 'txnindex append');
-        }
-      }
-    }
+    if (staged) await this.local.appendAbortedTxns(segment, this.producers.commit(staged));
     if (this.hwFollowsLogEnd) this.maybeIncrementHighWatermark(next);
     // Checkpointed by the next flush, before the recovery point passes it (as Kafka since
     // KAFKA-15046); recovery re-assigns the epochs of the batches above the recovery point.
@@ -746,6 +724,27 @@ export class PartitionLog {
   /** High-watermark moves so far. */
   get highWatermarkMoveCount(): number {
     return this.watchers.highWatermarkMoves;
+  }
+
+  /**
+   * AlterReplicaLogDirs' swap (log-dir-move.ts, Kafka's replaceCurrentWithFutureLog): in the queue (no
+   * append interleaves) `swap` returns the caught-up copy opened where it now lives, or null. This
+   * object takes over its files, log start, epochs and producer state (its holders keep it) and
+   * keeps its HW and listeners. Returns the old files (LocalLog) for the caller to close.
+   */
+  adoptMovedCopy(swap: () => Promise<PartitionLog | null>): Promise<LocalLog | null> {
+    return this.enqueue(async () => {
+      await this.rollFlushChain;
+      const moved = await swap();
+      if (!moved) return null;
+      const old = this.local;
+      ({ local: this.local, epochs: this.epochs, producers: this.producers, snapshots: this.snapshots, checkpoints: this.checkpoints,
+        startOffset: this.startOffset, startBelowLocal: this.startBelowLocal, endOffset: this.endOffset } = moved);
+      this.local.adoptedBy(this);
+      this.hw = Math.min(this.hw, this.endOffset);
+      old.closed = true;
+      return old;
+    });
   }
 
   /**

@@ -460,6 +460,29 @@ export class ProducerStateManager {
   }
 }
 
+/**
+ * Kafka analyzeAndValidateProducerState for a client's append (the first batch of `buf`): the
+ * stored batch a retry repeats (answered, not written), else null; a batch that would open a
+ * transaction needs its `verification` still in place (INVALID_TXN_STATE otherwise). Called from
+ * the log's serial queue, which also applies markers.
+ */
+export function duplicateOrUnverified(producers: ProducerStateManager, buf: Buffer, verification: VerificationGuard | null | undefined): BatchMetadata | null {
+  const pid = batchProducerId(buf, 0);
+  if (pid < 0) return null;
+  const epoch = batchProducerEpoch(buf, 0);
+  const dup = producers.findDuplicate({ producerId: pid, producerEpoch: epoch, baseSequence: batchBaseSequence(buf, 0), lastOffsetDelta: lastOffsetDelta(buf, 0) });
+  if (dup) return dup;
+  if (verification !== undefined && batchIsTransactional(buf, 0) && !batchIsControl(buf, 0)) producers.checkVerified(pid, epoch, verification);
+  return null;
+}
+
+/** The producer-state views of the batches of buf[0, end) that carry a producer id. */
+export function producerBatchInfos(buf: Buffer, end: number): BatchInfo[] {
+  const infos: BatchInfo[] = [];
+  for (let pos = 0; pos < end; pos += batchSize(buf, pos)) if (batchProducerId(buf, pos) >= 0) infos.push(batchInfoAt(buf, pos));
+  return infos;
+}
+
 /** The producer-state view of the batch at pos (control batches are decoded for their type). */
 export function batchInfoAt(buf: Buffer, pos: number): BatchInfo {
   const base = batchBaseOffset(buf, pos);

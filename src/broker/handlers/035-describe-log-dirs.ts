@@ -5,7 +5,9 @@
  * - One result per configured log directory (absolute path, in log.dirs order), each listing the
  *   partitions stored there: partition_size = the sum of its segment files' sizes, offset_lag =
  *   max(high watermark - log end, 0) (a follower behind its leader's high watermark; 0 on a
- *   leader), is_future_key false (no replica is being moved between dirs).
+ *   leader), is_future_key false; and the future logs of replicas being moved there from another
+ *   dir of this broker (AlterReplicaLogDirs, storage/log-dir-move.ts): is_future_key true,
+ *   offset_lag = the current log's end - the future log's end (Kafka's getLogEndOffsetLag).
  * - An offline dir (failed at start-up or since, storage/log-dir-fs.ts): error_code
  *   KAFKA_STORAGE_ERROR, no topics, total/usable bytes -1 (the schema default).
  * - topics null: every partition hosted here; otherwise only the listed ones that are (unknown
@@ -45,16 +47,18 @@ export const describeLogDirsHandler = defineHandler({
     const results: DescribeLogDirsResult[] = ctx.broker.logs.describeLogDirs().map((d) => {
       if (d.error) return { errorCode: ErrorCode.KAFKA_STORAGE_ERROR, logDir: d.dir, topics: [], totalBytes: -1n, usableBytes: -1n, isCordoned: false };
       const byTopic = new Map<string, DescribeLogDirsTopic>();
-      const logs = d.logs.slice().sort((a, b) => (a.topic < b.topic ? -1 : a.topic > b.topic ? 1 : a.partition - b.partition));
-      for (const log of logs) {
+      const entries = [
+        ...d.logs.map((log) => ({ log, lag: Math.max(log.highWatermark - log.logEndOffset, 0), future: false })),
+        ...d.futures.map((f) => ({ log: f.log, lag: f.offsetLag, future: true })),
+      ].sort((a, b) => (a.log.topic < b.log.topic ? -1 : a.log.topic > b.log.topic ? 1 : a.log.partition - b.log.partition));
+      for (const { log, lag, future } of entries) {
         if (wanted && !wanted.has(`${log.topic}\u0000${log.partition}`)) continue;
         let entry = byTopic.get(log.topic);
         if (!entry) {
           entry = { name: log.topic, partitions: [] };
           byTopic.set(log.topic, entry);
         }
-        const lag = Math.max(log.highWatermark - log.logEndOffset, 0);
-        entry.partitions.push({ partitionIndex: log.partition, partitionSize: BigInt(log.sizeBytes), offsetLag: BigInt(lag), isFutureKey: false });
+        entry.partitions.push({ partitionIndex: log.partition, partitionSize: BigInt(log.sizeBytes), offsetLag: BigInt(lag), isFutureKey: future });
       }
       // v5 (KIP-1066): Samsa has no cordoned log directories.
       return { errorCode: ErrorCode.NONE, logDir: d.dir, isCordoned: false, topics: [...byTopic.values()], ...diskSpace(d.dir) };
