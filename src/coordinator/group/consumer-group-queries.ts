@@ -6,6 +6,7 @@
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribedGroup, Member } from '../../protocol/generated/messages/consumer-group-describe-response.js';
 import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
+import { listGroupsOfType } from './list-groups.js';
 import type { Assignment } from './assignor/types.js';
 import { ConsumerGroup, type ConsumerGroupMember } from './consumer-group.js';
 import type { ConsumerGroupManager } from './consumer-group-manager.js';
@@ -73,15 +74,7 @@ export class ConsumerGroupQueries {
 
   /** ListGroups entries of the consumer groups (states compared case-insensitively). */
   list(statesFilter: string[], typesFilter: string[]): ListedGroup[] {
-    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
-    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
-    if (types.size > 0 && !types.has('consumer')) return [];
-    const out: ListedGroup[] = [];
-    for (const g of this.manager.groups.values()) {
-      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
-      out.push({ groupId: g.groupId, protocolType: 'consumer', groupState: g.state, groupType: 'consumer' });
-    }
-    return out;
+    return listGroupsOfType(this.manager.groups.values(), 'consumer', statesFilter, typesFilter);
   }
 
   /**

@@ -16,6 +16,7 @@
  * group metadata hash) are skipped when read, as Kafka skips unknown tags.
  */
 import { Reader } from '../../protocol/reader.js';
+import { readRecordValue } from './record-value.js';
 import { Writer } from '../../protocol/writer.js';
 import * as mk from '../../protocol/generated/messages/consumer-group-metadata-key.js';
 import * as mv from '../../protocol/generated/messages/consumer-group-metadata-value.js';
@@ -80,30 +81,24 @@ export function serializeConsumerGroupRecord(r: ConsumerGroupRecord): LogRecord 
   }
 }
 
-function readValue<T>(buf: Buffer | null, read: (r: Reader, v: number) => T): T | null {
-  if (buf === null) return null;
-  const r = new Reader(buf);
-  r.int16();
-  return read(r, 0);
-}
 
 /** The record of a key version 3-8, or null for other key versions. */
 export function deserializeConsumerGroupRecord(keyVersion: number, kr: Reader, lr: LogRecord): ConsumerGroupRecord | null {
   switch (keyVersion) {
-    case 3: return { type: 'cg-metadata', groupId: mk.readConsumerGroupMetadataKey(kr, 3).groupId, value: readValue(lr.value, mv.readConsumerGroupMetadataValue) };
-    case 4: return { type: 'cg-partition-metadata', groupId: pk.readConsumerGroupPartitionMetadataKey(kr, 4).groupId, value: readValue(lr.value, pv.readConsumerGroupPartitionMetadataValue) };
+    case 3: return { type: 'cg-metadata', groupId: mk.readConsumerGroupMetadataKey(kr, 3).groupId, value: readRecordValue(lr.value, mv.readConsumerGroupMetadataValue) };
+    case 4: return { type: 'cg-partition-metadata', groupId: pk.readConsumerGroupPartitionMetadataKey(kr, 4).groupId, value: readRecordValue(lr.value, pv.readConsumerGroupPartitionMetadataValue) };
     case 5: {
       const k = memk.readConsumerGroupMemberMetadataKey(kr, 5);
-      return { type: 'cg-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, memv.readConsumerGroupMemberMetadataValue) };
+      return { type: 'cg-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, memv.readConsumerGroupMemberMetadataValue) };
     }
-    case 6: return { type: 'cg-target-metadata', groupId: tmk.readConsumerGroupTargetAssignmentMetadataKey(kr, 6).groupId, value: readValue(lr.value, tmv.readConsumerGroupTargetAssignmentMetadataValue) };
+    case 6: return { type: 'cg-target-metadata', groupId: tmk.readConsumerGroupTargetAssignmentMetadataKey(kr, 6).groupId, value: readRecordValue(lr.value, tmv.readConsumerGroupTargetAssignmentMetadataValue) };
     case 7: {
       const k = tak.readConsumerGroupTargetAssignmentMemberKey(kr, 7);
-      return { type: 'cg-target-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, tav.readConsumerGroupTargetAssignmentMemberValue) };
+      return { type: 'cg-target-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, tav.readConsumerGroupTargetAssignmentMemberValue) };
     }
     case 8: {
       const k = cak.readConsumerGroupCurrentMemberAssignmentKey(kr, 8);
-      return { type: 'cg-current', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, cav.readConsumerGroupCurrentMemberAssignmentValue) };
+      return { type: 'cg-current', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, cav.readConsumerGroupCurrentMemberAssignmentValue) };
     }
     default: return null;
   }

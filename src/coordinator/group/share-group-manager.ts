@@ -21,6 +21,7 @@ import type { ShareGroupHeartbeatRequest } from '../../protocol/generated/messag
 import type { ShareGroupHeartbeatResponse } from '../../protocol/generated/messages/share-group-heartbeat-response.js';
 import type { DescribedGroup } from '../../protocol/generated/messages/share-group-describe-response.js';
 import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
+import { listGroupsOfType } from './list-groups.js';
 import type { CoordinatorResult, ShardContext } from '../runtime/runtime.js';
 import type { Assignment } from './assignor/index.js';
 import { addPartition } from './assignor/types.js';
@@ -430,15 +431,7 @@ export class ShareGroupManager {
   }
 
   list(statesFilter: string[], typesFilter: string[]): ListedGroup[] {
-    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
-    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
-    if (types.size > 0 && !types.has('share')) return [];
-    const out: ListedGroup[] = [];
-    for (const g of this.groups.values()) {
-      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
-      out.push({ groupId: g.groupId, protocolType: 'share', groupState: g.state, groupType: 'share' });
-    }
-    return out;
+    return listGroupsOfType(this.groups.values(), 'share', statesFilter, typesFilter);
   }
 
   /** An empty share group of this id, created for AlterShareGroupOffsets (as Kafka 4.4 creates it); false when another kind of group has the id. */

@@ -12,6 +12,7 @@
  * | 15 | ShareGroupStatePartitionMetadataKey (group) → share-partitions whose state is initialised |
  */
 import { Reader } from '../../protocol/reader.js';
+import { readRecordValue } from './record-value.js';
 import { Writer } from '../../protocol/writer.js';
 import * as memk from '../../protocol/generated/messages/share-group-member-metadata-key.js';
 import * as memv from '../../protocol/generated/messages/share-group-member-metadata-value.js';
@@ -73,31 +74,25 @@ export function serializeShareGroupRecord(r: ShareGroupRecord): LogRecord {
   }
 }
 
-function readValue<T>(buf: Buffer | null, read: (r: Reader, v: number) => T): T | null {
-  if (buf === null) return null;
-  const r = new Reader(buf);
-  r.int16();
-  return read(r, 0);
-}
 
 /** The record of a key type 10-15, or null for other types. */
 export function deserializeShareGroupRecord(type: number, kr: Reader, lr: LogRecord): ShareGroupRecord | null {
   switch (type) {
     case 10: {
       const k = memk.readShareGroupMemberMetadataKey(kr, 10);
-      return { type: 'sg-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, memv.readShareGroupMemberMetadataValue) };
+      return { type: 'sg-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, memv.readShareGroupMemberMetadataValue) };
     }
-    case 11: return { type: 'sg-metadata', groupId: mk.readShareGroupMetadataKey(kr, 11).groupId, value: readValue(lr.value, mv.readShareGroupMetadataValue) };
-    case 12: return { type: 'sg-target-metadata', groupId: tmk.readShareGroupTargetAssignmentMetadataKey(kr, 12).groupId, value: readValue(lr.value, tmv.readShareGroupTargetAssignmentMetadataValue) };
+    case 11: return { type: 'sg-metadata', groupId: mk.readShareGroupMetadataKey(kr, 11).groupId, value: readRecordValue(lr.value, mv.readShareGroupMetadataValue) };
+    case 12: return { type: 'sg-target-metadata', groupId: tmk.readShareGroupTargetAssignmentMetadataKey(kr, 12).groupId, value: readRecordValue(lr.value, tmv.readShareGroupTargetAssignmentMetadataValue) };
     case 13: {
       const k = tak.readShareGroupTargetAssignmentMemberKey(kr, 13);
-      return { type: 'sg-target-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, tav.readShareGroupTargetAssignmentMemberValue) };
+      return { type: 'sg-target-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, tav.readShareGroupTargetAssignmentMemberValue) };
     }
     case 14: {
       const k = cak.readShareGroupCurrentMemberAssignmentKey(kr, 14);
-      return { type: 'sg-current', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, cav.readShareGroupCurrentMemberAssignmentValue) };
+      return { type: 'sg-current', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, cav.readShareGroupCurrentMemberAssignmentValue) };
     }
-    case 15: return { type: 'sg-state-partitions', groupId: spk.readShareGroupStatePartitionMetadataKey(kr, 15).groupId, value: readValue(lr.value, spv.readShareGroupStatePartitionMetadataValue) };
+    case 15: return { type: 'sg-state-partitions', groupId: spk.readShareGroupStatePartitionMetadataKey(kr, 15).groupId, value: readRecordValue(lr.value, spv.readShareGroupStatePartitionMetadataValue) };
     default: return null;
   }
 }

@@ -39,16 +39,14 @@ import {
 import type { StreamsGroupRecord } from './streams-group-records.js';
 import { configureTopology, isReady, StreamsStatus, topicsHash, topologyError, type ConfiguredTopology, type InternalTopicToCreate } from './streams-topology.js';
 import type { TopicView } from './topic-view.js';
+import type { HeartbeatContext } from './consumer-group-manager.js';
 import { assignmentsEqual } from './consumer-group.js';
 
 type Rec = GroupCoordinatorRecord;
 type Response = StreamsGroupHeartbeatResponse;
 
-export interface StreamsHeartbeatContext {
-  apiVersion: number;
-  clientId: string;
-  clientHost: string;
-}
+/** Who sends a StreamsGroupHeartbeat: the consumer protocol's context. */
+export type StreamsHeartbeatContext = HeartbeatContext;
 
 export interface StreamsHeartbeatResult {
   response: Response;

@@ -7,6 +7,7 @@
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
 import type { DescribedGroup, Member, Assignment as WireAssignment, TopicInfo } from '../../protocol/generated/messages/streams-group-describe-response.js';
 import type { ListedGroup } from '../../protocol/generated/messages/list-groups-response.js';
+import { listGroupsOfType } from './list-groups.js';
 import { STREAMS_ASSIGNOR_NAME } from './assignor/streams-sticky.js';
 import type { StreamsGroupManager } from './streams-group-manager.js';
 import { type StreamsGroup, type StreamsGroupMember, type TasksTuple, emptyTasks, toTaskIds } from './streams-group.js';
@@ -96,15 +97,7 @@ export class StreamsGroupQueries {
 
   /** ListGroups entries of the streams groups (states compared case-insensitively). */
   list(statesFilter: string[], typesFilter: string[]): ListedGroup[] {
-    const states = new Set(statesFilter.map((s) => s.toLowerCase()));
-    const types = new Set(typesFilter.map((s) => s.toLowerCase()));
-    if (types.size > 0 && !types.has('streams')) return [];
-    const out: ListedGroup[] = [];
-    for (const g of this.manager.groups.values()) {
-      if (states.size > 0 && !states.has(g.state.toLowerCase())) continue;
-      out.push({ groupId: g.groupId, protocolType: 'streams', groupState: g.state, groupType: 'streams' });
-    }
-    return out;
+    return listGroupsOfType(this.manager.groups.values(), 'streams', statesFilter, typesFilter);
   }
 
   /**

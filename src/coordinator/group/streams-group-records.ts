@@ -15,6 +15,7 @@
  * Values are written at version 0; tagged fields Samsa does not use keep their defaults.
  */
 import { Reader } from '../../protocol/reader.js';
+import { readRecordValue } from './record-value.js';
 import { Writer } from '../../protocol/writer.js';
 import * as mk from '../../protocol/generated/messages/streams-group-metadata-key.js';
 import * as mv from '../../protocol/generated/messages/streams-group-metadata-value.js';
@@ -84,31 +85,25 @@ export function serializeStreamsGroupRecord(r: StreamsGroupRecord): LogRecord {
   }
 }
 
-function readValue<T>(buf: Buffer | null, read: (r: Reader, v: number) => T): T | null {
-  if (buf === null) return null;
-  const r = new Reader(buf);
-  r.int16();
-  return read(r, 0);
-}
 
 /** The record of a key version 17-23 (null for 18, which Kafka 4.4 no longer uses). */
 export function deserializeStreamsGroupRecord(keyVersion: number, kr: Reader, lr: LogRecord): StreamsGroupRecord | null {
   switch (keyVersion) {
-    case 17: return { type: 'st-metadata', groupId: mk.readStreamsGroupMetadataKey(kr, 17).groupId, value: readValue(lr.value, mv.readStreamsGroupMetadataValue) };
+    case 17: return { type: 'st-metadata', groupId: mk.readStreamsGroupMetadataKey(kr, 17).groupId, value: readRecordValue(lr.value, mv.readStreamsGroupMetadataValue) };
     case 19: {
       const k = memk.readStreamsGroupMemberMetadataKey(kr, 19);
-      return { type: 'st-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, memv.readStreamsGroupMemberMetadataValue) };
+      return { type: 'st-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, memv.readStreamsGroupMemberMetadataValue) };
     }
-    case 20: return { type: 'st-target-metadata', groupId: tmk.readStreamsGroupTargetAssignmentMetadataKey(kr, 20).groupId, value: readValue(lr.value, tmv.readStreamsGroupTargetAssignmentMetadataValue) };
+    case 20: return { type: 'st-target-metadata', groupId: tmk.readStreamsGroupTargetAssignmentMetadataKey(kr, 20).groupId, value: readRecordValue(lr.value, tmv.readStreamsGroupTargetAssignmentMetadataValue) };
     case 21: {
       const k = tak.readStreamsGroupTargetAssignmentMemberKey(kr, 21);
-      return { type: 'st-target-member', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, tav.readStreamsGroupTargetAssignmentMemberValue) };
+      return { type: 'st-target-member', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, tav.readStreamsGroupTargetAssignmentMemberValue) };
     }
     case 22: {
       const k = cak.readStreamsGroupCurrentMemberAssignmentKey(kr, 22);
-      return { type: 'st-current', groupId: k.groupId, memberId: k.memberId, value: readValue(lr.value, cav.readStreamsGroupCurrentMemberAssignmentValue) };
+      return { type: 'st-current', groupId: k.groupId, memberId: k.memberId, value: readRecordValue(lr.value, cav.readStreamsGroupCurrentMemberAssignmentValue) };
     }
-    case 23: return { type: 'st-topology', groupId: tpk.readStreamsGroupTopologyKey(kr, 23).groupId, value: readValue(lr.value, tpv.readStreamsGroupTopologyValue) };
+    case 23: return { type: 'st-topology', groupId: tpk.readStreamsGroupTopologyKey(kr, 23).groupId, value: readRecordValue(lr.value, tpv.readStreamsGroupTopologyValue) };
     default: return null;
   }
 }
