@@ -13,7 +13,9 @@
  * the current log (a follower truncated by its leader) is found by the leader epochs (the
  * future's latest epoch ends earlier in the current log) and cut from the future.
  *
- * The swap, once the future has caught up: in the current log's serial queue, so no append
+ * The swap, once the future has caught up (or a read reached the log end as it was when it
+ * started: Kafka waits for the two log ends to be equal between two fetches, which a producer
+ * writing all the time may never allow): in the current log's serial queue, so no append
  * interleaves (PartitionLog.adoptMovedCopy), the rest is copied, the future log is closed
  * (flushed, producer snapshot, epoch checkpoint), its directory renamed `<dest>/<topic>-<partition>`
  * and opened there; the current PartitionLog takes over those files and keeps its high
@@ -85,6 +87,8 @@ export class LogDirMove {
   /** The removal of the old copy after the swap (tests wait for it). */
   cleanup: Promise<void> = Promise.resolve();
   private sleeping: { timer: Timer; wake: () => void } | null = null;
+  /** The last read copied up to the log end as it was when it started. */
+  private reachedEnd = false;
 
   constructor(
     private readonly moves: LogDirMoves,
@@ -119,12 +123,18 @@ export class LogDirMove {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.future.config !== this.log.config) this.future.config = this.log.config;
         await this.follow();
-        if (this.future.logEndOffset >= this.log.logEndOffset) {
+        // Caught up, or the last read reached the log end as it was then: the swap copies what
+        // came since under the queue (a producer writing all the time never lets the future log
+        // be level with it between two reads, least of all when throttled).
+        if (this.reachedEnd || this.future.logEndOffset >= this.log.logEndOffset) {
+          this.reachedEnd = false;
           await this.host.cleaner()?.cleaningDone(this.log);
           if (await this.swap()) return;
           continue;
         }
+        const end = this.log.logEndOffset;
         const bytes = await this.copyOnce(this.moves.chunkBytes());
+        this.reachedEnd = this.future.logEndOffset >= end;
         if (bytes === 0) await this.sleep(100);
         else await this.moves.pace(bytes, this, (ms) => this.sleep(ms));
       } catch (err) {

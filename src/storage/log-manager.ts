@@ -387,12 +387,12 @@ export class LogManager {
 
   /**
    * Kafka's nextLogDirs: the online dirs, those holding the fewest partitions first (ties: the
-   * order of log.dirs). `extra` counts partitions about to be placed.
+   * order of log.dirs); future logs count, as in Kafka. `extra` counts partitions about to be placed.
    */
   nextLogDirs(extra?: ReadonlyMap<LogDir, number>): LogDir[] {
     const online = this.onlineLogDirs;
     if (online.length <= 1) return online;
-    const count = (d: LogDir) => d.logs.size + (extra?.get(d) ?? 0);
+    const count = (d: LogDir) => d.logs.size + d.futures.size + (extra?.get(d) ?? 0);
     return online.map((d, i) => ({ d, i, n: count(d) })).sort((a, b) => a.n - b.n || a.i - b.i).map((x) => x.d);
   }
 

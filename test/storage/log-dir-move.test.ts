@@ -116,6 +116,29 @@ test('a replica moves to another dir while appends and reads go on: same Partiti
   await again.close();
 });
 
+test('a producer writing all the time does not keep the move from ending (the swap copies the last writes)', async () => {
+  const fs = new MemFs();
+  const mgr = await open(fs);
+  const log = await logWith(mgr, 20);
+  await mgr.alterReplicaLogDir('t', 0, '/d2');
+  const move = mgr.logDirMove('t', 0)!;
+  let n = 0;
+  let doneAt = -1;
+  void move.done.then(() => { doneAt = n; });
+  // One append per turn of the event loop, as many turns as the move takes, 3000 at most.
+  while (doneAt < 0 && n < 3000) {
+    await log.appendAsLeader(batch(1, { prefix: `w${n++}` }), 0);
+    await new Promise((r) => setImmediate(r));
+  }
+  assert.ok(doneAt >= 0 && doneAt < 3000, `the move ended while the producer wrote (after ${n} appends)`);
+  await move.cleanup;
+  assert.is(log.dir, '/d2/t-0');
+  const values = await everything(log);
+  assert.is(values.length, 20 + n);
+  assert.equal(values.slice(20), Array.from({ length: n }, (_, i) => `w${i}-0`));
+  await mgr.close();
+});
+
 test('the old copy stays until the reads that pinned its segments end; such a read still works after the rename', async () => {
   const fs = new MemFs();
   const mgr = await open(fs);
