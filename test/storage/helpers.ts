@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
 import { decodeRecordBatches } from '../../src/protocol/records/record.js';
 import { defaultLogConfig, type LogConfig } from '../../src/storage/partition-log.js';
+import { MemFs, type FileHandle } from '../../src/storage/fs.js';
 
 export function tempDir(prefix = 'samsa-storage-'): { dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -34,4 +35,39 @@ export function offsetsOf(buffers: Buffer[]): number[] {
 
 export function valuesOf(buffers: Buffer[]): string[] {
   return buffers.flatMap((b) => decodeRecordBatches(b).flatMap((d) => d.records.map((r) => r.value?.toString() ?? '<null>')));
+}
+
+/** A MemFs whose calls under `broken` prefixes fail with EIO (the disk under a log dir died). */
+export class FaultyFs extends MemFs {
+  readonly broken = new Set<string>();
+  check(p: string): void {
+    for (const b of this.broken) if (p === b || p.startsWith(b + '/')) throw Object.assign(new Error(`EIO: i/o error, '${p}'`), { code: 'EIO' });
+  }
+  override async open(p: string): Promise<FileHandle> {
+    this.check(p);
+    const h = await super.open(p);
+    const fs = this;
+    return {
+      get path() { return h.path; },
+      size: () => h.size(),
+      append(d) { fs.check(p); h.append(d); },
+      writeAt(d, pos) { fs.check(p); h.writeAt(d, pos); },
+      async read(pos, len, alloc) { fs.check(p); return h.read(pos, len, alloc); },
+      async sync() { fs.check(p); return h.sync(); },
+      truncate(n) { fs.check(p); h.truncate(n); },
+      close: () => h.close(),
+    };
+  }
+  override async writeFileAtomic(p: string, d: Uint8Array): Promise<void> {
+    this.check(p);
+    return super.writeFileAtomic(p, d);
+  }
+  override async readdir(p: string): Promise<string[]> {
+    this.check(p);
+    return super.readdir(p);
+  }
+  override async mkdir(p: string): Promise<void> {
+    this.check(p);
+    return super.mkdir(p);
+  }
 }

@@ -4,14 +4,14 @@
 // ManualClock, which is how these tests hold a move half way.
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MemFs, type FileHandle } from '../../src/storage/fs.js';
+import { MemFs } from '../../src/storage/fs.js';
 import { LogManager } from '../../src/storage/log-manager.js';
 import type { PartitionLog } from '../../src/storage/partition-log.js';
 import type { LogDirMove } from '../../src/storage/log-dir-move.js';
 import { ManualClock } from '../../src/clock.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { buildRecordBatch, decodeRecordBatches } from '../../src/protocol/records/record.js';
-import { batch, config, offsetsOf, valuesOf } from './helpers.js';
+import { batch, config, FaultyFs, offsetsOf, valuesOf } from './helpers.js';
 
 const DIRS = ['/d1', '/d2', '/d3'];
 const TOPIC_ID = 'dG9waWN0b3BpY3RvcGljdA';
@@ -246,32 +246,6 @@ test('no move starts while a log dir is offline (KAFKA_STORAGE_ERROR); a deleted
   await mgr2.close();
 });
 
-/** A MemFs whose calls under `broken` prefixes fail with EIO. */
-class FaultyFs extends MemFs {
-  readonly broken = new Set<string>();
-  check(p: string): void {
-    for (const b of this.broken) if (p === b || p.startsWith(b + '/')) throw Object.assign(new Error(`EIO: i/o error, '${p}'`), { code: 'EIO' });
-  }
-  override async open(p: string): Promise<FileHandle> {
-    this.check(p);
-    const h = await super.open(p);
-    const fs = this;
-    return {
-      get path() { return h.path; },
-      size: () => h.size(),
-      append(d) { fs.check(p); h.append(d); },
-      writeAt(d, pos) { fs.check(p); h.writeAt(d, pos); },
-      async read(pos, len, alloc) { fs.check(p); return h.read(pos, len, alloc); },
-      async sync() { fs.check(p); return h.sync(); },
-      truncate(n) { fs.check(p); h.truncate(n); },
-      close: () => h.close(),
-    };
-  }
-  override async writeFileAtomic(p: string, d: Uint8Array): Promise<void> {
-    this.check(p);
-    return super.writeFileAtomic(p, d);
-  }
-}
 
 test('the future log\'s dir failing stops the move (the log stays and serves); the current dir failing takes the partition offline and stops it', async () => {
   const fs = new FaultyFs();

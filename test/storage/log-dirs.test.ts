@@ -5,47 +5,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import * as nodefs from 'node:fs';
 import * as path from 'node:path';
-import { MemFs, nodeFs, type FileHandle, type Fs } from '../../src/storage/fs.js';
+import { MemFs, nodeFs, type Fs } from '../../src/storage/fs.js';
 import { LogManager, type LogDirFailure } from '../../src/storage/log-manager.js';
 import { ManualClock } from '../../src/clock.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { KafkaApiError } from '../../src/errors.js';
-import { batch, config, offsetsOf, tempDir } from './helpers.js';
-
-/** A MemFs whose calls under `broken` prefixes fail with EIO (the disk under a log dir died). */
-class FaultyFs extends MemFs {
-  readonly broken = new Set<string>();
-  private check(p: string): void {
-    for (const b of this.broken) if (p === b || p.startsWith(b + '/')) throw Object.assign(new Error(`EIO: i/o error, '${p}'`), { code: 'EIO' });
-  }
-  override async open(p: string): Promise<FileHandle> {
-    this.check(p);
-    const h = await super.open(p);
-    const fs = this;
-    return {
-      get path() { return h.path; },
-      size: () => h.size(),
-      append(d) { fs.check(p); h.append(d); },
-      writeAt(d, pos) { fs.check(p); h.writeAt(d, pos); },
-      async read(pos, len, alloc) { fs.check(p); return h.read(pos, len, alloc); },
-      async sync() { fs.check(p); return h.sync(); },
-      truncate(n) { fs.check(p); h.truncate(n); },
-      close: () => h.close(),
-    };
-  }
-  override async writeFileAtomic(p: string, d: Uint8Array): Promise<void> {
-    this.check(p);
-    return super.writeFileAtomic(p, d);
-  }
-  override async readdir(p: string): Promise<string[]> {
-    this.check(p);
-    return super.readdir(p);
-  }
-  override async mkdir(p: string): Promise<void> {
-    this.check(p);
-    return super.mkdir(p);
-  }
-}
+import { batch, config, FaultyFs, offsetsOf, tempDir } from './helpers.js';
 
 const DIRS = ['/d1', '/d2', '/d3'];
 
