@@ -11,8 +11,8 @@
  *   exactly-once source support, SIGKILLed and started again: the topic holds every line once
  *   (frameworks/connect.ts).
  * The rows of docs/compat-matrix.md's "Frameworks" table (and the README's) are written from what
- * ran here, when both brokers ran (frameworks/matrix.ts). MirrorMaker 2 is not run: connect-mirror
- * is not served by the registry this project reaches.
+ * ran here, when both brokers ran (frameworks/matrix.ts). MirrorMaker 2 runs in
+ * compat-tests/mirror-maker.test.ts (it needs both brokers at once).
  * - Kafka Streams on its own group protocol (KIP-1071, `group.protocol=streams`): the word count
  *   runs to the end on both, each count once (Samsa's streams groups: coordinator/group/streams-*).
  * Kafka's side is recorded (compat-tests/lib/kafka-verdicts.ts): while this file, what it imports,
@@ -29,7 +29,7 @@ import { kafkaOrSkip } from '../test/support/kafka.js';
 import { startBroker, type RunningBroker } from '../src/testing/start-broker.js';
 import { LINES, streamsProtocolWordCount, streamsWordCount, type StreamsOutcome } from './frameworks/streams.js';
 import { connectDistributed, type ConnectOutcome } from './frameworks/connect.js';
-import { writeFrameworksSection, type Cell } from './frameworks/matrix.js';
+import { writeFrameworkRows, type Cell } from './frameworks/matrix.js';
 import { recordedPass, recordPass, verdictFingerprint } from './lib/kafka-verdicts.js';
 
 const missing = javaMissing();
@@ -70,11 +70,10 @@ test.after(async () => {
   if (kafka && kafkaRows.every((r) => cells.get(r)?.kafka === 'pass')) recordPass(VERDICT, fingerprint, kafkaRows);
   if (!samsa || !(kafka || recorded) || cells.size < 2) return;
   const row = (name: string) => cells.get(name) ?? { samsa: 'not run' as Cell, kafka: 'not run' as Cell };
-  writeFrameworksSection([
+  writeFrameworkRows([
     { framework: STREAMS, ...row(STREAMS), note: 'a word count (groupBy: a repartition topic; count: a RocksDB store and its changelog), classic group protocol, SIGKILLed inside a transaction after half its input was committed, restarted on its state directory: each word\'s counts 1..n exactly once, read_committed' },
     { framework: STREAMS_PROTOCOL, ...row(STREAMS_PROTOCOL), note: 'the same word count, exactly_once_v2, with `group.protocol=streams` (StreamsGroupHeartbeat: the broker creates the repartition and changelog topics and assigns the tasks), run to the end of its input: each count once' },
     { framework: CONNECT, ...row(CONNECT), note: 'a worker (compacted config, offset and status topics; the `connect` group protocol) with a file source and a file sink connector (compat-tests/frameworks/FileLines.java), stopped and started half-way: every line once, in order; then exactly-once source support (KIP-618) through a SIGKILLed worker: the topic read_committed holds every line once, the sink every line at least once' },
-    { framework: 'MirrorMaker 2', samsa: 'n/a', kafka: 'n/a', note: 'connect-mirror 4.4.0 (and the FileStream connectors, connect-file) are not served by the registry this project reaches (docs/gaps.md)' },
   ]);
 });
 

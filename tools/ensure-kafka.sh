@@ -24,8 +24,9 @@ fi
 # Resolves the pinned release once (a no-op when cached); prints nothing on success.
 node --import tsx tools/kafka/kafka.ts classpath >/dev/null || fail "could not resolve Apache Kafka's jars with Maven (see above)"
 
-# Kafka Streams and RocksDB of the same release, for compat-tests/frameworks.test.ts (tools/kafka/frameworks.ts).
-node --import tsx tools/kafka/frameworks.ts >/dev/null || fail "could not resolve Kafka Streams' jars with Maven (see above)"
+# Kafka Streams and RocksDB of the same release, for compat-tests/frameworks.test.ts, and MirrorMaker 2
+# (its own classpath) for compat-tests/mirror-maker.test.ts (tools/kafka/frameworks.ts).
+node --import tsx tools/kafka/frameworks.ts >/dev/null || fail "could not resolve Kafka Streams' or MirrorMaker 2's jars with Maven (see above)"
 
 # A class-data-sharing archive of the Kafka tools' classes for this Java runtime (tools/kafka/kafka.ts,
 # cdsArchive): every JVM the tests start with Kafka's classpath maps them instead of loading them.

@@ -74,9 +74,9 @@ export interface JvmProcess {
   kill(signal?: NodeJS.Signals): void;
 }
 
-/** Starts `java <main> <args>` with the frameworks' classpath. */
-export async function startJvm(main: string, args: string[], opts: { jvmArgs?: string[]; onLine?: (l: string) => void } = {}): Promise<JvmProcess> {
-  const classpath = await frameworksClasspath();
+/** Starts `java <main> <args>` with the frameworks' classpath (or `opts.classpath`). */
+export async function startJvm(main: string, args: string[], opts: { jvmArgs?: string[]; onLine?: (l: string) => void; classpath?: string } = {}): Promise<JvmProcess> {
+  const classpath = opts.classpath ?? await frameworksClasspath();
   const child = spawn(javaBin(), [...JVM_ARGS, ...(opts.jvmArgs ?? []), '-cp', classpath, main, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Record<string, unknown>[] = [];
   const waiters: { pred: (l: Record<string, unknown>) => boolean; resolve: (l: Record<string, unknown>) => void }[] = [];

@@ -1,8 +1,9 @@
 /**
  * The "Frameworks" table of docs/compat-matrix.md and the README: one row per framework scenario
- * of compat-tests/frameworks.test.ts, `Samsa / Kafka` as in the clients' matrix. The test writes
- * it between its markers after a run on both brokers; the clients' suite (run.ts), which rewrites
- * the rest of docs/compat-matrix.md, keeps it (keepFrameworksSection).
+ * of compat-tests/frameworks.test.ts and compat-tests/mirror-maker.test.ts, `Samsa / Kafka` as in
+ * the clients' matrix. Each test writes its own rows between the markers after a run on both
+ * brokers (a row of the same name replaced, the others kept); the clients' suite (run.ts), which
+ * rewrites the rest of docs/compat-matrix.md, keeps the section (keepFrameworksSection).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -45,10 +46,35 @@ function replaceBetween(text: string, block: string): string {
   return `${text.replace(/\n*$/, '\n')}\n${block}\n`;
 }
 
-/** Writes the table into docs/compat-matrix.md (and the README's copy, between its markers, when it has them). */
-export function writeFrameworksSection(rows: FrameworkRow[]): void {
+/** The rows the table has now, in its order. */
+function currentRows(): FrameworkRow[] {
+  if (!existsSync(MATRIX_DOC)) return [];
+  const doc = readFileSync(MATRIX_DOC, 'utf8');
+  const a = doc.indexOf(START);
+  const b = doc.indexOf(END);
+  if (a < 0 || b < a) return [];
+  const rows: FrameworkRow[] = [];
+  for (const line of doc.slice(a, b).split('\n')) {
+    const m = /^\| (.+?) \| (\S+(?: run)?) \/ (\S+(?: run)?) \| (.*) \|$/.exec(line);
+    if (m && m[1] !== 'framework') rows.push({ framework: m[1]!, samsa: m[2] as Cell, kafka: m[3] as Cell, note: m[4]! });
+  }
+  return rows;
+}
+
+/**
+ * Writes `rows` into the table of docs/compat-matrix.md (and the README's copy, between its
+ * markers, when it has them): a row of the same framework name is replaced, a new one appended,
+ * the others kept.
+ */
+export function writeFrameworkRows(rows: FrameworkRow[]): void {
   const date = new Date().toISOString().slice(0, 10);
-  const block = section(rows, date);
+  const merged = currentRows();
+  for (const r of rows) {
+    const i = merged.findIndex((m) => m.framework === r.framework);
+    if (i >= 0) merged[i] = r;
+    else merged.push(r);
+  }
+  const block = section(merged, date);
   if (existsSync(MATRIX_DOC)) {
     const doc = readFileSync(MATRIX_DOC, 'utf8');
     const next = replaceBetween(doc, block);
