@@ -298,8 +298,8 @@ export class Controller extends EventEmitter<ControllerEvents> {
           // The leader may change the ISR meanwhile: retry on the state the compare-and-set found.
           for (let attempt = 0; ; attempt++) {
             const next = replicas
-              ? startReassignment(state, replicas, isEligible)
-              : cancelReassignment(state, `${t.name}:${partition}`, isEligible, uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable));
+              ? startReassignment(state, replicas, isEligible, this.elrSettings(state))
+              : cancelReassignment(state, `${t.name}:${partition}`, isEligible, uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable), this.elrSettings(state));
             if (!next) break;
             const out = await this.opts.store.alterPartition(next, state.partitionEpoch, fence);
             if (out.ok) {
@@ -385,7 +385,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       const clearing = this.minIsrWatch.mustClear(state);
       const next = (clearing ? clearedElr(state) : null) ??
         brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable), elr: this.elrSettings(state) }) ??
-        completedReassignment(state, isAlive);
+        completedReassignment(state, isAlive, this.elrSettings(state));
       if (clearing && !next) this.minIsrWatch.cleared(state);
       if (!next) continue;
       let out;

@@ -21,10 +21,17 @@
  * Cancelling (a null target) puts back the original replicas (the current list minus those being
  * added), in sync where they were; if none of them is in sync, only an unclean election could
  * revert, refused unless `unclean.leader.election.enable`.
+ *
+ * Eligible leader replicas go through every step as through any other partition change (Kafka's
+ * PartitionChangeBuilder runs reassignments through maybePopulateTargetElr too): while the ISR is
+ * below min.insync.replicas the ELR is the old ELR plus the old ISR minus the new ISR, limited to
+ * the replicas the step keeps; once it is not, ELR and last known ELR are cleared. A step that
+ * leaves a leader clears the last known ELR (it remembers a leader only while there is none).
  */
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import { NO_LEADER, type PartitionState } from './metadata-store.js';
+import { ELR_DISABLED, elrOf, lastKnownElrOf, targetElr, withElr, type ElrSettings } from './partition-change.js';
 
 export function isReassigning(state: PartitionState): boolean {
   return (state.addingReplicas?.length ?? 0) > 0 || (state.removingReplicas?.length ?? 0) > 0;
@@ -52,12 +59,15 @@ function chooseLeader(state: PartitionState, replicas: readonly number[], isr: r
   return replicas.find(usable) ?? NO_LEADER;
 }
 
-function changed(state: PartitionState, replicas: number[], isr: number[], adding: number[], removing: number[], isAlive: (id: number) => boolean, completing: boolean): PartitionState | null {
+function changed(state: PartitionState, replicas: number[], isr: number[], adding: number[], removing: number[], isAlive: (id: number) => boolean, completing: boolean, elrSettings: ElrSettings): PartitionState | null {
   const leader = chooseLeader(state, replicas, isr, isAlive, completing);
   const replicaLeft = state.replicas.some((id) => !replicas.includes(id));
+  const elr = targetElr(state, isr, elrSettings).filter((id) => replicas.includes(id));
+  const lastKnownElr = !elrSettings.enabled || leader !== NO_LEADER || isr.length >= elrSettings.minIsr ? [] : lastKnownElrOf(state).filter((id) => replicas.includes(id));
   if (
     leader === state.leader && same(replicas, state.replicas) && same(isr, state.isr) &&
-    same(adding, state.addingReplicas ?? []) && same(removing, state.removingReplicas ?? [])
+    same(adding, state.addingReplicas ?? []) && same(removing, state.removingReplicas ?? []) &&
+    same(elr, elrOf(state)) && same(lastKnownElr, lastKnownElrOf(state))
   ) return null;
   const next: PartitionState = {
     topicId: state.topicId,
@@ -70,7 +80,7 @@ function changed(state: PartitionState, replicas: number[], isr: number[], addin
   };
   if (adding.length > 0) next.addingReplicas = adding;
   if (removing.length > 0) next.removingReplicas = removing;
-  return next;
+  return withElr(next, elr, lastKnownElr);
 }
 
 /**
@@ -78,13 +88,13 @@ function changed(state: PartitionState, replicas: number[], isr: number[], addin
  * maybeCompleteReassignment: the ISR without the removed replicas must be non-empty and hold every
  * target replica.
  */
-export function completedReassignment(state: PartitionState, isAlive: (id: number) => boolean): PartitionState | null {
+export function completedReassignment(state: PartitionState, isAlive: (id: number) => boolean, elr: ElrSettings = ELR_DISABLED): PartitionState | null {
   if (!isReassigning(state)) return null;
   const removing = state.removingReplicas ?? [];
   const replicas = targetReplicas(state);
   const isr = state.isr.filter((id) => !removing.includes(id));
   if (replicas.length === 0 || isr.length === 0 || !replicas.every((id) => isr.includes(id))) return null;
-  return changed(state, replicas, replicas.filter((id) => isr.includes(id)), [], [], isAlive, true);
+  return changed(state, replicas, replicas.filter((id) => isr.includes(id)), [], [], isAlive, true, elr);
 }
 
 /**
@@ -92,7 +102,7 @@ export function completedReassignment(state: PartitionState, isAlive: (id: numbe
  * the ISR allows; null when nothing changes. A move of a partition already moving starts from its
  * current (merged) replica list, as Kafka computes it.
  */
-export function startReassignment(state: PartitionState, target: readonly number[], isAlive: (id: number) => boolean): PartitionState | null {
+export function startReassignment(state: PartitionState, target: readonly number[], isAlive: (id: number) => boolean, elr: ElrSettings = ELR_DISABLED): PartitionState | null {
   const current = state.replicas;
   const removing = sorted(current.filter((id) => !target.includes(id)));
   const adding = sorted(target.filter((id) => !current.includes(id)));
@@ -103,14 +113,14 @@ export function startReassignment(state: PartitionState, target: readonly number
   delete start.removingReplicas;
   if (adding.length > 0) start.addingReplicas = adding;
   if (removing.length > 0) start.removingReplicas = removing;
-  if (adding.length === 0 && removing.length === 0) return changed(state, replicas, isr, [], [], isAlive, true);
-  const done = completedReassignment(start, isAlive);
-  if (done) return changed(state, done.replicas, done.isr, [], [], isAlive, true);
-  return changed(state, replicas, isr, adding, removing, isAlive, false);
+  if (adding.length === 0 && removing.length === 0) return changed(state, replicas, isr, [], [], isAlive, true, elr);
+  const done = completedReassignment(start, isAlive, elr);
+  if (done) return changed(state, done.replicas, done.isr, [], [], isAlive, true, elr);
+  return changed(state, replicas, isr, adding, removing, isAlive, false, elr);
 }
 
 /** The state that cancels the move of `state` (Kafka's PartitionReassignmentRevert). */
-export function cancelReassignment(state: PartitionState, name: string, isAlive: (id: number) => boolean, unclean: boolean): PartitionState | null {
+export function cancelReassignment(state: PartitionState, name: string, isAlive: (id: number) => boolean, unclean: boolean, elr: ElrSettings = ELR_DISABLED): PartitionState | null {
   if (!isReassigning(state)) {
     throw new KafkaApiError(ErrorCode.NO_REASSIGNMENT_IN_PROGRESS); // Kafka answers no message
   }
@@ -123,6 +133,9 @@ export function cancelReassignment(state: PartitionState, name: string, isAlive:
       throw new KafkaApiError(ErrorCode.INVALID_REPLICA_ASSIGNMENT, `Unable to revert partition assignment for ${name} because it would require an unclean leader election.`);
     }
     isr = [any];
+    // An unclean revert: what only the lost replicas had is gone, so no ELR survives it (as after
+    // Kafka's unclean election).
+    return changed(state, replicas, isr, [], [], isAlive, false, ELR_DISABLED);
   }
-  return changed(state, replicas, isr, [], [], isAlive, false);
+  return changed(state, replicas, isr, [], [], isAlive, false, elr);
 }

@@ -9,6 +9,7 @@ import { KafkaApiError } from '../../src/errors.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import type { PartitionState } from '../../src/cluster/metadata-store.js';
 import { cancelReassignment, completedReassignment, isReassigning, startReassignment, targetReplicas } from '../../src/cluster/reassignment.js';
+import type { ElrSettings } from '../../src/cluster/partition-change.js';
 
 const alive = () => true;
 const base: PartitionState = { topicId: 't', partition: 0, replicas: [1, 2, 3], isr: [1, 2, 3], leader: 1, leaderEpoch: 4, partitionEpoch: 9 };
@@ -93,6 +94,52 @@ test('cancel: the original replicas come back; without a move NO_REASSIGNMENT_IN
   const unclean = cancelReassignment(onlyNew, 't:0', alive, true)!;
   assert.equal([unclean.replicas, unclean.isr, unclean.leader], [[1, 2, 3], [1], 1]);
   assert.is(code(() => cancelReassignment(onlyNew, 't:0', () => false, true)), ErrorCode.INVALID_REPLICA_ASSIGNMENT, 'no live original replica');
+});
+
+// Eligible leader replicas (KIP-966) through the steps of a move, as Kafka's PartitionChangeBuilder
+// computes them for a reassignment: min.insync.replicas 2, the ISR down to the leader.
+const ELR: ElrSettings = { enabled: true, minIsr: 2 };
+const shrunk: PartitionState = { ...base, isr: [1], elr: [2, 3] };
+
+test('ELR: a move started while the ISR is below min.insync.replicas keeps the ELR members that stay replicas', () => {
+  const s = startReassignment(shrunk, [1, 2, 4], alive, ELR)!;
+  assert.equal(s.replicas, [1, 2, 4, 3]);
+  assert.equal(s.isr, [1]);
+  assert.equal(s.elr, [2, 3], 'the ELR survives the start (3 is still a replica while it is being removed)');
+  // Without the feature the state carries no ELR.
+  assert.is(startReassignment(shrunk, [1, 2, 4], alive)!.elr, undefined);
+});
+
+test('ELR: completion drops removed replicas from the ELR, and an ISR back at min.insync.replicas clears it', () => {
+  const moving = startReassignment({ ...base, isr: [1, 4], elr: [2] }, [1, 4], alive, ELR);
+  // ISR [1, 4] holds the whole target at once: completed in one change, the ISR at min ISR.
+  assert.equal(moving!.replicas, [1, 4]);
+  assert.is(moving!.elr, undefined, 'ISR at min.insync.replicas: no ELR');
+  const started = startReassignment(shrunk, [1, 4], alive, ELR)!;
+  assert.equal(started.elr, [2, 3]);
+  // A single-replica target completes with ISR [1] (below min ISR 2): the removed 2 and 3 leave the ELR.
+  const single = startReassignment(shrunk, [1], alive, ELR)!;
+  assert.equal(single.replicas, [1]);
+  assert.is(single.elr, undefined, 'the ELR names only replicas of the partition');
+  const done = completedReassignment({ ...started, isr: [1, 4] }, alive, ELR)!;
+  assert.equal(done.replicas, [1, 4]);
+  assert.is(done.elr, undefined);
+  assert.is(done.lastKnownElr, undefined);
+});
+
+test('ELR: the last known ELR stays only while the partition has no leader; an unclean revert keeps no ELR', () => {
+  const leaderless: PartitionState = { ...base, isr: [], leader: -1, elr: [], lastKnownElr: [2] };
+  delete leaderless.elr;
+  const s = startReassignment(leaderless, [2, 3, 4], () => false, ELR)!;
+  assert.is(s.leader, -1);
+  assert.equal(s.lastKnownElr, [2], 'no leader after the step: the last known leader is remembered');
+  const withLeader = startReassignment({ ...base, isr: [2], leader: 2, elr: [1], lastKnownElr: [3] }, [2, 3, 4], alive, ELR)!;
+  assert.is(withLeader.lastKnownElr, undefined, 'a leader: the last known ELR is cleared');
+  assert.equal(withLeader.elr, [1], '1 is being removed, but it is a replica until the move completes');
+  const moving: PartitionState = { ...base, replicas: [4, 5, 1, 2, 3], isr: [4], leader: 4, addingReplicas: [4, 5], removingReplicas: [2, 3], elr: [1] };
+  const reverted = cancelReassignment({ ...moving, isr: [4] }, 't:0', alive, true, ELR)!;
+  assert.equal(reverted.replicas, [1, 2, 3]);
+  assert.is(reverted.elr, undefined, 'an unclean revert: no ELR');
 });
 
 test.run();
