@@ -178,6 +178,12 @@ function sessionProbes(): Probe[] {
         await ctx.call(1, 12, sessionBody(ctx, topic, 12, { epoch: -1, parts: atEnd }));
       },
     }),
+    s('v12-session-unknown-partition', 12, 'a session made naming 0, 7 (unknown), 1; epoch 1 naming nothing: the read ones, then the unknown', { epoch: 1 }, {
+      prepare: async (ctx, topic) => {
+        const full = await ctx.call(1, 12, sessionBody(ctx, topic, 12, { epoch: 0, parts: [0, 7, 1].map((partition) => ({ partition, fetchOffset: 0 })) }));
+        ctx.state[`session:${topic}`] = full.sessionId;
+      },
+    }),
     s('v12-session-replaced', 12, 'a full fetch with epoch 0 naming the session: a new session', { epoch: 0, parts: atEnd }),
     s('v12-session-id-past-last-shard', 12, 'session id 2^31-1 (past the last of the 8 cache shards): UNKNOWN_SERVER_ERROR', { epoch: 1, sessionId: 2147483647, parts: [{ partition: 0, fetchOffset: 0 }] }),
   ];
@@ -211,6 +217,7 @@ function fetchProbes(): Probe[] {
     f('v11-rack-id-mid-log', 11, 'the same at Fetch v11 (rack_id\'s first version) from the middle of the log', { rackId: 'rack-a', parts: [{ fetchOffset: 2 }] }),
     f('v12-unknown-topic', 12, 'unknown topic name (F9): UNKNOWN_TOPIC_OR_PARTITION', { topic: 'pf-missing' }),
     f('v12-unknown-partition', 12, 'partition out of range (F9)', { parts: [{ partition: 7 }] }),
+    f('v12-unknown-partition-between', 12, 'a read partition, an unknown one (7), another read one: the unknown answered after the read ones', { parts: [{ partition: 0 }, { partition: 7 }, { partition: 1 }] }, { partitions: 2 }),
     f('v13-unknown-topic-id', 13, 'unknown topic id (F10): UNKNOWN_TOPIC_ID', { byId: 'unknown' }),
     f('v12-future-leader-epoch', 12, 'current_leader_epoch above the leader\'s (F11): UNKNOWN_LEADER_EPOCH', { parts: [{ currentLeaderEpoch: 5 }] }),
     f('v12-current-leader-epoch-0', 12, 'current_leader_epoch equal to the leader\'s', { parts: [{ currentLeaderEpoch: 0 }] }),

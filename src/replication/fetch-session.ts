@@ -431,9 +431,10 @@ export class FetchContext {
 
   /**
    * Whether partition `i`'s answer goes out; in a session, remembers what was sent. Call in the
-   * order of `partitions`, after start() returned NONE.
+   * order of the answer, after start() returned NONE: the partitions read in the order of
+   * `partitions`, then those answered without a read (`unread`), in that order too.
    */
-  include(i: number, errorCode: number, highWatermark: number, logStartOffset: number, recordsBytes: number, diverging: boolean, preferredReadReplica = -1): boolean {
+  include(i: number, errorCode: number, highWatermark: number, logStartOffset: number, recordsBytes: number, diverging: boolean, preferredReadReplica = -1, unread = false): boolean {
     const p = this.partitions[i];
     switch (this.kind) {
       case 'incremental': {
@@ -442,9 +443,11 @@ export class FetchContext {
         return true;
       }
       case 'full':
-        // What the new session starts from (Kafka builds its CachedPartitions from the answer).
+        // What the new session starts from (Kafka builds its CachedPartitions from the answer, so
+        // in its order: the partitions answered without a read go last).
         p.highWatermark = highWatermark;
         p.localLogStartOffset = logStartOffset;
+        if (unread) this.list!.moveToEnd(p);
         return true;
       default:
         return true;

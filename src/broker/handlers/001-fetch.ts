@@ -116,26 +116,32 @@ export const fetchHandler = defineHandler({
     const responses: FetchResponse['responses'] = [];
     let topic: FetchResponse['responses'][number] | null = null;
     let topicKey: string | null = null;
-    for (let i = 0; i < list.length; i++) {
-      const p = list[i];
-      const s = slots[i];
-      let data: PartitionData;
-      if (typeof s === 'number') {
-        const r = result.partitions[s];
-        if (!fctx.include(i, r.errorCode, r.highWatermark, r.logStartOffset, bytesOf(r.records), r.divergingEpoch !== null, r.preferredReadReplica)) continue;
-        data = encode(p.partition, r);
-        if (data.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && v >= 12) data.currentLeader = (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).hint(parts[s].topic.topicId, data.partitionIndex, v >= 16);
-      } else {
-        if (!fctx.include(i, s.errorCode, -1, -1, 0, false)) continue;
-        data = s;
+    // The partitions read first, then those answered without a read (unknown, unauthorized), each
+    // in the context's order: Kafka's KafkaApis appends its `erroneous` map after the read ones,
+    // and a new session takes the answer's order (FetchContext.include).
+    for (let pass = 0; pass < 2; pass++) {
+      for (let i = 0; i < list.length; i++) {
+        const p = list[i];
+        const s = slots[i];
+        let data: PartitionData;
+        if (typeof s === 'number') {
+          if (pass === 1) continue;
+          const r = result.partitions[s];
+          if (!fctx.include(i, r.errorCode, r.highWatermark, r.logStartOffset, bytesOf(r.records), r.divergingEpoch !== null, r.preferredReadReplica)) continue;
+          data = encode(p.partition, r);
+          if (data.errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && v >= 12) data.currentLeader = (hints ??= new LeaderEndpoints(broker, ctx.listenerName)).hint(parts[s].topic.topicId, data.partitionIndex, v >= 16);
+        } else {
+          if (pass === 0 || !fctx.include(i, s.errorCode, -1, -1, 0, false, -1, true)) continue;
+          data = s;
+        }
+        const key = byId ? p.topicId : p.topic!;
+        if (topic === null || key !== topicKey) {
+          topicKey = key;
+          topic = { topic: p.topic ?? '', topicId: byId ? p.topicId : (typeof s === 'number' ? parts[s].topic.topicId : ZERO_UUID), partitions: [] };
+          responses.push(topic);
+        }
+        topic.partitions.push(data);
       }
-      const key = byId ? p.topicId : p.topic!;
-      if (topic === null || key !== topicKey) {
-        topicKey = key;
-        topic = { topic: p.topic ?? '', topicId: byId ? p.topicId : (typeof s === 'number' ? parts[s].topic.topicId : ZERO_UUID), partitions: [] };
-        responses.push(topic);
-      }
-      topic.partitions.push(data);
     }
     return { throttleTimeMs: 0, errorCode: ErrorCode.NONE, sessionId: fctx.finish(), responses, nodeEndpoints: hints?.list() ?? [] };
   },
