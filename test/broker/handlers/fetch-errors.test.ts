@@ -76,7 +76,7 @@ test('a new session puts the partitions it could not read last: one that appears
   await b.broker.getLog('fe3', 2)!.appendAsLeader(buildRecordBatch({ records: [{ key: null, value: Buffer.from('w') }] }), 0);
   // One byte: only the first partition with data, in the session's order, gets its batch.
   const inc = await c.send(1, 12, { ...one, maxBytes: 1, sessionId: full.sessionId, sessionEpoch: 1, topics: [] });
-  const withRecords = inc.responses.flatMap((t: { partitions: { partitionIndex: number; records: Buffer | null }[] }) => t.partitions.filter((p) => (p.records?.length ?? 0) > 0).map((p) => p.partitionIndex));
+  const withRecords = inc.responses.flatMap((t) => t.partitions.filter((p) => ((p.records as Buffer | null)?.length ?? 0) > 0).map((p) => p.partitionIndex));
   assert.equal(withRecords, [1], 'the session\'s order is 0, 1, 2 (Kafka builds it from the answer), not the request\'s 0, 2, 1');
 });
 
