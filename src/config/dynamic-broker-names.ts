@@ -90,7 +90,7 @@ group.consumer.max.assignment.interval.ms group.consumer.min.assignment.interval
 group.coordinator.background.threads group.coordinator.rebalance.protocols group.coordinator.threads
 group.share.max.assignment.interval.ms group.share.min.assignment.interval.ms group.streams.assignors
 group.streams.heartbeat.interval.ms group.streams.initial.rebalance.delay.ms group.streams.max.assignment.interval.ms
-group.streams.max.heartbeat.interval.ms group.streams.max.session.timeout.ms group.streams.max.size
+group.streams.max.heartbeat.interval.ms group.streams.max.session.timeout.ms
 group.streams.max.standby.replicas group.streams.min.assignment.interval.ms group.streams.min.heartbeat.interval.ms
 group.streams.min.session.timeout.ms group.streams.num.standby.replicas group.streams.rack.aware.assignment.tags
 group.streams.session.timeout.ms group.streams.topology.description.plugin.class initial.broker.registration.timeout.ms

@@ -10,6 +10,7 @@ import { CONSUMER_GROUP_SETTINGS } from './consumer-group-settings.js';
 import { GROUP_COORDINATOR_SETTINGS } from './group-coordinator-settings.js';
 import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
 import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
+import { STREAMS_GROUP_SETTINGS } from './streams-group-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
 import { SCHEMA_REGISTRY_SETTINGS } from './schema-registry-settings.js';
@@ -251,6 +252,7 @@ export const BROKER_SETTINGS = {
   ...CONSUMER_GROUP_SETTINGS,
   ...SHARE_GROUP_SETTINGS,
   ...SHARE_COORDINATOR_SETTINGS,
+  ...STREAMS_GROUP_SETTINGS,
   'message.max.bytes': {
     type: 'int', default: '1048588', min: 0,
     doc: 'Largest record batch accepted (including the 12-byte offset+length prefix). Topic config max.message.bytes.',

@@ -9,8 +9,8 @@
  * one owner at a time; the answer carries the member epoch, the heartbeat interval
  * (streams.heartbeat.interval.ms), the tasks when they changed, the statuses (STALE_TOPOLOGY,
  * MISSING_SOURCE_TOPICS, INCORRECTLY_PARTITIONED_TOPICS, MISSING_INTERNAL_TOPICS,
- * SHUTDOWN_APPLICATION, ASSIGNMENT_DELAYED) and the partitions by user endpoint (interactive
- * queries). Missing internal topics (repartition, changelog) are created here after the answer is
+ * SHUTDOWN_APPLICATION, ASSIGNMENT_DELAYED, and from v1 MISSING_CLIENT_TAGS) and the partitions by
+ * user endpoint (interactive queries). No warm-up tasks are given, as by Kafka 4.4. Missing internal topics (repartition, changelog) are created here after the answer is
  * computed, as Kafka's KafkaApis does, with the topology's partition counts, replication factor
  * and configs; the next heartbeats see them.
  * Errors: UNSUPPORTED_VERSION while streams.version < 1 is finalized; GROUP_AUTHORIZATION_FAILED
@@ -18,7 +18,7 @@
  * describable; creating internal topics needs CREATE on the cluster or the topic (else the
  * MISSING_INTERNAL_TOPICS status says so); the coordinator's INVALID_REQUEST, GROUP_ID_NOT_FOUND,
  * UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID,
- * STREAMS_INVALID_TOPOLOGY with Kafka's messages.
+ * STREAMS_INVALID_TOPOLOGY, GROUP_MAX_SIZE_REACHED (group.streams.max.size) with Kafka's messages.
  * Version notes: v1 (KIP-1331) adds AcceptableRecoveryLag (int64) and TopologyDescriptionRequired
  * (always false: no topology description plugin) in the response; v0 has AcceptableRecoveryLagLegacy.
  */

@@ -2,6 +2,7 @@
 import type { GroupCoordinatorSettings } from '../../config/group-coordinator-settings.js';
 import type { ConsumerGroupSettings } from '../../config/consumer-group-settings.js';
 import type { ShareGroupSettings } from '../../config/share-group-settings.js';
+import type { StreamsGroupSettings } from '../../config/streams-group-settings.js';
 import { shareGroupConfigFrom, type ShareGroupConfig } from '../share/share-config.js';
 
 export interface GroupConfig {
@@ -30,6 +31,8 @@ export interface GroupConfig {
   consumer: ConsumerGroupConfig;
   /** group.share.*: KIP-932 share groups (absent: Kafka's defaults). */
   share?: ShareGroupConfig;
+  /** group.streams.max.size: KIP-1071 streams groups (absent: Kafka's default, no limit). */
+  streams?: { maxSize: number };
 }
 
 export interface ConsumerGroupConfig {
@@ -60,7 +63,7 @@ export function defaultConsumerGroupConfig(over: Partial<ConsumerGroupConfig> = 
 export const NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000;
 
 /** The group coordinator's rooms of the settings table (the broker's whole config fits). */
-export type AllGroupSettings = GroupCoordinatorSettings & ConsumerGroupSettings & ShareGroupSettings;
+export type AllGroupSettings = GroupCoordinatorSettings & ConsumerGroupSettings & ShareGroupSettings & StreamsGroupSettings;
 
 export function groupConfigFrom(c: AllGroupSettings): GroupConfig {
   return {
@@ -88,6 +91,7 @@ export function groupConfigFrom(c: AllGroupSettings): GroupConfig {
       migrationPolicy: c['group.consumer.migration.policy'].toLowerCase() as ConsumerGroupConfig['migrationPolicy'],
     },
     share: shareGroupConfigFrom(c as unknown as Record<string, unknown>),
+    streams: { maxSize: c['group.streams.max.size'] },
   };
 }
 

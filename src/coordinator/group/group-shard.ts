@@ -49,7 +49,7 @@ export class GroupCoordinatorShard implements CoordinatorShard<Rec> {
     this.groups.isShareGroup = isShareGroup;
     this.offsets.isShareGroup = isShareGroup;
     this.consumer.isShareGroup = isShareGroup;
-    this.streams = new StreamsGroupManager(ctx, this.groups, topics, groupConfigs);
+    this.streams = new StreamsGroupManager(ctx, this.groups, topics, { groupConfigs, maxSize: config.streams?.maxSize });
     this.streams.isOtherGroup = (id) => this.consumer.groups.has(id) || this.share.has(id);
     this.streamsQueries = new StreamsGroupQueries(this.streams, topics, (id) => this.groupTypeOf(id));
     this.offsets.streamsGroups = this.streamsQueries;

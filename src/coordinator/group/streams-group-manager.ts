@@ -7,37 +7,43 @@
  *
  * One heartbeat, in Kafka's order:
  * 1. validate the request (INVALID_REQUEST with Kafka's messages; STREAMS_INVALID_TOPOLOGY);
- * 2. find the group (created on a join; GROUP_ID_NOT_FOUND for a group of another type) and the
- *    member (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID);
+ * 2. find the group (created on a join; GROUP_ID_NOT_FOUND for a group of another type; a join to
+ *    a group of group.streams.max.size members GROUP_MAX_SIZE_REACHED) and the member
+ *    (UNKNOWN_MEMBER_ID, FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID);
  * 3. take the topology (first join, or a higher topology epoch) and the member's metadata; bump
- *    the group epoch when members, topology or the shape of its topics changed;
+ *    the group epoch when members, topology, the shape of its topics or the assignment configs
+ *    (num.standby.replicas, rack.aware.assignment.tags) changed;
  * 4. configure the topology against the topics (streams-topology.ts): its problem becomes a
  *    status, and the internal topics it lacks are returned for the caller to create (Kafka's
  *    KafkaApis creates them after the heartbeat, through the controller);
- * 5. when the group epoch is ahead of the target's, compute the target (assignor/streams-sticky.ts;
- *    empty while the topology is not ready; delayed by streams.initial.rebalance.delay.ms after
- *    the first member joins an empty group, and batched by streams.assignment.interval.ms);
- * 6. reconcile the member (streams-current-assignment.ts) and answer.
+ * 5. when the group epoch is ahead of the target's, compute the target (streams-target-assignment.ts,
+ *    Kafka's sticky assignor, with the task offsets this heartbeat reports; empty while the
+ *    topology is not ready; delayed by streams.initial.rebalance.delay.ms after the first member
+ *    joins an empty group, and batched by streams.assignment.interval.ms); no warm-up tasks, as
+ *    Kafka 4.4.0's AssignmentRefiner leaves the target as it is;
+ * 6. reconcile the member (streams-current-assignment.ts) and answer (MISSING_CLIENT_TAGS last).
  *
  * Everything here only computes records; `replay` applies them (the shard's queue owns this
  * state: every read and check of a heartbeat happens in its one operation). Timers are in memory.
  */
 import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import type { StreamsGroupHeartbeatRequest, TaskOffset } from '../../protocol/generated/messages/streams-group-heartbeat-request.js';
+import type { StreamsGroupHeartbeatRequest } from '../../protocol/generated/messages/streams-group-heartbeat-request.js';
 import type { StreamsGroupHeartbeatResponse, EndpointToPartitions } from '../../protocol/generated/messages/streams-group-heartbeat-response.js';
 import type { CoordinatorResult, ShardContext } from '../runtime/runtime.js';
-import { assignStreamsTasks } from './assignor/streams-sticky.js';
 import type { GroupConfigLookup } from './group-configs.js';
 import type { GroupMetadataManager } from './group-metadata-manager.js';
 import type { GroupCoordinatorRecord } from './records.js';
 import { newMemberId } from './consumer-group.js';
 import { reconcileStreamsMember } from './streams-current-assignment.js';
 import {
-  StreamsGroup, StreamsGroupMember, StreamsMemberState, type StreamsTopology, type TasksTuple,
+  type MemberTaskOffsets, StreamsGroup, StreamsGroupMember, StreamsMemberState, type StreamsTopology, type TasksTuple,
   emptyTasks, fromTaskIds, tasksEmpty, toTaskIds,
 } from './streams-group.js';
 import type { StreamsGroupRecord } from './streams-group-records.js';
 import { configureTopology, isReady, StreamsStatus, topicsHash, topologyError, type ConfiguredTopology, type InternalTopicToCreate } from './streams-topology.js';
+import {
+  type AssignmentConfigs, assignmentConfigs, computeStreamsTarget, missingClientTagsDetail, sameAssignmentConfigs, standbyReplicasOf, updateTaskOffsets,
+} from './streams-target-assignment.js';
 import type { TopicView } from './topic-view.js';
 import type { HeartbeatContext } from './consumer-group-manager.js';
 import { assignmentsEqual } from './consumer-group.js';
@@ -59,6 +65,8 @@ export interface StreamsSettings {
   sessionTimeoutMs: number;
   heartbeatIntervalMs: number;
   numStandbyReplicas: number;
+  /** streams.rack.aware.assignment.tags: only checked against members' client tags (MISSING_CLIENT_TAGS), as in Kafka 4.4. */
+  rackAwareAssignmentTags: string[];
   initialRebalanceDelayMs: number;
   assignmentIntervalMs: number;
   taskOffsetIntervalMs: number;
@@ -66,7 +74,7 @@ export interface StreamsSettings {
 }
 
 export const DEFAULT_STREAMS_SETTINGS: StreamsSettings = {
-  sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, initialRebalanceDelayMs: 3000,
+  sessionTimeoutMs: 45000, heartbeatIntervalMs: 5000, numStandbyReplicas: 0, rackAwareAssignmentTags: [], initialRebalanceDelayMs: 3000,
   assignmentIntervalMs: 1000, taskOffsetIntervalMs: 60000, acceptableRecoveryLag: 10000,
 };
 
@@ -109,19 +117,27 @@ export class StreamsGroupManager {
   /** Whether another kind of group (consumer, share) has this id (set by the shard). */
   isOtherGroup: (groupId: string) => boolean = () => false;
 
+  private readonly groupConfigs?: GroupConfigLookup;
+  /** group.streams.max.size: joins beyond it are refused (GROUP_MAX_SIZE_REACHED). */
+  private readonly maxSize: number;
+
   constructor(
     private readonly ctx: ShardContext<Rec>,
     private readonly classic: GroupMetadataManager,
     private readonly topics: TopicView,
-    private readonly groupConfigs?: GroupConfigLookup,
-  ) {}
+    opts: { groupConfigs?: GroupConfigLookup; maxSize?: number } = {},
+  ) {
+    this.groupConfigs = opts.groupConfigs;
+    this.maxSize = opts.maxSize ?? 2147483647;
+  }
 
   settings(groupId: string): StreamsSettings {
     if (!this.groupConfigs) return DEFAULT_STREAMS_SETTINGS;
     const c = this.groupConfigs.resolve(groupId);
     return {
       sessionTimeoutMs: c['streams.session.timeout.ms'], heartbeatIntervalMs: c['streams.heartbeat.interval.ms'],
-      numStandbyReplicas: c['streams.num.standby.replicas'], initialRebalanceDelayMs: c['streams.initial.rebalance.delay.ms'],
+      numStandbyReplicas: c['streams.num.standby.replicas'], rackAwareAssignmentTags: [...c['streams.rack.aware.assignment.tags']],
+      initialRebalanceDelayMs: c['streams.initial.rebalance.delay.ms'],
       assignmentIntervalMs: c['streams.assignment.interval.ms'], taskOffsetIntervalMs: c['streams.task.offset.interval.ms'],
       acceptableRecoveryLag: Number(c['streams.acceptable.recovery.lag']),
     };
@@ -233,8 +249,10 @@ export class StreamsGroupManager {
   private regularHeartbeat(hc: StreamsHeartbeatContext, req: StreamsGroupHeartbeatRequest): CoordinatorResult<StreamsHeartbeatResult, Rec> {
     const records: Rec[] = [];
     const group = this.groupFor(req.groupId, req.memberEpoch === 0, records);
+    if (req.memberEpoch === 0) this.throwIfGroupIsFull(group, req);
     const { member, replaced, isNew } = this.memberFor(group, req);
     const s = this.settings(group.groupId);
+    const configs = assignmentConfigs(s.numStandbyReplicas, s.rackAwareAssignmentTags);
     const now = this.ctx.now();
     const statuses: { statusCode: number; statusDetail: string }[] = [];
 
@@ -280,12 +298,16 @@ export class StreamsGroupManager {
     if (isNew && firstMember) delayUntil = now + s.initialRebalanceDelayMs;
     const delayOver = delayUntil !== null && now >= delayUntil;
     const delayed = delayUntil !== null && !delayOver;
-    const bump = assignmentInputsChanged || topologyChanged || hash !== group.metadataHash;
+    // As Kafka 4.4: changed assignment configs (a group config altered) bump the epoch too.
+    const bump = assignmentInputsChanged || topologyChanged || hash !== group.metadataHash || !sameAssignmentConfigs(configs, group.lastAssignmentConfigs);
     const groupEpoch = bump ? group.groupEpoch + 1 : group.groupEpoch;
     const ready = configured !== null && isReady(configured);
-    if (bump) records.push(this.metadataRecord(group, groupEpoch, hash, ready ? topology!.epoch : group.validatedTopologyEpoch));
+    if (bump) records.push(this.metadataRecord(group, groupEpoch, hash, ready ? topology!.epoch : group.validatedTopologyEpoch, configs));
 
-    // The target assignment.
+    // The target assignment, from the task offsets this heartbeat reports too (Kafka updates them first).
+    const reportsOffsets = req.taskOffsets !== null || req.taskEndOffsets !== null;
+    const memberOffsets: MemberTaskOffsets | undefined = reportsOffsets ? updateTaskOffsets(group.taskOffsets.get(member.memberId), req.taskOffsets, req.taskEndOffsets) : undefined;
+    const taskOffsets = memberOffsets ? new Map(group.taskOffsets).set(member.memberId, memberOffsets) : group.taskOffsets;
     const members = new Map(group.members);
     if (replaced) members.delete(replaced.memberId);
     members.set(updated.memberId, updated);
@@ -301,7 +323,9 @@ export class StreamsGroupManager {
     // is due as soon as the delay is over.
     const due = delayed ? group.assignmentEpoch === 0 : now - group.lastAssignmentMs >= s.assignmentIntervalMs || delayOver || group.assignmentEpoch === 0;
     if (groupEpoch > assignmentEpoch && due) {
-      const next = this.computeTarget(members, ready && !delayed ? configured!.tasks! : new Map(), s.numStandbyReplicas);
+      const next = computeStreamsTarget({
+        members, topology, tasks: ready && !delayed ? configured!.tasks! : new Map(), numStandbyReplicas: s.numStandbyReplicas, taskOffsets,
+      });
       for (const [id, t] of next) {
         const old = target.get(id);
         if (!old || !tasksEqual(old, t)) records.push(this.targetRecord(group.groupId, id, t));
@@ -310,7 +334,7 @@ export class StreamsGroupManager {
       assignmentEpoch = groupEpoch;
       records.push({ type: 'st-target-metadata', groupId: group.groupId, value: { assignmentEpoch, assignmentTimestamp: BigInt(now) } });
       // As Kafka 4.4: the delayed assignment is a group epoch of its own (the group shows Assigning).
-      if (delayed && isNew && firstMember) records.push(this.metadataRecord(group, groupEpoch + 1, hash, ready ? topology!.epoch : group.validatedTopologyEpoch));
+      if (delayed && isNew && firstMember) records.push(this.metadataRecord(group, groupEpoch + 1, hash, ready ? topology!.epoch : group.validatedTopologyEpoch, configs));
     }
 
     // Reconciliation.
@@ -333,6 +357,9 @@ export class StreamsGroupManager {
     if (shutdownBy !== null) {
       statuses.push({ statusCode: StreamsStatus.SHUTDOWN_APPLICATION, statusDetail: `Streams group member ${shutdownBy} encountered a fatal error and requested a shutdown for the entire application.` });
     }
+    // v1+: the rack-aware assignment tags the member lacks (Kafka 4.4's assignor does not place by them).
+    const missingTags = hc.apiVersion >= 1 ? missingClientTagsDetail(configs, reconciled.clientTags) : null;
+    if (missingTags !== null) statuses.push({ statusCode: StreamsStatus.MISSING_CLIENT_TAGS, statusDetail: missingTags });
 
     const groupId = group.groupId;
     const sendTasks = req.memberEpoch === 0 || assignmentChanged;
@@ -346,7 +373,7 @@ export class StreamsGroupManager {
           g.ready = ready;
           g.initialDelayUntil = delayed ? delayUntil : null;
           if (shutdownBy !== null && g.shutdownRequestedBy === null) g.shutdownRequestedBy = shutdownBy;
-          if (req.taskOffsets !== null || req.taskEndOffsets !== null) recordTaskOffsets(g, reconciled.memberId, req.taskOffsets, req.taskEndOffsets);
+          if (memberOffsets) g.taskOffsets.set(reconciled.memberId, memberOffsets);
         }
         this.armSession(groupId, reconciled.memberId);
         if (replaced) this.ctx.cancel(sessionKey(groupId, replaced.memberId));
@@ -386,19 +413,6 @@ export class StreamsGroupManager {
     const configured = configureTopology(topology, this.topics);
     group.configuredCache = { topology, hash, configured };
     return configured;
-  }
-
-  computeTarget(members: Map<string, StreamsGroupMember>, tasks: Map<string, number>, numStandbyReplicas: number): Map<string, TasksTuple> {
-    const spec = {
-      members: new Map([...members.values()].map((m) => [m.memberId, {
-        processId: m.processId,
-        active: mergeTasks(m.assigned.active, m.pendingRevocation.active),
-        standby: mergeTasks(m.assigned.standby, m.pendingRevocation.standby),
-      }])),
-      tasks,
-      numStandbyReplicas,
-    };
-    return assignStreamsTasks(spec);
   }
 
   /** IQ: the source partitions of each member's tasks, by its user endpoint (members without one are left out). */
@@ -472,13 +486,17 @@ export class StreamsGroupManager {
    */
   removeRecords(group: StreamsGroup, memberId: string): Rec[] {
     const epoch = group.groupEpoch + 1;
-    const records: Rec[] = [...this.memberTombstones(group.groupId, memberId), this.metadataRecord(group, epoch, group.metadataHash, group.validatedTopologyEpoch)];
+    const records: Rec[] = [
+      ...this.memberTombstones(group.groupId, memberId),
+      this.metadataRecord(group, epoch, group.metadataHash, group.validatedTopologyEpoch, group.lastAssignmentConfigs),
+    ];
     const rest = new Map([...group.members].filter(([id]) => id !== memberId));
     const delayed = group.initialDelayUntil !== null && this.ctx.now() < group.initialDelayUntil;
     if (delayed && rest.size > 0) return records;
     const configured = group.topology === null ? null : this.configured(group, group.topology, topicsHash(group.topology, this.topics));
     const tasks = configured !== null && isReady(configured) ? configured.tasks! : new Map<string, number>();
-    const next = this.computeTarget(rest, tasks, this.settings(group.groupId).numStandbyReplicas);
+    // As Kafka 4.4: outside a heartbeat the target is computed with the stored assignment configs.
+    const next = computeStreamsTarget({ members: rest, topology: group.topology, tasks, numStandbyReplicas: standbyReplicasOf(group.lastAssignmentConfigs), taskOffsets: group.taskOffsets });
     for (const [id, t] of next) {
       const old = group.target.get(id);
       if (!old || !tasksEqual(old, t)) records.push(this.targetRecord(group.groupId, id, t));
@@ -487,11 +505,25 @@ export class StreamsGroupManager {
     return records;
   }
 
-  metadataRecord(group: StreamsGroup, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number): StreamsGroupRecord {
+  metadataRecord(group: StreamsGroup, epoch: number, metadataHash: bigint, validatedTopologyEpoch: number, configs: AssignmentConfigs): StreamsGroupRecord {
     return {
       type: 'st-metadata', groupId: group.groupId,
-      value: { epoch, metadataHash, validatedTopologyEpoch, lastAssignmentConfigs: null, storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1 },
+      value: {
+        epoch, metadataHash, validatedTopologyEpoch, lastAssignmentConfigs: configs.map((c) => ({ ...c })),
+        storedDescriptionTopologyEpoch: -1, failedDescriptionTopologyEpoch: -1,
+      },
     };
+  }
+
+  /**
+   * Kafka's throwIfStreamsGroupIsFull, on joins: a group of group.streams.max.size members takes
+   * no new member id; a static member's instance id already in the group is let in (it replaces).
+   */
+  private throwIfGroupIsFull(group: StreamsGroup, req: StreamsGroupHeartbeatRequest): void {
+    if (req.instanceId !== null && group.staticMember(req.instanceId)) return;
+    if (group.members.size >= this.maxSize && (req.memberId === '' || !group.members.has(req.memberId))) {
+      throw new HeartbeatError(ErrorCode.GROUP_MAX_SIZE_REACHED, `The streams group has reached its maximum capacity of ${this.maxSize} members.`);
+    }
   }
 
   private fenceByTimer(groupId: string, memberId: string, why: string, stillDue: (m: StreamsGroupMember) => boolean): CoordinatorResult<void, Rec> {
@@ -610,6 +642,7 @@ export class StreamsGroupManager {
         g.groupEpoch = r.value!.epoch;
         g.metadataHash = r.value!.metadataHash;
         g.validatedTopologyEpoch = r.value!.validatedTopologyEpoch;
+        g.lastAssignmentConfigs = (r.value!.lastAssignmentConfigs ?? []).map((c) => ({ key: c.key, value: c.value }));
         return;
       case 'st-topology': g.topology = r.value; return;
       case 'st-target-metadata':
@@ -671,33 +704,10 @@ export class StreamsGroupManager {
   }
 }
 
-/** A heartbeat's task offsets replace the member's previous ones for the tasks it names. */
-function recordTaskOffsets(g: StreamsGroup, memberId: string, offsets: TaskOffset[] | null, endOffsets: TaskOffset[] | null): void {
-  let entry = g.taskOffsets.get(memberId);
-  if (!entry) g.taskOffsets.set(memberId, (entry = { offsets: new Map(), endOffsets: new Map() }));
-  for (const [list, into] of [[offsets, entry.offsets], [endOffsets, entry.endOffsets]] as const) {
-    for (const o of list ?? []) {
-      let parts = into.get(o.subtopologyId);
-      if (!parts) into.set(o.subtopologyId, (parts = new Map()));
-      parts.set(o.partition, o.offset);
-    }
-  }
-}
-
 function sameTags(a: { key: string; value: string }[], b: { key: string; value: string }[]): boolean {
   return a.length === b.length && a.every((t, i) => t.key === b[i].key && t.value === b[i].value);
 }
 
 function sameEndpoint(a: { host: string; port: number } | null, b: { host: string; port: number } | null): boolean {
   return a === b || (a !== null && b !== null && a.host === b.host && a.port === b.port);
-}
-
-function mergeTasks(a: TasksTuple['active'], b: TasksTuple['active']): TasksTuple['active'] {
-  const out = new Map([...a].map(([k, s]) => [k, new Set(s)]));
-  for (const [k, s] of b) {
-    let o = out.get(k);
-    if (!o) out.set(k, (o = new Set()));
-    for (const p of s) o.add(p);
-  }
-  return out;
 }

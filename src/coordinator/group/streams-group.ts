@@ -36,6 +36,12 @@ export const StreamsMemberState = {
 } as const;
 export type StreamsMemberStateCode = (typeof StreamsMemberState)[keyof typeof StreamsMemberState];
 
+/** Kafka's MemberTaskOffsets: a member's last reported changelog offsets and end offsets, subtopology → partition → offset. */
+export interface MemberTaskOffsets {
+  offsets: Map<string, Map<number, bigint>>;
+  endOffsets: Map<string, Map<number, bigint>>;
+}
+
 /** The three kinds of tasks a member holds. */
 export interface TasksTuple {
   active: Assignment;
@@ -124,11 +130,16 @@ export class StreamsGroup {
   /** The topology as last configured against the topics, and the topics hash it was for (in memory). */
   configuredCache: { topology: StreamsTopology; hash: bigint; configured: ConfiguredTopology } | null = null;
   /**
-   * Each member's latest cumulative changelog offsets and end offsets per task, as its heartbeats
-   * report them (in memory, as in Kafka 4.4; StreamsGroupDescribe shows them).
-   * member id → subtopology → partition → offset.
+   * Each member's latest changelog offsets and end offsets per task, as its heartbeats report
+   * them: a heartbeat's list replaces the previous one (in memory, as in Kafka 4.4; the assignor
+   * ranks standby candidates by them; StreamsGroupDescribe shows them). member id → offsets.
    */
-  readonly taskOffsets = new Map<string, { offsets: Map<string, Map<number, bigint>>; endOffsets: Map<string, Map<number, bigint>> }>();
+  readonly taskOffsets = new Map<string, MemberTaskOffsets>();
+  /**
+   * The assignment configs the group's target was last computed with (StreamsGroupMetadataValue.
+   * LastAssignmentConfigs, replayed): num.standby.replicas and rack.aware.assignment.tags.
+   */
+  lastAssignmentConfigs: { key: string; value: string }[] = [];
   /** A member asked the whole application to shut down (in memory, as in Kafka). */
   /** The member that asked first, or null. */
   shutdownRequestedBy: string | null = null;

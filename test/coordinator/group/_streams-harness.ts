@@ -7,7 +7,7 @@
 import { ManualClock } from '../../../src/clock.js';
 import { createLogger } from '../../../src/logger.js';
 import { GroupCoordinator, MemoryOffsetsTopic } from '../../../src/coordinator/group/group-coordinator.js';
-import { defaultGroupConfig } from '../../../src/coordinator/group/group-config.js';
+import { defaultGroupConfig, type GroupConfig } from '../../../src/coordinator/group/group-config.js';
 import { MemoryTopicView } from '../../../src/coordinator/group/topic-view.js';
 import type { GroupConfigLookup, ResolvedGroupConfig } from '../../../src/coordinator/group/group-configs.js';
 import type { StreamsGroupHeartbeatRequest, Topology } from '../../../src/protocol/generated/messages/streams-group-heartbeat-request.js';
@@ -22,6 +22,7 @@ export interface StreamsConfigOverrides {
   'streams.num.standby.replicas'?: number;
   'streams.initial.rebalance.delay.ms'?: number;
   'streams.assignment.interval.ms'?: number;
+  'streams.rack.aware.assignment.tags'?: string[];
 }
 
 /** The group configs a test runs with: no initial delay and no batching unless it says so. */
@@ -29,7 +30,7 @@ export function streamsConfigs(over: StreamsConfigOverrides = {}): GroupConfigLo
   const resolved = {
     'streams.session.timeout.ms': 45000, 'streams.heartbeat.interval.ms': 5000, 'streams.num.standby.replicas': 0,
     'streams.initial.rebalance.delay.ms': 0, 'streams.assignment.interval.ms': 0, 'streams.task.offset.interval.ms': 60000,
-    'streams.acceptable.recovery.lag': 10000n, 'consumer.session.timeout.ms': 45000, 'consumer.heartbeat.interval.ms': 5000, 'consumer.assignment.interval.ms': 0,
+    'streams.acceptable.recovery.lag': 10000n, 'streams.rack.aware.assignment.tags': [], 'consumer.session.timeout.ms': 45000, 'consumer.heartbeat.interval.ms': 5000, 'consumer.assignment.interval.ms': 0,
     ...over,
   } as unknown as ResolvedGroupConfig;
   return { resolve: () => resolved };
@@ -47,8 +48,8 @@ export interface StreamsHarness {
 
 export async function streamsHarness(
   configs = streamsConfigs(), topics = new MemoryTopicView().set('input', 'AQEBAQEBAQEBAQEBAQEBAQ', 4), offsets = new MemoryOffsetsTopic(), clock = new ManualClock(),
+  config: GroupConfig = defaultGroupConfig({ numPartitions: 3 }),
 ): Promise<StreamsHarness> {
-  const config = defaultGroupConfig({ numPartitions: 3 });
   const coord = new GroupCoordinator({ clock, logger: createLogger('silent'), config, topic: offsets, topics, groupConfigs: configs });
   await coord.ensureActive();
   const settle = async () => {
@@ -67,9 +68,14 @@ export async function streamsHarness(
     },
     async restart() {
       await coord.shutdown();
-      return streamsHarness(configs, topics, offsets, clock);
+      return streamsHarness(configs, topics, offsets, clock, config);
     },
   };
+}
+
+/** The internal topics of wordCountTopology, created as the heartbeat handler would. */
+export function createInternalTopics(h: StreamsHarness): void {
+  h.topics.set(`${GROUP}-counts-repartition`, 'AgICAgICAgICAgICAgICAg', 4).set(`${GROUP}-counts-changelog`, 'AwMDAwMDAwMDAwMDAwMDAw', 4);
 }
 
 /** One subtopology reading `input`, writing to a repartition topic read by a second with a store. */

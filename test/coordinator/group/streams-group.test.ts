@@ -9,6 +9,8 @@ import * as assert from 'uvu/assert';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
 import { StreamsStatus } from '../../../src/coordinator/group/streams-topology.js';
 import { GROUP, SimStreamsMember, converge, streamsConfigs, streamsHarness, wordCountTopology, type StreamsHarness } from './_streams-harness.js';
+import { defaultGroupConfig, groupConfigFrom } from '../../../src/coordinator/group/group-config.js';
+import { loadConfig } from '../../../src/config.js';
 
 const REPARTITION = `${GROUP}-counts-repartition`;
 const CHANGELOG = `${GROUP}-counts-changelog`;
@@ -160,13 +162,14 @@ test('the heartbeat errors of Kafka 4.4 (messages included)', async () => {
   assert.is(r.errorCode, ErrorCode.STREAMS_INVALID_TOPOLOGY);
 });
 
-test('standby replicas per streams.num.standby.replicas, on another process than the active task', async () => {
+test('standby replicas per streams.num.standby.replicas, of stateful tasks only, on another process than the active task', async () => {
   const h = await streamsHarness(streamsConfigs({ 'streams.num.standby.replicas': 1 }));
   const ms = await readyGroup(h, 2);
   for (const m of ms) assert.is(m.activeTasks().length, 4);
   const standbys = ms.map((m) => [...m.standby].flatMap(([s, ps]) => [...ps].map((p) => `${s}_${p}`)).sort());
-  assert.equal(standbys[0], ms[1].activeTasks().sort());
-  assert.equal(standbys[1], ms[0].activeTasks().sort());
+  const stateful = (m: SimStreamsMember) => m.activeTasks().filter((t) => t.startsWith('1_')).sort();
+  assert.equal(standbys[0], stateful(ms[1]), 'subtopology 1 has a store; 0 has none (no standby)');
+  assert.equal(standbys[1], stateful(ms[0]));
 });
 
 test('the initial rebalance delay: ASSIGNMENT_DELAYED, then the tasks once it has passed', async () => {
@@ -262,22 +265,24 @@ test('two stream threads of one process and a second process with standbys: no t
   assert.is(loads.reduce((a, b) => a + b, 0), 8);
   assert.ok(Math.max(...loads) - Math.min(...loads) <= 1, `balanced: ${loads}`);
   const standbys = (m: SimStreamsMember) => [...m.standby].flatMap(([s, ps]) => [...ps].map((p) => `${s}_${p}`)).sort();
-  assert.equal(standbys(ms[2]), [...ms[0].activeTasks(), ...ms[1].activeTasks()].sort(), 'p2 keeps a standby of every task p1 runs');
+  const statefulOnP1 = [...ms[0].activeTasks(), ...ms[1].activeTasks()].filter((t) => t.startsWith('1_')).sort();
+  assert.equal(standbys(ms[2]), statefulOnP1, 'p2 keeps a standby of every stateful task p1 runs');
 });
 
-test('task offsets a member reports are described (latest per task, in memory), and go when it leaves', async () => {
+test('task offsets a member reports are described (a list replaces the last one, a null list keeps it; in memory), and go when it leaves', async () => {
   const h = await streamsHarness();
   const [a] = await readyGroup(h, 1);
-  const report = (offsets: [string, number, bigint][], ends: [string, number, bigint][]) => h.hb({
-    memberId: a.memberId, memberEpoch: a.epoch,
-    taskOffsets: offsets.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset })),
-    taskEndOffsets: ends.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset })),
+  const list = (xs: [string, number, bigint][] | null) => xs && xs.map(([subtopologyId, partition, offset]) => ({ subtopologyId, partition, offset }));
+  const report = (offsets: [string, number, bigint][] | null, ends: [string, number, bigint][] | null) => h.hb({
+    memberId: a.memberId, memberEpoch: a.epoch, taskOffsets: list(offsets), taskEndOffsets: list(ends),
   });
   await report([['1', 2, 5n], ['1', 0, 7n]], [['1', 0, 9n]]);
-  await report([['1', 0, 8n]], []);
+  await report([['1', 0, 8n]], null);
   const m = (await h.coord.streamsGroupDescribe(GROUP, null, false)).members[0];
-  assert.equal(m.taskOffsets, [{ subtopologyId: '1', partition: 0, offset: 8n }, { subtopologyId: '1', partition: 2, offset: 5n }]);
+  assert.equal(m.taskOffsets, [{ subtopologyId: '1', partition: 0, offset: 8n }], 'as Kafka 4.4\'s MemberTaskOffsets.update: the new list replaces the old one');
   assert.equal(m.taskEndOffsets, [{ subtopologyId: '1', partition: 0, offset: 9n }]);
+  await report(null, []);
+  assert.equal((await h.coord.streamsGroupDescribe(GROUP, null, false)).members[0].taskEndOffsets, []);
   await a.leave();
   const b = new SimStreamsMember(h, 'm0');
   await b.join();
@@ -295,6 +300,24 @@ test('a member asking for the application\'s shutdown: every member gets SHUTDOW
   await b.leave();
   const c = new SimStreamsMember(h, 'c');
   assert.equal((await c.join()).status, []);
+});
+
+test('group.streams.max.size: a new member of a full group gets GROUP_MAX_SIZE_REACHED; a rejoin and a static member\'s replacement are let in', async () => {
+  assert.is(groupConfigFrom(loadConfig()).streams!.maxSize, 2147483647, 'Kafka 4.4\'s default');
+  assert.is(groupConfigFrom(loadConfig({ argv: ['--override', 'group.streams.max.size=2'] })).streams!.maxSize, 2);
+  const h = await streamsHarness(streamsConfigs(), undefined, undefined, undefined, defaultGroupConfig({ numPartitions: 3, streams: { maxSize: 2 } }));
+  createInternal(h);
+  const join = (memberId: string, instanceId: string | null = null) => h.hb({
+    memberId, instanceId, memberEpoch: 0, rebalanceTimeoutMs: 30000, topology: wordCountTopology(), processId: memberId, activeTasks: [], standbyTasks: [], warmupTasks: [],
+  }).then((r) => r.response);
+  assert.is((await join('a')).errorCode, ErrorCode.NONE);
+  assert.is((await join('b', 'instance-b')).errorCode, ErrorCode.NONE);
+  const full = await join('c');
+  assert.equal([full.errorCode, full.errorMessage], [ErrorCode.GROUP_MAX_SIZE_REACHED, 'The streams group has reached its maximum capacity of 2 members.']);
+  assert.is((await join('a')).errorCode, ErrorCode.NONE, 'a member of the group joining again');
+  assert.is((await h.hb({ memberId: 'b', instanceId: 'instance-b', memberEpoch: -2 })).response.errorCode, ErrorCode.NONE);
+  assert.is((await join('b2', 'instance-b')).errorCode, ErrorCode.NONE, 'the static member\'s replacement');
+  assert.is((await join('d')).errorCode, ErrorCode.GROUP_MAX_SIZE_REACHED);
 });
 
 test.run();
