@@ -17,11 +17,12 @@ import { apiVersionsV5Probes } from './probes-api-versions-v5.js';
 import { clientTelemetryProbes } from './probes-client-telemetry.js';
 import { describeQuorumProbes, raftVoterProbes, unregisterBrokerProbes } from './probes-describe-quorum.js';
 import { scramProbes } from './probes-scram.js';
+import { delegationTokenProbes } from './probes-delegation-tokens.js';
 import { shareStateProbes } from './probes-share-state.js';
 import { shareGroupProbes } from './probes-share-groups.js';
 import { streamsGroupProbes } from './probes-streams-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...streamsGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...delegationTokenProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...streamsGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

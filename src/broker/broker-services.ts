@@ -17,6 +17,7 @@ import type { ElectionResult } from '../cluster/controller.js';
 import type { ClientRoles } from '../cluster/partition-retirement.js';
 import type { StandardAuthorizer } from '../security/authorizer.js';
 import type { ClientQuotaManager } from '../security/quotas.js';
+import type { DelegationTokenManager } from '../security/delegation-token-manager.js';
 import type { ReplicaManager } from '../replication/replica-manager.js';
 import type { AppendWaiter } from '../replication/delayed-fetch.js';
 import type { ReplicationQuotas } from '../replication/replication-quota.js';
@@ -93,6 +94,8 @@ export interface BrokerServices {
   readonly groupConfigs: GroupConfigManager;
   readonly authorizer: StandardAuthorizer | null;
   readonly quotas: ClientQuotaManager;
+  /** Delegation tokens (CreateDelegationToken … DescribeDelegationToken, KIP-48). */
+  readonly delegationTokens: DelegationTokenManager;
   readonly replicationQuotas: ReplicationQuotas;
   readonly clientRoles: ClientRoles;
   /** Client telemetry instances (GetTelemetrySubscriptions, PushTelemetry; KIP-714). */

@@ -68,6 +68,7 @@ import { resolveAllListenerSecurity } from '../security/listener-security.js';
 import { interBrokerSecurity } from '../security/inter-broker.js';
 import { StandardAuthorizer } from '../security/authorizer.js';
 import { ClientQuotaManager } from '../security/quotas.js';
+import { DelegationTokenManager } from '../security/delegation-token-manager.js';
 import { BrokerMetrics } from '../http/metrics/broker-metrics.js';
 import { ClientMetricsManager } from './client-metrics-manager.js';
 import type { Handler } from './handler.js';
@@ -142,6 +143,8 @@ export class Broker implements BrokerServices {
   authorizer: StandardAuthorizer | null = null;
   /** Client quotas (AlterClientQuotas); set by start(). */
   quotas!: ClientQuotaManager;
+  /** Delegation tokens (KIP-48), kept in the cluster metadata; set by start(). */
+  delegationTokens!: DelegationTokenManager;
   /** Replication throttles (dynamic *.replication.throttled.rate); set by start(). */
   replicationQuotas!: ReplicationQuotas;
   /** Group configs on GROUP resources (consumer.*, share.*, streams.*), from the metadata; set by start(). */
@@ -221,7 +224,11 @@ export class Broker implements BrokerServices {
     };
     const server = new SocketServer({
       processor: broker.dispatcher, observer: connectionObserver(broker), logger: logger, maxFrameBytes: settings.socketRequestMaxBytes, processing: false, security,
-      sasl: { now: () => broker.clock.now(), scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism) },
+      sasl: {
+        now: () => broker.clock.now(),
+        scram: (user, mechanism) => broker.cluster.store.readScramCredential(user, mechanism),
+        tokens: (tokenId, mechanism) => broker.delegationTokens.tokenCredential(tokenId, mechanism),
+      },
     });
     broker.server = server;
     try {
@@ -236,6 +243,10 @@ export class Broker implements BrokerServices {
       throw err;
     }
     broker.authorizer = StandardAuthorizer.fromConfig(opts.config, broker.metadataCache);
+    broker.delegationTokens = new DelegationTokenManager({
+      settings: opts.config, store: broker.cluster.store, fence: () => broker.metadataWriter.fence, clock, logger,
+    });
+    broker.delegationTokens.startExpirySweep(() => broker.cluster.controller.isActive);
     broker.quotas = new ClientQuotaManager(broker.metadataCache, opts.config['quota.window.num'], opts.config['quota.window.size.seconds'] * 1000, clock);
     broker.quotas.mutationBurstSeconds = opts.config['controller.quota.window.num'] * opts.config['controller.quota.window.size.seconds'];
     broker.groupConfigs = new GroupConfigManager(opts.config as unknown as GroupConfigBroker, broker.metadataCache);
@@ -529,6 +540,7 @@ export class Broker implements BrokerServices {
     }
     this.stopController.abort();
     this.retirement?.stop();
+    this.delegationTokens?.stopExpirySweep();
     await this.scheduler?.stop();
     this.sharePartitions?.shutdown();
     await this.shareCoordinator?.shutdown();

@@ -4,7 +4,8 @@
  *
  *   security.protocol            PLAINTEXT | SSL | SASL_PLAINTEXT | SASL_SSL
  *   sasl.mechanism               PLAIN | SCRAM-SHA-256 | SCRAM-SHA-512 | OAUTHBEARER
- *   sasl.jaas.config             ... username="..." password="...";  (PlainLoginModule, ScramLoginModule)
+ *   sasl.jaas.config             ... username="..." password="...";  (PlainLoginModule, ScramLoginModule;
+ *                                tokenauth="true": a delegation token's id and HMAC)
  *                                ... unsecuredLoginStringClaim_sub="...";  (OAuthBearerLoginModule: an unsecured token)
  *   ssl.truststore.location/type PEM or PKCS12 (ssl.truststore.password); ssl.truststore.certificates inline PEM
  *   ssl.keystore.location/type   PEM (key + certificate) or PKCS12, for ssl.client.auth
@@ -70,7 +71,7 @@ export function clientSecurityFromProperties(text: string, source = 'command con
       const lifetimeSeconds = Number(options.get('unsecuredLoginLifetimeSeconds') ?? '3600');
       security.sasl = { mechanism, token: unsecuredJws(sub, lifetimeSeconds * 1000) };
     } else {
-      security.sasl = { mechanism, username: options.get('username'), password: options.get('password') };
+      security.sasl = { mechanism, username: options.get('username'), password: options.get('password'), tokenauth: options.get('tokenauth')?.toLowerCase() === 'true' };
     }
   }
   return security;

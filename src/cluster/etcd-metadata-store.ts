@@ -13,6 +13,9 @@
  *   brokerConfigs/<id|<default>>  one broker's (or the cluster default's) dynamic configs (name → value JSON)
  *   groupConfigs/<group id>       one group's config overrides (URI-encoded group id; name → value JSON)
  *   features/<name>               one finalized feature level (FeatureLevelRecord; the level as text, absent = 0)
+ *   scram/<mechanism>/<user>      one SCRAM credential (UserScramCredentialRecord; read on demand, not watched)
+ *   delegationTokens/<token id>   one delegation token (DelegationTokenRecord JSON; read on demand, not watched;
+ *                                 its mod revision is the version compare-and-set names)
  *
  * Epochs come from etcd itself: a broker epoch is the create revision of its `brokers/<id>` key,
  * the controller epoch the create revision of `controller`. A fence is a comparison on that create
@@ -32,6 +35,7 @@
 import { EtcdLeaseInvalidError, type Etcd3, type IKeyValue, type Namespace, type IResponseOp, type ComparatorBuilder } from 'etcd3';
 import { KafkaApiError } from '../errors.js';
 import type { ScramCredentialChange, ScramCredentialRecord, ScramMechanismName } from './scram-credentials.js';
+import type { DelegationTokenRecord, StoredDelegationToken } from './delegation-tokens.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { Logger } from '../logger.js';
 import { connectEtcd } from './etcd-client.js';
@@ -60,6 +64,8 @@ const K = {
   brokerConfigs: (key: string) => `brokerConfigs/${key}`,
   groupConfigs: (groupId: string) => `groupConfigs/${encodeURIComponent(groupId)}`,
   feature: (name: string) => `features/${name}`,
+  delegationToken: (tokenId: string) => `delegationTokens/${encodeURIComponent(tokenId)}`,
+  delegationTokens: 'delegationTokens/',
 };
 
 export interface EtcdMetadataStoreOptions {
@@ -102,6 +108,10 @@ function decode(kv: IKeyValue, deleted: boolean): Decoded {
   m = /^features\/(.+)$/.exec(key);
   if (m) return { kind: 'feature', revision, name: m[1], level: deleted ? null : Number(kv.value.toString('utf8')) || null };
   return null;
+}
+
+function storedToken(kv: IKeyValue): StoredDelegationToken {
+  return { token: JSON.parse(kv.value.toString('utf8')) as DelegationTokenRecord, version: Number(kv.mod_revision) };
 }
 
 /** The etcd store's watch: also where a re-established stream resumes (for tests and diagnostics). */
@@ -335,6 +345,26 @@ export class EtcdMetadataStore implements MetadataStore {
       await this.throwIfFenced(fence);
       throw new Error('SCRAM credential change was not applied');
     }
+  }
+
+  async readDelegationToken(tokenId: string): Promise<StoredDelegationToken | null> {
+    const res = await this.ns.get(K.delegationToken(tokenId)).exec();
+    const kv = res.kvs[0];
+    return kv ? storedToken(kv) : null;
+  }
+
+  async listDelegationTokens(): Promise<StoredDelegationToken[]> {
+    const res = await this.ns.getAll().prefix(K.delegationTokens).exec();
+    return res.kvs.map(storedToken);
+  }
+
+  /** The compare is on the key's mod revision, which etcd reports as 0 for a missing key. */
+  async writeDelegationToken(tokenId: string, next: DelegationTokenRecord | null, expectedVersion: number, fence?: Fence): Promise<boolean> {
+    const key = K.delegationToken(tokenId);
+    const op = next ? this.ns.put(key).value(JSON.stringify(next)) : this.ns.delete().key(key);
+    const res = await this.withFence(this.txn(key, 'Mod', '==', expectedVersion), fence).then(op).commit();
+    if (!res.succeeded) await this.throwIfFenced(fence);
+    return res.succeeded;
   }
 
   async resignController(controllerEpoch: number): Promise<void> {

@@ -8,6 +8,7 @@
 import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { applyScramChanges, scramKey, type ScramCredentialChange, type ScramCredentialRecord, type ScramMechanismName } from './scram-credentials.js';
+import { cloneDelegationToken, type DelegationTokenRecord, type StoredDelegationToken } from './delegation-tokens.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { AclBinding } from '../protocol/acl.js';
@@ -24,6 +25,8 @@ interface LocalFileV2 {
   clusterId: string | null;
   /** SCRAM credentials (salted and hashed, never passwords). */
   scramCredentials?: ScramCredentialRecord[];
+  /** Delegation tokens (their information and SCRAM credentials, never the HMAC). */
+  delegationTokens?: DelegationTokenRecord[];
   topics: TopicRecord[];
   partitions: PartitionState[];
   nextProducerId: string;
@@ -54,6 +57,9 @@ export class LocalMetadataStore implements MetadataStore {
   private readonly liveSessions = new Set<string>();
   private nextSession = 1;
   private readonly scram = new Map<string, ScramCredentialRecord>();
+  private readonly delegationTokens = new Map<string, StoredDelegationToken>();
+  /** Versions of delegation tokens (compare-and-set); loaded tokens start at 1. */
+  private lastTokenVersion = 1;
   private nextProducerId = 0n;
   private readonly acls = new Map<string, AclBinding>();
   private readonly quotas = new Map<string, ClientQuotaRecord>();
@@ -76,6 +82,7 @@ export class LocalMetadataStore implements MetadataStore {
     const data = JSON.parse(readFileSync(file, 'utf8')) as Partial<LocalFileV2> & { version?: number };
     this.clusterId = data.clusterId ?? null;
     applyScramChanges(this.scram, (data.scramCredentials ?? []).map((credential) => ({ kind: 'upsert', credential })));
+    for (const t of data.delegationTokens ?? []) this.delegationTokens.set(t.tokenId, { token: cloneDelegationToken(t), version: 1 });
     for (const a of data.acls ?? []) this.acls.set(a.id, { ...a.acl });
     for (const q of data.quotas ?? []) this.quotas.set(quotaEntityKey(q.entity), cloneQuota(q));
     for (const b of data.brokerConfigs ?? []) this.brokerConfigs.set(b.key, { ...b.configs });
@@ -104,6 +111,7 @@ export class LocalMetadataStore implements MetadataStore {
       version: 2,
       clusterId: this.clusterId,
       scramCredentials: [...this.scram.values()],
+      delegationTokens: [...this.delegationTokens.values()].map((t) => t.token),
       topics: [...this.topics.values()],
       partitions: [...this.partitions.values()].flatMap((m) => [...m.values()]),
       nextProducerId: this.nextProducerId.toString(),
@@ -278,6 +286,25 @@ export class LocalMetadataStore implements MetadataStore {
     applyScramChanges(this.scram, changes);
     this.revision++; // a change, but not one the metadata cache follows
     this.persist();
+  }
+
+  async readDelegationToken(tokenId: string): Promise<StoredDelegationToken | null> {
+    const t = this.delegationTokens.get(tokenId);
+    return t ? { token: cloneDelegationToken(t.token), version: t.version } : null;
+  }
+
+  async listDelegationTokens(): Promise<StoredDelegationToken[]> {
+    return [...this.delegationTokens.values()].map((t) => ({ token: cloneDelegationToken(t.token), version: t.version }));
+  }
+
+  async writeDelegationToken(tokenId: string, next: DelegationTokenRecord | null, expectedVersion: number, fence?: Fence): Promise<boolean> {
+    this.checkFence(fence);
+    if ((this.delegationTokens.get(tokenId)?.version ?? 0) !== expectedVersion) return false;
+    if (next) this.delegationTokens.set(tokenId, { token: cloneDelegationToken(next), version: ++this.lastTokenVersion });
+    else this.delegationTokens.delete(tokenId);
+    this.revision++; // a change, but not one the metadata cache follows
+    this.persist();
+    return true;
   }
 
   async resignController(controllerEpoch: number): Promise<void> {

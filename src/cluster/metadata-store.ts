@@ -14,6 +14,8 @@
  * controller and its epoch; topics with ids and configs [TopicRecord, ConfigRecord]; one
  * partition state per partition [PartitionRecord / PartitionChangeRecord] holding the replica
  * assignment, ISR, leader, leaderEpoch and partitionEpoch; producer-id blocks [ProducerIdsRecord];
+ * SCRAM credentials [UserScramCredentialRecord] and delegation tokens [DelegationTokenRecord], both
+ * read on demand rather than watched;
  * dynamic broker configs per broker id or for the cluster-wide default [ConfigRecord on a BROKER
  * resource].
  *
@@ -28,6 +30,7 @@
  * carry partitionEpoch + 1.
  */
 import type { ScramCredentialChange, ScramCredentialRecord, ScramMechanismName } from './scram-credentials.js';
+import type { DelegationTokenRecord, StoredDelegationToken } from './delegation-tokens.js';
 import { KafkaApiError } from '../errors.js';
 import { ErrorCode } from '../protocol/generated/error-codes.js';
 import type { AclBinding } from '../protocol/acl.js';
@@ -217,6 +220,15 @@ export interface MetadataStore {
   listScramCredentials(): Promise<ScramCredentialRecord[]>;
   /** Upserts and deletions of one AlterUserScramCredentials request, atomically. */
   alterScramCredentials(changes: readonly ScramCredentialChange[], fence?: Fence): Promise<void>;
+  /** A delegation token by id (SCRAM tokenauth logins), or null. */
+  readDelegationToken(tokenId: string): Promise<StoredDelegationToken | null>;
+  /** Every stored delegation token, expired ones included until removed. */
+  listDelegationTokens(): Promise<StoredDelegationToken[]>;
+  /**
+   * Creates, replaces or (with null) removes a delegation token if its stored version is still
+   * `expectedVersion` (0: the token must not exist); false when it is not (nothing written).
+   */
+  writeDelegationToken(tokenId: string, next: DelegationTokenRecord | null, expectedVersion: number, fence?: Fence): Promise<boolean>;
 
   /** TOPIC_ALREADY_EXISTS if the name is taken; partitions carry the new topic's id. */
   createTopic(topic: TopicRecord, partitions: PartitionState[], fence?: Fence): Promise<void>;

@@ -83,8 +83,7 @@ alter.log.dirs.replication.quota.window.num alter.log.dirs.replication.quota.win
 controller.quorum.append.linger.ms controller.quorum.auto.join.enable controller.quorum.election.backoff.max.ms
 controller.quorum.election.timeout.ms controller.quorum.fetch.max.bytes controller.quorum.fetch.snapshot.max.bytes
 controller.quorum.fetch.timeout.ms controller.quorum.request.timeout.ms controller.quorum.retry.backoff.ms
-controller.socket.timeout.ms create.topic.policy.class.name delegation.token.expiry.check.interval.ms
-delegation.token.expiry.time.ms delegation.token.max.lifetime.ms delegation.token.secret.key
+controller.socket.timeout.ms create.topic.policy.class.name
 delete.records.purgatory.purge.interval.requests early.start.listeners fetch.purgatory.purge.interval.requests
 group.consumer.max.assignment.interval.ms group.consumer.min.assignment.interval.ms group.coordinator.append.linger.ms
 group.coordinator.background.threads group.coordinator.rebalance.protocols group.coordinator.threads

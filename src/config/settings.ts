@@ -12,6 +12,7 @@ import { SHARE_GROUP_SETTINGS } from './share-group-settings.js';
 import { SHARE_COORDINATOR_SETTINGS } from './share-coordinator-settings.js';
 import { STREAMS_GROUP_SETTINGS } from './streams-group-settings.js';
 import { SECURITY_SETTINGS } from './security-settings.js';
+import { DELEGATION_TOKEN_SETTINGS } from './delegation-token-settings.js';
 import { HTTP_SETTINGS } from './http-settings.js';
 import { SCHEMA_REGISTRY_SETTINGS } from './schema-registry-settings.js';
 import { REMOTE_STORAGE_SETTINGS } from './remote-storage-settings.js';
@@ -515,6 +516,7 @@ export const BROKER_SETTINGS = {
     doc: 'Samsa only: the etcd key prefix under which this cluster keeps all its keys (several clusters can share one etcd under different prefixes).',
   },
   ...SECURITY_SETTINGS,
+  ...DELEGATION_TOKEN_SETTINGS,
   ...HTTP_SETTINGS,
   ...SCHEMA_REGISTRY_SETTINGS,
   ...REMOTE_STORAGE_SETTINGS,

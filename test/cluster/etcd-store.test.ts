@@ -314,6 +314,35 @@ test('group configs: groupConfigs/<URI-encoded group id>, followed by another st
   }
 });
 
+test('delegation tokens: delegationTokens/<id>, read on demand by any store, compare-and-set on the mod revision, fenced', async () => {
+  const prefix = freshPrefix('delegation-tokens');
+  const store = await open(prefix);
+  const other = await open(prefix);
+  const token = (expirationTimestamp: number) => ({
+    tokenId: 'tok/en 1', owner: { principalType: 'User', name: 'alice' }, tokenRequester: { principalType: 'User', name: 'alice' },
+    renewers: [{ principalType: 'User', name: 'bob' }], issueTimestamp: 1, maxTimestamp: 100, expirationTimestamp, scramCredentials: [],
+  });
+  try {
+    const b = await lifecycle(store, 1);
+    assert.ok(await store.writeDelegationToken('tok/en 1', token(10), 0, b.fence), 'created');
+    assert.not.ok(await other.writeDelegationToken('tok/en 1', token(11), 0), 'version 0: must not exist');
+    const read = await other.readDelegationToken('tok/en 1');
+    assert.equal(read?.token, token(10), 'another store reads it');
+    assert.ok(await other.writeDelegationToken('tok/en 1', token(20), read!.version), 'replaced at the version read');
+    assert.not.ok(await store.writeDelegationToken('tok/en 1', null, read!.version), 'a stale version changes nothing');
+    const listed = await store.listDelegationTokens();
+    assert.equal(listed.map((t) => [t.token.expirationTimestamp, t.version > read!.version]), [[20, true]]);
+    let code: number | null = null;
+    await store.writeDelegationToken('tok/en 1', null, listed[0]!.version, { nodeId: 1, brokerEpoch: b.brokerEpoch - 1 }).catch((e: KafkaApiError) => (code = e.errorCode));
+    assert.is(code, ErrorCode.STALE_BROKER_EPOCH, 'a stale broker epoch cannot write');
+    assert.ok(await store.writeDelegationToken('tok/en 1', null, listed[0]!.version, b.fence), 'removed');
+    assert.equal([await other.readDelegationToken('tok/en 1'), await other.listDelegationTokens()], [null, []]);
+    assert.equal((await other.readImage()).topics.size, 0, 'tokens are not part of the watched image');
+  } finally {
+    await Promise.all([store.close(), other.close()]);
+  }
+});
+
 test('finalized features: features/<name> written with the cluster id at format and by alterFeatures, followed by another store\'s cache, level 0 removes', async () => {
   const prefix = freshPrefix('features');
   const writer = await open(prefix);

@@ -8,6 +8,10 @@ import { findCoordinatorHandler } from './010-find-coordinator.js';
 import { saslAuthenticateHandler, saslHandshakeHandler } from './017-sasl-handshake.js';
 import { apiVersionsHandler } from './018-api-versions.js';
 import { offsetForLeaderEpochHandler } from './023-offset-for-leader-epoch.js';
+import { createDelegationTokenHandler } from './038-create-delegation-token.js';
+import { renewDelegationTokenHandler } from './039-renew-delegation-token.js';
+import { expireDelegationTokenHandler } from './040-expire-delegation-token.js';
+import { describeDelegationTokenHandler } from './041-describe-delegation-token.js';
 import { describeUserScramCredentialsHandler } from './050-describe-user-scram-credentials.js';
 import { alterUserScramCredentialsHandler } from './051-alter-user-scram-credentials.js';
 import { describeQuorumHandler } from './055-describe-quorum.js';
@@ -35,6 +39,10 @@ export const allHandlers: Handler<any>[] = [
   apiVersionsHandler,
   saslAuthenticateHandler,
   offsetForLeaderEpochHandler,
+  createDelegationTokenHandler,
+  renewDelegationTokenHandler,
+  expireDelegationTokenHandler,
+  describeDelegationTokenHandler,
   describeUserScramCredentialsHandler,
   alterUserScramCredentialsHandler,
   describeQuorumHandler,

@@ -68,6 +68,14 @@ import { readSaslAuthenticateRequest, writeSaslAuthenticateRequest, type SaslAut
 import { readSaslAuthenticateResponse, writeSaslAuthenticateResponse, type SaslAuthenticateResponse } from './messages/sasl-authenticate-response.js';
 import { readCreatePartitionsRequest, writeCreatePartitionsRequest, type CreatePartitionsRequest } from './messages/create-partitions-request.js';
 import { readCreatePartitionsResponse, writeCreatePartitionsResponse, type CreatePartitionsResponse } from './messages/create-partitions-response.js';
+import { readCreateDelegationTokenRequest, writeCreateDelegationTokenRequest, type CreateDelegationTokenRequest } from './messages/create-delegation-token-request.js';
+import { readCreateDelegationTokenResponse, writeCreateDelegationTokenResponse, type CreateDelegationTokenResponse } from './messages/create-delegation-token-response.js';
+import { readRenewDelegationTokenRequest, writeRenewDelegationTokenRequest, type RenewDelegationTokenRequest } from './messages/renew-delegation-token-request.js';
+import { readRenewDelegationTokenResponse, writeRenewDelegationTokenResponse, type RenewDelegationTokenResponse } from './messages/renew-delegation-token-response.js';
+import { readExpireDelegationTokenRequest, writeExpireDelegationTokenRequest, type ExpireDelegationTokenRequest } from './messages/expire-delegation-token-request.js';
+import { readExpireDelegationTokenResponse, writeExpireDelegationTokenResponse, type ExpireDelegationTokenResponse } from './messages/expire-delegation-token-response.js';
+import { readDescribeDelegationTokenRequest, writeDescribeDelegationTokenRequest, type DescribeDelegationTokenRequest } from './messages/describe-delegation-token-request.js';
+import { readDescribeDelegationTokenResponse, writeDescribeDelegationTokenResponse, type DescribeDelegationTokenResponse } from './messages/describe-delegation-token-response.js';
 import { readDeleteGroupsRequest, writeDeleteGroupsRequest, type DeleteGroupsRequest } from './messages/delete-groups-request.js';
 import { readDeleteGroupsResponse, writeDeleteGroupsResponse, type DeleteGroupsResponse } from './messages/delete-groups-response.js';
 import { readElectLeadersRequest, writeElectLeadersRequest, type ElectLeadersRequest } from './messages/elect-leaders-request.js';
@@ -199,6 +207,10 @@ export const ApiKey = {
   DescribeLogDirs: 35,
   SaslAuthenticate: 36,
   CreatePartitions: 37,
+  CreateDelegationToken: 38,
+  RenewDelegationToken: 39,
+  ExpireDelegationToken: 40,
+  DescribeDelegationToken: 41,
   DeleteGroups: 42,
   ElectLeaders: 43,
   IncrementalAlterConfigs: 44,
@@ -276,6 +288,10 @@ export interface ApiTypes {
   35: { request: DescribeLogDirsRequest; response: DescribeLogDirsResponse };
   36: { request: SaslAuthenticateRequest; response: SaslAuthenticateResponse };
   37: { request: CreatePartitionsRequest; response: CreatePartitionsResponse };
+  38: { request: CreateDelegationTokenRequest; response: CreateDelegationTokenResponse };
+  39: { request: RenewDelegationTokenRequest; response: RenewDelegationTokenResponse };
+  40: { request: ExpireDelegationTokenRequest; response: ExpireDelegationTokenResponse };
+  41: { request: DescribeDelegationTokenRequest; response: DescribeDelegationTokenResponse };
   42: { request: DeleteGroupsRequest; response: DeleteGroupsResponse };
   43: { request: ElectLeadersRequest; response: ElectLeadersResponse };
   44: { request: IncrementalAlterConfigsRequest; response: IncrementalAlterConfigsResponse };
@@ -488,6 +504,26 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 37, name: 'CreatePartitions', minVersion: 0, maxVersion: 3, flexibleFrom: 2,
     readRequest: readCreatePartitionsRequest, writeRequest: writeCreatePartitionsRequest,
     readResponse: readCreatePartitionsResponse, writeResponse: writeCreatePartitionsResponse,
+  },
+  38: {
+    apiKey: 38, name: 'CreateDelegationToken', minVersion: 1, maxVersion: 3, flexibleFrom: 2,
+    readRequest: readCreateDelegationTokenRequest, writeRequest: writeCreateDelegationTokenRequest,
+    readResponse: readCreateDelegationTokenResponse, writeResponse: writeCreateDelegationTokenResponse,
+  },
+  39: {
+    apiKey: 39, name: 'RenewDelegationToken', minVersion: 1, maxVersion: 2, flexibleFrom: 2,
+    readRequest: readRenewDelegationTokenRequest, writeRequest: writeRenewDelegationTokenRequest,
+    readResponse: readRenewDelegationTokenResponse, writeResponse: writeRenewDelegationTokenResponse,
+  },
+  40: {
+    apiKey: 40, name: 'ExpireDelegationToken', minVersion: 1, maxVersion: 2, flexibleFrom: 2,
+    readRequest: readExpireDelegationTokenRequest, writeRequest: writeExpireDelegationTokenRequest,
+    readResponse: readExpireDelegationTokenResponse, writeResponse: writeExpireDelegationTokenResponse,
+  },
+  41: {
+    apiKey: 41, name: 'DescribeDelegationToken', minVersion: 1, maxVersion: 3, flexibleFrom: 2,
+    readRequest: readDescribeDelegationTokenRequest, writeRequest: writeDescribeDelegationTokenRequest,
+    readResponse: readDescribeDelegationTokenResponse, writeResponse: writeDescribeDelegationTokenResponse,
   },
   42: {
     apiKey: 42, name: 'DeleteGroups', minVersion: 0, maxVersion: 3, flexibleFrom: 2,

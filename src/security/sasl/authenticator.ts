@@ -27,7 +27,7 @@ import type { SaslListenerConfig } from '../listener-security.js';
 import { SaslAuthenticationError, SaslError, type SaslServerMechanism } from './mechanism.js';
 import { OAuthBearerServer } from './oauthbearer.js';
 import { PlainServer } from './plain.js';
-import { ScramServer, type ScramLookup } from './scram.js';
+import { ScramServer, type ScramLookup, type TokenLookup } from './scram.js';
 
 const API_VERSIONS = 18;
 const SASL_HANDSHAKE = 17;
@@ -45,6 +45,8 @@ export type Admission = 'dispatch' | 'raw' | 'close' | 'refuse';
 export interface SaslDeps {
   now(): number;
   scram: ScramLookup;
+  /** Delegation tokens for SCRAM `tokenauth=true` logins; absent: every such login fails. */
+  tokens?: TokenLookup;
 }
 
 export interface SaslHandshakeAnswer {
@@ -65,6 +67,11 @@ export class SaslSession {
   state: SaslState = 'initial';
   /** `User:<name>` once authenticated. */
   principal: string | null = null;
+  /**
+   * The principal came from a delegation token (Kafka's KafkaPrincipal.tokenAuthenticated): such a
+   * connection may not create, renew, expire or describe tokens.
+   */
+  tokenAuthenticated = false;
   mechanism: string | null = null;
   /** Set when the connection must close once the current answer is written. */
   closeAfterReply = false;
@@ -153,7 +160,7 @@ export class SaslSession {
   private createServer(mechanism: string): SaslServerMechanism {
     switch (mechanism) {
       case 'PLAIN': return new PlainServer(this.cfg.plainUsers);
-      case 'SCRAM-SHA-256': case 'SCRAM-SHA-512': return new ScramServer(mechanism, this.deps.scram);
+      case 'SCRAM-SHA-256': case 'SCRAM-SHA-512': return new ScramServer(mechanism, this.deps.scram, undefined, this.deps.tokens);
       case 'OAUTHBEARER': return new OAuthBearerServer(this.cfg.oauth, () => this.deps.now());
       default: throw new Error(`no server for SASL mechanism ${mechanism}`);
     }
@@ -227,6 +234,7 @@ export class SaslSession {
       this.expiresAtMs = now + lifetime;
     }
     this.principal = principal;
+    this.tokenAuthenticated = server.tokenAuthenticated === true;
     this.state = 'complete';
     this.reauthenticating = false;
     this.server = null;

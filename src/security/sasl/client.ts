@@ -18,6 +18,8 @@ export interface SaslClientCredentials {
   password?: string;
   /** OAUTHBEARER: the compact JWS to send (a function: a fresh one per login). */
   token?: string | (() => string);
+  /** SCRAM: log in with a delegation token (username = token id, password = its base64 HMAC; KIP-48). */
+  tokenauth?: boolean;
 }
 
 export interface SaslClientMechanism {
@@ -32,7 +34,7 @@ export function saslClient(c: SaslClientCredentials): SaslClientMechanism {
   if (m === 'PLAIN') {
     return { initial: () => Buffer.from(`\u0000${c.username ?? ''}\u0000${c.password ?? ''}`, 'utf8'), respond: () => null };
   }
-  if (m === 'SCRAM-SHA-256' || m === 'SCRAM-SHA-512') return new ScramClient(m, c.username ?? '', c.password ?? '');
+  if (m === 'SCRAM-SHA-256' || m === 'SCRAM-SHA-512') return new ScramClient(m, c.username ?? '', c.password ?? '', c.tokenauth === true);
   if (m === 'OAUTHBEARER') {
     const token = () => (typeof c.token === 'function' ? c.token() : c.token ?? '');
     return { initial: () => Buffer.from(`n,,\u0001auth=Bearer ${token()}\u0001\u0001`, 'utf8'), respond: (ch) => (ch.length > 0 ? Buffer.from([1]) : null) };
@@ -74,11 +76,12 @@ class ScramClient implements SaslClientMechanism {
   private serverSignature: Buffer | null = null;
   private step = 0;
 
-  constructor(private readonly mechanism: ScramMechanismName, private readonly user: string, private readonly password: string) {}
+  constructor(private readonly mechanism: ScramMechanismName, private readonly user: string, private readonly password: string, private readonly tokenauth: boolean) {}
 
   initial(): Buffer {
     const name = this.user.replace(/=/g, '=3D').replace(/,/g, '=2C');
-    this.clientFirstBare = `n=${name},r=${this.nonce}`;
+    // Extensions follow the nonce (RFC 5802 client-first-message-bare), as Kafka's ScramMessages writes them.
+    this.clientFirstBare = `n=${name},r=${this.nonce}${this.tokenauth ? ',tokenauth=true' : ''}`;
     return Buffer.from(`n,,${this.clientFirstBare}`, 'utf8');
   }
 

@@ -14,6 +14,8 @@ export interface SaslServerMechanism {
   readonly authorizationId: string;
   /** When the credential stops being valid (OAUTHBEARER's `exp`), epoch ms; undefined: never. */
   readonly credentialExpiresAtMs?: number;
+  /** SCRAM with `tokenauth=true`: the principal is a delegation token's owner (KIP-48). */
+  readonly tokenAuthenticated?: boolean;
 }
 
 /** An authentication failure whose message Kafka sends to the client. */

@@ -5,6 +5,12 @@
  * (`v=signature`). Credentials come from the metadata store (AlterUserScramCredentials); an
  * unknown user, a wrong proof or a malformed message fail with Kafka's generic message, so the
  * client cannot tell which.
+ *
+ * Delegation tokens (KIP-48): a client-first message with the extension `tokenauth=true` names a
+ * token id as user; its credential is the token's (derived from the token's HMAC as password,
+ * security/delegation-token-manager.ts), the authorization id is the token owner's name and the
+ * credential expires with the token, as Kafka's ScramSaslServer with a
+ * DelegationTokenCredentialCallback. An unknown token id fails like an unknown user.
  */
 import { createHash, createHmac, pbkdf2Sync, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { ScramCredentialRecord, ScramMechanismName } from '../../cluster/scram-credentials.js';
@@ -58,6 +64,20 @@ const CLIENT_FINAL = /^c=([A-Za-z0-9+/=]+),r=([\x21-\x2b\x2d-\x7e]+)((?:,[A-Za-z
 
 export type ScramLookup = (user: string, mechanism: ScramMechanismName) => Promise<ScramCredentialRecord | null>;
 
+/** What a `tokenauth=true` login needs of a delegation token (Kafka's DelegationTokenCredentialCallback). */
+export interface TokenCredential {
+  credential: ScramCredentialRecord;
+  /** The token owner's principal name: the authenticated principal is `User:<ownerName>`. */
+  ownerName: string;
+  /** The token's expiry (epoch ms): the session ends there at the latest (KIP-368). */
+  expiryTimestampMs: number;
+}
+
+export type TokenLookup = (tokenId: string, mechanism: ScramMechanismName) => Promise<TokenCredential | null>;
+
+/** No delegation tokens: every tokenauth login fails as an unknown token. */
+const NO_TOKENS: TokenLookup = async () => null;
+
 export class ScramServer implements SaslServerMechanism {
   complete = false;
   authorizationId = '';
@@ -68,9 +88,18 @@ export class ScramServer implements SaslServerMechanism {
   private nonce = '';
   private clientNonce = '';
   private credential: ScramCredentialRecord | null = null;
+  /** Set by a `tokenauth=true` login: the principal is then token-authenticated (KafkaPrincipal.tokenAuthenticated). */
+  tokenAuthenticated = false;
+  /** A token login's expiry (epoch ms), as SaslSession reads a credential's lifetime. */
+  credentialExpiresAtMs: number | undefined = undefined;
 
   /** `serverNonce` is for tests (RFC test vectors); by default 24 random bytes in base64. */
-  constructor(readonly mechanism: ScramMechanismName, private readonly lookup: ScramLookup, private readonly serverNonce = () => randomBytes(24).toString('base64')) {}
+  constructor(
+    readonly mechanism: ScramMechanismName,
+    private readonly lookup: ScramLookup,
+    private readonly serverNonce = () => randomBytes(24).toString('base64'),
+    private readonly tokens: TokenLookup = NO_TOKENS,
+  ) {}
 
   async evaluate(token: Buffer): Promise<Buffer> {
     const text = token.toString('utf8');
@@ -85,10 +114,22 @@ export class ScramServer implements SaslServerMechanism {
     const authzid = m[1] ?? '';
     const user = decodeSaslName(m[2]!);
     const extensions = (m[4] ?? '').split(',').filter((s) => s !== '');
-    if (extensions.some((e) => e.toLowerCase() === 'tokenauth=true')) throw new SaslError('Delegation tokens are not supported');
+    // ScramExtensions.tokenAuthenticated: Boolean.parseBoolean of the value, so any letter case.
+    const tokenAuth = extensions.some((e) => e.toLowerCase() === 'tokenauth=true');
     this.gs2Header = text.slice(0, text.indexOf(',', text.indexOf(',') + 1) + 1);
     this.clientFirstBare = text.slice(this.gs2Header.length);
-    const credential = await this.lookup(user, this.mechanism);
+    let credential: ScramCredentialRecord | null;
+    let authorizationId = user;
+    if (tokenAuth) {
+      const token = await this.tokens(user, this.mechanism);
+      if (!token) throw new SaslError(`Token Authentication failed: Invalid tokenId : ${user}`);
+      credential = token.credential;
+      authorizationId = token.ownerName;
+      this.tokenAuthenticated = true;
+      this.credentialExpiresAtMs = token.expiryTimestampMs;
+    } else {
+      credential = await this.lookup(user, this.mechanism);
+    }
     if (!credential) throw new SaslError('Authentication failed: Invalid user credentials');
     const spec = SCRAM_MECHANISMS[this.mechanism];
     if (credential.iterations < spec.minIterations) {
@@ -98,7 +139,7 @@ export class ScramServer implements SaslServerMechanism {
       throw new SaslAuthenticationError('Authentication failed: Client requested an authorization id that is different from username');
     }
     this.credential = credential;
-    this.authorizationId = user;
+    this.authorizationId = authorizationId;
     this.clientNonce = m[3]!;
     this.nonce = m[3]! + this.serverNonce();
     this.serverFirst = `r=${this.nonce},s=${credential.salt},i=${credential.iterations}`;
