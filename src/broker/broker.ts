@@ -17,9 +17,10 @@
 import type { ConnectionObserver } from '../network/request-processor.js';
 import type { TopicRecord } from '../cluster/metadata-store.js';
 import { setMaxListeners } from 'node:events';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLEAN_SHUTDOWN_FILE } from '../storage/file-names.js';
+import { cleanShutdownEpoch } from '../storage/log-dir-checkpoints.js';
 import { systemClock, type Clock } from '../clock.js';
 import { createLogger, namedLogger, setLogFormat, type Logger } from '../logger.js';
 import { SocketServer, type BoundListener } from '../network/server.js';
@@ -202,9 +203,12 @@ export class Broker implements BrokerServices {
     // Log dirs of another cluster or node are refused before a log is loaded (meta.properties).
     if (fs === nodeFs && !opts.metadataStore) await ClusterMember.preflight(clusterSettings(opts.config), settings.logDirs, logger);
     // The clean-shutdown marker records the broker epoch (KIP-966), known once registered. Without
-    // one in every log dir (a crash, or a lost log dir) this start is an unclean shutdown's end: the
-    // broker leaves the ELRs before it registers (cluster/partition-state.ts leaveAfterUncleanShutdown).
-    const uncleanShutdown = fs === nodeFs && !settings.logDirs.every((d) => existsSync(join(d, CLEAN_SHUTDOWN_FILE)));
+    // one in every log dir (a crash, or a lost log dir), or with one of another epoch than the
+    // node's last registration (ClusterMember compares), this start is an unclean shutdown's end:
+    // the broker leaves the ELRs before it registers (cluster/partition-state.ts leaveAfterUncleanShutdown).
+    const markers = fs === nodeFs ? settings.logDirs.map((d) => join(d, CLEAN_SHUTDOWN_FILE)) : [];
+    const uncleanShutdown = !markers.every((m) => existsSync(m));
+    const cleanShutdownEpochs = uncleanShutdown ? [] : markers.map((m) => cleanShutdownEpoch(readFileSync(m, 'utf8')));
     let brokerEpoch = (): number => -1;
     const onError = (err: unknown, task: string) => logger.error(`${task}: ${(err as Error)?.message ?? String(err)}`);
     const logs = await LogManager.open({ fs, logDirs: settings.logDirs, clock, defaults: logConfigFor(opts.config, {}), brokerEpoch: () => brokerEpoch(), onError });
@@ -234,7 +238,7 @@ export class Broker implements BrokerServices {
     try {
       await server.listen(settings.listeners);
       if (opts.http) broker.http = await opts.http(broker, security);
-      await broker.joinCluster(opts, fs, uncleanShutdown);
+      await broker.joinCluster(opts, fs, uncleanShutdown, cleanShutdownEpochs);
     } catch (err) {
       await broker.http?.stop().catch(() => undefined);
       await server.stop().catch(() => undefined);
@@ -303,7 +307,7 @@ export class Broker implements BrokerServices {
     }));
   }
 
-  private async joinCluster(opts: BrokerOptions, fs: Fs, uncleanShutdown: boolean): Promise<void> {
+  private async joinCluster(opts: BrokerOptions, fs: Fs, uncleanShutdown: boolean, cleanShutdownEpochs: readonly number[]): Promise<void> {
     const memory = fs !== nodeFs;
     const clusterConfig = clusterSettings(this.rawConfig);
     this.cluster = await ClusterMember.start({
@@ -318,6 +322,7 @@ export class Broker implements BrokerServices {
       logger: this.logger,
       rejoin: true,
       uncleanShutdown,
+      cleanShutdownEpochs,
     });
     // Dynamic broker configs from the cluster metadata, in effect before any log is configured.
     this.dynamicConfig.follow(this.cluster.metadataCache, () => ({

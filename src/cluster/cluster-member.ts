@@ -109,6 +109,24 @@ export interface ClusterMemberOptions {
    * the broker leaves every ELR and ISR (partition-state.ts leaveAfterUncleanShutdown).
    */
   uncleanShutdown?: boolean;
+  /**
+   * The broker epochs the log dirs' clean-shutdown markers record. One that is not the epoch of
+   * the node's last registration (a log dir copied from elsewhere or restored from a backup) makes
+   * the start an unclean shutdown's end too, as Kafka's controller compares the registration's
+   * previous broker epoch (ClusterControlManager; KIP-966).
+   */
+  cleanShutdownEpochs?: readonly number[];
+}
+
+/** Whether the start ends an unclean shutdown: a log dir without its marker, or a marker of another broker epoch than the node's last registration. */
+async function uncleanShutdownOf(store: MetadataStore, nodeId: number, opts: Pick<ClusterMemberOptions, 'uncleanShutdown' | 'cleanShutdownEpochs' | 'logger'>): Promise<boolean> {
+  if (opts.uncleanShutdown) return true;
+  if (!opts.cleanShutdownEpochs?.length) return false;
+  const last = await store.lastBrokerEpoch(nodeId);
+  const other = opts.cleanShutdownEpochs.find((e) => e !== last);
+  if (last < 0 || other === undefined) return false;
+  opts.logger?.warn(`broker ${nodeId}: a clean-shutdown marker records broker epoch ${other}, not ${last} of this broker's last registration: treated as an unclean shutdown`);
+  return true;
 }
 
 /** Leaving the cluster (deregistering, closing the session and the watch) gets at most this long when no controlled shutdown set a deadline. */
@@ -211,7 +229,7 @@ export class ClusterMember extends EventEmitter<{ lost: [reason: Error]; rejoine
         writeMetaProperties(opts.logDirs, { clusterId, nodeId: s.nodeId });
       }
       metadataCache = await MetadataCache.start(store, opts.logger);
-      if (opts.uncleanShutdown) await leaveAfterUncleanShutdown(store, metadataCache, s.nodeId, s.controller.minInsyncReplicas, opts.logger);
+      if (await uncleanShutdownOf(store, s.nodeId, opts)) await leaveAfterUncleanShutdown(store, metadataCache, s.nodeId, s.controller.minInsyncReplicas, opts.logger);
       const lifecycle = await BrokerLifecycleManager.start({
         store,
         nodeId: s.nodeId,

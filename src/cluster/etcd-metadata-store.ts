@@ -4,6 +4,9 @@
  *
  *   cluster/id                    the cluster id (first writer wins)
  *   brokers/<node.id>             BrokerRegistration JSON, bound to the broker's lease
+ *   brokerEpochs/<node.id>        written (empty, no lease) by each registration in the same
+ *                                 transaction: its mod revision is the broker's last epoch, kept
+ *                                 after the registration ends (KIP-966's clean-shutdown check)
  *   controller                    ControllerRegistration JSON, bound to the controller's lease
  *   topics/<name>                 TopicRecord JSON
  *   partitions/<topicId>/<index>  PartitionState JSON
@@ -54,6 +57,7 @@ const MAX_OPS_PER_TXN = 100;
 const K = {
   clusterId: 'cluster/id',
   broker: (id: number) => `brokers/${id}`,
+  lastBrokerEpoch: (id: number) => `brokerEpochs/${id}`,
   controller: 'controller',
   topic: (name: string) => `topics/${name}`,
   partition: (topicId: string, p: number) => `partitions/${topicId}/${p}`,
@@ -284,7 +288,7 @@ export class EtcdMetadataStore implements MetadataStore {
   async registerBroker(reg: Omit<BrokerRegistration, 'brokerEpoch'>, session: MetadataSession): Promise<BrokerRegistration> {
     const key = K.broker(reg.nodeId);
     const res = await this.txn(key, 'Create', '==', 0)
-      .then(this.ns.put(key).value(JSON.stringify(reg)).lease(session.id))
+      .then(this.ns.put(key).value(JSON.stringify(reg)).lease(session.id), this.ns.put(K.lastBrokerEpoch(reg.nodeId)).value(''))
       .else(this.ns.get(key))
       .commit();
     if (res.succeeded) return { ...reg, brokerEpoch: Number(res.header.revision) };
@@ -293,6 +297,12 @@ export class EtcdMetadataStore implements MetadataStore {
       ? { ...JSON.parse(kv.value.toString('utf8')), brokerEpoch: Number(kv.create_revision) }
       : { ...reg, incarnationId: 'unknown', brokerEpoch: -1 };
     throw new DuplicateBrokerRegistrationError(holder);
+  }
+
+  async lastBrokerEpoch(nodeId: number): Promise<number> {
+    const res = await this.ns.get(K.lastBrokerEpoch(nodeId)).exec();
+    const kv = res.kvs[0];
+    return kv ? Number(kv.mod_revision) : -1;
   }
 
   async markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void> {

@@ -242,6 +242,11 @@ export class LocalMetadataStore implements MetadataStore {
     return out as unknown as BrokerRegistration;
   }
 
+  /** One node and no replication: nothing to compare a clean-shutdown marker with. */
+  async lastBrokerEpoch(_nodeId: number): Promise<number> {
+    return -1;
+  }
+
   markControlledShutdown(reg: BrokerRegistration, session: MetadataSession): Promise<void> {
     return this.updateBrokerRegistration(reg, session, { inControlledShutdown: true });
   }

@@ -205,6 +205,12 @@ export interface MetadataStore {
   grantSession(ttlMs: number): Promise<MetadataSession>;
   /** Refuses (DuplicateBrokerRegistrationError) while another live registration holds the node id. */
   registerBroker(reg: Omit<BrokerRegistration, 'brokerEpoch'>, session: MetadataSession): Promise<BrokerRegistration>;
+  /**
+   * The epoch of the node's last registration, kept after it ended (Kafka's controller keeps a
+   * fenced broker's registration); -1 when it never registered here (or registered before this
+   * was recorded). KIP-966: a clean-shutdown marker naming another epoch is an unclean shutdown.
+   */
+  lastBrokerEpoch(nodeId: number): Promise<number>;
   /** Controlled shutdown: removes the registration if it is still this broker epoch's. */
   unregisterBroker(nodeId: number, brokerEpoch: number): Promise<void>;
   /** Controlled shutdown begins: the registration of this broker epoch says so (same epoch, same session). */

@@ -94,6 +94,19 @@ export class CoalescedWrite {
   }
 }
 
+/**
+ * The broker epoch a clean-shutdown marker records, -1 when it records none (Kafka too treats the
+ * file's presence as the clean shutdown and its content as a hint).
+ */
+export function cleanShutdownEpoch(text: string): number {
+  try {
+    const epoch = (JSON.parse(text) as { brokerEpoch?: unknown }).brokerEpoch;
+    return typeof epoch === 'number' && Number.isSafeInteger(epoch) ? epoch : -1;
+  } catch {
+    return -1;
+  }
+}
+
 /** Kafka's CleanShutdownFileHandler content: `{"version":0,"brokerEpoch":N}`. */
 export function cleanShutdownContent(brokerEpoch: number): Buffer {
   return Buffer.from(JSON.stringify({ version: 0, brokerEpoch }), 'utf8');
@@ -134,12 +147,7 @@ export class LogDirCheckpoints {
     try {
       const text = (await this.fs.readFile(this.cleanShutdownFile)).toString('utf8');
       clean = true;
-      try {
-        const epoch = (JSON.parse(text) as { brokerEpoch?: unknown }).brokerEpoch;
-        if (typeof epoch === 'number' && Number.isSafeInteger(epoch)) brokerEpoch = epoch;
-      } catch {
-        // Kafka too treats the file's presence as the clean shutdown and its content as a hint.
-      }
+      brokerEpoch = cleanShutdownEpoch(text);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }

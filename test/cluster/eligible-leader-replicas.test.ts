@@ -8,7 +8,9 @@
  *   another topic's; a cluster-wide (broker-level) change clears every topic's;
  * - the leader's own ISR changes (AlterPartition) fill the ELR again; disabling the feature
  *   (UpdateFeatures level 0) clears it, and an ISR shrink then leaves none; enabling it again
- *   brings the rules back.
+ *   brings the rules back;
+ * - a broker back with clean-shutdown markers of its last registration's epoch stays in the ELR;
+ *   with a marker of another epoch (a log dir copied or restored) it leaves it (KIP-966).
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -78,6 +80,46 @@ test('ELR from lost brokers; cleared by min.insync.replicas changes and by disab
   } finally {
     await stopAll(members);
     await back?.stop();
+  }
+});
+
+test('clean-shutdown markers: the epoch of the last registration keeps a returning broker in the ELR, another epoch takes it out', async () => {
+  const prefix = freshPrefix('elr-marker');
+  const members = await startMembers(etcd, prefix, [{ nodeId: 1 }, { nodeId: 2 }, { nodeId: 3 }]);
+  const back: ClusterMember[] = [];
+  try {
+    const c = await activeController(members);
+    await waitBrokers(c, [1, 2, 3]);
+    const [x, y] = members.filter((m) => m !== c);
+    const { topic } = await c.controller.createTopic({ name: 'm', numPartitions: -1, replicationFactor: -1, assignments: [[c.nodeId, x.nodeId, y.nodeId]], configs: { 'min.insync.replicas': '2' } });
+    const state = () => c.metadataCache.partition(topic.topicId, 0) as PartitionState;
+    const until = (pred: (s: PartitionState) => boolean, what: string) => c.metadataCache.waitFor((m) => { const s = m.partition(topic.topicId, 0); return !!s && pred(s); }, 8000, what);
+    await x.crash();
+    await until((s) => s.isr.length === 2, `${x.nodeId} out of the ISR`);
+    const firstEpoch = y.lifecycle.brokerEpoch;
+    assert.is(await c.store.lastBrokerEpoch(y.nodeId), firstEpoch, 'the store keeps the last registration\'s epoch');
+    assert.is(await c.store.lastBrokerEpoch(99), -1, 'never registered');
+    await y.crash();
+    await until((s) => s.isr.join() === `${c.nodeId}` && s.elr?.join() === `${y.nodeId}`, `${y.nodeId} into the ELR`);
+    assert.is(await c.store.lastBrokerEpoch(y.nodeId), firstEpoch, 'kept after the registration ran out');
+
+    // Back with markers of its last epoch: a clean shutdown, it stays eligible.
+    const again = await ClusterMember.start({ settings: settings(etcd, prefix, y.nodeId), endpoints: endpointOf(y.nodeId), logger, registrationRetryMs: 5000, cleanShutdownEpochs: [firstEpoch, firstEpoch] });
+    back.push(again);
+    await waitBrokers(c, [c.nodeId, y.nodeId]);
+    assert.equal(state().elr, [y.nodeId], 'a marker of the last epoch: still in the ELR');
+    const secondEpoch = again.lifecycle.brokerEpoch;
+    assert.ok(secondEpoch > firstEpoch);
+
+    // Back with one marker of an older epoch (a restored log dir): an unclean shutdown.
+    await again.crash();
+    await c.metadataCache.waitFor((m) => !m.isAlive(y.nodeId), 8000, `${y.nodeId} gone`);
+    back.push(await ClusterMember.start({ settings: settings(etcd, prefix, y.nodeId), endpoints: endpointOf(y.nodeId), logger, registrationRetryMs: 5000, cleanShutdownEpochs: [secondEpoch, firstEpoch] }));
+    await until((s) => s.elr === undefined, `${y.nodeId} out of the ELR`);
+    assert.equal(state().isr, [c.nodeId]);
+  } finally {
+    await stopAll(members);
+    for (const m of back) await m.stop();
   }
 });
 
