@@ -26,7 +26,7 @@ import { newUuid, topicNameProblem } from './topic-names.js';
 import type { MetadataCache } from './metadata-cache.js';
 import type { ControllerRegistration, Fence, MetadataSession, MetadataStore, PartitionState, TopicRecord } from './metadata-store.js';
 import { brokerLossChange, initialPartitionState } from './partition-state.js';
-import { clearedElr, elrSettingsOf, MinIsrWatch } from './partition-change.js';
+import { clearedElr, elrSettingsOf, elrStale, MinIsrWatch } from './partition-change.js';
 import { imbalanced, preferredElection, uncleanElection } from './leader-election.js';
 import { checkManualAssignment, checkReplicaList, checkReplicationFactor, placeReplicas } from './replica-placement.js';
 import { cancelReassignment, completedReassignment, isReassigning, startReassignment } from './reassignment.js';
@@ -382,7 +382,7 @@ export class Controller extends EventEmitter<ControllerEvents> {
       // A broker in controlled shutdown counts as gone here: it leaves ISRs and leaderships; so
       // does a broker for the replicas it holds on an offline log dir (offline-replicas.ts).
       const isAlive = (id: number) => cache.isEligible(id) && replicaOnline(cache, id, state.topicId, state.partition);
-      const clearing = this.minIsrWatch.mustClear(state);
+      const clearing = this.minIsrWatch.mustClear(state) || elrStale(state, this.elrSettings(state));
       const next = (clearing ? clearedElr(state) : null) ??
         brokerLossChange(state, { isAlive, unclean: uncleanElectionEnabled(topic, this.opts.config.uncleanLeaderElectionEnable), elr: this.elrSettings(state) }) ??
         completedReassignment(state, isAlive, this.elrSettings(state));

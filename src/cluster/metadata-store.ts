@@ -101,6 +101,12 @@ export interface PartitionState {
   removingReplicas?: number[];
   /** KIP-966 (cluster/partition-change.ts): eligible leader replicas, and the last known leader; absent = []. */
   elr?: number[]; lastKnownElr?: number[];
+  /**
+   * The min.insync.replicas the ELR fields were computed under (Samsa's own field, absent when
+   * they are): a controller finding another effective value clears them, so a change made while
+   * no controller watched is not missed (Kafka's ClearElrRecord comes with the config record).
+   */
+  elrMinIsr?: number;
 }
 
 export interface ProducerIdBlock {

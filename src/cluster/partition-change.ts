@@ -170,17 +170,31 @@ export function buildPartitionChange(prev: PartitionState, req: PartitionChangeR
     leaderEpoch: leader !== prev.leader ? prev.leaderEpoch + 1 : prev.leaderEpoch,
     partitionEpoch: prev.partitionEpoch + 1,
   };
-  return withElr(next, elr, lastKnownElr);
+  return withElr(next, elr, lastKnownElr, req.elr.minIsr);
 }
 
-/** Sets (or, when empty, removes) the ELR fields: states without ELR keep their stored form. */
-export function withElr(state: PartitionState, elr: readonly number[], lastKnownElr: readonly number[]): PartitionState {
+/**
+ * Sets (or, when empty, removes) the ELR fields, stamped with the min.insync.replicas they were
+ * computed under: states without ELR keep their stored form.
+ */
+export function withElr(state: PartitionState, elr: readonly number[], lastKnownElr: readonly number[], minIsr = 0): PartitionState {
   const out = { ...state };
   delete out.elr;
   delete out.lastKnownElr;
+  delete out.elrMinIsr;
   if (elr.length > 0) out.elr = [...elr];
   if (lastKnownElr.length > 0) out.lastKnownElr = [...lastKnownElr];
+  if ((elr.length > 0 || lastKnownElr.length > 0) && minIsr > 0) out.elrMinIsr = minIsr;
   return out;
+}
+
+/**
+ * ELR fields computed under another min.insync.replicas than the partition's effective one now:
+ * the value changed while no controller watched (MinIsrWatch sees the changes made while one
+ * does). States stored before the stamp existed are left alone.
+ */
+export function elrStale(state: PartitionState, settings: ElrSettings): boolean {
+  return state.elrMinIsr !== undefined && settings.enabled && state.elrMinIsr !== settings.minIsr && (elrOf(state).length > 0 || lastKnownElrOf(state).length > 0);
 }
 
 /** Kafka's ClearElrRecord (min.insync.replicas changed, or the feature disabled): null if there is nothing to clear. */
@@ -204,7 +218,8 @@ function brokerMinIsrs(cache: MinIsrView): string {
  * ClearElrRecord): ELR members were chosen for the old minimum. Samsa's config writes go straight
  * to the metadata store, so the active controller notices them by comparing with what it saw
  * before; the partitions to clear stay pending until their cleared state is stored. Owned by the
- * controller's reconciliation (one pass at a time); a new controller starts from what it first sees.
+ * controller's reconciliation (one pass at a time); a new controller starts from what it first sees,
+ * and finds the changes made before it by the ELR's stamp (elrStale).
  */
 export class MinIsrWatch {
   private readonly topicValues = new Map<string, string | undefined>();

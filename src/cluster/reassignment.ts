@@ -80,7 +80,7 @@ function changed(state: PartitionState, replicas: number[], isr: number[], addin
   };
   if (adding.length > 0) next.addingReplicas = adding;
   if (removing.length > 0) next.removingReplicas = removing;
-  return withElr(next, elr, lastKnownElr);
+  return withElr(next, elr, lastKnownElr, elrSettings.minIsr);
 }
 
 /**

@@ -10,7 +10,8 @@
  *   (UpdateFeatures level 0) clears it, and an ISR shrink then leaves none; enabling it again
  *   brings the rules back;
  * - a broker back with clean-shutdown markers of its last registration's epoch stays in the ELR;
- *   with a marker of another epoch (a log dir copied or restored) it leaves it (KIP-966).
+ *   with a marker of another epoch (a log dir copied or restored) it leaves it (KIP-966);
+ * - an ELR stamped with another min.insync.replicas than the topic's now is cleared.
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -102,6 +103,7 @@ test('clean-shutdown markers: the epoch of the last registration keeps a returni
     await y.crash();
     await until((s) => s.isr.join() === `${c.nodeId}` && s.elr?.join() === `${y.nodeId}`, `${y.nodeId} into the ELR`);
     assert.is(await c.store.lastBrokerEpoch(y.nodeId), firstEpoch, 'kept after the registration ran out');
+    assert.is(state().elrMinIsr, 2, 'the ELR is stamped with the min ISR it was computed under');
 
     // Back with markers of its last epoch: a clean shutdown, it stays eligible.
     const again = await ClusterMember.start({ settings: settings(etcd, prefix, y.nodeId), endpoints: endpointOf(y.nodeId), logger, registrationRetryMs: 5000, cleanShutdownEpochs: [firstEpoch, firstEpoch] });
@@ -117,6 +119,20 @@ test('clean-shutdown markers: the epoch of the last registration keeps a returni
     back.push(await ClusterMember.start({ settings: settings(etcd, prefix, y.nodeId), endpoints: endpointOf(y.nodeId), logger, registrationRetryMs: 5000, cleanShutdownEpochs: [secondEpoch, firstEpoch] }));
     await until((s) => s.elr === undefined, `${y.nodeId} out of the ELR`);
     assert.equal(state().isr, [c.nodeId]);
+
+    // An ELR computed under another min.insync.replicas than the topic's now (a change made while
+    // no controller watched): the controller clears it.
+    await c.controller.settled();
+    const now = state();
+    const stamped = { ...now, elr: [x.nodeId], elrMinIsr: 3, partitionEpoch: now.partitionEpoch + 1 };
+    assert.ok((await c.store.alterPartition(stamped, now.partitionEpoch, { controllerEpoch: c.controller.controllerEpoch! })).ok);
+    await until((s) => s.partitionEpoch > stamped.partitionEpoch, 'the stale ELR cleared');
+    assert.equal([state().elr, state().elrMinIsr], [undefined, undefined]);
+    const fresh = state();
+    assert.ok((await c.store.alterPartition({ ...fresh, elr: [x.nodeId], elrMinIsr: 2, partitionEpoch: fresh.partitionEpoch + 1 }, fresh.partitionEpoch, { controllerEpoch: c.controller.controllerEpoch! })).ok);
+    await until((s) => s.partitionEpoch === fresh.partitionEpoch + 1, 'an ELR of the current min ISR');
+    await c.controller.settled();
+    assert.equal(state().elr, [x.nodeId], 'an ELR of the current min ISR stays');
   } finally {
     await stopAll(members);
     for (const m of back) await m.stop();
