@@ -6,8 +6,16 @@
  * group of its own (`pst-<id>`); member ids are the probe's own. The first assignment of a new
  * group waits for group.streams.initial.rebalance.delay.ms (3 s on both): the answers within it
  * carry ASSIGNMENT_DELAYED on both.
+ * Task assignment (assignmentProbes): groups whose configs (GROUP resources) set standby replicas,
+ * no initial delay and no assignment batching run a stateful topology over a 4-partition topic
+ * with members in several processes, reconciling as Streams clients do, until Stable; the
+ * describe answers compare every member's tasks and target with Kafka 4.4's StickyTaskAssignor
+ * placement (standbys, task offsets ranking standby candidates), an altered
+ * streams.num.standby.replicas bumping the epoch, and MISSING_CLIENT_TAGS. The member ids fall in
+ * different buckets of Java's hash map, so no tie depends on the order Kafka keeps its members in.
  */
 import { coordinatorsReady, createTopic } from './fixtures.js';
+import { keyedAt, type Json } from './normalise.js';
 import type { Probe, ProbeCtx } from './runner.js';
 
 const TOPIC = 'pst-topic';
@@ -124,5 +132,158 @@ export function streamsGroupProbes(): Probe[] {
       groupId: g, memberId: 'pst-member-a', topologyEpoch: 0,
       topologyDescription: { subtopologies: [{ subtopologyId: '0', nodes: [{ name: 'KSTREAM-SOURCE-0000000000', nodeType: 1, sourceTopics: [TOPIC], sinkTopic: null, stores: [], successors: [] }] }], globalStores: [] },
     })),
+    ...assignmentProbes(),
   ];
 }
+
+// -------------------------------------------------------------------------------------------
+// Task assignment
+
+const TOPIC4 = 'pst-topic-4';
+const GROUP_RESOURCE = 32;
+
+/** One stateful subtopology (a store with its changelog) reading the 4-partition topic. */
+function statefulTopology(group: string): Record<string, unknown> {
+  return {
+    epoch: 0,
+    subtopologies: [{
+      subtopologyId: '0', sourceTopics: [TOPIC4], sourceTopicRegex: [], repartitionSinkTopics: [], repartitionSourceTopics: [], copartitionGroups: [],
+      stateChangelogTopics: [{ name: `${group}-store-changelog`, partitions: 0, replicationFactor: 0, topicConfigs: [] }],
+    }],
+  };
+}
+
+/** Sets group configs and waits until DescribeConfigs shows them (Kafka applies them through its metadata log). */
+async function setGroupConfigs(ctx: ProbeCtx, group: string, configs: Record<string, string>): Promise<void> {
+  const r = await ctx.call(44, 1, {
+    resources: [{ resourceType: GROUP_RESOURCE, resourceName: group, configs: Object.entries(configs).map(([name, value]) => ({ name, configOperation: 0, value })) }],
+    validateOnly: false,
+  });
+  if (r.responses[0].errorCode !== 0) throw new Error(`IncrementalAlterConfigs ${group}: error ${r.responses[0].errorCode} ${r.responses[0].errorMessage ?? ''}`);
+  await ctx.waitFor(`${group} configs applied`, async () => {
+    const d = await ctx.call(32, 4, { resources: [{ resourceType: GROUP_RESOURCE, resourceName: group, configurationKeys: Object.keys(configs) }], includeSynonyms: false, includeDocumentation: false });
+    return Object.entries(configs).every(([k, v]) => d.results[0].configs.some((c: { name: string; value: string }) => c.name === k && c.value === v));
+  });
+}
+
+interface SimMember { memberId: string; epoch: number; active: unknown[]; standby: unknown[]; warmup: unknown[] }
+
+/** A heartbeat reporting the tasks the member holds; it takes what the answer gives (a Streams client's reconciliation). */
+async function beat(ctx: ProbeCtx, group: string, m: SimMember, over: Record<string, unknown> = {}): Promise<any> {
+  const r = await ctx.call(88, 1, beatBody(group, m.memberId, m.epoch, { activeTasks: m.active, standbyTasks: m.standby, warmupTasks: m.warmup, ...over }));
+  if (r.errorCode !== 0) throw new Error(`StreamsGroupHeartbeat ${group}/${m.memberId}: error ${r.errorCode} ${r.errorMessage ?? ''}`);
+  m.epoch = r.memberEpoch;
+  if (r.activeTasks !== null) [m.active, m.standby, m.warmup] = [r.activeTasks, r.standbyTasks, r.warmupTasks];
+  return r;
+}
+
+async function joinMember(ctx: ProbeCtx, group: string, memberId: string, processId: string, over: Record<string, unknown> = {}): Promise<SimMember> {
+  const m: SimMember = { memberId, epoch: 0, active: [], standby: [], warmup: [] };
+  const r = await ctx.call(88, 1, joinBody(group, memberId, { topology: statefulTopology(group), processId, ...over }));
+  if (r.errorCode !== 0) throw new Error(`StreamsGroupHeartbeat join ${group}/${memberId}: error ${r.errorCode} ${r.errorMessage ?? ''}`);
+  m.epoch = r.memberEpoch;
+  if (r.activeTasks !== null) [m.active, m.standby, m.warmup] = [r.activeTasks, r.standbyTasks, r.warmupTasks];
+  return m;
+}
+
+/** Heartbeats every member until the group is Stable (its changelog topic created by the broker on the way). */
+async function settle(ctx: ProbeCtx, group: string, members: SimMember[]): Promise<void> {
+  await ctx.waitFor(`${group} Stable`, async () => {
+    for (const m of members) await beat(ctx, group, m);
+    const d = await ctx.call(89, 1, { groupIds: [group], includeAuthorizedOperations: false, includeTopologyDescription: false });
+    return d.groups[0].groupState === 'Stable';
+  }, 30_000);
+}
+
+// A 1 ms initial delay (not 0: Kafka 4.4's first join with 0 is a difference of its own, docs/gaps.md).
+const ASSIGN_CONFIGS = { 'streams.initial.rebalance.delay.ms': '1', 'streams.assignment.interval.ms': '0' };
+
+/** Describe answers: members by id (each broker lists them in its own order), task partitions sorted. */
+function describedByMember(j: Json): Json {
+  const sortParts = (x: any) => {
+    if (x && typeof x === 'object') {
+      for (const [k, v] of Object.entries(x)) {
+        if (k === 'partitions' && Array.isArray(v)) (v as number[]).sort((a, b) => a - b);
+        else sortParts(v);
+      }
+    }
+  };
+  sortParts(j);
+  return keyedAt(j, 'groups.[].members', 'memberId');
+}
+
+function assignmentProbes(): Probe[] {
+  const topic4 = (ctx: ProbeCtx) => ctx.once('streams-group-topic-4', () => createTopic(ctx, TOPIC4, 4));
+  const describe = (id: string, about: string, setup: (ctx: ProbeCtx, group: string) => Promise<void>): Probe => {
+    const group = `pst-${id}`;
+    return {
+      id: `streams-89/${id}`, api: 89, version: 1, about,
+      setup: async (ctx) => {
+        await coordinatorsReady(ctx);
+        await topic4(ctx);
+        await setup(ctx, group);
+      },
+      body: { groupIds: [group], includeAuthorizedOperations: false, includeTopologyDescription: false },
+      normalise: describedByMember,
+    };
+  };
+  return [
+    describe('standby-placement', 'three processes, one standby replica: each member\'s active and standby tasks as Kafka\'s sticky assignor places them', async (ctx, g) => {
+      await setGroupConfigs(ctx, g, { ...ASSIGN_CONFIGS, 'streams.num.standby.replicas': '1' });
+      const ms: SimMember[] = [];
+      for (const [id, proc] of [['pst-member-a', 'pst-process-1'], ['pst-member-b', 'pst-process-2'], ['pst-member-c', 'pst-process-3']]) {
+        ms.push(await joinMember(ctx, g, id, proc));
+        await settle(ctx, g, ms);
+      }
+    }),
+    describe('first-assignment-ties', 'three processes join within the initial delay: the first assignment, every load tied, breaks ties in Kafka\'s hash map and heap orders', async (ctx, g) => {
+      await createTopic(ctx, `${g}-store-changelog`, 4);
+      await setGroupConfigs(ctx, g, { 'streams.assignment.interval.ms': '0', 'streams.num.standby.replicas': '1', 'streams.initial.rebalance.delay.ms': '2000' });
+      const ms: SimMember[] = [];
+      for (const [id, proc] of [['pst-member-a', 'pst-process-1'], ['pst-member-b', 'pst-process-2'], ['pst-member-c', 'pst-process-3']]) ms.push(await joinMember(ctx, g, id, proc));
+      await new Promise((r) => setTimeout(r, 2200));
+      await settle(ctx, g, ms);
+    }),
+    describe('offsets-standby-candidates', 'a third process joins reporting task offsets (state on its disk): it becomes a standby candidate of those tasks, as in Kafka 4.4', async (ctx, g) => {
+      await setGroupConfigs(ctx, g, { ...ASSIGN_CONFIGS, 'streams.num.standby.replicas': '1' });
+      const ms = [await joinMember(ctx, g, 'pst-member-a', 'pst-process-1')];
+      await settle(ctx, g, ms);
+      ms.push(await joinMember(ctx, g, 'pst-member-b', 'pst-process-2'));
+      await settle(ctx, g, ms);
+      const offsets = [[0, 900n], [1, 50n], [2, 700n], [3, 10n]].map(([partition, offset]) => ({ subtopologyId: '0', partition, offset }));
+      ms.push(await joinMember(ctx, g, 'pst-member-c', 'pst-process-3', { taskOffsets: offsets, taskEndOffsets: [] }));
+      await settle(ctx, g, ms);
+    }),
+    {
+      id: 'streams-88/standby-config-changed', api: 88, version: 1,
+      about: 'streams.num.standby.replicas altered on a Stable group: the next heartbeat bumps the epoch and gives standbys',
+      setup: async (ctx) => {
+        const g = 'pst-standby-config-changed';
+        await coordinatorsReady(ctx);
+        await topic4(ctx);
+        await setGroupConfigs(ctx, g, ASSIGN_CONFIGS);
+        const ms = [await joinMember(ctx, g, 'pst-member-a', 'pst-process-1')];
+        await settle(ctx, g, ms);
+        ms.push(await joinMember(ctx, g, 'pst-member-b', 'pst-process-2'));
+        await settle(ctx, g, ms);
+        await setGroupConfigs(ctx, g, { 'streams.num.standby.replicas': '1' });
+        ctx.state[g] = ms[0];
+      },
+      body: (ctx) => {
+        const m = ctx.state['pst-standby-config-changed'] as SimMember;
+        return beatBody('pst-standby-config-changed', m.memberId, m.epoch, { activeTasks: m.active, standbyTasks: m.standby, warmupTasks: m.warmup });
+      },
+    },
+    ...[1, 0].map((version): Probe => ({
+      id: `streams-88/${version === 0 ? 'v0-' : ''}missing-client-tags`, api: 88, version,
+      about: `a join without the client tags streams.rack.aware.assignment.tags names${version === 0 ? ' at v0 (no MISSING_CLIENT_TAGS before v1)' : ': MISSING_CLIENT_TAGS'}`,
+      setup: async (ctx) => {
+        await coordinatorsReady(ctx);
+        await topicReady(ctx);
+        await setGroupConfigs(ctx, `pst-missing-client-tags-v${version}`, { 'streams.rack.aware.assignment.tags': 'zone,rack' });
+      },
+      body: joinBody(`pst-missing-client-tags-v${version}`, 'pst-member-a', { clientTags: [{ key: 'zone', value: 'z1' }] }),
+    })),
+  ];
+}
+

@@ -62,15 +62,20 @@ function minIsrConfig(value: string | undefined): number | null {
 
 /**
  * A topic's min.insync.replicas as the controller sees it (Kafka's getTopicEffectiveMinIsr): the
- * topic's own, else the cluster-wide dynamic default, else `staticDefault` (server.properties).
+ * topic's own, else the active controller's node-level dynamic value, else the cluster-wide
+ * dynamic default, else `staticDefault` (server.properties). Every writer of ELR fields (the
+ * controller, a leader's AlterPartition) asks for the controller's node, as in Kafka, where the
+ * controller computes them all.
  */
-export function topicMinIsr(cache: Pick<MetadataCache, 'brokerConfigs'>, topic: TopicRecord | undefined, staticDefault: number): number {
+export function topicMinIsr(cache: Pick<MetadataCache, 'brokerConfigs' | 'controller'>, topic: TopicRecord | undefined, staticDefault: number): number {
+  const controller = cache.controller;
   return minIsrConfig(topic?.configs['min.insync.replicas']) ??
+    (controller ? minIsrConfig(cache.brokerConfigs.get(String(controller.nodeId))?.['min.insync.replicas']) : null) ??
     minIsrConfig(cache.brokerConfigs.get(DEFAULT_BROKER_CONFIGS)?.['min.insync.replicas']) ?? staticDefault;
 }
 
 /** The ELR settings of one partition from the metadata cache. */
-export function elrSettingsOf(cache: Pick<MetadataCache, 'brokerConfigs' | 'features' | 'topicById'>, state: PartitionState, staticMinIsr: number): ElrSettings {
+export function elrSettingsOf(cache: Pick<MetadataCache, 'brokerConfigs' | 'features' | 'topicById' | 'controller'>, state: PartitionState, staticMinIsr: number): ElrSettings {
   if (!elrEnabledIn(cache.features)) return ELR_DISABLED;
   return { enabled: true, minIsr: effectiveMinIsr(topicMinIsr(cache, cache.topicById(state.topicId), staticMinIsr), state.replicas.length) };
 }

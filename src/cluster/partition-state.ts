@@ -138,7 +138,7 @@ export function initialPartitionState(topicId: string, partition: number, replic
  */
 export async function leaveAfterUncleanShutdown(
   store: MetadataStore,
-  cache: Pick<MetadataCache, 'allPartitions' | 'isEligible' | 'features' | 'brokerConfigs' | 'topicById'>,
+  cache: Pick<MetadataCache, 'allPartitions' | 'isEligible' | 'features' | 'brokerConfigs' | 'topicById' | 'controller'>,
   nodeId: number,
   staticMinIsr: number,
   logger?: Logger,

@@ -130,7 +130,7 @@ test('a broker back from an unclean shutdown leaves the ELRs before it registers
   const image = await store.readImage();
   const cache = (features: Map<string, number>) => ({
     allPartitions: () => [...image.partitions.get('t')!.values()], isEligible: alive(3), features,
-    brokerConfigs: new Map(), topicById: () => topic,
+    brokerConfigs: new Map(), topicById: () => topic, controller: null,
   });
   assert.is(await leaveAfterUncleanShutdown(store, cache(new Map()), 2, 2), 0);
   assert.is(await leaveAfterUncleanShutdown(store, cache(new Map([[ELIGIBLE_LEADER_REPLICAS_VERSION, 1]])), 2, 2), 1);
@@ -138,15 +138,19 @@ test('a broker back from an unclean shutdown leaves the ELRs before it registers
   assert.equal(view(after), { isr: [3], leader: 3, elr: [], lastKnownElr: [], leaderEpoch: 1, partitionEpoch: 1 }, 'out of the ELR; the live ELR member 3 leads');
 });
 
-test('elrSettingsOf: the feature level, then the topic min ISR, the cluster default, the static one, at most the replica count', () => {
+test('elrSettingsOf: the feature level, then the topic min ISR, the active controller\'s node-level value, the cluster default, the static one, at most the replica count', () => {
   const features = new Map([[ELIGIBLE_LEADER_REPLICAS_VERSION, 1]]);
   const topic = (configs: Record<string, string>): TopicRecord => ({ name: 't', topicId: 't', partitions: 1, replicationFactor: 3, configs, isInternal: false });
+  const controller = { nodeId: 2, incarnationId: 'i', controllerEpoch: 1 };
   const of = (f: Map<string, number>, configs: Record<string, string>, brokerConfigs = new Map<string, Record<string, string>>()) =>
-    elrSettingsOf({ features: f, brokerConfigs, topicById: () => topic(configs) }, st([1, 2, 3], 1), 2);
+    elrSettingsOf({ features: f, brokerConfigs, topicById: () => topic(configs), controller }, st([1, 2, 3], 1), 2);
   assert.equal(of(new Map(), { 'min.insync.replicas': '3' }), ELR_DISABLED);
   assert.equal(of(features, {}), { enabled: true, minIsr: 2 });
   assert.equal(of(features, {}, new Map([['<default>', { 'min.insync.replicas': '1' }]])), { enabled: true, minIsr: 1 });
   assert.equal(of(features, { 'min.insync.replicas': '5' }), { enabled: true, minIsr: 3 });
+  const nodeLevel = new Map([['<default>', { 'min.insync.replicas': '1' }], ['2', { 'min.insync.replicas': '3' }], ['1', { 'min.insync.replicas': '2' }]]);
+  assert.equal(of(features, {}, nodeLevel), { enabled: true, minIsr: 3 }, 'the controller\'s (node 2) value before the cluster default; not another node\'s');
+  assert.equal(of(features, { 'min.insync.replicas': '1' }, nodeLevel), { enabled: true, minIsr: 1 }, 'the topic\'s first');
 });
 
 test('MinIsrWatch: a topic min.insync.replicas change clears that topic, a broker-level change every topic, until stored', () => {
