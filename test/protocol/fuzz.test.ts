@@ -17,27 +17,18 @@ import { apiCodecs, codecFor, type ApiCodec } from '../../src/protocol/generated
 import { readRequestHeaderStart, readRequestHeaderTags, readResponseHeader } from '../../src/protocol/headers.js';
 import { Reader } from '../../src/protocol/reader.js';
 import { fixturesAvailable, loadGoldens, type Golden } from './fixture-data.js';
+import { seededRandom } from '../support/rng.js';
 
 const SEED = 0x5a45a;
 const MUTATION_ITERATIONS = 6000;
 const RANDOM_FRAMES = 3000;
 const TIME_BUDGET_MS = 7000;
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 class Rng {
   private readonly next: () => number;
   constructor(seed: number) {
-    this.next = mulberry32(seed);
+    this.next = seededRandom(seed);
   }
   int(n: number): number {
     return Math.floor(this.next() * n);

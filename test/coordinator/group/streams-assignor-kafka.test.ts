@@ -17,21 +17,12 @@ import * as assert from 'uvu/assert';
 import { assignStreamsTasks, type StreamsAssignorMember, type StreamsSubtopologySpec } from '../../../src/coordinator/group/assignor/streams-sticky.js';
 import { JavaPriorityQueue, javaHashMapOrder, javaStringHash } from '../../../src/coordinator/group/assignor/java-order.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../../tools/kafka/kafka.js';
+import { seededRandom } from '../../support/rng.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const missing = javaMissing();
 
-/** mulberry32: a small seeded generator, so that a failure can be replayed. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const rng = seededRandom;
 
 const B64 = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'];
 const HEX = [...'0123456789abcdef'];
