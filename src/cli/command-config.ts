@@ -71,7 +71,8 @@ export function clientSecurityFromProperties(text: string, source = 'command con
       const lifetimeSeconds = Number(options.get('unsecuredLoginLifetimeSeconds') ?? '3600');
       security.sasl = { mechanism, token: unsecuredJws(sub, lifetimeSeconds * 1000) };
     } else {
-      security.sasl = { mechanism, username: options.get('username'), password: options.get('password'), tokenauth: options.get('tokenauth')?.toLowerCase() === 'true' };
+      security.sasl = { mechanism, username: options.get('username'), password: options.get('password') };
+      if (options.get('tokenauth')?.toLowerCase() === 'true') security.sasl.tokenauth = true;
     }
   }
   return security;

@@ -80,6 +80,8 @@ test('clientSecurityFromProperties: protocol checks and JAAS parsing', () => {
   assert.throws(() => clientSecurityFromProperties('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=PLAIN'), /sasl.jaas.config/);
   const s = clientSecurityFromProperties('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=scram-sha-256\nsasl.jaas.config=x.ScramLoginModule required username="u" password="p";');
   assert.equal(s.sasl, { mechanism: 'SCRAM-SHA-256', username: 'u', password: 'p' });
+  const token = clientSecurityFromProperties('security.protocol=SASL_PLAINTEXT\nsasl.mechanism=SCRAM-SHA-512\nsasl.jaas.config=x.ScramLoginModule required username="id" password="hmac" tokenauth="true";');
+  assert.equal(token.sasl, { mechanism: 'SCRAM-SHA-512', username: 'id', password: 'hmac', tokenauth: true }, 'a delegation token login');
 });
 
 test.run();
