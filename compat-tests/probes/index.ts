@@ -15,7 +15,7 @@ import { featureProbes } from './probes-features.js';
 import { kafka44Probes } from './probes-kafka44.js';
 import { apiVersionsV5Probes } from './probes-api-versions-v5.js';
 import { clientTelemetryProbes } from './probes-client-telemetry.js';
-import { describeQuorumProbes, raftVoterProbes, unregisterBrokerProbes } from './probes-describe-quorum.js';
+import { describeQuorumProbes, raftVoterProbes, unregisterBrokerProbes, unregisterControllerProbes } from './probes-describe-quorum.js';
 import { scramProbes } from './probes-scram.js';
 import { delegationTokenProbes } from './probes-delegation-tokens.js';
 import { shareStateProbes } from './probes-share-state.js';
@@ -24,5 +24,5 @@ import { streamsGroupProbes } from './probes-streams-groups.js';
 import type { Probe } from './runner.js';
 
 export function allProbes(): Probe[] {
-  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...delegationTokenProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...streamsGroupProbes(), ...captureProbes(), ...destructiveProbes()];
+  return [...coreProbes(), ...produceProbes(), ...dataProbes(), ...adminProbes(), ...brokerConfigProbes(), ...groupProbes(), ...consumerGroupProbes(), ...groupConfigProbes(), ...listConfigResourcesProbes(), ...txnProbes(), ...featureProbes(), ...kafka44Probes(), ...apiVersionsV5Probes(), ...clientTelemetryProbes(), ...describeQuorumProbes(), ...raftVoterProbes(), ...unregisterBrokerProbes(), ...unregisterControllerProbes(), ...aclProbes(), ...quotaProbes(), ...scramProbes(), ...delegationTokenProbes(), ...shareStateProbes(), ...shareGroupProbes(), ...streamsGroupProbes(), ...captureProbes(), ...destructiveProbes()];
 }

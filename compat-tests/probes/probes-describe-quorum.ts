@@ -74,3 +74,13 @@ export function unregisterBrokerProbes(): Probe[] {
     p('negative', 'a negative broker id', { brokerId: -1 }),
   ];
 }
+
+/** UnregisterController (94, KIP-1312): what `kafka-cluster.sh unregister-controller --id N` sends. */
+export function unregisterControllerProbes(): Probe[] {
+  const p = (id: string, about: string, body: Record<string, unknown>): Probe => ({ id: `unregister-controller/${id}`, api: 94, version: 0, about, body });
+  return [
+    p('unknown', 'a controller id that was never registered', { controllerId: 42 }),
+    p('negative', 'a negative controller id', { controllerId: -1 }),
+    p('active', 'the active controller itself (node 1)', { controllerId: 1 }),
+  ];
+}

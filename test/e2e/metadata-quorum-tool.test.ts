@@ -5,7 +5,8 @@
  * three-broker cluster on etcd. The quorum is described as a combined-mode KRaft cluster: the
  * active controller leads, every live broker is a voter, none is an observer (055-describe-quorum.ts).
  * `remove-controller` is refused as a static Kafka quorum refuses it (081-remove-raft-voter.ts);
- * `kafka-cluster.sh unregister` (ClusterTool) answers as 064-unregister-broker.ts says.
+ * `kafka-cluster.sh unregister` (ClusterTool) answers as 064-unregister-broker.ts says, and
+ * `kafka-cluster.sh unregister-controller` as 094-unregister-controller.ts says.
  * Skipped without java.
  * @samsa-timeout 240
  */
@@ -80,6 +81,17 @@ test('kafka-cluster.sh unregister: an unknown id as Kafka answers it; a live bro
   assert.is.not(live.code, 0);
   assert.match(live.stdout + live.stderr, /InvalidRequestException: Broker \d+ is live/);
   assert.ok(single.broker.metadataCache.brokers.has(single.broker.nodeId), 'still registered');
+});
+
+test('kafka-cluster.sh unregister-controller (KIP-1312): an unknown id and the active controller refused as Kafka refuses them', async () => {
+  if (missing || !single) return;
+  const unregister = (id: number) => run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
+    'org.apache.kafka.tools.ClusterTool', 'unregister-controller', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
+  const [unknown, active] = await Promise.all([unregister(42), unregister(single.broker.nodeId)]);
+  assert.is.not(unknown.code, 0);
+  assert.match(unknown.stdout + unknown.stderr, /ControllerIdNotRegisteredException: Controller ID 42 is not currently registered/);
+  assert.is.not(active.code, 0);
+  assert.match(active.stdout + active.stderr, /InvalidRequestException: Controller cannot unregister itself while it is active/);
 });
 
 test('three brokers on etcd: the active controller leads, every broker is a voter at the high watermark', async () => {

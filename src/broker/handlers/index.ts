@@ -18,6 +18,7 @@ import { describeQuorumHandler } from './055-describe-quorum.js';
 import { addRaftVoterHandler } from './080-add-raft-voter.js';
 import { removeRaftVoterHandler } from './081-remove-raft-voter.js';
 import { unregisterBrokerHandler } from './064-unregister-broker.js';
+import { unregisterControllerHandler } from './094-unregister-controller.js';
 import { getTelemetrySubscriptionsHandler } from './071-get-telemetry-subscriptions.js';
 import { pushTelemetryHandler } from './072-push-telemetry.js';
 import { aclHandlers } from './acls.js';
@@ -47,6 +48,7 @@ export const allHandlers: Handler<any>[] = [
   alterUserScramCredentialsHandler,
   describeQuorumHandler,
   unregisterBrokerHandler,
+  unregisterControllerHandler,
   getTelemetrySubscriptionsHandler,
   pushTelemetryHandler,
   addRaftVoterHandler,

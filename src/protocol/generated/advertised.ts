@@ -89,4 +89,5 @@ export const advertisedApis: readonly AdvertisedApi[] = [
   { apiKey: 91, name: 'AlterShareGroupOffsets', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 92, name: 'DeleteShareGroupOffsets', min: 0, max: 0, refuse: null, advertise: true },
   { apiKey: 93, name: 'StreamsGroupTopologyDescriptionUpdate', min: 0, max: 0, refuse: null, advertise: true },
+  { apiKey: 94, name: 'UnregisterController', min: 0, max: 0, refuse: null, advertise: true },
 ];

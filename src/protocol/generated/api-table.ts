@@ -156,6 +156,8 @@ import { readDeleteShareGroupOffsetsRequest, writeDeleteShareGroupOffsetsRequest
 import { readDeleteShareGroupOffsetsResponse, writeDeleteShareGroupOffsetsResponse, type DeleteShareGroupOffsetsResponse } from './messages/delete-share-group-offsets-response.js';
 import { readStreamsGroupTopologyDescriptionUpdateRequest, writeStreamsGroupTopologyDescriptionUpdateRequest, type StreamsGroupTopologyDescriptionUpdateRequest } from './messages/streams-group-topology-description-update-request.js';
 import { readStreamsGroupTopologyDescriptionUpdateResponse, writeStreamsGroupTopologyDescriptionUpdateResponse, type StreamsGroupTopologyDescriptionUpdateResponse } from './messages/streams-group-topology-description-update-response.js';
+import { readUnregisterControllerRequest, writeUnregisterControllerRequest, type UnregisterControllerRequest } from './messages/unregister-controller-request.js';
+import { readUnregisterControllerResponse, writeUnregisterControllerResponse, type UnregisterControllerResponse } from './messages/unregister-controller-response.js';
 import type { Reader } from '../reader.js';
 import type { Writer } from '../writer.js';
 
@@ -251,6 +253,7 @@ export const ApiKey = {
   AlterShareGroupOffsets: 91,
   DeleteShareGroupOffsets: 92,
   StreamsGroupTopologyDescriptionUpdate: 93,
+  UnregisterController: 94,
 } as const;
 
 export interface ApiTypes {
@@ -332,6 +335,7 @@ export interface ApiTypes {
   91: { request: AlterShareGroupOffsetsRequest; response: AlterShareGroupOffsetsResponse };
   92: { request: DeleteShareGroupOffsetsRequest; response: DeleteShareGroupOffsetsResponse };
   93: { request: StreamsGroupTopologyDescriptionUpdateRequest; response: StreamsGroupTopologyDescriptionUpdateResponse };
+  94: { request: UnregisterControllerRequest; response: UnregisterControllerResponse };
 }
 
 export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request'], ApiTypes[K]['response']> } = {
@@ -724,6 +728,11 @@ export const apiCodecs: { [K in keyof ApiTypes]: ApiCodec<ApiTypes[K]['request']
     apiKey: 93, name: 'StreamsGroupTopologyDescriptionUpdate', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
     readRequest: readStreamsGroupTopologyDescriptionUpdateRequest, writeRequest: writeStreamsGroupTopologyDescriptionUpdateRequest,
     readResponse: readStreamsGroupTopologyDescriptionUpdateResponse, writeResponse: writeStreamsGroupTopologyDescriptionUpdateResponse,
+  },
+  94: {
+    apiKey: 94, name: 'UnregisterController', minVersion: 0, maxVersion: 0, flexibleFrom: 0,
+    readRequest: readUnregisterControllerRequest, writeRequest: writeUnregisterControllerRequest,
+    readResponse: readUnregisterControllerResponse, writeResponse: writeUnregisterControllerResponse,
   },
 };
 
