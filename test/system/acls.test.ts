@@ -95,10 +95,17 @@ test('an ACL created on one broker is enforced by the other; replication and ack
   // 127.0.0.1 still reads; a produce with acks=all needs the follower's fetches (CLUSTER_ACTION).
   const leader = (await c.metadata(a, ['ca-orders'])).topics[0].partitions[0].leaderId;
   const toLeader = await conn(leader);
-  const p: any = await req(toLeader, 0, 9, {
+  const produce = (): Promise<any> => req(toLeader, 0, 9, {
     transactionalId: null, acks: -1, timeoutMs: 10_000,
     topicData: [{ name: 'ca-orders', partitionData: [{ index: 0, records: buildRecordBatch({ baseOffset: 0n, records: [{ key: null, value: Buffer.from('v') }] } as never) }] }],
   });
+  // The leader named by broker a's metadata may not have taken the leadership yet (a busy
+  // machine): NOT_LEADER_OR_FOLLOWER is retried, as clients retry it.
+  let p: any = await produce();
+  for (const end = Date.now() + 10_000; p.responses[0].partitionResponses[0].errorCode === ErrorCode.NOT_LEADER_OR_FOLLOWER && Date.now() < end;) {
+    await new Promise((r) => setTimeout(r, 100));
+    p = await produce();
+  }
   assert.is(p.responses[0].partitionResponses[0].errorCode, 0);
   assert.is(await fetchCode(toLeader, 'ca-orders'), 0);
 
