@@ -76,7 +76,7 @@ async function ends(topic: string, partition: number, leader: number): Promise<[
 async function stableEverywhere(topic: string, partitions: number, expectedHigh: number[]): Promise<void> {
   const led = await leaders(topic, partitions);
   for (let p = 0; p < partitions; p++) {
-    await until(`${topic}-${p} stable at ${expectedHigh[p]}`, 20_000, async () => {
+    await until(`${topic}-${p} stable at ${expectedHigh[p]}`, 45_000, async () => {
       const [high, stable] = await ends(topic, p, led[p]);
       return high === expectedHigh[p] && stable === high ? true : null;
     });
