@@ -13,7 +13,7 @@
  * Skipped without java.
  * @samsa-timeout 300
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -22,6 +22,7 @@ import kafkajs from 'kafkajs';
 import { javaMissing } from '../../tools/kafka/kafka.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { startJvm, stopJvm, type JvmProcess } from '../../compat-tests/frameworks/jvm.js';
+import { streamsApps } from './_streams-apps.js';
 import { wordCountInput } from '../../compat-tests/frameworks/streams.js';
 import { until as untilValue } from '../support/until.js';
 
@@ -34,14 +35,12 @@ const LINES = 90;
 const verbose = process.env.SAMSA_STREAMS_LOG === '1';
 
 let b: RunningBroker | null = null;
-const dirs: string[] = [];
-const apps: JvmProcess[] = [];
+const apps = streamsApps(() => b!.bootstrap, APP, IN, OUT, verbose);
 
 test.after(async () => {
-  for (const a of apps) a.kill('SIGKILL');
-  await Promise.all(apps.map((a) => a.exited));
+  await apps.killAll();
   await b?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  apps.removeDirs();
 });
 
 const describe = () => b!.broker.groupCoordinator.streamsGroupDescribe(APP, null, false);
@@ -51,12 +50,7 @@ const activeOf = (m: { assignment: { activeTasks: { subtopologyId: string; parti
 /** Resolves once `pred` holds (polled every 100 ms). */
 const until = (pred: () => boolean | Promise<boolean>, ms: number, what: string) => untilValue(what, ms, async () => ((await pred()) ? true : null));
 
-function start(stateDir: string, tag: string): Promise<JvmProcess> {
-  return startJvm('WordCount', [b!.bootstrap, APP, stateDir, IN, OUT, 'streams'], { onLine: (l) => verbose && console.log(`${tag}: ${l}`) }).then((p) => {
-    apps.push(p);
-    return p;
-  });
-}
+const start = (stateDir: string, tag: string): Promise<JvmProcess> => apps.start(stateDir, tag);
 
 test('a Streams 4.4 application on streams groups: a member added and removed, a restart, each count exactly once', async () => {
   if (missing) {
@@ -85,7 +79,8 @@ test('a Streams 4.4 application on streams groups: a member added and removed, a
     await produce(0, third);
     const dirA = mkdtempSync(path.join(os.tmpdir(), 'samsa-sg-a-'));
     const dirB = mkdtempSync(path.join(os.tmpdir(), 'samsa-sg-b-'));
-    dirs.push(dirA, dirB);
+    apps.dir(dirA);
+    apps.dir(dirB);
     let a = await start(dirA, 'A');
     await until(() => seen >= increments(third), 90_000, 'the first third counted');
     let d = await describe();
@@ -130,7 +125,7 @@ test('a Streams 4.4 application on streams groups: a member added and removed, a
 
     // 4. Exactly once.
     const reader = await startJvm('WordCount', ['read', b.bootstrap, OUT]);
-    apps.push(reader);
+    apps.adopt(reader);
     const counts = (await reader.line((l) => 'counts' in l)).counts as Record<string, number[]>;
     for (const [word, n] of expected) assert.equal(counts[word], Array.from({ length: n }, (_, i) => i + 1), `the counts of ${word}`);
     assert.equal(Object.keys(counts).sort(), [...expected.keys()].sort());

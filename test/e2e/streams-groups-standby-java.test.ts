@@ -13,7 +13,7 @@
  * Skipped without java.
  * @samsa-timeout 300
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
@@ -22,7 +22,8 @@ import kafkajs from 'kafkajs';
 import { javaMissing } from '../../tools/kafka/kafka.js';
 import { javaRuntime } from '../../compat-tests/clients/jvm.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { startJvm, stopJvm, type JvmProcess } from '../../compat-tests/frameworks/jvm.js';
+import { stopJvm, type JvmProcess } from '../../compat-tests/frameworks/jvm.js';
+import { streamsApps } from './_streams-apps.js';
 import { wordCountInput } from '../../compat-tests/frameworks/streams.js';
 import { run } from '../support/external.js';
 import { describeRun, hostPort } from '../support/clients.js';
@@ -36,14 +37,12 @@ const OUT = `${APP}-counts`;
 const verbose = process.env.SAMSA_STREAMS_LOG === '1';
 
 let b: RunningBroker | null = null;
-const dirs: string[] = [];
-const apps: JvmProcess[] = [];
+const apps = streamsApps(() => b!.bootstrap, APP, IN, OUT, verbose);
 
 test.after(async () => {
-  for (const a of apps) a.kill('SIGKILL');
-  await Promise.all(apps.map((a) => a.exited));
+  await apps.killAll();
   await b?.stop();
-  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  apps.removeDirs();
 });
 
 type TaskList = { subtopologyId: string; partitions: number[] }[];
@@ -51,12 +50,7 @@ const ids = (t: TaskList | undefined) => (t ?? []).flatMap((x) => x.partitions.m
 const describe = () => b!.broker.groupCoordinator.streamsGroupDescribe(APP, null, false);
 const until = (pred: () => boolean | Promise<boolean>, ms: number, what: string) => untilValue(what, ms, async () => ((await pred()) ? true : null));
 
-function start(stateDir: string, tag: string): Promise<JvmProcess> {
-  return startJvm('WordCount', [b!.bootstrap, APP, stateDir, IN, OUT, 'streams'], { onLine: (l) => verbose && console.log(`${tag}: ${l}`) }).then((p) => {
-    apps.push(p);
-    return p;
-  });
-}
+const start = (stateDir: string, tag: string): Promise<JvmProcess> => apps.start(stateDir, tag);
 
 test('Streams 4.4 with streams.num.standby.replicas=1: a standby of every stateful task on the other process, shown by kafka-streams-groups --describe; no warm-up tasks', async () => {
   if (missing) return void console.log(`streams-groups-standby-java: skipped: ${missing}`);
@@ -82,7 +76,8 @@ test('Streams 4.4 with streams.num.standby.replicas=1: a standby of every statef
 
     const dirA = mkdtempSync(path.join(os.tmpdir(), 'samsa-sgs-a-'));
     const dirB = mkdtempSync(path.join(os.tmpdir(), 'samsa-sgs-b-'));
-    dirs.push(dirA, dirB);
+    apps.dir(dirA);
+    apps.dir(dirB);
     await start(dirA, 'A');
     await until(() => seen > 0, 90_000, 'A counts');
     const bApp = await start(dirB, 'B');
