@@ -118,6 +118,11 @@ function allowedToRenew(t: DelegationTokenRecord, p: TokenPrincipal): boolean {
   return samePrincipal(t.owner, p) || t.renewers.some((r) => samePrincipal(r, p));
 }
 
+/** Past its expiry or its maximum timestamp (Kafka's checks in renew, expire and the sweep). */
+function expired(t: DelegationTokenRecord, now: number): boolean {
+  return t.maxTimestamp < now || t.expirationTimestamp < now;
+}
+
 export class DelegationTokenManager {
   private readonly secretKey: Buffer | null;
   /** HMACs by token id: a function of the id and the fixed key, so kept once computed. */
@@ -174,7 +179,7 @@ export class DelegationTokenManager {
   /** RenewDelegationToken (the controller's renewDelegationToken). */
   renewToken(principal: TokenPrincipal, hmac: Buffer, renewPeriodMs: number): Promise<ExpiryResult> {
     return this.change(hmac, (t, now) => {
-      if (t.maxTimestamp < now || t.expirationTimestamp < now) return ErrorCode.DELEGATION_TOKEN_EXPIRED;
+      if (expired(t, now)) return ErrorCode.DELEGATION_TOKEN_EXPIRED;
       if (!allowedToRenew(t, principal)) return ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH;
       let period = this.opts.settings['delegation.token.expiry.time.ms'];
       if (renewPeriodMs > 0) period = Math.min(period, renewPeriodMs);
@@ -188,7 +193,7 @@ export class DelegationTokenManager {
     return this.change(hmac, (t, now) => {
       if (!allowedToRenew(t, principal)) return ErrorCode.DELEGATION_TOKEN_OWNER_MISMATCH;
       if (expiryTimePeriodMs < 0) return { next: null, expiry: now };
-      if (t.maxTimestamp < now || t.expirationTimestamp < now) return ErrorCode.DELEGATION_TOKEN_EXPIRED;
+      if (expired(t, now)) return ErrorCode.DELEGATION_TOKEN_EXPIRED;
       const expiry = Math.min(t.maxTimestamp, sum(now, expiryTimePeriodMs));
       return { next: { ...cloneDelegationToken(t), expirationTimestamp: expiry }, expiry };
     });
@@ -269,7 +274,7 @@ export class DelegationTokenManager {
     const now = this.opts.clock.now();
     let removed = 0;
     for (const { token, version } of await this.opts.store.listDelegationTokens()) {
-      if (token.maxTimestamp >= now && token.expirationTimestamp >= now) continue;
+      if (!expired(token, now)) continue;
       if (await this.opts.store.writeDelegationToken(token.tokenId, null, version, this.opts.fence())) {
         this.opts.logger.info(`Delegation token expired for token: ${token.tokenId} for owner: ${principalString(token.owner)}`);
         this.hmacs.delete(token.tokenId);

@@ -14,19 +14,10 @@
  * Version notes: v2 flexible.
  */
 import { defineHandler } from '../handler.js';
-import { ErrorCode } from '../../protocol/generated/error-codes.js';
-import { parsePrincipal } from '../../cluster/delegation-tokens.js';
-import { wireTimestamp } from '../../security/delegation-token-manager.js';
-import { allowTokenRequests } from './delegation-tokens.js';
+import { expiryAnswer, expiryError } from './delegation-tokens.js';
 
 export const expireDelegationTokenHandler = defineHandler({
   apiKey: 40,
-  async handle(ctx, req) {
-    if (!allowTokenRequests(ctx)) return { errorCode: ErrorCode.DELEGATION_TOKEN_REQUEST_NOT_ALLOWED, expiryTimestampMs: -1n, throttleTimeMs: 0 };
-    const r = await ctx.broker.delegationTokens.expireToken(parsePrincipal(ctx.principal), req.hmac, Number(req.expiryTimePeriodMs));
-    return { errorCode: r.errorCode, expiryTimestampMs: wireTimestamp(r.expiryTimestampMs), throttleTimeMs: 0 };
-  },
-  errorResponse(_req, errorCode) {
-    return { errorCode, expiryTimestampMs: -1n, throttleTimeMs: 0 };
-  },
+  handle: (ctx, req) => expiryAnswer(ctx, (principal) => ctx.broker.delegationTokens.expireToken(principal, req.hmac, Number(req.expiryTimePeriodMs))),
+  errorResponse: (_req, errorCode) => expiryError(errorCode),
 });
