@@ -129,7 +129,7 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
   const startTimeoutMs = opts.startTimeoutMs ?? 30_000;
   const logLevel = opts.logLevel ?? process.env.SAMSA_LOG_LEVEL ?? 'info';
   const ports = new Set<number>();
-  const brokers: (BrokerProcess & { out: string[]; etcdProxy: FaultProxy | null; peerProxy: FaultProxy | null })[] = [];
+  const brokers: (BrokerProcess & { port: number; out: string[]; etcdProxy: FaultProxy | null; peerProxy: FaultProxy | null })[] = [];
   const proxies: FaultProxy[] = [];
   const port = async () => {
     let p = await freePort();
@@ -211,9 +211,22 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     }));
   };
 
+  // freePort() only says a port was free a moment ago: another test file may bind it before this
+  // broker does. A first start that fails on EADDRINUSE takes fresh ports (restarts keep theirs:
+  // their address is in the cluster's metadata).
+  const firstStart = async (b: (typeof brokers)[number]): Promise<void> => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await spawnBroker(b);
+      } catch (e) {
+        if (attempt >= 5 || !/EADDRINUSE/.test(String(e)) || b.peerProxy) throw e;
+        b.port = await port();
+      }
+    }
+  };
   try {
     // One after another: the first one becomes the controller, the log lines stay readable.
-    for (const b of brokers) await spawnBroker(b);
+    for (const b of brokers) await firstStart(b);
   } catch (e) {
     await killAll();
     for (const p of proxies) await p.close();
