@@ -595,7 +595,12 @@ function javaScenariosFor(modes: readonly JavaMode[]): Scenario[] {
       run: async (bs) => {
         const o = await m('limit')(bs);
         assert.equal(o.first, [0, 1, 2, 3, 4], 'the first poll: five records of the 50-record batch');
-        assert.equal(o.other, [5, 6, 7, 8, 9], 'the next five went to the other consumer while the first held its five');
+        // The next five of the same batch go to the other consumer while the first holds its five.
+        // Not necessarily 5-9: the first consumer's background thread may fetch again before its
+        // poll returns (a loaded machine), and then holds 5-9 too.
+        const other: number[] = o.other;
+        assert.is(other.length, 5, `the other consumer's first poll: five records (${other})`);
+        assert.ok(other[0] >= 5 && other[0] % 5 === 0 && other[4] < 50 && other.every((n, i) => n === other[0] + i), `five consecutive records of the same batch, none of the first's: ${other}`);
       },
     },
     poison: {
