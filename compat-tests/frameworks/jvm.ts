@@ -1,16 +1,15 @@
 /**
- * The framework tests' JVMs: compat-tests/frameworks/*.java compiled once (keyed by a hash of the
- * sources and the Kafka release) into a cache directory outside the repository, with the
+ * The framework tests' JVMs: compat-tests/frameworks/*.java compiled once per content
+ * (tools/kafka/java-classes.ts), with the
  * ServiceLoader manifests of the Connect plugins among them, then run with the release's jars,
  * Kafka Streams and RocksDB (tools/kafka/frameworks.ts) on the classpath.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from '../../test/support/external.js';
-import { cacheRoot, javaBin } from '../../tools/kafka/kafka.js';
+import { javaBin } from '../../tools/kafka/kafka.js';
+import { javaClasses } from '../../tools/kafka/java-classes.js';
 import { frameworkJars } from '../../tools/kafka/frameworks.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -37,29 +36,14 @@ export function frameworksClasspath(): Promise<string> {
 
 async function build(): Promise<string> {
   const jars = frameworkJars();
-  const files = readdirSync(HERE).filter((f) => f.endsWith('.java')).sort();
-  const hash = createHash('sha256').update(jars.version);
-  for (const f of files) hash.update(f).update(readFileSync(path.join(HERE, f)));
-  const dir = path.join(cacheRoot(), `frameworks-${hash.digest('hex').slice(0, 16)}`);
-  if (!existsSync(path.join(dir, 'META-INF'))) {
-    // Built beside the final directory and renamed: another process may build the same hash.
-    const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-    mkdirSync(path.join(tmp, 'META-INF', 'services'), { recursive: true });
-    try {
-      const java = javaBin();
-      const javac = java === 'java' ? 'javac' : path.join(path.dirname(java), 'javac');
-      const c = await run(javac, ['-encoding', 'UTF-8', '-cp', jars.classpath, '-d', tmp, ...files.map((f) => path.join(HERE, f))], { timeoutMs: 180_000 });
-      if (c.code !== 0) throw new Error(`javac failed: ${(c.stdout + c.stderr).slice(-3000)}`);
+  const files = readdirSync(HERE).filter((f) => f.endsWith('.java')).sort().map((f) => path.join(HERE, f));
+  const dir = await javaClasses({
+    name: 'frameworks', sources: files, classpath: jars.classpath,
+    finish: (tmp) => {
+      mkdirSync(path.join(tmp, 'META-INF', 'services'), { recursive: true });
       for (const [service, classes] of Object.entries(SERVICES)) writeFileSync(path.join(tmp, 'META-INF', 'services', service), classes.join('\n') + '\n');
-      try {
-        renameSync(tmp, dir);
-      } catch (e) {
-        if (!existsSync(path.join(dir, 'META-INF'))) throw e;
-      }
-    } finally {
-      rmSync(tmp, { recursive: true, force: true });
-    }
-  }
+    },
+  });
   return `${dir}${path.delimiter}${jars.classpath}`;
 }
 

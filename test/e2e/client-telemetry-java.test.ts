@@ -12,6 +12,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaProgram } from '../../tools/kafka/java-classes.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { kafkaOrSkip } from '../support/kafka.js';
 
@@ -24,11 +25,12 @@ interface Run {
   log: string[];
 }
 
-function telemetryClient(bootstrap: string, topic: string): Promise<Run> {
+async function telemetryClient(bootstrap: string, topic: string): Promise<Run> {
+  const prog = await javaProgram(join(DIR, 'Telemetry.java'), kafkaJars().classpath);
   const child = spawn(javaBin(), [
     '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1',
     `-Dlog4j2.configurationFile=${join(DIR, 'log4j2.properties')}`,
-    '-cp', kafkaJars().classpath, join(DIR, 'Telemetry.java'), bootstrap, topic, String(COUNT),
+    '-cp', prog.classpath, prog.main, bootstrap, topic, String(COUNT),
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -25,6 +25,7 @@ import type { RecordedExchange } from '../../src/testing/control.js';
 import { VENV_PYTHON } from '../support/external.js';
 import { hostPort } from '../support/clients.js';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { CLIENT_JVM_OPTS, javaProgram } from '../../tools/kafka/java-classes.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -202,9 +203,9 @@ test('the Java client (Kafka 4.4): the same over topic ids (Fetch v13+)', async 
   const topic = 'fs-java';
   await fill(b, topic);
   const sessionsBefore = b.broker.replicaManager.fetchSessions.size;
+  const prog = await javaProgram(join(process.cwd(), 'test', 'support', 'java', 'SessionConsumer.java'), jars.classpath);
   const { fetches, afterWave } = await consume(b, topic, 'fs-java', () => child(javaBin(), [
-    '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-    '-cp', jars.classpath, join(process.cwd(), 'test', 'support', 'java', 'SessionConsumer.java'), hostPort(b.port), topic, String(PARTITIONS), String(FIRST), String(TOTAL), 'fs-java',
+    ...CLIENT_JVM_OPTS, '-cp', prog.classpath, prog.main, hostPort(b.port), topic, String(PARTITIONS), String(FIRST), String(TOTAL), 'fs-java',
   ]));
   assert.ok(fetches.every((e) => e.apiVersion >= 13), 'topic ids');
   checkSession(fetches, afterWave, 'java');

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { topicsCommand } from '../../src/cli/commands.js';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { CLIENT_JVM_OPTS, javaProgram } from '../../tools/kafka/java-classes.js';
 import { VENV_PYTHON } from '../support/external.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -47,8 +48,8 @@ test('Java client: keyless records avoid retired partitions with no error; keyed
   const b = await startBroker({ port: 0, config: { 'log.retention.check.interval.ms': 3_600_000 } });
   try {
     await retiredTopic(b, 'rj');
-    const probe = (keyed: boolean) => run(javaBin(), ['-Xmx256m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-      '-cp', jars.classpath, join(process.cwd(), 'test', 'e2e', 'retirement', 'RetirementProbe.java'), b.bootstrap, 'rj', '200', ...(keyed ? ['keyed'] : [])]);
+    const [retirement, drain] = await Promise.all(['RetirementProbe.java', 'DrainProbe.java'].map((f) => javaProgram(join(process.cwd(), 'test', 'e2e', 'retirement', f), jars.classpath)));
+    const probe = (keyed: boolean) => run(javaBin(), [...CLIENT_JVM_OPTS, '-cp', retirement.classpath, retirement.main, b.bootstrap, 'rj', '200', ...(keyed ? ['keyed'] : [])]);
     const keyless = await probe(false);
     assert.match(keyless, /ERRORS 0 /, keyless);
     assert.equal(ends(b, 'rj').slice(4), [0, 0], keyless);
@@ -62,8 +63,7 @@ test('Java client: keyless records avoid retired partitions with no error; keyed
     await fillRetired(b, 'rj');
     const want = ends(b, 'rj').map((n, p) => `${p}=${n},`).join('');
     for (const protocol of [[], ['consumer']]) {
-      const drained = await run(javaBin(), ['-Xmx256m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-        '-cp', jars.classpath, join(process.cwd(), 'test', 'e2e', 'retirement', 'DrainProbe.java'), b.bootstrap, 'rj', `drain-${protocol.length}`, String(400 - failed + 12), ...protocol]);
+      const drained = await run(javaBin(), [...CLIENT_JVM_OPTS, '-cp', drain.classpath, drain.main, b.bootstrap, 'rj', `drain-${protocol.length}`, String(400 - failed + 12), ...protocol]);
       assert.match(drained, `CONSUMED ${want}`, `a new ${protocol[0] ?? 'classic'} group reads every partition: ${drained}`);
     }
   } finally {

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import kafkajs from 'kafkajs';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaProgram } from '../../tools/kafka/java-classes.js';
 import { describeRun, jsonLines, venvJson } from '../support/clients.js';
 
 /** Share sessions of 6 s with 1 s heartbeats; lock durations down to 1 s allowed per group. */
@@ -508,14 +509,15 @@ type JavaMode = (typeof JAVA_MODES)[number];
 let javaRun: { bs: string; modes: string; result: Promise<Map<string, Record<string, any>>> } | null = null;
 
 /**
- * Runs ShareScenario.java once per bootstrap (JVM start and compilation are the expensive part on
+ * Runs ShareScenario once per bootstrap (the JVM start is the expensive part on
  * this machine) with every mode asked for; each mode's lines are tagged with its name.
  */
 function javaResults(bs: string, modes: readonly JavaMode[]): Promise<Map<string, Record<string, any>>> {
   const key = modes.join(',');
   if (javaRun && javaRun.bs === bs && javaRun.modes === key) return javaRun.result;
   const result = (async () => {
-    const res = await run(javaBin(), [...JVM_OPTS, `-Dscenario.source=${SCENARIO_JAVA}`, '-cp', kafkaJars().classpath, SCENARIO_JAVA, key, bs], { timeoutMs: 240_000 });
+    const prog = await javaProgram(SCENARIO_JAVA, kafkaJars().classpath);
+    const res = await run(javaBin(), [...JVM_OPTS, `-Dscenario.main=${prog.main}`, '-cp', prog.classpath, prog.main, key, bs], { timeoutMs: 240_000 });
     const byMode = new Map<string, Record<string, any>>();
     for (const line of jsonLines(res, 'ShareScenario.java')) {
       const prev = byMode.get(line.mode) ?? {};

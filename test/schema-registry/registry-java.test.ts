@@ -28,6 +28,7 @@ import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { JVM_OPTS, KAFKA_VERSION, javaBin, javaMissing } from '../../tools/kafka/kafka.js';
+import { javaProgram } from '../../tools/kafka/java-classes.js';
 import { run } from '../support/external.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -98,7 +99,8 @@ test.after(async () => {
 test("Spring's ConfluentSchemaRegistryClient (Java): register, evolve, refused, Avro in Confluent's wire format through Kafka, fetch by id, decode", async () => {
   if (missing) return void console.log(`skipped: ${missing}`);
   const record = { id: 'p-java-1', amount: 1234.56, paidAt: 1767225600123, memo: 'névé ✓', currency: 'CHF' };
-  const res = await run(javaBin(), [...JVM_OPTS, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', classpath, SCENARIO, b.bootstrap, b.httpUrl!, 'java-payments', JSON.stringify(record)], { timeoutMs: 180_000 });
+  const prog = await javaProgram(SCENARIO, classpath);
+  const res = await run(javaBin(), [...JVM_OPTS, '-Dorg.slf4j.simpleLogger.defaultLogLevel=warn', '-cp', prog.classpath, prog.main, b.bootstrap, b.httpUrl!, 'java-payments', JSON.stringify(record)], { timeoutMs: 180_000 });
   const what = `java exited ${res.code}${res.timedOut ? ' (timed out)' : ''}\nstdout: ${res.stdout.slice(-3000)}\nstderr: ${res.stderr.slice(-6000)}`;
   assert.is(res.code, 0, what);
   const lines = res.stdout.trim().split('\n').filter((l) => l.startsWith('{'));

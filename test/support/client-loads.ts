@@ -15,6 +15,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { CLIENT_JVM_OPTS, javaProgram } from '../../tools/kafka/java-classes.js';
 import { VENV_PYTHON } from './external.js';
 import { Acks, LOAD_RATE, type Load } from './checker.js';
 
@@ -62,11 +63,11 @@ export function javaLoadMissing(): string | null {
 }
 
 /**
- * Resolves the Kafka jars now (a first run downloads them with mvn, synchronously): call it before
- * anything timing-sensitive runs in this process.
+ * Resolves the Kafka jars (a first run downloads them with mvn, synchronously) and compiles the load
+ * program now: call it before anything timing-sensitive runs in this process.
  */
-export function prepareJavaLoad(): void {
-  kafkaJars();
+export function prepareJavaLoad(): Promise<{ classpath: string; main: string }> {
+  return javaProgram(join(process.cwd(), 'test', 'support', 'java', 'LoadProducer.java'), kafkaJars().classpath);
 }
 
 function childLoad(child: ChildProcess, what: string, acks: Acks): Promise<Load> {
@@ -131,10 +132,9 @@ export function librdkafkaLoad(bootstrap: string, topic: string, partitions: num
 }
 
 /** Idempotent acks=all kafka-clients producers, one per partition. */
-export function javaLoad(bootstrap: string, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
-  const jars = kafkaJars();
-  const src = join(process.cwd(), 'test', 'support', 'java', 'LoadProducer.java');
-  const child = spawn(javaBin(), ['-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`, '-cp', jars.classpath, src, bootstrap, topic, String(partitions), String(LOAD_RATE)], {
+export async function javaLoad(bootstrap: string, topic: string, partitions: number, acks = new Acks(partitions)): Promise<Load> {
+  const prog = await prepareJavaLoad();
+  const child = spawn(javaBin(), [...CLIENT_JVM_OPTS, '-cp', prog.classpath, prog.main, bootstrap, topic, String(partitions), String(LOAD_RATE)], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   return childLoad(child, 'java', acks);

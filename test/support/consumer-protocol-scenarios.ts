@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run, venvPython } from '../support/external.js';
 import { JVM_OPTS, javaBin, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaProgram } from '../../tools/kafka/java-classes.js';
 import kafkajs from 'kafkajs';
 import { describeRun, jsonLines, venvJson } from './clients.js';
 
@@ -211,7 +212,8 @@ export const confluentScenarios: Scenario[] = [
 const SCENARIO_JAVA = path.join(path.dirname(fileURLToPath(import.meta.url)), 'consumer-protocol-java', 'Scenario.java');
 
 async function javaScenario(bs: string, mode: string): Promise<Record<string, any>> {
-  const res = await run(javaBin(), [...JVM_OPTS, `-Dscenario.source=${SCENARIO_JAVA}`, '-cp', kafkaJars().classpath, SCENARIO_JAVA, mode, bs], { timeoutMs: 150_000 });
+  const prog = await javaProgram(SCENARIO_JAVA, kafkaJars().classpath);
+  const res = await run(javaBin(), [...JVM_OPTS, `-Dscenario.main=${prog.main}`, '-cp', prog.classpath, prog.main, mode, bs], { timeoutMs: 150_000 });
   assert.is(res.code, 0, `${mode}: ${describeRun(res)}`);
   return Object.assign({}, ...jsonLines(res, mode));
 }

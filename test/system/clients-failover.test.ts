@@ -25,7 +25,7 @@ let cluster: TestCluster | null = null;
 
 test.before(async () => {
   if (missing) return;
-  prepareJavaLoad();
+  await prepareJavaLoad();
   cluster = await startCluster({
     brokers: 3,
     config: { 'min.insync.replicas': 2, 'default.replication.factor': 3, 'replica.lag.time.max.ms': 3000, 'replica.fetch.backoff.ms': 200 },

@@ -28,6 +28,7 @@ import { startCluster, type TestCluster } from '../support/cluster.js';
 import { freePort } from '../support/net.js';
 import { VENV_PYTHON } from '../support/external.js';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { CLIENT_JVM_OPTS, javaProgram } from '../../tools/kafka/java-classes.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 
 const { Kafka, logLevel } = kafkajs;
@@ -106,10 +107,12 @@ function fetchRequest(topic: string, rackId: string, fetchOffset = 0n) {
 
 const child = (cmd: string, args: string[]): Child => lineChild(cmd, args, 200_000);
 
-function javaConsumer(topic: string, clientId: string, metadataMaxAgeMs: number): Child {
+/** RackConsumer.java, compiled; javaConsumer() starts it. */
+const rackConsumer = () => javaProgram(join(process.cwd(), 'test', 'support', 'java', 'RackConsumer.java'), kafkaJars().classpath);
+
+function javaConsumer(prog: { classpath: string; main: string }, topic: string, clientId: string, metadataMaxAgeMs: number): Child {
   return child(javaBin(), [
-    '-Xms32m', '-Xmx256m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${join(process.cwd(), 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-    '-cp', kafkaJars().classpath, join(process.cwd(), 'test', 'support', 'java', 'RackConsumer.java'),
+    ...CLIENT_JVM_OPTS, '-cp', prog.classpath, prog.main,
     c!.bootstrap, topic, String(FIRST), String(FIRST + MORE), clientId, 'r2', String(metadataMaxAgeMs),
   ]);
 }
@@ -235,7 +238,8 @@ test('the Java client with client.rack reads from broker 2, then from the leader
     if (IN_CI) throw new Error(why);
     return console.log(`skipped: ${why}`);
   }
-  await scenario('ff-java', 'ff-java', () => javaConsumer('ff-java', 'ff-java', 300_000),
+  const prog = await rackConsumer();
+  await scenario('ff-java', 'ff-java', () => javaConsumer(prog, 'ff-java', 'ff-java', 300_000),
     async () => {
       await c!.stop(2);
       await c!.waitForMetadata(1, (m) => m.topics.find((t) => t.name === 'ff-java')?.partitions[0]?.isrNodes.length === 2, 'broker 2 out of the ISR');
@@ -265,7 +269,8 @@ test('librdkafka with client.rack reads from broker 2, then from the leader when
 
 test('a follower that lags: the Java client reads what broker 2 has, then the rest from the leader once broker 2 left the ISR', async () => {
   if (!c || javaMissing()) return;
-  await scenario('ff-lag', 'ff-lag', () => javaConsumer('ff-lag', 'ff-lag', 3000),
+  const prog = await rackConsumer();
+  await scenario('ff-lag', 'ff-lag', () => javaConsumer(prog, 'ff-lag', 'ff-lag', 3000),
     async () => {
       // Broker 2 stays up and keeps serving what it has; it stops getting anything from the leader.
       c!.peerLink(2, 1).stall();

@@ -7,13 +7,12 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { run } from '../support/external.js';
 import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { CLIENT_JVM_OPTS, javaClasses } from '../../tools/kafka/java-classes.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -34,20 +33,11 @@ test.after(async () => {
 test('Java: SamsaControl with the Kafka Java client', async () => {
   if (noJava) return console.log(`skipped: ${noJava}`);
   const jars = kafkaJars();
-  const out = mkdtempSync(path.join(tmpdir(), 'control-java-'));
-  try {
-    const javac = javaBin() === 'java' ? 'javac' : path.join(path.dirname(javaBin()), 'javac');
-    const c = await run(javac, ['-encoding', 'UTF-8', '-cp', jars.classpath, '-d', out,
-      path.join(CLIENTS, 'java', 'SamsaControl.java'), path.join(ROOT, 'test', 'support', 'control-java', 'ControlScenario.java')], { timeoutMs: 120_000 });
-    assert.is(c.code, 0, c.stderr);
-    const r = await run(javaBin(), ['-Xmx256m', '-XX:TieredStopAtLevel=1', `-Dlog4j2.configurationFile=${path.join(ROOT, 'compat-tests', 'clients', 'java', 'log4j2.properties')}`,
-      '-cp', `${out}${path.delimiter}${jars.classpath}`, 'ControlScenario', b.bootstrap, b.httpUrl!], { timeoutMs: 120_000 });
-    assert.is(r.code, 0, r.stderr);
-    const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
-    assert.equal(res, { offset: 0, hits: 2, injected: 2, refused: 400 });
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  const out = await javaClasses({ name: 'control-java', sources: [path.join(CLIENTS, 'java', 'SamsaControl.java'), path.join(ROOT, 'test', 'support', 'control-java', 'ControlScenario.java')], classpath: jars.classpath });
+  const r = await run(javaBin(), [...CLIENT_JVM_OPTS, '-cp', `${out}${path.delimiter}${jars.classpath}`, 'ControlScenario', b.bootstrap, b.httpUrl!], { timeoutMs: 120_000 });
+  assert.is(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout.trim().split('\n').pop()!);
+  assert.equal(res, { offset: 0, hits: 2, injected: 2, refused: 400 });
 });
 
 test('Go: samsacontrol with kcat', async () => {

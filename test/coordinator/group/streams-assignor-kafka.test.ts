@@ -17,6 +17,7 @@ import * as assert from 'uvu/assert';
 import { assignStreamsTasks, type StreamsAssignorMember, type StreamsSubtopologySpec } from '../../../src/coordinator/group/assignor/streams-sticky.js';
 import { JavaPriorityQueue, javaHashMapOrder, javaStringHash } from '../../../src/coordinator/group/assignor/java-order.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../../tools/kafka/kafka.js';
+import { javaProgram } from '../../../tools/kafka/java-classes.js';
 import { seededRandom } from '../../support/rng.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -89,12 +90,13 @@ function samsaAnswer(c: Case): string {
 }
 
 /** Runs the oracle on `input` lines; its output lines. */
-function oracle(input: string[]): string[] {
+async function oracle(input: string[]): Promise<string[]> {
+  const prog = await javaProgram(path.join(HERE, 'java', 'StickyOracle.java'), kafkaJars().classpath);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'samsa-sticky-'));
   try {
     const file = path.join(dir, 'cases.txt');
     writeFileSync(file, `${input.join('\n')}\n`);
-    const run = spawnSync(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, path.join(HERE, 'java', 'StickyOracle.java'), file], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20 });
+    const run = spawnSync(javaBin(), [...JVM_OPTS, '-cp', prog.classpath, prog.main, file], { encoding: 'utf8', timeout: 180_000, maxBuffer: 64 << 20 });
     assert.is(run.status, 0, run.stderr);
     return run.stdout.trimEnd().split('\n');
   } finally {
@@ -115,7 +117,7 @@ function colliding(r: () => number, n: number): string[] {
   }
 }
 
-test("java-order.ts: HashMap iteration orders and PriorityQueue poll orders are java.util's", () => {
+test("java-order.ts: HashMap iteration orders and PriorityQueue poll orders are java.util's", async () => {
   if (missing) return void console.log(`skipped: ${missing}`);
   const r = rng(7);
   const maps: { mode: 'put' | 'computeIfAbsent'; cap: number; keys: string[] }[] = [];
@@ -132,7 +134,7 @@ test("java-order.ts: HashMap iteration orders and PriorityQueue poll orders are 
     ...maps.map((m) => `hashmap ${m.mode === 'put' ? 'put' : 'compute'} ${m.cap} ${m.keys.join(',')}`),
     ...queues.map((q) => `pq ${q.join(',')}`),
   ];
-  const java = oracle(input);
+  const java = await oracle(input);
   const samsa = [
     ...maps.map((m) => javaHashMapOrder(m.keys, { insertion: m.mode, ...(m.cap < 0 ? {} : { initialCapacity: m.cap }) }).join(',')),
     ...queues.map((q) => {
@@ -147,11 +149,11 @@ test("java-order.ts: HashMap iteration orders and PriorityQueue poll orders are 
   for (let i = 0; i < java.length; i++) assert.is(samsa[i], java[i], `${input[i].slice(0, 200)}`);
 });
 
-test("Samsa's sticky assignor places every task as Kafka 4.4's StickyTaskAssignor does (400 random groups)", () => {
+test("Samsa's sticky assignor places every task as Kafka 4.4's StickyTaskAssignor does (400 random groups)", async () => {
   if (missing) return void console.log(`skipped: ${missing}`);
   const r = rng(20261207);
   const cases = Array.from({ length: 400 }, (_, i) => randomCase(r, `c${i}`));
-  const java = oracle(cases.map(caseText)).join('\n').split('\ncase ').map((b, i) => (i === 0 ? b : `case ${b}`));
+  const java = (await oracle(cases.map(caseText))).join('\n').split('\ncase ').map((b, i) => (i === 0 ? b : `case ${b}`));
   assert.is(java.length, cases.length);
   for (let i = 0; i < cases.length; i++) assert.fixture(samsaAnswer(cases[i]), java[i], `case ${i}:\n${caseText(cases[i])}`);
 });

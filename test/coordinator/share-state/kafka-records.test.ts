@@ -16,6 +16,7 @@ import { CoordinatorPersister } from '../../../src/coordinator/share-state/coord
 import { LocalStateChannel } from '../../../src/coordinator/share-state/state-channel.js';
 import { DeliveryState } from '../../../src/coordinator/share/persister.js';
 import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../../tools/kafka/kafka.js';
+import { javaProgram } from '../../../tools/kafka/java-classes.js';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const TOPIC_ID = 'q6hWjGXhT1SJ2bNzGPGYdA';
@@ -36,7 +37,8 @@ test("Kafka 4.4's ShareCoordinatorRecordSerde decodes Samsa's records and re-enc
   assert.is(records.length, 5, 'initialise, write, leader-epoch update, snapshot, tombstone');
   const args = records.map((r) => `${r.key.toString('hex')}:${r.value ? r.value.toString('hex') : ''}`);
   const { classpath } = kafkaJars();
-  const run = spawnSync(javaBin(), [...JVM_OPTS, '-cp', classpath, path.join(HERE, 'java', 'DecodeShareRecords.java'), ...args], { encoding: 'utf8', timeout: 120_000 });
+  const prog = await javaProgram(path.join(HERE, 'java', 'DecodeShareRecords.java'), classpath);
+  const run = spawnSync(javaBin(), [...JVM_OPTS, '-cp', prog.classpath, prog.main, ...args], { encoding: 'utf8', timeout: 120_000 });
   assert.is(run.status, 0, run.stderr);
   const lines = run.stdout.trim().split('\n');
   assert.is(lines.length, 5, run.stdout);

@@ -248,7 +248,7 @@ public class ShareScenario {
         produce("sg-j-kill", values(100), 10);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(List.of(System.getProperty("scenario.source"), "victim", bs, "sg-j-kill-g", "sg-j-kill"));
+        cmd.addAll(List.of(System.getProperty("scenario.main"), "victim", bs, "sg-j-kill-g", "sg-j-kill"));
         Process victim = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(victim.getInputStream()));
         String line = r.readLine();

@@ -188,7 +188,7 @@ public class Scenario {
         create("cp-j-kill", 6);
         String java = ProcessHandle.current().info().command().orElse("java");
         List<String> cmd = new ArrayList<>(List.of(java, "-cp", System.getProperty("java.class.path")));
-        cmd.addAll(List.of(System.getProperty("scenario.source"), "victim", bs, "cp-j-kill-group", "cp-j-kill"));
+        cmd.addAll(List.of(System.getProperty("scenario.main"), "victim", bs, "cp-j-kill-group", "cp-j-kill"));
         Process victim = new ProcessBuilder(cmd).redirectErrorStream(false).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         java.io.BufferedReader r = new java.io.BufferedReader(new java.io.InputStreamReader(victim.getInputStream()));
         String first = r.readLine();
