@@ -145,8 +145,21 @@ export const shareFetchHandler = defineHandler({
         const remaining = deadline - broker.clock.now();
         const anyError = [...out.values()].some((m) => [...m.values()].some((d) => d.errorCode !== ErrorCode.NONE));
         if (records > 0 || remaining <= 0 || anyError || partitions.length === 0 || broker.stopping) break;
-        // Released records and expired locks do not signal: look again at least every 250 ms.
-        if ((await wake.wait(Math.min(remaining, 250), ctx.closed)) === 'closed') break;
+        // Woken by an append, or by the manager when records may be acquirable again (a release,
+        // an expired lock, freed lock slots); a redelivery backoff ending does not signal, so
+        // look again at least every 250 ms.
+        if (ctx.closed.aborted) break;
+        const woken = new AbortController();
+        const onClose = () => woken.abort();
+        ctx.closed.addEventListener('abort', onClose);
+        const stopWatch = mgr.onAvailable(groupId, partitions, onClose);
+        try {
+          await wake.wait(Math.min(remaining, 250), woken.signal);
+        } finally {
+          stopWatch();
+          ctx.closed.removeEventListener('abort', onClose);
+        }
+        if (ctx.closed.aborted) break;
       }
     }
     const responses: ShareFetchResponse['responses'] = [...out].map(([topicId, ps]) => ({ topicId, partitions: [...ps.values()] }));

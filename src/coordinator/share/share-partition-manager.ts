@@ -13,6 +13,9 @@
  *   and releases what the member holds. SHARE_SESSION_NOT_FOUND / INVALID_SHARE_SESSION_EPOCH
  *   otherwise, SHARE_SESSION_LIMIT_REACHED above group.share.max.share.sessions.
  * - Acquisition locks expire on a timer per share-partition (the earliest lock of its window).
+ * - A long-polling ShareFetch is woken (onAvailable) when records of one of its share-partitions
+ *   may be acquirable without an append: an acknowledgement (a release, or lock slots freed), an
+ *   expired lock, a closed session, a reset. The wake-up is sent from the share-partition's queue after the change is persisted.
  */
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';
@@ -92,6 +95,8 @@ export class SharePartitionManager {
   readonly sessions = new Map<string, ShareSession>();
   private readonly fallback = new MemoryPersister();
   private readonly deadLetters: DeadLetterWriter;
+  /** Long polls to wake when records of a share-partition (by entry id) may be acquirable again. */
+  private readonly availabilityWaiters = new Map<string, Set<() => void>>();
 
   constructor(private readonly broker: SharePartitionEnv) {
     this.deadLetters = new DeadLetterWriter(broker);
@@ -149,7 +154,9 @@ export class SharePartitionManager {
       if (!e) return undefined;
       return e.queue.run(async () => {
         if (!e.sp) return;
-        if (e.sp.releaseMember(s.memberId, this.limits(this.configOf(s.groupId)), now) > 0) await this.persist(e);
+        if (e.sp.releaseMember(s.memberId, this.limits(this.configOf(s.groupId)), now) === 0) return;
+        await this.persist(e);
+        this.wakeWaiters(e);
       });
     })));
   }
@@ -225,7 +232,10 @@ export class SharePartitionManager {
       e.timerAt = Infinity;
       void e.queue.run(async () => {
         if (!e.sp) return;
-        if (e.sp.expireLocks(this.limits(this.configOf(e.key.groupId)), this.broker.clock.now()) > 0) await this.persist(e);
+        if (e.sp.expireLocks(this.limits(this.configOf(e.key.groupId)), this.broker.clock.now()) > 0) {
+          await this.persist(e);
+          this.wakeWaiters(e);
+        }
         this.armTimer(e);
       }).catch((err) => {
         if (err instanceof KafkaApiError) this.refused(e, err);
@@ -276,6 +286,9 @@ export class SharePartitionManager {
         return this.refused(e, err);
       }
       this.armTimer(e);
+      // A RELEASE makes records available again; an ACCEPT or REJECT frees lock slots of a full
+      // window (group.share.partition.max.record.locks).
+      this.wakeWaiters(e);
       return ErrorCode.NONE;
     });
   }
@@ -414,7 +427,43 @@ export class SharePartitionManager {
       e.sp.resetTo(startOffset);
       await this.persist(e);
       this.armTimer(e);
+      this.wakeWaiters(e);
     });
+  }
+
+  /**
+   * Calls `wake` (once) when records of one of the group's share-partitions `parts` may be
+   * acquirable again without an append; returns what stops the watch. ShareFetch's long poll.
+   */
+  onAvailable(groupId: string, parts: readonly { topicId: string; partition: number }[], wake: () => void): () => void {
+    const ids = parts.map(({ topicId, partition }) => entryId({ groupId, topicId, partition }));
+    let fired = false;
+    const once = (): void => {
+      if (fired) return;
+      fired = true;
+      stop();
+      wake();
+    };
+    const stop = (): void => {
+      for (const id of ids) {
+        const set = this.availabilityWaiters.get(id);
+        if (!set) continue;
+        set.delete(once);
+        if (set.size === 0) this.availabilityWaiters.delete(id);
+      }
+    };
+    for (const id of ids) {
+      let set = this.availabilityWaiters.get(id);
+      if (!set) this.availabilityWaiters.set(id, (set = new Set()));
+      set.add(once);
+    }
+    return stop;
+  }
+
+  private wakeWaiters(e: Entry): void {
+    const set = this.availabilityWaiters.get(entryId(e.key));
+    if (!set) return;
+    for (const w of [...set]) w();
   }
 
   /** Forgets share-partitions (DeleteShareGroupOffsets, DeleteGroups). */

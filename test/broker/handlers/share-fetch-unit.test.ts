@@ -16,7 +16,12 @@ const a = topicRecord('a', 2);
 const b = topicRecord('b', 1);
 const ACK = [{ firstOffset: 0n, lastOffset: 1n, acknowledgeTypes: [1] }];
 
-interface Opts { stopping?: boolean; authorizer?: unknown; sessionAnswer?: number; acquire?: (topicId: string, p: number) => { errorCode: number; n: number }; ackCode?: number }
+interface Watch { groupId: string; parts: number; wake: () => void }
+interface Opts {
+  stopping?: boolean; authorizer?: unknown; sessionAnswer?: number; acquire?: (topicId: string, p: number) => { errorCode: number; n: number }; ackCode?: number;
+  /** Runs inside each long-poll wait, with the manager's watch of that wait. */
+  duringWait?: (watch: Watch) => void;
+}
 
 /** A manager whose session holds a-0, a-1 and b-0; acquire hands out `n` records (default 1) from offset 10. */
 function setup(opts: Opts = {}) {
@@ -35,7 +40,13 @@ function setup(opts: Opts = {}) {
       return { errorCode: r.errorCode, records: r.n > 0 ? [Buffer.from('batch')] : [], acquired: r.n > 0 ? [{ firstOffset: 10n, lastOffset: BigInt(9 + r.n), deliveryCount: 1 }] : [], bytes: 5 * r.n };
     },
     closeSession: async (s: ShareSession) => { calls.push(['closeSession', s === session]); },
+    onAvailable: (groupId: string, ps: unknown[], wake: () => void) => {
+      watches.push({ groupId, parts: ps.length, wake });
+      return () => { stopped++; };
+    },
   };
+  const watches: Watch[] = [];
+  let stopped = 0;
   const waits: number[] = [];
   const broker = fakeServices({
     authorizer: opts.authorizer ?? null, stopping: opts.stopping ?? false,
@@ -43,12 +54,20 @@ function setup(opts: Opts = {}) {
     clock: { now: () => now } as never,
     metadataCache: fakeMetadataCache([a, b]),
     sharePartitions: mgr as never,
-    appendSignal: () => ({ wait: async (ms: number) => { waits.push(ms); now += ms; return 'timeout'; } }) as never,
+    appendSignal: () => ({
+      wait: async (ms: number, closed: AbortSignal) => {
+        waits.push(ms);
+        opts.duringWait?.(watches[watches.length - 1]);
+        if (closed.aborted) return 'closed';
+        now += ms;
+        return 'timeout';
+      },
+    }) as never,
     partitionState: () => ({ leader: 2, leaderEpoch: 4 }) as never,
     brokerEndpoint: (id: number) => ({ host: `b${id}`, port: 9000 + id, rack: null }),
     logger: { error: () => {} } as never,
   });
-  return { broker, calls, session, sessions, waits };
+  return { broker, calls, session, sessions, waits, watches, stopped: () => stopped };
 }
 
 function request(over: Partial<ShareFetchRequest> = {}): ShareFetchRequest {
@@ -124,6 +143,18 @@ test('nothing to acquire: the answer waits for appends up to max_wait_ms, lookin
   const { broker, calls, waits } = setup({ acquire: () => ({ errorCode: 0, n: 0 }) });
   const r = await fetch(broker, request({ shareSessionEpoch: 1, maxWaitMs: 600 }));
   assert.equal([waits, calls.filter((c) => c[0] === 'acquire').length, parts(r).every((p: any) => p[4] === 0)], [[250, 250, 100], 12, true]);
+});
+
+test('the long poll is woken by the manager when records may be acquirable again (a release, an expired lock): acquired at once, not at the next look', async () => {
+  let available = false;
+  const s = setup({
+    acquire: () => ({ errorCode: 0, n: available ? 1 : 0 }),
+    duringWait: (watch) => { available = true; watch.wake(); },
+  });
+  const r = await fetch(s.broker, request({ shareSessionEpoch: 1, maxWaitMs: 5000 }));
+  assert.equal([s.waits, s.watches.map((w) => [w.groupId, w.parts]), s.stopped()], [[250], [['g', 3]], 1], 'one wait, on all three session partitions, ended by the wake-up and then stopped');
+  assert.ok(parts(r).some((p: any) => p[4] > 0), 'records acquired after the wake-up');
+  assert.is(s.broker.clock.now(), 1000, 'no time passed');
 });
 
 test('a partition led elsewhere: NOT_LEADER_OR_FOLLOWER with the current leader and its endpoint; no long poll on an error', async () => {

@@ -391,6 +391,40 @@ test('closeSession releases what the member holds in its session\'s partitions, 
   assert.is(persister.log.length, writes + 2, 'one write per share-partition it released records of');
 });
 
+test('onAvailable (ShareFetch\'s long poll): woken once, after the write, by a release, an expired lock or a closed session of a watched share-partition; not by others', async () => {
+  const { mgr, clock, persister, log } = setup({ autoOffsetReset: 'earliest' });
+  log(0).append(3);
+  log(1).append(1);
+  const a = mgr.session('g', 'a', 0, [{ topicId: T, partitions: [0] }], []) as ShareSession;
+  await mgr.acquire('g', 'a', T, 0, 1, 1 << 20);
+  const woken: string[] = [];
+  const watch = (what: string, topicId = T, partition = 0, groupId = 'g') => mgr.onAvailable(groupId, [{ topicId, partition }], () => woken.push(`${what}@${persister.log.length}`));
+  watch('other group', T, 0, 'h');
+  watch('other partition', U, 0);
+  let writes = persister.log.length;
+  watch('release');
+  assert.is(await mgr.acknowledge('g', 'a', T, 0, [ack(0, 0, RELEASE)]), ErrorCode.NONE);
+  assert.equal(woken, [`release@${writes + 1}`], 'woken after the release was written');
+  await mgr.acquire('g', 'a', T, 0, 1, 1 << 20);
+  writes = persister.log.length;
+  watch('expiry');
+  clock.advance(LOCK_MS);
+  await settle();
+  assert.equal(woken.slice(1), [`expiry@${writes + 1}`]);
+  await mgr.acquire('g', 'a', T, 0, 1, 1 << 20);
+  writes = persister.log.length;
+  watch('close');
+  const stopped = watch('stopped');
+  stopped();
+  await mgr.closeSession(a);
+  assert.equal(woken.slice(2), [`close@${writes + 1}`], 'a stopped watch is not called; each watch fires once');
+  await mgr.acquire('g', 'a', T, 1, 1, 1 << 20);
+  writes = persister.log.length;
+  watch('t-1', T, 1);
+  assert.is(await mgr.acknowledge('g', 'a', T, 1, [ack(0, 0, ACCEPT)]), ErrorCode.NONE);
+  assert.equal(woken.slice(3), [`t-1@${writes + 1}`], 'an acknowledgement frees lock slots too');
+});
+
 test('shutdown() cancels every lock timer: nothing expires afterwards', async () => {
   const { mgr, clock, log } = setup({ autoOffsetReset: 'earliest' });
   log(0).append(1);
