@@ -117,6 +117,11 @@ function partitionMetrics(w: ExpositionWriter, broker: HttpBroker): void {
   gauge('kafka_server_fetchsessioncache_numincrementalfetchsessions', 'Incremental fetch sessions this broker keeps (Kafka FetchSessionCache NumIncrementalFetchSessions).', sessions?.size ?? 0);
   gauge('kafka_server_fetchsessioncache_numincrementalfetchpartitionscached', 'Partitions in those sessions (Kafka NumIncrementalFetchPartitionsCached).', sessions?.totalPartitions ?? 0);
   w.family('kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total', 'counter', 'Fetch sessions evicted to make room for new ones (Kafka IncrementalFetchSessionEvictionsPerSec).').sample([], sessions?.evictions ?? 0);
+  // Kafka's kafka.server:type=ShareSessionCache gauges and meter (share sessions, KIP-932).
+  const share = broker.sharePartitions;
+  gauge('kafka_server_sharesessioncache_sharesessionscount', 'Share sessions this broker keeps (Kafka ShareSessionCache ShareSessionsCount).', share?.sessions.size ?? 0);
+  gauge('kafka_server_sharesessioncache_sharepartitionscount', 'Share-partitions in those sessions (Kafka SharePartitionsCount).', share?.sessionPartitions ?? 0);
+  w.family('kafka_server_sharesessioncache_sharesessionevictions_total', 'counter', 'Share sessions ended by their connection closing (Kafka ShareSessionEvictionsPerSec).').sample([], share?.sessionEvictions ?? 0);
   w.family('kafka_server_replicamanager_isrshrinks_total', 'counter', 'ISR shrinks this broker committed as leader (Kafka IsrShrinksPerSec).').sample([], broker.metrics.isrShrinks);
   w.family('kafka_server_replicamanager_isrexpands_total', 'counter', 'ISR expansions this broker committed as leader (Kafka IsrExpandsPerSec).').sample([], broker.metrics.isrExpands);
 

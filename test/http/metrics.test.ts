@@ -215,4 +215,32 @@ test('fetch sessions (KIP-227): Kafka\'s FetchSessionCache gauges and eviction m
   assert.is(f.get('kafka_server_fetchsessioncache_incrementalfetchsessionevictions_total')!.type, 'counter');
 });
 
+test('share sessions (KIP-932): Kafka\'s ShareSessionCache gauges and eviction meter', async () => {
+  const mgr = b.broker.sharePartitions;
+  const topicId = b.broker.metadataCache.topic(TOPIC)!.topicId;
+  const before = { sessions: mgr.sessions.size, evictions: mgr.sessionEvictions };
+  const { KafkaClient } = await import('../../src/cli/client.js');
+  const client = await KafkaClient.connect({ bootstrap: b.bootstrap });
+  try {
+    // Epoch 0 opens a session of both partitions (maxWaitMs 0: answered at once).
+    const res = await client.send(78, 1, {
+      groupId: 'metrics-share', memberId: 'AAAAAAAAAAAAAAAAAAAAAQ', shareSessionEpoch: 0, maxWaitMs: 0, minBytes: 1, maxBytes: 1 << 20, maxRecords: 10, batchSize: 10, shareAcquireMode: 0, isRenewAck: false,
+      topics: [{ topicId, partitions: [0, 1].map((partitionIndex) => ({ partitionIndex, partitionMaxBytes: 0, acknowledgementBatches: [] })) }], forgottenTopicsData: [],
+    } as never) as { errorCode: number };
+    assert.is(res.errorCode, 0);
+    const f = await scrape();
+    assert.is(value(f, 'kafka_server_sharesessioncache_sharesessionscount'), before.sessions + 1);
+    assert.is(value(f, 'kafka_server_sharesessioncache_sharepartitionscount'), mgr.sessionPartitions);
+    assert.ok(mgr.sessionPartitions >= 2);
+  } finally {
+    client.close();
+  }
+  // Its connection closing ends it: an eviction, as Kafka's disconnect listener counts it.
+  for (let i = 0; i < 100 && mgr.sessionEvictions === before.evictions; i++) await new Promise((r) => setTimeout(r, 20));
+  const f = await scrape();
+  assert.is(value(f, 'kafka_server_sharesessioncache_sharesessionscount'), before.sessions);
+  assert.is(value(f, 'kafka_server_sharesessioncache_sharesessionevictions_total'), before.evictions + 1);
+  assert.is(f.get('kafka_server_sharesessioncache_sharesessionevictions_total')!.type, 'counter');
+});
+
 test.run();

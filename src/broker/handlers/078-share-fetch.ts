@@ -64,7 +64,7 @@ function closeWithConnection(mgr: SharePartitionManager, session: ShareSession, 
     if (sessionConnection.get(session) !== connectionId || ctx.broker.stopping) return;
     // A session opened again (epoch 0) is another object: leave that one alone.
     if (![...mgr.sessions.values()].includes(session)) return;
-    mgr.closeSession(session).catch((err) => ctx.broker.logger.error(`share session ${session.groupId} ${session.memberId}: release on disconnect failed`, err));
+    mgr.closeSession(session, true).catch((err) => ctx.broker.logger.error(`share session ${session.groupId} ${session.memberId}: release on disconnect failed`, err));
   }, { once: true });
 }
 

@@ -95,6 +95,8 @@ export class SharePartitionManager {
   readonly sessions = new Map<string, ShareSession>();
   private readonly fallback = new MemoryPersister();
   private readonly deadLetters: DeadLetterWriter;
+  /** Sessions ended by their connection closing (Kafka's ShareSessionCache ShareSessionEvictionsPerSec). */
+  sessionEvictions = 0;
   /** Long polls to wake when records of a share-partition (by entry id) may be acquirable again. */
   private readonly availabilityWaiters = new Map<string, Set<() => void>>();
 
@@ -145,9 +147,16 @@ export class SharePartitionManager {
     return s;
   }
 
-  /** Closes a session (epoch -1): what the member holds is released. */
-  async closeSession(s: ShareSession): Promise<void> {
-    this.sessions.delete(sessionId(s.groupId, s.memberId));
+  /** Partitions in the open sessions (Kafka's ShareSessionCache SharePartitionsCount). */
+  get sessionPartitions(): number {
+    let n = 0;
+    for (const s of this.sessions.values()) for (const ps of s.partitions.values()) n += ps.size;
+    return n;
+  }
+
+  /** Closes a session (epoch -1, or its connection closed: `evicted`): what the member holds is released. */
+  async closeSession(s: ShareSession, evicted = false): Promise<void> {
+    if (this.sessions.delete(sessionId(s.groupId, s.memberId)) && evicted) this.sessionEvictions++;
     const now = this.broker.clock.now();
     await Promise.all([...s.partitions].flatMap(([topicId, parts]) => [...parts].map((partition) => {
       const e = this.entries.get(entryId({ groupId: s.groupId, topicId, partition }));
