@@ -53,8 +53,8 @@ const TOPIC_COUNTERS: readonly [string, keyof TopicStats, string][] = [
   ['replicationbytesout', 'replicationBytesOut', 'Bytes sent to follower replicas (Kafka ReplicationBytesOutPerSec).'],
   ['totalproducerequests', 'totalProduceRequests', 'Produce partition requests (Kafka TotalProduceRequestsPerSec).'],
   ['failedproducerequests', 'failedProduceRequests', 'Produce partition requests answered with an error (Kafka FailedProduceRequestsPerSec).'],
-  ['totalfetchrequests', 'totalFetchRequests', 'Fetch partition requests (Kafka TotalFetchRequestsPerSec).'],
-  ['failedfetchrequests', 'failedFetchRequests', 'Fetch partition requests answered with an error (Kafka FailedFetchRequestsPerSec).'],
+  ['totalfetchrequests', 'totalFetchRequests', 'Partitions Fetch requests read, a session\'s implied ones included (Kafka TotalFetchRequestsPerSec).'],
+  ['failedfetchrequests', 'failedFetchRequests', 'Partitions whose read failed unexpectedly (Kafka FailedFetchRequestsPerSec; not NOT_LEADER_OR_FOLLOWER, OFFSET_OUT_OF_RANGE and the like).'],
 ];
 
 function topicMetrics(w: ExpositionWriter, broker: HttpBroker): void {

@@ -138,6 +138,12 @@ function recordsBytes(records: Buffer | Buffer[] | null): number {
   return n;
 }
 
+/** The read errors Kafka's FailedFetchRequestsPerSec leaves out ("known exceptions" of readFromLog). */
+const EXPECTED_READ_ERRORS: ReadonlySet<number> = new Set([
+  ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.NOT_LEADER_OR_FOLLOWER, ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH,
+  ErrorCode.REPLICA_NOT_AVAILABLE, ErrorCode.KAFKA_STORAGE_ERROR, ErrorCode.OFFSET_OUT_OF_RANGE, ErrorCode.OFFSET_MOVED_TO_TIERED_STORAGE,
+]);
+
 export class BrokerMetrics {
   readonly topics = new Map<string, TopicStats>();
   private readonly requests: (RequestStats | undefined)[] = [];
@@ -159,6 +165,19 @@ export class BrokerMetrics {
       this.topics.set(name, t);
     }
     return t;
+  }
+
+  /**
+   * One partition a Fetch read, with its error (Kafka's ReplicaManager.readFromLog marks
+   * TotalFetchRequestsPerSec for every partition it reads, an incremental session's implied ones
+   * included, and FailedFetchRequestsPerSec only for a read that failed unexpectedly: not for a
+   * partition led elsewhere, an epoch or offset out of range, a storage error). Partitions
+   * answered without a read (unknown, unauthorized) count in neither, as in Kafka.
+   */
+  onFetchRead(topicName: string, errorCode: number): void {
+    const ts = this.topic(topicName);
+    ts.totalFetchRequests++;
+    if (errorCode !== ErrorCode.NONE && !EXPECTED_READ_ERRORS.has(errorCode)) ts.failedFetchRequests++;
   }
 
   /** Forgets a deleted topic's counters (Kafka removes its BrokerTopicMetrics too). */
@@ -251,12 +270,7 @@ export class BrokerMetrics {
       const ts = name === undefined ? undefined : this.topic(name);
       for (const p of t.partitions) {
         stats.countError(p.errorCode);
-        if (ts === undefined) continue;
-        ts.totalFetchRequests++;
-        if (p.errorCode !== ErrorCode.NONE) {
-          ts.failedFetchRequests++;
-          continue;
-        }
+        if (ts === undefined || p.errorCode !== ErrorCode.NONE) continue;
         const bytes = recordsBytes(p.records);
         if (bytes === 0) continue;
         if (follower) {

@@ -12,6 +12,7 @@ import { defaultFetchPartition, defaultFetchRequest } from '../../../src/protoco
 import { fakeServices, requestContext } from '../../support/fake-services.js';
 import { FetchSessionCache } from '../../../src/replication/fetch-session.js';
 import { ManualClock } from '../../../src/clock.js';
+import { BrokerMetrics } from '../../../src/http/metrics/broker-metrics.js';
 
 const topic = { name: 't', topicId: 'AAAAAAAAAAAAAAAAAAAAAQ', partitions: 2, configs: {} };
 
@@ -32,8 +33,11 @@ function setup(answer: (p: FetchPartition) => FetchPartitionResult, throttleMs =
     quotas: { active: false, recordAndThrottle: throttleMs } as never,
     partitionState: () => ({ leader: 3, leaderEpoch: 7 }) as never,
     brokerEndpoint: (id: number) => ({ host: `b${id}`, port: 9000 + id, rack: null }),
+    metrics: new BrokerMetrics(() => 'Fetch'),
   });
-  return { broker, calls, fetchSessions };
+  /** Topic t's TotalFetchRequestsPerSec and FailedFetchRequestsPerSec counts. */
+  const reads = () => [broker.metrics.topic('t').totalFetchRequests, broker.metrics.topic('t').failedFetchRequests];
+  return { broker, calls, fetchSessions, reads };
 }
 
 const ok = (): FetchPartitionResult => ({ errorCode: ErrorCode.NONE, highWatermark: 5, lastStableOffset: 5, logStartOffset: 0, divergingEpoch: null, preferredReadReplica: -1, abortedTransactions: null, records: [] });
@@ -47,9 +51,10 @@ function request(v: number, partitions: number[], byName = true) {
 }
 
 test('known partitions go to the replica manager with the capped max_bytes; unknown ones are answered here and do not end the long poll (Kafka)', async () => {
-  const { broker, calls } = setup(ok);
+  const { broker, calls, reads } = setup(ok);
   const r = await fetchHandler.handle(requestContext(broker, 1, 12), request(12, [0, 5])) as any;
   assert.is(calls.length, 1);
+  assert.equal(reads(), [1, 0], 'TotalFetchRequestsPerSec counts the partition read, not the unknown one (Kafka\'s readFromLog)');
   assert.equal(calls[0].parts.map((p) => [p.topic.name, p.partition, p.fetchOffset]), [['t', 0, 3]]);
   assert.equal([calls[0].params.maxBytes, calls[0].params.maxWaitMs, calls[0].params.replicaId], [1000, 500, -1]);
   assert.equal(r.responses[0].partitions.map((p: any) => [p.partitionIndex, p.errorCode, p.abortedTransactions]), [[0, ErrorCode.NONE, null], [5, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, []]]);
@@ -66,8 +71,12 @@ test('an unknown topic id (v13+) is UNKNOWN_TOPIC_ID; a known one is named in th
 });
 
 test('NOT_LEADER_OR_FOLLOWER from the data path names the leader (v12+) and its endpoint (v16+)', async () => {
-  const { broker } = setup(() => ({ ...ok(), errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1 }));
+  const { broker, reads } = setup(() => ({ ...ok(), errorCode: ErrorCode.NOT_LEADER_OR_FOLLOWER, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1 }));
   const v12 = await fetchHandler.handle(requestContext(broker, 1, 12), request(12, [0])) as any;
+  assert.equal(reads(), [1, 0], 'a partition led elsewhere is no failed read (FailedFetchRequestsPerSec counts unexpected errors)');
+  const broken = setup(() => ({ ...ok(), errorCode: ErrorCode.UNKNOWN_SERVER_ERROR, highWatermark: -1, lastStableOffset: -1, logStartOffset: -1 }));
+  await fetchHandler.handle(requestContext(broken.broker, 1, 12), request(12, [0, 1]));
+  assert.equal(broken.reads(), [2, 2], 'an unexpected read error does count');
   assert.equal(v12.responses[0].partitions[0].currentLeader, { leaderId: 3, leaderEpoch: 7 });
   assert.equal(v12.nodeEndpoints, []);
   const v16 = await fetchHandler.handle(requestContext(broker, 1, 16), request(16, [0], false)) as any;
@@ -88,7 +97,7 @@ test('an incremental fetch naming an unknown session is FETCH_SESSION_ID_NOT_FOU
 
 test('a session: epoch 0 creates it; an incremental fetch reads every session partition and answers only the changed ones', async () => {
   let hw = 5;
-  const { broker, calls, fetchSessions } = setup((p) => ({ ...ok(), highWatermark: p.partition === 1 ? hw : 5 }));
+  const { broker, calls, fetchSessions, reads } = setup((p) => ({ ...ok(), highWatermark: p.partition === 1 ? hw : 5 }));
   const req = request(12, [0, 1]);
   req.sessionEpoch = 0;
   const full = await fetchHandler.handle(requestContext(broker, 1, 12), req) as any;
@@ -104,6 +113,7 @@ test('a session: epoch 0 creates it; an incremental fetch reads every session pa
   // Nothing changed: the long poll was asked for, and the answer is empty.
   assert.is(calls[1].params.maxWaitMs, 500);
   assert.equal([none.errorCode, none.sessionId, none.responses], [ErrorCode.NONE, full.sessionId, []]);
+  assert.equal(reads(), [4, 0], 'both partitions read twice: the implied ones of the empty incremental answer count (Kafka)');
   hw = 6;
   inc.sessionEpoch = 2;
   const changed = await fetchHandler.handle(requestContext(broker, 1, 12), inc) as any;
