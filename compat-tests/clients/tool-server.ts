@@ -80,6 +80,19 @@ class Server {
     this.dead = true;
     this.child.kill('SIGKILL');
   }
+
+  /** Closes its stdin: the server ends once its run (if any) has answered; the Node process waits for that. */
+  end(): void {
+    this.hold(true);
+    this.child.stdin!.end();
+  }
+
+  /** Whether this server (its process and pipes) keeps the Node process alive. */
+  hold(on: boolean): void {
+    const m = on ? 'ref' : 'unref';
+    this.child[m]();
+    for (const s of [this.child.stdin, this.child.stdout, this.child.stderr]) (s as unknown as Partial<Record<'ref' | 'unref', () => void>> | null)?.[m]?.();
+  }
 }
 
 export class ToolServers {
@@ -87,13 +100,19 @@ export class ToolServers {
   private readonly waiting: ((s: Server | null) => void)[] = [];
   private running = 0;
 
-  constructor(private readonly rt: JavaRuntime, private readonly max = 2) {}
+  /**
+   * `idleExits`: an idle server does not keep the Node process alive (it ends with the process,
+   * its stdin closing), so a caller need not close the pool.
+   */
+  constructor(private readonly rt: JavaRuntime, private readonly max = 2, private readonly idleExits = false) {}
 
   async run(main: string, args: string[], timeoutMs: number, input?: string): Promise<RunResult> {
     const server = await this.take();
+    server.hold(true);
     try {
       return await server.run(main, args, timeoutMs, input);
     } finally {
+      if (this.idleExits) server.hold(false);
       this.give(server);
     }
   }
@@ -118,5 +137,10 @@ export class ToolServers {
 
   close(): void {
     for (const s of this.idle.splice(0)) s.kill();
+  }
+
+  /** Ends the idle servers by closing their stdin (they exit on their own, and are reaped). */
+  end(): void {
+    for (const s of this.idle.splice(0)) s.end();
   }
 }

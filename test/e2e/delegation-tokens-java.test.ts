@@ -13,8 +13,8 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { run } from '../support/external.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 import { describeRun } from '../support/clients.js';
 import { KafkaClient } from '../../src/cli/client.js';
 import { AclOperation, ResourceType } from '../../src/protocol/acl.js';
@@ -22,14 +22,12 @@ import { AclOperation, ResourceType } from '../../src/protocol/acl.js';
 const missing = javaMissing();
 let b: RunningBroker;
 let dir: string;
-let classpath = '';
 let sasl = '';
 let plaintext = '';
 const TOPIC = 'dt-java';
 
 test.before(async () => {
   if (missing) return;
-  classpath = kafkaJars().classpath;
   dir = mkdtempSync(join(tmpdir(), 'samsa-java-dt-'));
   b = await startBroker({
     sasl: { scram: { alice: 'alice-secret', admin: 'admin-secret' } },
@@ -83,8 +81,7 @@ const tokenLogin = (name: string, t: Token) => props(`token-${name}`, {
   'sasl.jaas.config': `org.apache.kafka.common.security.scram.ScramLoginModule required username="${t.tokenId}" password="${t.hmac}" tokenauth="true";`,
 });
 
-const java = (cls: string, args: string[], input?: string) =>
-  run(javaBin(), [...JVM_OPTS, '-cp', classpath, cls, ...args], { timeoutMs: 90_000, ...(input !== undefined ? { input } : {}) });
+const java = (cls: string, args: string[], input?: string) => kafkaTool(cls, args, { timeoutMs: 90_000, ...(input !== undefined ? { input } : {}) });
 
 const tokens = (config: string, bootstrap: string, args: string[]) =>
   java('org.apache.kafka.tools.DelegationTokenCommand', ['--bootstrap-server', bootstrap, '--command-config', config, ...args]);

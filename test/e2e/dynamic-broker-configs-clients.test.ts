@@ -13,8 +13,7 @@ import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { javaMissing } from '../../tools/kafka/kafka.js';
-import { javaRuntime } from '../../compat-tests/clients/jvm.js';
-import { run } from '../support/external.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 import { describeRun, hostPort } from '../support/clients.js';
 import { WireClient } from '../broker/handlers/_admin-wire.js';
 
@@ -73,8 +72,7 @@ test('kafkajs admin: alterConfigs and describeConfigs on BROKER resources', asyn
 test('kafka-configs --entity-type brokers (Kafka 4.4 ConfigCommand): --entity-name and --entity-default', async () => {
   const missing = javaMissing();
   if (missing) return void console.log(`skipped: ${missing}`);
-  const rt = await javaRuntime();
-  const tool = (...args: string[]) => run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', hostPort(b.port), ...args], { timeoutMs: 60_000 });
+  const tool = (...args: string[]) => kafkaTool('org.apache.kafka.tools.ConfigCommand', ['--bootstrap-server', hostPort(b.port), ...args], { timeoutMs: 60_000 });
   const one = ['--entity-type', 'brokers', '--entity-name', String(b.broker.nodeId)];
   const all = ['--entity-type', 'brokers', '--entity-default'];
   const add = await tool('--alter', ...one, '--add-config', 'log.cleaner.backoff.ms=5000,sasl.kerberos.min.time.before.relogin=70000');

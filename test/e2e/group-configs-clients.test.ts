@@ -13,8 +13,8 @@ import * as assert from 'uvu/assert';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
 import { javaMissing } from '../../tools/kafka/kafka.js';
-import { javaRuntime } from '../../compat-tests/clients/jvm.js';
-import { run, venvPython } from '../support/external.js';
+import { kafkaTool } from '../support/kafka-tools.js';
+import { venvPython } from '../support/external.js';
 import { WireClient } from '../broker/handlers/_admin-wire.js';
 import { describeRun, hostPort, jsonLines } from '../support/clients.js';
 import { CONSUMER_PROTOCOL_BROKER_CONFIG } from '../support/consumer-protocol-scenarios.js';
@@ -42,8 +42,7 @@ async function alterGroup(group: string, configs: { name: string; configOperatio
 test('kafka-configs --entity-type groups (Kafka 4.4 ConfigCommand): add, describe, refuse, delete', async () => {
   const missing = javaMissing();
   if (missing) return void console.log(`skipped: ${missing}`);
-  const rt = await javaRuntime();
-  const tool = (...args: string[]) => run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', hostPort(b.port), ...args], { timeoutMs: 60_000 });
+  const tool = (...args: string[]) => kafkaTool('org.apache.kafka.tools.ConfigCommand', ['--bootstrap-server', hostPort(b.port), ...args], { timeoutMs: 60_000 });
   const entity = ['--entity-type', 'groups', '--entity-name', 'gcc-cli'];
   const add = await tool('--alter', ...entity, '--add-config', 'consumer.session.timeout.ms=50000,share.record.lock.duration.ms=20000');
   assert.is(add.code, 0, describeRun(add));
@@ -70,9 +69,8 @@ test('kafka-configs --describe --entity-type groups without a name (ListConfigRe
   // A group whose only override was deleted has no configs any more: not listed (as Kafka 4.4).
   await alterGroup('gcc-list-gone', [{ name: 'consumer.heartbeat.interval.ms', configOperation: 0, value: '3000' }]);
   await alterGroup('gcc-list-gone', [{ name: 'consumer.heartbeat.interval.ms', configOperation: 1, value: null }]);
-  const rt = await javaRuntime();
   const rec = b.control.record({ apiKeys: ['ListConfigResources'] });
-  const res = await run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', hostPort(b.port), '--describe', '--entity-type', 'groups'], { timeoutMs: 60_000 });
+  const res = await kafkaTool('org.apache.kafka.tools.ConfigCommand', ['--bootstrap-server', hostPort(b.port), '--describe', '--entity-type', 'groups'], { timeoutMs: 60_000 });
   rec.stop();
   assert.is(res.code, 0, describeRun(res));
   const groups = [...res.stdout.matchAll(/Dynamic configs for group (\S+) are:/g)].map((m) => m[1]).sort();

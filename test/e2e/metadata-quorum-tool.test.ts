@@ -12,16 +12,15 @@
  */
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { run } from '../support/external.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 
 const missing = javaMissing();
 
 function metadataQuorum(bootstrap: string, args: string[]) {
-  return run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
-    'org.apache.kafka.tools.MetadataQuorumCommand', '--bootstrap-server', bootstrap, ...args], { timeoutMs: 60_000 });
+  return kafkaTool('org.apache.kafka.tools.MetadataQuorumCommand', ['--bootstrap-server', bootstrap, ...args], { timeoutMs: 60_000 });
 }
 
 async function quorumTool(bootstrap: string, what: '--status' | '--replication'): Promise<string> {
@@ -72,8 +71,7 @@ test('remove-controller: refused as by a Kafka quorum that is static (kraft.vers
 
 test('kafka-cluster.sh unregister: an unknown id as Kafka answers it; a live broker is refused (its registration ends when it stops)', async () => {
   if (missing || !single) return;
-  const unregister = (id: number) => run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
-    'org.apache.kafka.tools.ClusterTool', 'unregister', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
+  const unregister = (id: number) => kafkaTool('org.apache.kafka.tools.ClusterTool', ['unregister', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
   const unknown = await unregister(42);
   assert.is.not(unknown.code, 0);
   assert.match(unknown.stdout + unknown.stderr, /Broker ID 42 is not currently registered/);
@@ -85,8 +83,7 @@ test('kafka-cluster.sh unregister: an unknown id as Kafka answers it; a live bro
 
 test('kafka-cluster.sh unregister-controller (KIP-1312): an unknown id and the active controller refused as Kafka refuses them', async () => {
   if (missing || !single) return;
-  const unregister = (id: number) => run(javaBin(), ['-Xms32m', '-Xmx192m', '-XX:+UseSerialGC', '-XX:TieredStopAtLevel=1', '-cp', kafkaJars().classpath,
-    'org.apache.kafka.tools.ClusterTool', 'unregister-controller', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
+  const unregister = (id: number) => kafkaTool('org.apache.kafka.tools.ClusterTool', ['unregister-controller', '--bootstrap-server', single!.bootstrap, '--id', String(id)], { timeoutMs: 60_000 });
   const [unknown, active] = await Promise.all([unregister(42), unregister(single.broker.nodeId)]);
   assert.is.not(unknown.code, 0);
   assert.match(unknown.stdout + unknown.stderr, /ControllerIdNotRegisteredException: Controller ID 42 is not currently registered/);

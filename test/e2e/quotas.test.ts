@@ -18,9 +18,9 @@ import { fill } from '../../compat-tests/probes/fill.js';
 import { codec } from '../../compat-tests/probes/wire.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { buildRecordBatch } from '../../src/protocol/records/record.js';
-import { run } from '../support/external.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
 import { describeRun, e2eLogLevel } from '../support/clients.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 
 const { Kafka, logLevel } = kafkajs;
 const dir = mkdtempSync(join(tmpdir(), 'samsa-quotas-'));
@@ -205,11 +205,11 @@ test('request_percentage: a client over its share of handler time gets throttle_
 test('kafka-configs sets a client quota through AlterClientQuotas', async () => {
   const missing = javaMissing();
   if (missing) return void console.log(`skipped: ${missing}`);
-  const r = await run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', `127.0.0.1:${b.port}`,
+  const r = await kafkaTool('org.apache.kafka.tools.ConfigCommand', ['--bootstrap-server', `127.0.0.1:${b.port}`,
     '--alter', '--add-config', 'producer_byte_rate=1048576,consumer_byte_rate=2097152', '--entity-type', 'clients', '--entity-name', 'java-app'], { timeoutMs: 90_000 });
   assert.is(r.code, 0, describeRun(r));
   assert.equal(await describe([{ entityType: 'client-id', matchType: 0, match: 'java-app' }]), ['client-id=java-app consumer_byte_rate=2097152,producer_byte_rate=1048576']);
-  const d = await run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.ConfigCommand', '--bootstrap-server', `127.0.0.1:${b.port}`,
+  const d = await kafkaTool('org.apache.kafka.tools.ConfigCommand', ['--bootstrap-server', `127.0.0.1:${b.port}`,
     '--describe', '--entity-type', 'clients', '--entity-name', 'java-app'], { timeoutMs: 90_000 });
   assert.is(d.code, 0, describeRun(d));
   assert.match(d.stdout, /producer_byte_rate=1048576/);

@@ -11,8 +11,8 @@ import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { run } from '../support/external.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 import { describeRun } from '../support/clients.js';
 import { KafkaClient } from '../../src/cli/client.js';
 
@@ -20,11 +20,9 @@ const missing = javaMissing();
 let b: RunningBroker;
 let dir: string;
 const port: Record<string, number> = {};
-let classpath = '';
 
 test.before(async () => {
   if (missing) return;
-  classpath = kafkaJars().classpath;
   dir = mkdtempSync(join(tmpdir(), 'samsa-java-sec-'));
   b = await startBroker({
     tls: true,
@@ -57,8 +55,7 @@ function clientProps(protocol: string, mechanism: string | null, jaas: string | 
   return p;
 }
 
-const java = (cls: string, args: string[], input?: string) =>
-  run(javaBin(), [...JVM_OPTS, '-cp', classpath, cls, ...args], { timeoutMs: 90_000, ...(input !== undefined ? { input } : {}) });
+const java = (cls: string, args: string[], input?: string) => kafkaTool(cls, args, { timeoutMs: 90_000, ...(input !== undefined ? { input } : {}) });
 
 const scram = (user: string, pw: string) => `org.apache.kafka.common.security.scram.ScramLoginModule required username="${user}" password="${pw}";`;
 

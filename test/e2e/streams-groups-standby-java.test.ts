@@ -20,14 +20,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import kafkajs from 'kafkajs';
 import { javaMissing } from '../../tools/kafka/kafka.js';
-import { javaRuntime } from '../../compat-tests/clients/jvm.js';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
 import { stopJvm, type JvmProcess } from '../../compat-tests/frameworks/jvm.js';
 import { streamsApps } from './_streams-apps.js';
 import { wordCountInput } from '../../compat-tests/frameworks/streams.js';
-import { run } from '../support/external.js';
 import { describeRun, hostPort } from '../support/clients.js';
 import { until as untilValue } from '../support/until.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 
 const { Kafka, logLevel } = kafkajs;
 const missing = javaMissing();
@@ -55,8 +54,7 @@ const start = (stateDir: string, tag: string): Promise<JvmProcess> => apps.start
 test('Streams 4.4 with streams.num.standby.replicas=1: a standby of every stateful task on the other process, shown by kafka-streams-groups --describe; no warm-up tasks', async () => {
   if (missing) return void console.log(`streams-groups-standby-java: skipped: ${missing}`);
   b = await startBroker({ port: 0 });
-  const rt = await javaRuntime();
-  const tool = (cls: string, ...args: string[]) => run(rt.java, [...rt.jvmArgs, '-cp', rt.classpath, cls, '--bootstrap-server', hostPort(b!.port), ...args], { timeoutMs: 90_000 });
+  const tool = (cls: string, ...args: string[]) => kafkaTool(cls, ['--bootstrap-server', hostPort(b!.port), ...args], { timeoutMs: 90_000 });
   const kafka = new Kafka({ clientId: `${APP}-check`, brokers: [b.bootstrap], logLevel: logLevel.NOTHING });
   const admin = kafka.admin();
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });

@@ -17,8 +17,8 @@ import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
 import { until } from '../support/until.js';
-import { run } from '../support/external.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 
 const { Kafka, logLevel, ConfigResourceTypes } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -58,7 +58,7 @@ test('kafka-reassign-partitions moves a replica to the other log dir while a pro
 
 async function scenario(c: TestCluster): Promise<void> {
   const bootstrap = `127.0.0.1:${c.broker(1).port}`;
-  const java = (main: string, ...args: string[]) => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, main, '--bootstrap-server', bootstrap, ...args], { timeoutMs: 90_000 });
+  const java = (main: string, ...args: string[]) => kafkaTool(main, ['--bootstrap-server', bootstrap, ...args], { timeoutMs: 90_000 });
   const kafka = new Kafka({ clientId: 'dirmove', brokers: c.bootstrapList, logLevel: logLevel.NOTHING, retry: { retries: 20, initialRetryTime: 100, maxRetryTime: 1000 } });
   const admin = kafka.admin();
   await admin.connect();

@@ -20,11 +20,11 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { run } from '../support/external.js';
 import { tmpDir } from '../support/tmp.js';
 import { until } from '../support/until.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
 import { ErrorCode } from '../../src/protocol/generated/error-codes.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -179,7 +179,7 @@ test('kafka-reassign-partitions (Kafka 4.4 tools) through a broker that is not t
   const dir = tmpDir('reassign-json');
   const plan = join(dir.path, 'plan.json');
   writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'moving', partition: 0, replicas: [1, 3], log_dirs: ['any', 'any'] }] }));
-  const tool = (...args: string[]) => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+  const tool = (...args: string[]) => kafkaTool('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', [
     '--bootstrap-server', `127.0.0.1:${c!.broker(via).port}`, '--reassignment-json-file', plan, ...args], { timeoutMs: 90_000 });
   try {
     const exec = await tool('--execute');

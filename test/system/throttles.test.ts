@@ -19,9 +19,9 @@ import { join } from 'node:path';
 import kafkajs from 'kafkajs';
 import { etcdMissing } from '../support/etcd.js';
 import { startCluster, type TestCluster } from '../support/cluster.js';
-import { run } from '../support/external.js';
 import { tmpDir } from '../support/tmp.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../tools/kafka/kafka.js';
+import { javaMissing } from '../../tools/kafka/kafka.js';
+import { kafkaTool } from '../support/kafka-tools.js';
 
 const { Kafka, logLevel } = kafkajs;
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
@@ -142,7 +142,7 @@ test('kafka-reassign-partitions --throttle: bounded copy, --verify removes the t
   const dir = tmpDir('throttle-json');
   const plan = join(dir.path, 'plan.json');
   writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'thr', partition: 0, replicas: [1], log_dirs: ['any'] }] }));
-  const tool = (...args: string[]) => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+  const tool = (...args: string[]) => kafkaTool('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', [
     '--bootstrap-server', `127.0.0.1:${c!.broker(1).port}`, '--reassignment-json-file', plan, ...args], { timeoutMs: 90_000 });
   try {
     let during: Awaited<ReturnType<typeof throttleConfigs>> | null = null;

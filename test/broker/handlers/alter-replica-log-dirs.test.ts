@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startBroker, type RunningBroker } from '../../../src/testing/start-broker.js';
 import { ErrorCode } from '../../../src/protocol/generated/error-codes.js';
-import { run } from '../../support/external.js';
-import { JVM_OPTS, javaBin, javaMissing, kafkaJars } from '../../../tools/kafka/kafka.js';
+import { javaMissing } from '../../../tools/kafka/kafka.js';
 import { WireClient } from './_admin-wire.js';
 import { buildRecordBatch } from '../../../src/protocol/records/record.js';
+import { kafkaTool } from '../../support/kafka-tools.js';
 
 const IN_CI = process.env.CI === 'true' || process.env.CI === '1';
 const root = mkdtempSync(join(tmpdir(), 'samsa-arld-'));
@@ -73,7 +73,7 @@ test('kafka-reassign-partitions (Kafka 4.4) with log_dirs: AlterReplicaLogDirs a
   }
   const plan = join(root, 'plan.json');
   writeFileSync(plan, JSON.stringify({ version: 1, partitions: [{ topic: 'arld', partition: 1, replicas: [1], log_dirs: [dirOf('arld', 1)] }] }));
-  const tool = (...args: string[]) => run(javaBin(), [...JVM_OPTS, '-cp', kafkaJars().classpath, 'org.apache.kafka.tools.reassign.ReassignPartitionsCommand',
+  const tool = (...args: string[]) => kafkaTool('org.apache.kafka.tools.reassign.ReassignPartitionsCommand', [
     '--bootstrap-server', `127.0.0.1:${broker.port}`, '--reassignment-json-file', plan, ...args], { timeoutMs: 90_000 });
   const exec = await tool('--execute');
   assert.is(exec.code, 0, exec.stdout + exec.stderr);
