@@ -10,6 +10,8 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { kcat, python, run, waitFor } from './support/external.js';
 import { tmpDir } from './support/tmp.js';
+import { freePort } from './support/net.js';
+import { createServer } from 'node:net';
 
 function alive(pid: number): boolean {
   try {
@@ -94,6 +96,19 @@ test('tmpDir makes a fresh directory and cleanup removes it', async () => {
   assert.is(existsSync(a.path), false);
   assert.is(existsSync(b.path), false);
   await a.cleanup(); // twice is fine
+});
+
+test('freePort: distinct bindable ports below the kernel\'s ephemeral range (which listen(0) and outgoing connections draw from)', async () => {
+  const first = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+  const ports = await Promise.all(Array.from({ length: 20 }, () => freePort()));
+  assert.ok(ports.every((p) => p >= 20_000 && p < first), `${ports} below ${first}`);
+  assert.ok(new Set(ports).size >= 19, `spread out: ${ports}`);
+  const p = ports[0];
+  await new Promise<void>((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(p, '127.0.0.1', () => s.close(() => resolve()));
+  });
 });
 
 test('kcat is installed', async () => {
