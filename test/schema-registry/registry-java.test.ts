@@ -22,12 +22,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
 import { startBroker, type RunningBroker } from '../../src/testing/start-broker.js';
-import { JVM_OPTS, KAFKA_VERSION, javaBin, javaMissing } from '../../tools/kafka/kafka.js';
+import { JVM_OPTS, KAFKA_VERSION, cacheRoot, javaBin, javaMissing } from '../../tools/kafka/kafka.js';
 import { javaProgram } from '../../tools/kafka/java-classes.js';
 import { run } from '../support/external.js';
 
@@ -36,12 +35,6 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const JAVA_DIR = path.join(HERE, '..', 'support', 'registry-java');
 const POM = path.join(JAVA_DIR, 'pom.xml');
 const SCENARIO = path.join(JAVA_DIR, 'RegistryClientScenario.java');
-
-/** The cache tools/kafka/kafka.ts resolves Kafka into (SAMSA_KAFKA_CACHE, else $XDG_CACHE_HOME/samsa, else ~/.cache/samsa). */
-function cacheRoot(): string {
-  if (process.env.SAMSA_KAFKA_CACHE) return process.env.SAMSA_KAFKA_CACHE;
-  return path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'samsa');
-}
 
 /** One directory per version of the pom and of the pinned Kafka release: a changed pin resolves again. */
 const JARS_DIR = path.join(cacheRoot(), `registry-java-${createHash('sha1').update(readFileSync(POM)).update(KAFKA_VERSION).digest('hex').slice(0, 12)}`);

@@ -27,7 +27,7 @@ import { KafkaClient } from '../../src/cli/client.js';
 import type { MetadataResponse } from '../../src/protocol/generated/messages/metadata-response.js';
 import { startEtcd, type EtcdServer } from './etcd.js';
 import { brokerPeerLabel, startFaultProxy, type FaultProxy } from './fault-proxy.js';
-import { freePort } from './net.js';
+import { freePort, onFreshPorts } from './net.js';
 import { tmpDir, type TmpDir } from './tmp.js';
 import { brokerMain, nodeArgs as runArgs } from './node-ts.js';
 
@@ -211,18 +211,15 @@ export async function startCluster(opts: ClusterOptions = {}): Promise<TestClust
     }));
   };
 
-  // freePort() only says a port was free a moment ago: another test file may bind it before this
-  // broker does. A first start that fails on EADDRINUSE takes fresh ports (restarts keep theirs:
-  // their address is in the cluster's metadata).
+  // A first start that fails on EADDRINUSE takes a fresh port (restarts keep theirs: their
+  // address is in the cluster's metadata; with peer proxies the port is behind a proxy).
   const firstStart = async (b: (typeof brokers)[number]): Promise<void> => {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await spawnBroker(b);
-      } catch (e) {
-        if (attempt >= 5 || !/EADDRINUSE/.test(String(e)) || b.peerProxy) throw e;
-        b.port = await port();
-      }
-    }
+    let fresh = false;
+    await onFreshPorts(async () => {
+      if (fresh) b.port = await port();
+      fresh = true;
+      await spawnBroker(b);
+    }, (e) => /EADDRINUSE/.test(String(e)) && !b.peerProxy, 5);
   };
   try {
     // One after another: the first one becomes the controller, the log lines stay readable.

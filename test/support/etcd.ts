@@ -12,7 +12,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { freePort } from './net.js';
+import { freePort, onFreshPorts } from './net.js';
 import { tmpDir, type TmpDir } from './tmp.js';
 
 export const ETCD_BIN = process.env.SAMSA_ETCD_BIN ?? '/usr/bin/etcd';
@@ -158,27 +158,28 @@ export async function startEtcd(opts: EtcdOptions = {}): Promise<EtcdServer> {
     }
   };
 
-  // freePort() only says a port was free a moment ago: another test may take it before etcd binds.
-  // Then etcd exits at once ("address already in use"), and new ports are tried.
-  for (let attempt = 1; ; attempt++) {
-    clientPort = await freePort();
-    peerPort = await freePort();
-    if (peerPort === clientPort) continue;
-    child = spawnOnce();
-    try {
-      await waitHealthy(child);
-      break;
-    } catch (e) {
-      child.kill('SIGKILL');
-      await exited(child);
-      child = null;
-      const inUse = log.some((l) => l.includes('address already in use'));
-      if (!inUse || attempt >= 3) {
-        await dir.cleanup();
+  // A port taken before etcd binds it: etcd exits at once ("address already in use").
+  try {
+    child = await onFreshPorts(async () => {
+      clientPort = await freePort();
+      do peerPort = await freePort(); while (peerPort === clientPort);
+      const c = spawnOnce();
+      try {
+        await waitHealthy(c);
+        return c;
+      } catch (e) {
+        c.kill('SIGKILL');
+        await exited(c);
         throw e;
       }
-      log.length = 0;
-    }
+    }, () => {
+      const inUse = log.some((l) => l.includes('address already in use'));
+      if (inUse) log.length = 0;
+      return inUse;
+    }, 3);
+  } catch (e) {
+    await dir.cleanup();
+    throw e;
   }
 
   const clientUrl = `http://127.0.0.1:${clientPort}`;

@@ -43,3 +43,18 @@ export async function freePort(): Promise<number> {
   }
   return bindable(0);
 }
+
+/**
+ * Starts something on ports `start` picks with freePort(), again with fresh ports while it fails
+ * because one was taken meanwhile (`inUse(error)`), at most `attempts` times: a port found free
+ * can still be bound by another test file before the child process binds it.
+ */
+export async function onFreshPorts<T>(start: () => Promise<T>, inUse: (error: unknown) => boolean, attempts: number): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await start();
+    } catch (e) {
+      if (attempt >= attempts || !inUse(e)) throw e;
+    }
+  }
+}

@@ -104,7 +104,7 @@ export const fetchHandler = defineHandler({
       clientMetadata: v >= 11 && replicaId < 0 ? { rackId: req.rackId, listenerName: ctx.listenerName } : null,
     }, parts, parts.length === 0);
     if (result.throttledBytes > 0) broker.replicationQuotas.leader.record(result.throttledBytes);
-    for (let s = 0; s < parts.length; s++) broker.metrics.onFetchRead(parts[s].topic.name, result.partitions[s].errorCode);
+    broker.metrics.onFetchReads(parts, result.partitions);
     const throttled = replicaId < 0 ? broker.quotas.recordAndThrottle('consumer_byte_rate', ctx.principal, ctx.clientId, ctx.connectionId, result.bytes, false) : 0;
     if (throttled > 0) {
       const t = fctx.throttled();

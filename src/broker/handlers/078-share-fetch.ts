@@ -149,15 +149,16 @@ export const shareFetchHandler = defineHandler({
         // an expired lock, freed lock slots); a redelivery backoff ending does not signal, so
         // look again at least every 250 ms.
         if (ctx.closed.aborted) break;
+        // One signal ends the wait: the connection closing or the manager's wake-up.
         const woken = new AbortController();
-        const onClose = () => woken.abort();
-        ctx.closed.addEventListener('abort', onClose);
-        const stopWatch = mgr.onAvailable(groupId, partitions, onClose);
+        const wakeUp = () => woken.abort();
+        ctx.closed.addEventListener('abort', wakeUp);
+        const stopWatch = mgr.onAvailable(groupId, partitions, wakeUp);
         try {
           await wake.wait(Math.min(remaining, 250), woken.signal);
         } finally {
           stopWatch();
-          ctx.closed.removeEventListener('abort', onClose);
+          ctx.closed.removeEventListener('abort', wakeUp);
         }
         if (ctx.closed.aborted) break;
       }

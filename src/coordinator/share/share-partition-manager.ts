@@ -15,7 +15,8 @@
  * - Acquisition locks expire on a timer per share-partition (the earliest lock of its window).
  * - A long-polling ShareFetch is woken (onAvailable) when records of one of its share-partitions
  *   may be acquirable without an append: an acknowledgement (a release, or lock slots freed), an
- *   expired lock, a closed session, a reset. The wake-up is sent from the share-partition's queue after the change is persisted.
+ *   expired lock, a closed session, a reset. The wake-up is sent from the share-partition's
+ *   queue, after the change is persisted.
  */
 import type { Clock } from '../../clock.js';
 import type { Logger } from '../../logger.js';

@@ -168,16 +168,25 @@ export class BrokerMetrics {
   }
 
   /**
-   * One partition a Fetch read, with its error (Kafka's ReplicaManager.readFromLog marks
-   * TotalFetchRequestsPerSec for every partition it reads, an incremental session's implied ones
-   * included, and FailedFetchRequestsPerSec only for a read that failed unexpectedly: not for a
-   * partition led elsewhere, an epoch or offset out of range, a storage error). Partitions
-   * answered without a read (unknown, unauthorized) count in neither, as in Kafka.
+   * The partitions a Fetch read (`parts[i]` answered by `results[i]`): Kafka's
+   * ReplicaManager.readFromLog marks TotalFetchRequestsPerSec for every partition it reads, an
+   * incremental session's implied ones included, and FailedFetchRequestsPerSec only for a read
+   * that failed unexpectedly (not a partition led elsewhere, an epoch or offset out of range, a
+   * storage error). Partitions answered without a read (unknown, unauthorized) count in neither,
+   * as in Kafka. One counter lookup per run of partitions of one topic.
    */
-  onFetchRead(topicName: string, errorCode: number): void {
-    const ts = this.topic(topicName);
-    ts.totalFetchRequests++;
-    if (errorCode !== ErrorCode.NONE && !EXPECTED_READ_ERRORS.has(errorCode)) ts.failedFetchRequests++;
+  onFetchReads(parts: readonly { topic: { name: string } }[], results: readonly { errorCode: number }[]): void {
+    let name: string | null = null;
+    let ts: TopicStats | null = null;
+    for (let i = 0; i < parts.length; i++) {
+      if (parts[i].topic.name !== name) {
+        name = parts[i].topic.name;
+        ts = this.topic(name);
+      }
+      ts!.totalFetchRequests++;
+      const code = results[i].errorCode;
+      if (code !== ErrorCode.NONE && !EXPECTED_READ_ERRORS.has(code)) ts!.failedFetchRequests++;
+    }
   }
 
   /** Forgets a deleted topic's counters (Kafka removes its BrokerTopicMetrics too). */
